@@ -1,0 +1,674 @@
+"""evaluate_case / evaluate_dataset: the pipeline the CLI and the widgets share.
+
+Reproduces the official MOOD scorer (MIC-DKFZ/mood ``scripts/evalresults.py``) in its
+default ``mood`` mode, with the edge-case policy decided here, in one place:
+
+pixel task
+    cases = files of ``toy_label/pixel``; label = ``clip(rint(x), 0, 1) == 1``; scores read
+    as float16 and clipped to [0, 1]. A missing map, a map of another shape or an
+    unreadable map scores the whole case as zeros (a warning; ``strict`` raises). NaN
+    raises unless ``nan_policy="zero"``. An unreadable label skips the case (the official
+    scorer skips it too). AP over all voxels of all cases pooled.
+sample task
+    cases = files of ``toy_label/sample``; label = ``int`` of the first line (an
+    unparsable label skips the case); score = ``float`` of the first line, clipped; a
+    missing or unparsable score counts as 0 (a warning; ``strict`` raises).
+object task
+    the MOOD connected-component rule of :mod:`napari_mood.core.objects`.
+
+Every file is decoded once per run, whatever the number of tasks that need it.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+import numpy as np
+
+from napari_mood.core import objects as obj
+from napari_mood.core.curves import CurveAccumulator, Mode, merge_accumulators
+from napari_mood.core.io import (
+    LabelRead,
+    MethodFolder,
+    MoodDataset,
+    MoodInputError,
+    MoodInputWarning,
+    read_label,
+    read_sample_label,
+    read_sample_score,
+    read_scores,
+)
+from napari_mood.core.metrics import (
+    SampleHow,
+    average_precision_from_curve,
+    auroc_from_curve,
+    best_threshold,
+    confusion_at,
+    fpr_at_tpr,
+    sample_score_from_pixel,
+)
+from napari_mood.core.validate import Problem, check_affine, check_label, check_scores, check_shape
+
+__all__ = [
+    "CaseEvaluation",
+    "CaseRow",
+    "DatasetEvaluation",
+    "EvaluationOptions",
+    "MethodCase",
+    "MethodSummary",
+    "ObjectSummary",
+    "PixelSummary",
+    "SampleSummary",
+    "evaluate_case",
+    "evaluate_dataset",
+]
+
+Task = Literal["pixel", "sample", "object"]
+NanPolicy = Literal["error", "zero"]
+Status = Literal["ok", "missing", "invalid"]
+Progress = Callable[[int, int, str], None]
+ObjectThreshold = float | Literal["auto"] | Mapping[str, float]
+
+
+def _check_choice(name: str, value: Any, options: tuple[Any, ...]) -> None:
+    if value not in options:
+        raise ValueError(f"{name} must be one of {list(options)}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class EvaluationOptions:
+    """How to evaluate (defaults reproduce the official scorer).
+
+    Parameters
+    ----------
+    tasks : tuple of {"pixel", "sample", "object"}
+    mode : {"mood", "exact"}
+        ``mood`` quantises scores to float16 like the official scorer.
+    strict : bool
+        Missing or invalid predictions raise instead of scoring as zeros.
+    nan_policy : {"error", "zero"}
+        NaN scores raise (the official scorer crashes) or count as 0.
+    sample_from_pixel : {"max", "mean", "top1"} or None
+        Derive a missing sample score from the pixel map (off: it counts as 0).
+    object_threshold : float, "auto" or mapping of method -> float
+        Object task threshold (``auto``: best F1 on the evaluated cases).
+    size_window : (lo, hi) or None
+        Object size window in voxels (default: from the dataset's GT objects).
+    connectivity : {"full", "face"}
+    """
+
+    tasks: tuple[Task, ...] = ("pixel", "sample")
+    mode: Mode = "mood"
+    strict: bool = False
+    nan_policy: NanPolicy = "error"
+    sample_from_pixel: SampleHow | None = None
+    object_threshold: ObjectThreshold = 0.5
+    size_window: tuple[float, float] | None = None
+    connectivity: obj.Connectivity = "full"
+
+    def __post_init__(self) -> None:
+        for task in self.tasks:
+            _check_choice("task", task, get_args(Task))
+        _check_choice("mode", self.mode, ("mood", "exact"))
+        _check_choice("nan_policy", self.nan_policy, get_args(NanPolicy))
+        _check_choice("sample_from_pixel", self.sample_from_pixel, (None, "max", "mean", "top1"))
+        _check_choice("connectivity", self.connectivity, ("full", "face"))
+        if isinstance(self.object_threshold, str):
+            _check_choice("object_threshold", self.object_threshold, ("auto",))
+
+    @property
+    def needs_maps(self) -> bool:
+        """Whether pixel maps must be read."""
+        return "pixel" in self.tasks or "object" in self.tasks or self.sample_from_pixel is not None
+
+    def thresholds_for(self, method: str) -> tuple[float, ...]:
+        """Object thresholds to describe a method's cases at."""
+        if isinstance(self.object_threshold, Mapping):
+            return (float(self.object_threshold[method]),)
+        if self.object_threshold == "auto":
+            return tuple(float(t) for t in obj.default_threshold_grid())
+        return (float(self.object_threshold),)
+
+
+@dataclass(frozen=True)
+class MethodCase:
+    """What one method scored on one case (small; what a worker sends back)."""
+
+    method: str
+    status: Status
+    accumulator: CurveAccumulator | None
+    objects: obj.CaseObjects | None
+    pixel_sample_score: float | None
+    max_score: float
+
+
+@dataclass(frozen=True)
+class CaseEvaluation:
+    """All methods on one case. ``gt_voxels`` is None when the label was unreadable."""
+
+    case: str
+    gt_voxels: int | None
+    methods: Mapping[str, MethodCase]
+    problems: tuple[Problem, ...] = ()
+
+
+def _problem(kind: Any, path: Path | None, message: str, hint: str, case: str, method: str | None) -> Problem:
+    return Problem(kind, "error", path, message, hint, case, method)
+
+
+def _retag(problems: Sequence[Problem], case: str, method: str | None) -> list[Problem]:
+    return [Problem(p.kind, p.severity, p.path, p.message, p.hint, case, method) for p in problems]
+
+
+def _read_map(
+    path: Path | None, label: LabelRead, case: str, method: str, options: EvaluationOptions
+) -> tuple[np.ndarray | None, Status, list[Problem]]:
+    """Read one map with the policy; None scores mean 'all zeros'."""
+    if path is None:
+        hint = "the case scores as zeros"
+        problem = _problem("missing", None, f"{method}: no pixel map for case {case}", hint, case, method)
+        return _fail(problem, options)
+    try:
+        read = read_scores(path, mode=options.mode)
+    except MoodInputError as exc:
+        return _fail(_problem("unreadable", exc.path, exc.problem, "the case scores as zeros", case, method), options)
+    shape = check_shape(read.scores.shape, label.mask.shape, path)
+    if shape:
+        return _fail(_retag(shape, case, method)[0], options)
+    problems = _retag(check_affine(read.affine, label.affine, path) + check_scores(read), case, method)
+    if read.n_nan:
+        if options.nan_policy == "error":
+            raise MoodInputError(path, f"{read.n_nan} NaN voxels", "fix the method, or use --nan-policy zero")
+        read.scores[np.isnan(read.scores)] = 0
+        problems = [p if p.kind != "nan" else _nan_zeroed(p) for p in problems]
+    return read.scores, "ok", problems
+
+
+def _nan_zeroed(problem: Problem) -> Problem:
+    return Problem("nan", "warning", problem.path, problem.message + " (counted as 0)", "", problem.case, problem.method)
+
+
+def _fail(problem: Problem, options: EvaluationOptions) -> tuple[None, Status, list[Problem]]:
+    if options.strict:
+        raise MoodInputError(problem.path, problem.message, "strict mode: fix or remove the prediction")
+    status: Status = "missing" if problem.kind == "missing" else "invalid"
+    return None, status, [problem]
+
+
+def _score_method(
+    scores: np.ndarray | None, status: Status, label: LabelRead, method: str, case: str, options: EvaluationOptions
+) -> MethodCase:
+    if scores is None:
+        scores = np.zeros(label.mask.shape, dtype=np.float16 if options.mode == "mood" else np.float32)
+    accumulator = None
+    if "pixel" in options.tasks:
+        accumulator = CurveAccumulator(mode=options.mode)
+        accumulator.add(scores, label.mask)
+    objects = None
+    if "object" in options.tasks:
+        objects = obj.describe_case(
+            scores,
+            label.mask,
+            thresholds=options.thresholds_for(method),
+            connectivity=options.connectivity,
+            mode=options.mode,
+            name=case,
+        )
+    derived = None
+    if options.sample_from_pixel is not None and status == "ok":
+        derived = sample_score_from_pixel(scores, how=options.sample_from_pixel)
+    max_score = float(scores.max()) if scores.size else 0.0
+    return MethodCase(method, status, accumulator, objects, derived, max_score)
+
+
+def evaluate_case(
+    case: str,
+    label_path: Path,
+    maps: Mapping[str, Path | None],
+    *,
+    options: EvaluationOptions = EvaluationOptions(),
+) -> CaseEvaluation:
+    """Read one case's label and every method's map once, and score them.
+
+    This is the unit of work of :func:`evaluate_dataset` (and of its parallel workers:
+    it takes paths and returns small, picklable results).
+
+    Parameters
+    ----------
+    case : str
+        Case name (label file name, e.g. ``toy_0.nii.gz``).
+    label_path : Path
+        The pixel label file.
+    maps : mapping of method name -> Path or None
+        Each method's map for this case (None: the method has none).
+
+    Examples
+    --------
+    >>> ev = evaluate_case("toy_0.nii.gz", label, {"m": m_path})  # doctest: +SKIP
+    >>> ev.methods["m"].accumulator.n_pos  # doctest: +SKIP
+    """
+    try:
+        label = read_label(label_path)
+    except MoodInputError as exc:
+        if options.strict:
+            raise
+        problem = Problem("unreadable", "error", exc.path, exc.problem, "the case is skipped", case)
+        return CaseEvaluation(case, None, {}, (problem,))
+    problems = _retag(check_label(label), case, None)
+    results: dict[str, MethodCase] = {}
+    for method, path in maps.items():
+        scores, status, found = _read_map(path, label, case, method, options)
+        problems += found
+        results[method] = _score_method(scores, status, label, method, case, options)
+        del scores
+    return CaseEvaluation(case, int(np.count_nonzero(label.mask)), results, tuple(problems))
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class PixelSummary:
+    """Pixel task of one method: pooled metrics over the scored cases."""
+
+    ap: float
+    auroc: float
+    fpr95: float
+    best_dice: float
+    best_dice_threshold: float
+    n_cases: int
+    missing: tuple[str, ...]
+    invalid: tuple[str, ...]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SampleSummary:
+    """Sample task of one method."""
+
+    ap: float
+    auroc: float
+    n_cases: int
+    missing: tuple[str, ...]
+    from_pixel: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ObjectSummary:
+    """Object task of one method (MOOD rule, counts summed over cases)."""
+
+    counts: obj.ObjectCounts
+    auto: bool
+
+
+@dataclass(frozen=True)
+class MethodSummary:
+    """Every task's summary for one method (None where the task was not run)."""
+
+    name: str
+    pixel: PixelSummary | None
+    sample: SampleSummary | None
+    object: ObjectSummary | None
+
+
+@dataclass(frozen=True)
+class CaseRow:
+    """One case x one method, for per-case tables."""
+
+    case: str
+    method: str
+    status: str
+    gt_voxels: int | None
+    pixel_ap: float
+    pixel_auroc: float
+    dice: float
+    max_score: float
+    sample_label: int | None
+    sample_score: float | None
+    object_tp: int | None
+    object_fp: int | None
+    object_fn: int | None
+
+
+@dataclass(frozen=True)
+class DatasetEvaluation:
+    """Result of :func:`evaluate_dataset`; ``to_dict`` gives the documented JSON shape."""
+
+    dataset: str
+    cases: tuple[str, ...]
+    methods: Mapping[str, MethodSummary]
+    per_case: tuple[CaseRow, ...]
+    problems: tuple[Problem, ...]
+    options: EvaluationOptions
+    case_accumulators: Mapping[str, tuple[CurveAccumulator, ...]] = field(default_factory=dict, repr=False)
+
+    def ranked_methods(self) -> list[str]:
+        """Method names by decreasing pixel AP (else sample AP, else object F1)."""
+        return sorted(self.methods, key=lambda name: -_headline(self.methods[name]))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the stable JSON-able structure documented in the README."""
+        methods = {name: _summary_dict(self.methods[name]) for name in self.ranked_methods()}
+        return {
+            "dataset": self.dataset,
+            "cases": list(self.cases),
+            "mode": self.options.mode,
+            "methods": methods,
+            "per_case": [_json_safe(asdict(row)) for row in self.per_case],
+            "problems": [str(p) for p in self.problems],
+        }
+
+
+def _json_safe(value: Any) -> Any:
+    """NaN and infinities become None (JSON null); tuples become lists."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, np.generic):
+        return _json_safe(value.item())
+    return value
+
+
+def _summary_dict(summary: MethodSummary) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if summary.pixel is not None:
+        pixel = asdict(summary.pixel)
+        pixel.update(pixel.pop("extra"))
+        out["pixel"] = _json_safe(pixel)
+    if summary.sample is not None:
+        out["sample"] = _json_safe(asdict(summary.sample))
+    if summary.object is not None:
+        c = summary.object.counts
+        out["object"] = _json_safe(
+            {
+                "threshold": c.threshold,
+                "tp": c.tp,
+                "fp": c.fp,
+                "fn": c.fn,
+                "discarded": c.discarded,
+                "f1": c.f1,
+                "precision": c.precision,
+                "recall": c.recall,
+                "size_window": list(c.size_window) if c.size_window is not None else None,
+                "auto_threshold": summary.object.auto,
+            }
+        )
+    return out
+
+
+def _headline(summary: MethodSummary) -> float:
+    for value in (
+        summary.pixel.ap if summary.pixel else None,
+        summary.sample.ap if summary.sample else None,
+        summary.object.counts.f1 if summary.object else None,
+    ):
+        if value is not None and not math.isnan(value):
+            return value
+    return -math.inf
+
+
+# --------------------------------------------------------------------------- dataset
+
+
+def _quiet_ap(acc: CurveAccumulator) -> tuple[float, float]:
+    if acc.n_pos == 0 or acc.n_pos == acc.n_total:
+        return math.nan, math.nan
+    curve = acc.curve()
+    return average_precision_from_curve(curve), auroc_from_curve(curve)
+
+
+def _pixel_summary(evaluations: Sequence[CaseEvaluation], method: str) -> tuple[PixelSummary, tuple]:
+    scored = [ev for ev in evaluations if ev.gt_voxels is not None]
+    accs = tuple(ev.methods[method].accumulator for ev in scored)
+    pooled = merge_accumulators(accs) if accs else CurveAccumulator()
+    curve = pooled.curve()
+    ap = average_precision_from_curve(curve)
+    roc = auroc_from_curve(curve)
+    best_t, best_d = best_threshold(curve, by="dice") if curve.thresholds.size else (math.nan, math.nan)
+    statuses = [(ev.case, ev.methods[method].status) for ev in scored]
+    summary = PixelSummary(
+        ap=ap,
+        auroc=roc,
+        fpr95=fpr_at_tpr(curve, tpr=0.95),
+        best_dice=best_d,
+        best_dice_threshold=best_t,
+        n_cases=len(scored),
+        missing=tuple(c for c, s in statuses if s == "missing"),
+        invalid=tuple(c for c, s in statuses if s == "invalid"),
+    )
+    return summary, accs  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class _SampleCase:
+    label: int
+    score: float
+    status: Status
+    from_pixel: bool
+
+
+def _sample_cases(
+    dataset: MoodDataset, method: MethodFolder, derived: Mapping[str, float], options: EvaluationOptions
+) -> tuple[dict[str, _SampleCase], list[Problem]]:
+    out: dict[str, _SampleCase] = {}
+    problems: list[Problem] = []
+    for case, label_path in sorted(dataset.sample_labels.items()):
+        try:
+            label = read_sample_label(label_path)
+        except MoodInputError as exc:
+            if options.strict:
+                raise
+            problems.append(Problem("unreadable", "error", exc.path, exc.problem, "the case is skipped", case))
+            continue
+        score, status, problem = _sample_score(method.sample.get(case), case, method.name, options)
+        if status != "ok" and case in derived:
+            out[case] = _SampleCase(label, derived[case], "ok", True)
+            continue
+        problems += problem
+        out[case] = _SampleCase(label, score, status, False)
+    return out, problems
+
+
+def _sample_score(
+    path: Path | None, case: str, method: str, options: EvaluationOptions
+) -> tuple[float, Status, list[Problem]]:
+    if path is None:
+        problem = _problem("missing", None, f"{method}: no sample score for case {case}", "counts as 0", case, method)
+        _fail(problem, options)
+        return 0.0, "missing", [problem]
+    try:
+        value = read_sample_score(path)
+    except MoodInputError as exc:
+        problem = _problem("unreadable", exc.path, exc.problem, "counts as 0", case, method)
+        _fail(problem, options)
+        return 0.0, "invalid", [problem]
+    if math.isnan(value):
+        if options.nan_policy == "error":
+            raise MoodInputError(path, "sample score is NaN", "write a number in [0, 1], or use --nan-policy zero")
+        return 0.0, "ok", [Problem("nan", "warning", path, "sample score is NaN (counted as 0)", "", case, method)]
+    return value, "ok", []
+
+
+def _sample_summary(cases: Mapping[str, _SampleCase]) -> SampleSummary:
+    acc = CurveAccumulator(mode="exact")
+    if cases:
+        scores = np.array([c.score for c in cases.values()], dtype=np.float64)
+        labels = np.array([c.label == 1 for c in cases.values()])
+        acc.add(scores, labels)
+    curve = acc.curve()
+    return SampleSummary(
+        ap=average_precision_from_curve(curve),
+        auroc=auroc_from_curve(curve),
+        n_cases=len(cases),
+        missing=tuple(c for c, s in cases.items() if s.status != "ok"),
+        from_pixel=tuple(c for c, s in cases.items() if s.from_pixel),
+    )
+
+
+def _object_summary(
+    evaluations: Sequence[CaseEvaluation], method: str, options: EvaluationOptions
+) -> ObjectSummary:
+    described = [ev.methods[method].objects for ev in evaluations if ev.gt_voxels is not None]
+    cases = [d for d in described if d is not None]
+    auto = options.object_threshold == "auto"
+    if auto:
+        counts = obj.best_object_threshold(cases, size_window=options.size_window)
+    else:
+        counts = obj.count_objects(cases, threshold=options.thresholds_for(method)[0], size_window=options.size_window)
+    return ObjectSummary(counts, auto)
+
+
+def evaluate_dataset(
+    dataset: MoodDataset,
+    methods: Mapping[str, MethodFolder],
+    *,
+    options: EvaluationOptions = EvaluationOptions(),
+    progress: Progress | None = None,
+    case_map: Callable[..., Sequence[CaseEvaluation]] | None = None,
+) -> DatasetEvaluation:
+    """Evaluate every method on a MOOD-layout dataset, as the official scorer would.
+
+    Parameters
+    ----------
+    dataset : MoodDataset
+        From :func:`~napari_mood.core.io.discover_dataset`.
+    methods : mapping of name -> MethodFolder
+        From :func:`~napari_mood.core.io.discover_methods` / ``method_folder``.
+    options : EvaluationOptions
+        Tasks and policies (defaults: the official scorer's).
+    progress : callable(done, total, case), optional
+        Called after each case.
+    case_map : callable, optional
+        Maps :func:`evaluate_case` over the pixel cases (default: serially in this
+        process); the parallel engine plugs in here.
+
+    Warns
+    -----
+    MoodInputWarning
+        One per problem found (missing or invalid predictions, clipped values ...).
+
+    Examples
+    --------
+    >>> from napari_mood.core.io import discover_dataset, discover_methods
+    >>> ds = discover_dataset("sample_data")  # doctest: +SKIP
+    >>> result = evaluate_dataset(ds, discover_methods("sample_data/methods"))  # doctest: +SKIP
+    >>> result.methods["residual"].pixel.ap  # doctest: +SKIP
+    """
+    evaluations: Sequence[CaseEvaluation] = ()
+    if options.needs_maps:
+        run = case_map or _serial_map
+        evaluations = run(dataset, methods, options, progress)
+    summaries, rows, problems, accs = _summarise(dataset, methods, evaluations, options)
+    result = DatasetEvaluation(
+        dataset=dataset.name,
+        cases=dataset.cases,
+        methods=summaries,
+        per_case=tuple(rows),
+        problems=tuple(problems),
+        options=options,
+        case_accumulators=accs,
+    )
+    for problem in result.problems:
+        warnings.warn(str(problem), MoodInputWarning, stacklevel=2)
+    return result
+
+
+def _serial_map(
+    dataset: MoodDataset,
+    methods: Mapping[str, MethodFolder],
+    options: EvaluationOptions,
+    progress: Progress | None,
+) -> list[CaseEvaluation]:
+    cases = sorted(dataset.pixel_labels)
+    out = []
+    for i, case in enumerate(cases):
+        maps = {name: m.pixel.get(case) for name, m in methods.items()}
+        out.append(evaluate_case(case, dataset.pixel_labels[case], maps, options=options))
+        if progress is not None:
+            progress(i + 1, len(cases), case)
+    return out
+
+
+def _summarise(
+    dataset: MoodDataset,
+    methods: Mapping[str, MethodFolder],
+    evaluations: Sequence[CaseEvaluation],
+    options: EvaluationOptions,
+) -> tuple[dict[str, MethodSummary], list[CaseRow], list[Problem], dict[str, tuple[CurveAccumulator, ...]]]:
+    problems = [p for ev in evaluations for p in ev.problems]
+    summaries: dict[str, MethodSummary] = {}
+    rows: list[CaseRow] = []
+    accs: dict[str, tuple[CurveAccumulator, ...]] = {}
+    for name, method in methods.items():
+        pixel = objects = sample = None
+        if "pixel" in options.tasks:
+            pixel, accs[name] = _pixel_summary(evaluations, name)
+        if "object" in options.tasks:
+            objects = _object_summary(evaluations, name, options)
+        sample_cases: dict[str, _SampleCase] = {}
+        if "sample" in options.tasks:
+            derived = {ev.case: ev.methods[name].pixel_sample_score for ev in evaluations if ev.gt_voxels is not None}
+            derived = {c: v for c, v in derived.items() if v is not None}
+            sample_cases, found = _sample_cases(dataset, method, derived, options)
+            problems += found
+            sample = _sample_summary(sample_cases)
+        summaries[name] = MethodSummary(name, pixel, sample, objects)
+        rows += _case_rows(name, evaluations, pixel, objects, sample_cases)
+    return summaries, rows, _unique(problems), accs
+
+
+def _unique(problems: list[Problem]) -> list[Problem]:
+    return list(dict.fromkeys(problems))
+
+
+def _case_rows(
+    method: str,
+    evaluations: Sequence[CaseEvaluation],
+    pixel: PixelSummary | None,
+    objects: ObjectSummary | None,
+    sample_cases: Mapping[str, _SampleCase],
+) -> list[CaseRow]:
+    per_object = {c.name: c for c in objects.counts.per_case} if objects else {}
+    rows = []
+    seen = set()
+    for ev in evaluations:
+        seen.add(ev.case)
+        mc = ev.methods.get(method)
+        ap = roc = dice = math.nan
+        if mc is not None and mc.accumulator is not None:
+            ap, roc = _quiet_ap(mc.accumulator)
+            if pixel is not None and not math.isnan(pixel.best_dice_threshold):
+                dice = confusion_at(mc.accumulator.curve(), pixel.best_dice_threshold).dice
+        oc = per_object.get(ev.case)
+        sc = sample_cases.get(ev.case)
+        rows.append(
+            CaseRow(
+                case=ev.case,
+                method=method,
+                status=mc.status if mc else "skipped",
+                gt_voxels=ev.gt_voxels,
+                pixel_ap=ap,
+                pixel_auroc=roc,
+                dice=dice,
+                max_score=mc.max_score if mc else math.nan,
+                sample_label=sc.label if sc else None,
+                sample_score=sc.score if sc else None,
+                object_tp=oc.tp if oc else None,
+                object_fp=oc.fp if oc else None,
+                object_fn=oc.fn if oc else None,
+            )
+        )
+    for case, sc in sorted(sample_cases.items()):
+        if case not in seen:
+            rows.append(
+                CaseRow(case, method, sc.status, None, math.nan, math.nan, math.nan, math.nan, sc.label, sc.score, None, None, None)
+            )
+    return rows

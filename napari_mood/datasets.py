@@ -1,0 +1,24 @@
+"""Where the bundled sample dataset lives (GUI-free)."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+__all__ = ["sample_data_dir", "sample_methods_dir"]
+
+
+def sample_data_dir() -> Path:
+    """Return the folder of the bundled MOOD-style sample dataset (holds ``toy/``, ``toy_label/``).
+
+    Examples
+    --------
+    >>> (sample_data_dir() / "toy").is_dir()
+    True
+    """
+    return Path(str(resources.files("napari_mood.sample_data")))
+
+
+def sample_methods_dir() -> Path:
+    """Return the folder whose subfolders are the sample methods' outputs."""
+    return sample_data_dir() / "methods"
