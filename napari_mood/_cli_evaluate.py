@@ -22,12 +22,12 @@ __all__ = ["format_csv", "format_json", "format_table", "run"]
 
 
 class ProgressBar:
-    """A one-line progress bar on stderr (only when stderr is a terminal or forced)."""
+    """A one-line progress bar on stderr (only when stderr is a terminal)."""
 
-    def __init__(self, label: str, *, stream: TextIO = sys.stderr, enabled: bool = True) -> None:
+    def __init__(self, label: str, *, stream: TextIO | None = None, enabled: bool = True) -> None:
         self._label = label
-        self._stream = stream
-        self._enabled = enabled
+        self._stream = sys.stderr if stream is None else stream
+        self._enabled = enabled and self._stream.isatty()
         self._start = time.perf_counter()
 
     def __call__(self, done: int, total: int, item: str) -> None:
@@ -38,7 +38,9 @@ class ProgressBar:
         elapsed = time.perf_counter() - self._start
         bar = "#" * filled + "-" * (width - filled)
         end = "\n" if done >= total else ""
-        self._stream.write(f"\r{self._label} [{bar}] {done}/{total} {elapsed:5.1f}s {item[:30]:<30}{end}")
+        self._stream.write(
+            f"\r{self._label} [{bar}] {done}/{total} {elapsed:5.1f}s {item[:30]:<30}{end}"
+        )
         self._stream.flush()
 
 
@@ -57,13 +59,23 @@ def options_from_args(args: argparse.Namespace) -> EvaluationOptions:
     )
 
 
-def _toy_thresholds(args: argparse.Namespace, methods: Mapping[str, MethodFolder], options: EvaluationOptions) -> dict[str, float]:
+def _toy_thresholds(
+    args: argparse.Namespace, methods: Mapping[str, MethodFolder], options: EvaluationOptions
+) -> dict[str, float]:
     toy = discover_dataset(args.toy, scans=args.scans)
-    toy_options = replace(options, tasks=("object",), object_threshold="auto", sample_from_pixel=None)
+    toy_options = replace(
+        options, tasks=("object",), object_threshold="auto", sample_from_pixel=None
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MoodInputWarning)
-        result = evaluate_dataset(toy, methods, options=toy_options, progress=ProgressBar("toy", enabled=not args.quiet))
-    return {name: s.object.counts.threshold for name, s in result.methods.items() if s.object is not None}
+        result = evaluate_dataset(
+            toy, methods, options=toy_options, progress=ProgressBar("toy", enabled=not args.quiet)
+        )
+    return {
+        name: s.object.counts.threshold
+        for name, s in result.methods.items()
+        if s.object is not None
+    }
 
 
 def run(args: argparse.Namespace, methods: Mapping[str, MethodFolder]) -> int:
@@ -80,8 +92,16 @@ def run(args: argparse.Namespace, methods: Mapping[str, MethodFolder]) -> int:
                 stacklevel=1,
             )
     dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)
-    result = evaluate_dataset(dataset, methods, options=options, progress=ProgressBar("evaluate", enabled=not args.quiet))
-    result = add_statistics(result, batches=args.batches, batch_size=args.batch_size, bootstrap=args.bootstrap, seed=args.seed)
+    result = evaluate_dataset(
+        dataset, methods, options=options, progress=ProgressBar("evaluate", enabled=not args.quiet)
+    )
+    result = add_statistics(
+        result,
+        batches=args.batches,
+        batch_size=args.batch_size,
+        bootstrap=args.bootstrap,
+        seed=args.seed,
+    )
     text = {"table": format_table, "csv": format_csv, "json": format_json}[args.format](result)
     if args.out is None:
         sys.stdout.write(text)
@@ -91,7 +111,9 @@ def run(args: argparse.Namespace, methods: Mapping[str, MethodFolder]) -> int:
     return 0
 
 
-def add_statistics(result: DatasetEvaluation, *, batches: int, batch_size: int, bootstrap: int, seed: int) -> DatasetEvaluation:
+def add_statistics(
+    result: DatasetEvaluation, *, batches: int, batch_size: int, bootstrap: int, seed: int
+) -> DatasetEvaluation:
     """Add challenge batch AP and bootstrap intervals to each method's pixel summary."""
     if not (batches or bootstrap):
         return result
@@ -103,8 +125,17 @@ def add_statistics(result: DatasetEvaluation, *, batches: int, batch_size: int, 
             continue
         extra = dict(summary.pixel.extra)
         if batches:
-            b = ranking.batch_average_precision(accs, n_batches=batches, batch_size=min(batch_size, len(accs)), seed=seed)
-            extra["batch_ap"] = {"mean": b.mean, "n_batches": batches, "batch_size": min(batch_size, len(accs)), "seed": seed, "aps": list(b.aps)}
+            b = ranking.batch_average_precision(
+                accs, n_runs=batches, batch_size=min(batch_size, len(accs)), seed=seed
+            )
+            extra["batch_ap"] = {
+                "mean": b.mean,
+                "n_batches": batches,
+                "batch_size": min(batch_size, len(accs)),
+                "seed": seed,
+                "aps": list(b.scores),
+                "splits": [list(x) for x in b.splits],
+            }
         if bootstrap:
             ci = ranking.bootstrap_ap(accs, n_boot=bootstrap, seed=seed)
             extra["ap_ci95"] = [ci.low, ci.high]
@@ -135,9 +166,19 @@ def format_table(result: DatasetEvaluation) -> str:
         rows.append(_table_row(name, result))
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
     lines = [f"dataset {result.dataset}: {len(result.cases)} cases, mode {result.options.mode}"]
-    lines.append("  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths, strict=True))))
+    lines.append(
+        "  ".join(
+            h.ljust(w) if i == 0 else h.rjust(w)
+            for i, (h, w) in enumerate(zip(header, widths, strict=True))
+        )
+    )
     for r in rows:
-        lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))))
+        lines.append(
+            "  ".join(
+                c.ljust(w) if i == 0 else c.rjust(w)
+                for i, (c, w) in enumerate(zip(r, widths, strict=True))
+            )
+        )
     lines += _extra_lines(result)
     return "\n".join(lines) + "\n"
 
@@ -147,7 +188,15 @@ def _table_row(name: str, result: DatasetEvaluation) -> list[str]:
     row = [name]
     if s.pixel is not None:
         p = s.pixel
-        row += [_fmt(p.ap), _fmt(p.auroc), _fmt(p.fpr95), _fmt(p.best_dice), _fmt(p.best_dice_threshold, 3), str(len(p.missing)), str(len(p.invalid))]
+        row += [
+            _fmt(p.ap),
+            _fmt(p.auroc),
+            _fmt(p.fpr95),
+            _fmt(p.best_dice),
+            _fmt(p.best_dice_threshold, 3),
+            str(len(p.missing)),
+            str(len(p.invalid)),
+        ]
     if s.sample is not None:
         row += [_fmt(s.sample.ap), _fmt(s.sample.auroc), str(len(s.sample.missing))]
     if s.object is not None:
@@ -164,7 +213,9 @@ def _extra_lines(result: DatasetEvaluation) -> list[str]:
             continue
         if "batch_ap" in p.extra:
             b = p.extra["batch_ap"]
-            lines.append(f"{name}: mean AP over {b['n_batches']} batches of {b['batch_size']} cases = {b['mean']:.4f}")
+            lines.append(
+                f"{name}: mean AP over {b['n_batches']} batches of {b['batch_size']} cases = {b['mean']:.4f}"
+            )
         if "ap_ci95" in p.extra:
             lo, hi = p.extra["ap_ci95"]
             lines.append(f"{name}: pixel AP 95% bootstrap interval [{lo:.4f}, {hi:.4f}]")
@@ -179,7 +230,12 @@ def format_csv(result: DatasetEvaluation) -> str:
     writer.writeheader()
     for row in result.per_case:
         values = asdict(row)
-        writer.writerow({k: ("" if v is None or (isinstance(v, float) and math.isnan(v)) else v) for k, v in values.items()})
+        writer.writerow(
+            {
+                k: ("" if v is None or (isinstance(v, float) and math.isnan(v)) else v)
+                for k, v in values.items()
+            }
+        )
     return buffer.getvalue()
 
 

@@ -49,32 +49,59 @@ def _tasks(text: str) -> tuple[str, ...]:
     tasks = tuple(t.strip() for t in text.split(",") if t.strip())
     bad = [t for t in tasks if t not in ("pixel", "sample", "object")]
     if bad or not tasks:
-        raise argparse.ArgumentTypeError(f"tasks are pixel, sample, object (comma separated), got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"tasks are pixel, sample, object (comma separated), got {text!r}"
+        )
     return tasks
 
 
 def _add_method_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("dataset", type=Path, help="folder holding toy/ and toy_label/")
-    parser.add_argument("--preds", type=Path, help="folder whose subfolders are methods (default: DATASET/methods)")
     parser.add_argument(
-        "--pred", type=_pred_pair, action="append", default=[], metavar="NAME=DIR", help="one method folder"
+        "--preds", type=Path, help="folder whose subfolders are methods (default: DATASET/methods)"
     )
-    parser.add_argument("--labels", type=Path, help="label folder (holding pixel/ and sample/) if elsewhere")
+    parser.add_argument(
+        "--pred",
+        type=_pred_pair,
+        action="append",
+        default=[],
+        metavar="NAME=DIR",
+        help="one method folder",
+    )
+    parser.add_argument(
+        "--labels", type=Path, help="label folder (holding pixel/ and sample/) if elsewhere"
+    )
     parser.add_argument("--scans", default="toy", help="name of the scans subfolder (default: toy)")
 
 
 def _add_evaluate(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("evaluate", help="score methods on a MOOD-layout dataset like the official scorer")
+    p = sub.add_parser(
+        "evaluate", help="score methods on a MOOD-layout dataset like the official scorer"
+    )
     _add_method_args(p)
     p.add_argument("--task", type=_tasks, default=("pixel", "sample"), help="pixel,sample,object")
-    p.add_argument("--mode", choices=("mood", "exact"), default="mood", help="mood: float16 like the scorer")
-    p.add_argument("--strict", action="store_true", help="missing or invalid predictions are errors")
-    p.add_argument("--nan-policy", choices=("error", "zero"), default="error", help="what NaN scores mean")
-    p.add_argument("--sample-from-pixel", choices=("max", "mean", "top1"), help="sample score when no .txt")
-    p.add_argument("--batches", type=int, default=0, metavar="K", help="mean AP over K random case batches")
+    p.add_argument(
+        "--mode", choices=("mood", "exact"), default="mood", help="mood: float16 like the scorer"
+    )
+    p.add_argument(
+        "--strict", action="store_true", help="missing or invalid predictions are errors"
+    )
+    p.add_argument(
+        "--nan-policy", choices=("error", "zero"), default="error", help="what NaN scores mean"
+    )
+    p.add_argument(
+        "--sample-from-pixel", choices=("max", "mean", "top1"), help="sample score when no .txt"
+    )
+    p.add_argument(
+        "--batches", type=int, default=0, metavar="K", help="mean AP over K random case batches"
+    )
     p.add_argument("--batch-size", type=int, default=20, help="cases per batch (default 20)")
-    p.add_argument("--seed", type=int, default=123, help="seed for batches and bootstrap (default 123)")
-    p.add_argument("--bootstrap", type=int, default=0, metavar="N", help="case bootstrap rounds for 95%% CIs")
+    p.add_argument(
+        "--seed", type=int, default=123, help="seed for batches and bootstrap (default 123)"
+    )
+    p.add_argument(
+        "--bootstrap", type=int, default=0, metavar="N", help="case bootstrap rounds for 95%% CIs"
+    )
     p.add_argument("--threshold", type=_threshold, default=None, help="object task: FLOAT or auto")
     p.add_argument("--toy", type=Path, help="object task: dataset to choose the auto threshold on")
     p.add_argument("--size-window", type=_size_window, help="object task: LO,HI in voxels")
@@ -94,9 +121,16 @@ def _add_validate(sub: argparse._SubParsersAction) -> None:
 def _add_simulate(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("simulate", help="write a MOOD-layout dataset with toy anomalies")
     p.add_argument("scan", type=Path, help="a normal scan (.nii / .nii.gz)")
-    p.add_argument("--out", type=Path, required=True, help="output dataset folder (must not hold the cases)")
-    p.add_argument("--kind", default="sphere", help="sphere, cube, shuffle, slab, pet")
-    p.add_argument("--count", type=int, default=3, help="anomalous cases to write")
+    p.add_argument(
+        "--out", type=Path, required=True, help="output dataset folder (must not hold the cases)"
+    )
+    p.add_argument("--kind", default="sphere", help="sphere, cube, shuffle, slab, pet or mixed")
+    p.add_argument("--count", type=int, default=3, help="anomalous cases to write (default 3)")
+    p.add_argument(
+        "--per-case", type=int, default=1, help="anomalies per anomalous case (default 1)"
+    )
+    p.add_argument("--normal", type=int, default=1, help="normal cases to write (default 1)")
+    p.add_argument("--prefix", default="case", help="case name prefix (default: case)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--overwrite", action="store_true", help="replace existing output files")
     p.set_defaults(func=_cmd_simulate)
@@ -151,7 +185,9 @@ def _methods(args: argparse.Namespace) -> dict:
     for name, folder in args.pred:
         methods[name] = method_folder(folder, name=name)
     if not methods:
-        raise MoodInputError(args.dataset, "no methods given", "use --preds PARENT or --pred NAME=DIR")
+        raise MoodInputError(
+            args.dataset, "no methods given", "use --preds PARENT or --pred NAME=DIR"
+        )
     return methods
 
 
@@ -168,7 +204,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)
     problems = validate_dataset(dataset, _methods(args))
     for problem in problems:
-        print(problem)
+        print(f"{problem.severity}: {problem}")
     n_err = sum(p.severity == "error" for p in problems)
     print(f"{len(dataset.cases)} cases, {n_err} errors, {len(problems) - n_err} warnings")
     return 1 if n_err else 0
@@ -185,6 +221,11 @@ def _run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) ->
         return func(args)
     except MoodInputError as exc:
         print(f"napari-mood: error: {exc}", file=sys.stderr)
+        return 1
+    except FileExistsError as exc:
+        print(
+            f"napari-mood: error: {exc} (use --overwrite, or another --out folder)", file=sys.stderr
+        )
         return 1
 
 

@@ -45,8 +45,8 @@ from napari_mood.core.io import (
 )
 from napari_mood.core.metrics import (
     SampleHow,
-    average_precision_from_curve,
     auroc_from_curve,
+    average_precision_from_curve,
     best_threshold,
     confusion_at,
     fpr_at_tpr,
@@ -157,7 +157,9 @@ class CaseEvaluation:
     problems: tuple[Problem, ...] = ()
 
 
-def _problem(kind: Any, path: Path | None, message: str, hint: str, case: str, method: str | None) -> Problem:
+def _problem(
+    kind: Any, path: Path | None, message: str, hint: str, case: str, method: str | None
+) -> Problem:
     return Problem(kind, "error", path, message, hint, case, method)
 
 
@@ -171,40 +173,66 @@ def _read_map(
     """Read one map with the policy; None scores mean 'all zeros'."""
     if path is None:
         hint = "the case scores as zeros"
-        problem = _problem("missing", None, f"{method}: no pixel map for case {case}", hint, case, method)
+        problem = _problem(
+            "missing", None, f"{method}: no pixel map for case {case}", hint, case, method
+        )
         return _fail(problem, options)
     try:
         read = read_scores(path, mode=options.mode)
     except MoodInputError as exc:
-        return _fail(_problem("unreadable", exc.path, exc.problem, "the case scores as zeros", case, method), options)
+        return _fail(
+            _problem("unreadable", exc.path, exc.problem, "the case scores as zeros", case, method),
+            options,
+        )
     shape = check_shape(read.scores.shape, label.mask.shape, path)
     if shape:
         return _fail(_retag(shape, case, method)[0], options)
-    problems = _retag(check_affine(read.affine, label.affine, path) + check_scores(read), case, method)
+    problems = _retag(
+        check_affine(read.affine, label.affine, path) + check_scores(read), case, method
+    )
     if read.n_nan:
         if options.nan_policy == "error":
-            raise MoodInputError(path, f"{read.n_nan} NaN voxels", "fix the method, or use --nan-policy zero")
+            raise MoodInputError(
+                path, f"{read.n_nan} NaN voxels", "fix the method, or use --nan-policy zero"
+            )
         read.scores[np.isnan(read.scores)] = 0
         problems = [p if p.kind != "nan" else _nan_zeroed(p) for p in problems]
     return read.scores, "ok", problems
 
 
 def _nan_zeroed(problem: Problem) -> Problem:
-    return Problem("nan", "warning", problem.path, problem.message + " (counted as 0)", "", problem.case, problem.method)
+    return Problem(
+        "nan",
+        "warning",
+        problem.path,
+        problem.message + " (counted as 0)",
+        "",
+        problem.case,
+        problem.method,
+    )
 
 
 def _fail(problem: Problem, options: EvaluationOptions) -> tuple[None, Status, list[Problem]]:
     if options.strict:
-        raise MoodInputError(problem.path, problem.message, "strict mode: fix or remove the prediction")
+        raise MoodInputError(
+            problem.path, problem.message, "strict mode: fix or remove the prediction"
+        )
     status: Status = "missing" if problem.kind == "missing" else "invalid"
     return None, status, [problem]
 
 
 def _score_method(
-    scores: np.ndarray | None, status: Status, label: LabelRead, method: str, case: str, options: EvaluationOptions
+    scores: np.ndarray | None,
+    status: Status,
+    label: LabelRead,
+    method: str,
+    case: str,
+    options: EvaluationOptions,
 ) -> MethodCase:
     if scores is None:
-        scores = np.zeros(label.mask.shape, dtype=np.float16 if options.mode == "mood" else np.float32)
+        scores = np.zeros(
+            label.mask.shape, dtype=np.float16 if options.mode == "mood" else np.float32
+        )
     accumulator = None
     if "pixel" in options.tasks:
         accumulator = CurveAccumulator(mode=options.mode)
@@ -345,7 +373,9 @@ class DatasetEvaluation:
     per_case: tuple[CaseRow, ...]
     problems: tuple[Problem, ...]
     options: EvaluationOptions
-    case_accumulators: Mapping[str, tuple[CurveAccumulator, ...]] = field(default_factory=dict, repr=False)
+    case_accumulators: Mapping[str, tuple[CurveAccumulator, ...]] = field(
+        default_factory=dict, repr=False
+    )
 
     def ranked_methods(self) -> list[str]:
         """Method names by decreasing pixel AP (else sample AP, else object F1)."""
@@ -425,14 +455,18 @@ def _quiet_ap(acc: CurveAccumulator) -> tuple[float, float]:
     return average_precision_from_curve(curve), auroc_from_curve(curve)
 
 
-def _pixel_summary(evaluations: Sequence[CaseEvaluation], method: str) -> tuple[PixelSummary, tuple]:
+def _pixel_summary(
+    evaluations: Sequence[CaseEvaluation], method: str
+) -> tuple[PixelSummary, tuple]:
     scored = [ev for ev in evaluations if ev.gt_voxels is not None]
     accs = tuple(ev.methods[method].accumulator for ev in scored)
     pooled = merge_accumulators(accs) if accs else CurveAccumulator()
     curve = pooled.curve()
     ap = average_precision_from_curve(curve)
     roc = auroc_from_curve(curve)
-    best_t, best_d = best_threshold(curve, by="dice") if curve.thresholds.size else (math.nan, math.nan)
+    best_t, best_d = (
+        best_threshold(curve, by="dice") if curve.thresholds.size else (math.nan, math.nan)
+    )
     statuses = [(ev.case, ev.methods[method].status) for ev in scored]
     summary = PixelSummary(
         ap=ap,
@@ -456,7 +490,10 @@ class _SampleCase:
 
 
 def _sample_cases(
-    dataset: MoodDataset, method: MethodFolder, derived: Mapping[str, float], options: EvaluationOptions
+    dataset: MoodDataset,
+    method: MethodFolder,
+    derived: Mapping[str, float],
+    options: EvaluationOptions,
 ) -> tuple[dict[str, _SampleCase], list[Problem]]:
     out: dict[str, _SampleCase] = {}
     problems: list[Problem] = []
@@ -466,7 +503,9 @@ def _sample_cases(
         except MoodInputError as exc:
             if options.strict:
                 raise
-            problems.append(Problem("unreadable", "error", exc.path, exc.problem, "the case is skipped", case))
+            problems.append(
+                Problem("unreadable", "error", exc.path, exc.problem, "the case is skipped", case)
+            )
             continue
         score, status, problem = _sample_score(method.sample.get(case), case, method.name, options)
         if status != "ok" and case in derived:
@@ -481,7 +520,14 @@ def _sample_score(
     path: Path | None, case: str, method: str, options: EvaluationOptions
 ) -> tuple[float, Status, list[Problem]]:
     if path is None:
-        problem = _problem("missing", None, f"{method}: no sample score for case {case}", "counts as 0", case, method)
+        problem = _problem(
+            "missing",
+            None,
+            f"{method}: no sample score for case {case}",
+            "counts as 0",
+            case,
+            method,
+        )
         _fail(problem, options)
         return 0.0, "missing", [problem]
     try:
@@ -492,8 +538,18 @@ def _sample_score(
         return 0.0, "invalid", [problem]
     if math.isnan(value):
         if options.nan_policy == "error":
-            raise MoodInputError(path, "sample score is NaN", "write a number in [0, 1], or use --nan-policy zero")
-        return 0.0, "ok", [Problem("nan", "warning", path, "sample score is NaN (counted as 0)", "", case, method)]
+            raise MoodInputError(
+                path, "sample score is NaN", "write a number in [0, 1], or use --nan-policy zero"
+            )
+        return (
+            0.0,
+            "ok",
+            [
+                Problem(
+                    "nan", "warning", path, "sample score is NaN (counted as 0)", "", case, method
+                )
+            ],
+        )
     return value, "ok", []
 
 
@@ -522,7 +578,9 @@ def _object_summary(
     if auto:
         counts = obj.best_object_threshold(cases, size_window=options.size_window)
     else:
-        counts = obj.count_objects(cases, threshold=options.thresholds_for(method)[0], size_window=options.size_window)
+        counts = obj.count_objects(
+            cases, threshold=options.thresholds_for(method)[0], size_window=options.size_window
+        )
     return ObjectSummary(counts, auto)
 
 
@@ -602,7 +660,9 @@ def _summarise(
     methods: Mapping[str, MethodFolder],
     evaluations: Sequence[CaseEvaluation],
     options: EvaluationOptions,
-) -> tuple[dict[str, MethodSummary], list[CaseRow], list[Problem], dict[str, tuple[CurveAccumulator, ...]]]:
+) -> tuple[
+    dict[str, MethodSummary], list[CaseRow], list[Problem], dict[str, tuple[CurveAccumulator, ...]]
+]:
     problems = [p for ev in evaluations for p in ev.problems]
     summaries: dict[str, MethodSummary] = {}
     rows: list[CaseRow] = []
@@ -615,7 +675,11 @@ def _summarise(
             objects = _object_summary(evaluations, name, options)
         sample_cases: dict[str, _SampleCase] = {}
         if "sample" in options.tasks:
-            derived = {ev.case: ev.methods[name].pixel_sample_score for ev in evaluations if ev.gt_voxels is not None}
+            derived = {
+                ev.case: ev.methods[name].pixel_sample_score
+                for ev in evaluations
+                if ev.gt_voxels is not None
+            }
             derived = {c: v for c, v in derived.items() if v is not None}
             sample_cases, found = _sample_cases(dataset, method, derived, options)
             problems += found
@@ -636,7 +700,7 @@ def _case_rows(
     objects: ObjectSummary | None,
     sample_cases: Mapping[str, _SampleCase],
 ) -> list[CaseRow]:
-    per_object = {c.name: c for c in objects.counts.per_case} if objects else {}
+    per_object = {c[0]: c for c in objects.counts.per_case} if objects else {}
     rows = []
     seen = set()
     for ev in evaluations:
@@ -661,14 +725,28 @@ def _case_rows(
                 max_score=mc.max_score if mc else math.nan,
                 sample_label=sc.label if sc else None,
                 sample_score=sc.score if sc else None,
-                object_tp=oc.tp if oc else None,
-                object_fp=oc.fp if oc else None,
-                object_fn=oc.fn if oc else None,
+                object_tp=oc[1] if oc else None,
+                object_fp=oc[2] if oc else None,
+                object_fn=oc[3] if oc else None,
             )
         )
     for case, sc in sorted(sample_cases.items()):
         if case not in seen:
             rows.append(
-                CaseRow(case, method, sc.status, None, math.nan, math.nan, math.nan, math.nan, sc.label, sc.score, None, None, None)
+                CaseRow(
+                    case,
+                    method,
+                    sc.status,
+                    None,
+                    math.nan,
+                    math.nan,
+                    math.nan,
+                    math.nan,
+                    sc.label,
+                    sc.score,
+                    None,
+                    None,
+                    None,
+                )
             )
     return rows

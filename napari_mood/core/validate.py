@@ -90,11 +90,15 @@ class Problem:
     def __str__(self) -> str:
         where = f"{self.path}: " if self.path is not None else ""
         hint = f" -> {self.hint}" if self.hint else ""
-        return f"{self.severity}: {where}{self.message}{hint}"
+        return f"{where}{self.message}{hint}"
 
 
 def check_shape(
-    shape: Sequence[int], reference: Sequence[int], path: Path | None, *, reference_name: str = "the label"
+    shape: Sequence[int],
+    reference: Sequence[int],
+    path: Path | None,
+    *,
+    reference_name: str = "the label",
 ) -> list[Problem]:
     """Return a ``shape`` error when ``shape`` differs from ``reference``.
 
@@ -128,7 +132,11 @@ def affine_deviation(affine: np.ndarray, reference: np.ndarray) -> float:
 
 
 def check_affine(
-    affine: np.ndarray, reference: np.ndarray, path: Path | None, *, tolerance: float = AFFINE_TOLERANCE
+    affine: np.ndarray,
+    reference: np.ndarray,
+    path: Path | None,
+    *,
+    tolerance: float = AFFINE_TOLERANCE,
 ) -> list[Problem]:
     """Return an ``affine`` warning when the affines differ by more than ``tolerance``.
 
@@ -202,7 +210,14 @@ def check_case_names(
     """Report cases missing from ``found`` and extra files in it (compared with ``expected``)."""
     expected_set = set(expected)
     problems = [
-        Problem("missing", "error", folder / case, f"no {what} for case {case}", "the case scores as 0", case)
+        Problem(
+            "missing",
+            "error",
+            folder / case,
+            f"no {what} for case {case}",
+            "the case scores as 0",
+            case,
+        )
         for case in sorted(expected_set - set(found))
     ]
     problems += [
@@ -248,13 +263,30 @@ def _folder_problems(dataset: MoodDataset, methods: Mapping[str, MethodFolder]) 
     problems: list[Problem] = []
     if not dataset.pixel_labels and not dataset.sample_labels:
         problems.append(
-            Problem("empty", "error", dataset.root, "no labels found", "add toy_label/pixel and toy_label/sample")
+            Problem(
+                "empty",
+                "error",
+                dataset.root,
+                "no labels found",
+                "add toy_label/pixel and toy_label/sample",
+            )
         )
-    problems += [Problem("ignored", "warning", p, "not a label or scan file (ignored)") for p in dataset.ignored]
+    problems += [
+        Problem("ignored", "warning", p, "not a label or scan file (ignored)")
+        for p in dataset.ignored
+    ]
     for name, method in methods.items():
-        pixel = _tag(check_case_names(dataset.pixel_labels, method.pixel, method.path, what="pixel map"), None, name)
+        pixel = _tag(
+            check_case_names(dataset.pixel_labels, method.pixel, method.path, what="pixel map"),
+            None,
+            name,
+        )
         sample = _tag(
-            check_case_names(dataset.sample_labels, method.sample, method.path, what="sample score"), None, name
+            check_case_names(
+                dataset.sample_labels, method.sample, method.path, what="sample score"
+            ),
+            None,
+            name,
         )
         problems += pixel + sample
     return problems
@@ -287,7 +319,9 @@ def _validate_map(path: Path, label: LabelRead) -> list[Problem]:
     return problems + check_scores(read)
 
 
-def _validate_sample_case(case: str, label_path: Path, methods: Mapping[str, MethodFolder]) -> list[Problem]:
+def _validate_sample_case(
+    case: str, label_path: Path, methods: Mapping[str, MethodFolder]
+) -> list[Problem]:
     try:
         read_sample_label(label_path)
     except MoodInputError as exc:
@@ -303,7 +337,17 @@ def _validate_sample_case(case: str, label_path: Path, methods: Mapping[str, Met
             problems.append(_unreadable(exc, case, name))
             continue
         if np.isnan(value):
-            problems.append(Problem("nan", "error", path, "sample score is NaN", "write a number in [0, 1]", case, name))
+            problems.append(
+                Problem(
+                    "nan",
+                    "error",
+                    path,
+                    "sample score is NaN",
+                    "write a number in [0, 1]",
+                    case,
+                    name,
+                )
+            )
     return problems
 
 
