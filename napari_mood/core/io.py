@@ -298,10 +298,11 @@ def read_label(path: str | os.PathLike[str]) -> LabelRead:
 
 
 def _label_values(img: nib.Nifti1Image) -> np.ndarray:
-    slope, inter = img.dataobj.slope, img.dataobj.inter
+    proxy = img.dataobj
+    slope, inter = getattr(proxy, "slope", 1.0), getattr(proxy, "inter", 0.0)
     native = np.dtype(img.get_data_dtype())
-    if native.kind in "iub" and slope == 1 and inter == 0:
-        return np.asarray(img.dataobj.get_unscaled())
+    if native.kind in "iub" and slope == 1 and inter == 0 and hasattr(proxy, "get_unscaled"):
+        return np.asarray(proxy.get_unscaled())
     return np.asarray(img.get_fdata())  # float64, exactly what the official scorer rounds
 
 
