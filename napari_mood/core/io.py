@@ -245,17 +245,27 @@ def read_scores(path: str | os.PathLike[str], *, mode: ScoreMode = "mood") -> Sc
     img = load_nifti(path)
     dtype = np.float16 if mode == "mood" else np.float32
     scores = _squeeze(np.asarray(img.get_fdata(dtype=dtype)))
+    affine = np.asarray(img.affine, dtype=np.float64)
+    if _in_unit_range(scores):  # the common case: nothing to count or clip
+        return ScoreRead(scores, affine, Path(path), 0, 0, 0, 0, 0)
     counts = _range_counts(scores)
     np.clip(scores, 0.0, 1.0, out=scores)
     scores += scores.dtype.type(0.0)  # -0.0 -> +0.0
-    return ScoreRead(scores, np.asarray(img.affine, dtype=np.float64), Path(path), *counts)
+    return ScoreRead(scores, affine, Path(path), *counts)
+
+
+def _in_unit_range(scores: np.ndarray) -> bool:
+    """True when every value is in [0, 1] (no NaN, no -0.0), checked cheaply."""
+    if scores.size == 0:
+        return True
+    if scores.dtype == np.float16:
+        # float16 codes 0..0x3C00 are exactly the values +0.0 .. 1.0
+        return int(scores.view(np.uint16).max()) <= 0x3C00
+    return bool(0.0 <= scores.min() and scores.max() <= 1.0) and not np.signbit(scores).any()
 
 
 def _range_counts(scores: np.ndarray) -> tuple[int, int, int, int, int]:
     n_nan = int(np.count_nonzero(np.isnan(scores)))
-    lo, hi = (float(scores.min()), float(scores.max())) if scores.size else (0.0, 0.0)
-    if n_nan == 0 and 0.0 <= lo and hi <= 1.0:
-        return 0, 0, 0, 0, 0
     n_posinf = int(np.count_nonzero(np.isposinf(scores)))
     n_neginf = int(np.count_nonzero(np.isneginf(scores)))
     n_below = int(np.count_nonzero(scores < 0))

@@ -1,0 +1,182 @@
+"""Benchmark ``evaluate_dataset`` against the official MOOD procedure, in one run.
+
+Writes a synthetic MOOD dataset (default 8 cases of 197 x 233 x 189, 5 methods) to a
+temporary folder, then measures, each in a fresh process:
+
+* official: for each method, load every case with ``get_fdata(dtype=np.float16)``,
+  concatenate, ``sklearn.metrics.average_precision_score`` (as ``evalresults.py``);
+* decode: nibabel merely decoding every file once (the floor for any scorer);
+* ours: ``napari_mood.core.evaluate.evaluate_dataset`` (pixel task);
+* ours on twice the cases, to show peak memory does not grow with the dataset.
+
+Prints times, peak memory above the post-import baseline, and the ratios the targets
+are stated in (>= 10x faster, <= 1/5 memory, flat memory, within 1.5x of decoding).
+
+    python benchmarks/bench_evaluate.py [--cases 8] [--methods 5] [--shape 197,233,189]
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nibabel as nib
+import numpy as np
+
+
+def _status_mb(field: str) -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return float(line.split()[1]) / 1024.0
+    raise RuntimeError(f"{field} not in /proc/self/status")
+
+
+def _rss_mb() -> float:
+    """Current resident memory; also resets the peak (VmHWM) so it counts from now."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:  # pragma: no cover - old kernels: peak includes the imports
+        pass
+    return _status_mb("VmRSS")
+
+
+def _peak_mb(base: float) -> float:
+    """Peak resident memory since :func:`_rss_mb` was called, above that baseline."""
+    return _status_mb("VmHWM") - base
+
+
+def make_dataset(
+    root: Path, *, n_cases: int, n_methods: int, shape: tuple[int, int, int], seed: int = 0
+) -> None:
+    """Write toy_label/pixel and method folders with smooth noisy maps (float32)."""
+    from scipy import ndimage
+
+    rng = np.random.default_rng(seed)
+    affine = np.eye(4)
+    (root / "toy_label" / "pixel").mkdir(parents=True)
+    for i in range(n_cases):
+        name = f"case_{i:03d}.nii.gz"
+        mask = np.zeros(shape, np.uint8)
+        c = [rng.integers(s // 4, 3 * s // 4) for s in shape]
+        r = int(rng.integers(5, 15))
+        zz, yy, xx = np.ogrid[: shape[0], : shape[1], : shape[2]]
+        mask[(zz - c[0]) ** 2 + (yy - c[1]) ** 2 + (xx - c[2]) ** 2 <= r * r] = 1
+        nib.save(nib.Nifti1Image(mask, affine), str(root / "toy_label" / "pixel" / name))
+        base = ndimage.zoom(
+            rng.random(tuple(s // 8 + 1 for s in shape)).astype(np.float32), 8, order=1
+        )
+        base = base[: shape[0], : shape[1], : shape[2]]
+        for m in range(n_methods):
+            noise = rng.normal(0, 0.05, shape).astype(np.float32)
+            scores = np.clip(0.4 * base + noise + (0.2 + 0.1 * m) * mask, 0, 1).astype(np.float32)
+            folder = root / "preds" / f"method_{m}"
+            folder.mkdir(parents=True, exist_ok=True)
+            nib.save(nib.Nifti1Image(scores, affine), str(folder / name))
+
+
+def _official(root: str, queue: mp.Queue) -> None:
+    from sklearn.metrics import average_precision_score
+
+    base = _rss_mb()
+    start = time.perf_counter()
+    label_dir = Path(root) / "toy_label" / "pixel"
+    aps = {}
+    for method in sorted((Path(root) / "preds").iterdir()):
+        preds, labels = [], []
+        for name in sorted(p.name for p in label_dir.iterdir()):
+            label = np.clip(np.rint(nib.load(label_dir / name).get_fdata()).astype(int), 0, 1) == 1
+            pred = np.clip(nib.load(method / name).get_fdata(dtype=np.float16), 0, 1)
+            preds.append(pred.ravel())
+            labels.append(label.ravel())
+        aps[method.name] = float(
+            average_precision_score(np.concatenate(labels), np.concatenate(preds))
+        )
+    queue.put(("official", time.perf_counter() - start, _peak_mb(base), aps))
+
+
+def _decode(root: str, queue: mp.Queue) -> None:
+    base = _rss_mb()
+    start = time.perf_counter()
+    for path in sorted(Path(root).rglob("*.nii.gz")):
+        img = nib.load(path)
+        if "toy_label" in path.parts:
+            np.asarray(img.dataobj)
+        else:
+            img.get_fdata(dtype=np.float16)
+    queue.put(("decode", time.perf_counter() - start, _peak_mb(base), {}))
+
+
+def _ours(root: str, queue: mp.Queue, tag: str = "ours") -> None:
+    from napari_mood.core.evaluate import EvaluationOptions, evaluate_dataset
+    from napari_mood.core.io import discover_dataset, discover_methods
+
+    base = _rss_mb()
+    start = time.perf_counter()
+    result = evaluate_dataset(
+        discover_dataset(root),
+        discover_methods(Path(root) / "preds"),
+        options=EvaluationOptions(tasks=("pixel",)),
+    )
+    aps = {name: s.pixel.ap for name, s in result.methods.items() if s.pixel is not None}
+    queue.put((tag, time.perf_counter() - start, _peak_mb(base), aps))
+
+
+def _measure(target, *args) -> tuple[str, float, float, dict]:
+    ctx = mp.get_context("spawn")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=target, args=(*args, queue))
+    proc.start()
+    out = queue.get()
+    proc.join()
+    return out
+
+
+def _ours_tagged(root: str, tag: str, queue: mp.Queue) -> None:
+    _ours(root, queue, tag)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=8)
+    parser.add_argument("--methods", type=int, default=5)
+    parser.add_argument("--shape", default="197,233,189")
+    parser.add_argument("--skip-official", action="store_true", help="skip the slow official run")
+    args = parser.parse_args(argv)
+    shape = tuple(int(s) for s in args.shape.split(","))
+    with tempfile.TemporaryDirectory() as tmp:
+        small, large = Path(tmp) / "small", Path(tmp) / "large"
+        t0 = time.perf_counter()
+        make_dataset(small, n_cases=args.cases, n_methods=args.methods, shape=shape)
+        make_dataset(large, n_cases=2 * args.cases, n_methods=args.methods, shape=shape)
+        print(
+            f"wrote datasets in {time.perf_counter() - t0:.1f}s: {args.cases} and {2 * args.cases} cases of {shape}, {args.methods} methods"
+        )
+        results = {r[0]: r for r in [_measure(_decode, str(small)), _measure(_ours, str(small))]}
+        results["ours_2x"] = _measure(_ours_tagged, str(large), "ours_2x")
+        if not args.skip_official:
+            results["official"] = _measure(_official, str(small))
+    for tag, seconds, peak, _ in results.values():
+        print(f"{tag:>9}: {seconds:8.2f} s   peak +{peak:8.1f} MB")
+    ours = results["ours"]
+    print(f"ours vs decode-only time: {ours[1] / results['decode'][1]:.2f}x (target <= 1.5x)")
+    print(
+        f"peak memory 2x cases / 1x cases: {results['ours_2x'][2] / max(ours[2], 1e-9):.2f} (target ~1, flat)"
+    )
+    if "official" in results:
+        off = results["official"]
+        diffs = [abs(off[3][m] - ours[3][m]) for m in off[3]]
+        print(f"AP max |ours - official| = {max(diffs):.3g} over {len(diffs)} methods")
+        print(f"speed-up vs official: {off[1] / ours[1]:.1f}x (target >= 10x)")
+        print(f"peak memory ours / official: {ours[2] / off[2]:.3f} (target <= 0.2)")
+        if max(diffs) > 1e-9:
+            print("MISMATCH against the official procedure", file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
