@@ -1,0 +1,418 @@
+"""Exact precision-recall and ROC curves from score histograms.
+
+Every curve here is built from a table of *distinct score values* with, for each value,
+the number of voxels (``total``) and of positive voxels (``pos``) carrying it. Two modes:
+
+``"mood"``
+    Scores are quantised exactly as the official MOOD scorer does (float16, clipped to
+    [0, 1]); the table is two int64 histograms over the ``N_CODES`` float16 codes, so its
+    memory does not depend on the number of voxels or cases.
+``"exact"``
+    Scores are clipped to [0, 1] in float32 without float16 quantisation; the table holds
+    only the distinct values seen, so its memory grows with the number of distinct values.
+
+Tables add up, so a :class:`CurveAccumulator` can take case after case (or be merged with
+one filled elsewhere) and still yield the exact curve of the pooled voxels. Ties share one
+operating point, as in ``sklearn.metrics.precision_recall_curve``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+import numpy as np
+
+from napari_mood.core._float16 import N_CODES, ONE_CODE, clip_float16, code_values, to_codes
+
+Mode = Literal["mood", "exact"]
+_MODES: tuple[str, ...] = get_args(Mode)
+_CHUNK = 1 << 20  # voxels per bincount call: bounds the int64 temporaries at 8 MiB
+
+
+def check_mode(mode: str) -> None:
+    """Raise a ValueError naming the valid modes unless ``mode`` is one of them."""
+    if mode not in _MODES:
+        raise ValueError(f"mode must be one of {list(_MODES)}, got {mode!r}")
+
+
+def check_no_nan(scores: np.ndarray) -> None:
+    """Raise a ValueError naming the NaN count if float ``scores`` contain NaN."""
+    if np.issubdtype(scores.dtype, np.floating):
+        n_nan = int(np.count_nonzero(np.isnan(scores)))
+        if n_nan:
+            raise ValueError(
+                f"scores contain {n_nan} NaN value(s); decide the NaN policy "
+                "(e.g. replace NaN by 0) before scoring"
+            )
+
+
+def _check_real(scores: np.ndarray) -> None:
+    if scores.dtype != np.bool_ and not (
+        np.issubdtype(scores.dtype, np.integer) or np.issubdtype(scores.dtype, np.floating)
+    ):
+        raise TypeError(f"scores must be a real numeric array, got dtype {scores.dtype}")
+
+
+def to_mood_codes(scores: np.ndarray) -> np.ndarray:
+    """Return the float16 codes (uint16) of ``scores`` as the MOOD scorer sees them.
+
+    Already-clipped float16 input is returned as a view (no copy); anything else is
+    converted with :func:`~napari_mood.core._float16.clip_float16`. NaN raises ValueError.
+
+    Examples
+    --------
+    >>> to_mood_codes(np.array([-1.0, 0.5, 2.0])).tolist()
+    [0, 14336, 15360]
+    """
+    arr = np.asarray(scores)
+    _check_real(arr)
+    if arr.dtype == np.float16:
+        codes = arr.view(np.uint16)
+        # negative values (incl. -0.0), values > 1 and NaN all have codes > ONE_CODE
+        if codes.size == 0 or int(codes.max()) <= ONE_CODE:
+            return codes
+    check_no_nan(arr)
+    return to_codes(clip_float16(arr))
+
+
+def to_exact_values(scores: np.ndarray) -> np.ndarray:
+    """Return ``scores`` as a new float32 array clipped to [0, 1] (``-0.0`` -> ``+0.0``).
+
+    NaN raises ValueError.
+
+    Examples
+    --------
+    >>> to_exact_values(np.array([-0.5, 0.25, 3.0])).tolist()
+    [0.0, 0.25, 1.0]
+    """
+    arr = np.asarray(scores)
+    _check_real(arr)
+    check_no_nan(arr)
+    as32 = arr.astype(np.float32, copy=True)
+    np.clip(as32, 0.0, 1.0, out=as32)
+    as32 += np.float32(0.0)
+    return as32
+
+
+def check_labels(labels: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Return ``labels`` as a bool array of ``shape``.
+
+    Bool arrays pass through unchanged; integer or float arrays must hold only 0 and 1.
+    """
+    arr = np.asarray(labels)
+    if arr.shape != shape:
+        raise ValueError(f"labels shape {arr.shape} differs from scores shape {shape}")
+    if arr.dtype == np.bool_:
+        return arr
+    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise TypeError(f"labels must be bool or 0/1 numbers, got dtype {arr.dtype}")
+    as_bool = arr != 0
+    if np.any(as_bool & (arr != 1)):
+        raise ValueError("labels must contain only 0 and 1 (or be a bool array)")
+    return as_bool
+
+
+def memory_order_axes(arr: np.ndarray) -> tuple[int, ...]:
+    """Axes of ``arr`` from largest to smallest stride: ``arr.transpose(axes)`` is C-ordered
+    when ``arr`` is contiguous in any axis order (e.g. Fortran-ordered NIfTI data)."""
+    return tuple(int(a) for a in np.argsort([-abs(st) for st in arr.strides], kind="stable"))
+
+
+def code_histograms(codes: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(pos, total)`` int64 histograms over the ``N_CODES`` float16 codes."""
+    order = memory_order_axes(codes)  # flatten without copying F-ordered volumes
+    flat_codes = codes.transpose(order).reshape(-1)
+    flat_labels = labels.transpose(order).reshape(-1)
+    pos = np.zeros(N_CODES, dtype=np.int64)
+    total = np.zeros(N_CODES, dtype=np.int64)
+    for start in range(0, flat_codes.size, _CHUNK):
+        chunk = flat_codes[start : start + _CHUNK]
+        total += np.bincount(chunk, minlength=N_CODES)
+        pos += np.bincount(chunk[flat_labels[start : start + _CHUNK]], minlength=N_CODES)
+    return pos, total
+
+
+def _exact_table(
+    values: np.ndarray, labels: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    flat = values.reshape(-1)
+    distinct, total = np.unique(flat, return_counts=True)
+    pos_values, pos_counts = np.unique(flat[labels.reshape(-1)], return_counts=True)
+    pos = np.zeros(distinct.size, dtype=np.int64)
+    pos[np.searchsorted(distinct, pos_values)] = pos_counts
+    return distinct.astype(np.float64), pos, total.astype(np.int64)
+
+
+def _merge_tables(
+    tables: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    tables = list(tables)
+    values = np.unique(np.concatenate([t[0] for t in tables]))
+    pos = np.zeros(values.size, dtype=np.int64)
+    total = np.zeros(values.size, dtype=np.int64)
+    for table_values, table_pos, table_total in tables:
+        where = np.searchsorted(values, table_values)  # distinct within a table: no clash
+        pos[where] += table_pos
+        total[where] += table_total
+    return values, pos, total
+
+
+def _readonly(arr: np.ndarray) -> np.ndarray:
+    arr.flags.writeable = False
+    return arr
+
+
+@dataclass(frozen=True, eq=False)
+class Curve:
+    """Operating points of a score map against binary labels.
+
+    Attributes
+    ----------
+    thresholds : ndarray of float64
+        Distinct score values, in DESCENDING order. Operating point ``i`` flags every
+        voxel whose score is ``>= thresholds[i]``.
+    tp, fp : ndarray of int64
+        Cumulative true / false positives at each operating point.
+    n_pos, n_neg : int
+        Numbers of positive and negative voxels.
+    """
+
+    thresholds: np.ndarray
+    tp: np.ndarray
+    fp: np.ndarray
+    n_pos: int
+    n_neg: int
+
+    @property
+    def n_total(self) -> int:
+        """Number of voxels."""
+        return self.n_pos + self.n_neg
+
+    @property
+    def precision(self) -> np.ndarray:
+        """``tp / (tp + fp)`` at each operating point (never 0/0: every point flags a voxel)."""
+        return self.tp / (self.tp + self.fp)
+
+    @property
+    def recall(self) -> np.ndarray:
+        """True-positive rate ``tp / n_pos``; all NaN when there is no positive voxel."""
+        if self.n_pos == 0:
+            return np.full(self.tp.shape, np.nan)
+        return self.tp / self.n_pos
+
+    @property
+    def tpr(self) -> np.ndarray:
+        """Alias of :attr:`recall`."""
+        return self.recall
+
+    @property
+    def fpr(self) -> np.ndarray:
+        """False-positive rate ``fp / n_neg``; all NaN when there is no negative voxel."""
+        if self.n_neg == 0:
+            return np.full(self.fp.shape, np.nan)
+        return self.fp / self.n_neg
+
+    def pr_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(recall, precision)`` for plotting, by increasing recall.
+
+        The first point is ``(0, 1)`` (nothing flagged), as in scikit-learn; then one point
+        per operating point. Plot it as a step curve (``drawstyle="steps-post"`` reversed,
+        or ``where="pre"``) to show what average precision integrates.
+        """
+        return np.concatenate([[0.0], self.recall]), np.concatenate([[1.0], self.precision])
+
+    def roc_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(fpr, tpr)`` for plotting, from ``(0, 0)`` to ``(1, 1)``."""
+        return np.concatenate([[0.0], self.fpr]), np.concatenate([[0.0], self.tpr])
+
+
+def curve_from_histogram(values: np.ndarray, pos: np.ndarray, total: np.ndarray) -> Curve:
+    """Build a :class:`Curve` from a table sorted by ASCENDING distinct ``values``.
+
+    Entries with ``total == 0`` are skipped: they are not operating points.
+
+    Examples
+    --------
+    >>> c = curve_from_histogram(np.array([0.1, 0.5, 0.9]), np.array([0, 1, 1]),
+    ...                          np.array([2, 2, 1]))
+    >>> c.thresholds.tolist(), c.tp.tolist(), c.fp.tolist()
+    ([0.9, 0.5, 0.1], [1, 2, 2], [0, 1, 3])
+    """
+    present = np.flatnonzero(total)[::-1]
+    pos_desc = np.asarray(pos, dtype=np.int64)[present]
+    neg_desc = np.asarray(total, dtype=np.int64)[present] - pos_desc
+    tp = np.cumsum(pos_desc)
+    fp = np.cumsum(neg_desc)
+    return Curve(
+        thresholds=_readonly(np.asarray(values, dtype=np.float64)[present]),
+        tp=_readonly(tp),
+        fp=_readonly(fp),
+        n_pos=int(tp[-1]) if tp.size else 0,
+        n_neg=int(fp[-1]) if fp.size else 0,
+    )
+
+
+class CurveAccumulator:
+    """Mergeable counts of (score, label) pairs from which exact curves are built.
+
+    Parameters
+    ----------
+    mode : {"mood", "exact"}
+        ``"mood"``: float16 quantisation as the official scorer (two int64 histograms of
+        ``N_CODES`` bins, memory independent of the data). ``"exact"``: float32 scores,
+        a sorted table of distinct values (memory grows with the distinct values).
+
+    Examples
+    --------
+    >>> acc = CurveAccumulator()
+    >>> acc.add(np.array([0.1, 0.9, 0.4]), np.array([False, True, False]))
+    >>> acc.n_pos, acc.n_total
+    (1, 3)
+    >>> acc.curve().tp.tolist()
+    [1, 1, 1]
+    """
+
+    def __init__(self, *, mode: Mode = "mood") -> None:
+        check_mode(mode)
+        self._mode: Mode = mode
+        n_bins = N_CODES if mode == "mood" else 0
+        self._values = code_values().copy() if mode == "mood" else np.empty(0)
+        self._pos = np.zeros(n_bins, dtype=np.int64)
+        self._total = np.zeros(n_bins, dtype=np.int64)
+
+    @property
+    def mode(self) -> Mode:
+        """``"mood"`` or ``"exact"``."""
+        return self._mode
+
+    @property
+    def n_pos(self) -> int:
+        """Number of positive voxels added so far."""
+        return int(self._pos.sum())
+
+    @property
+    def n_total(self) -> int:
+        """Number of voxels added so far."""
+        return int(self._total.sum())
+
+    def __repr__(self) -> str:
+        return f"CurveAccumulator(mode={self._mode!r}, n_pos={self.n_pos}, n_total={self.n_total})"
+
+    def add(self, scores: np.ndarray, labels: np.ndarray) -> None:
+        """Count the voxels of ``scores`` against the bool ``labels`` of the same shape.
+
+        NaN scores raise ValueError: decide the NaN policy before calling. Inputs are not
+        modified.
+        """
+        scores = np.asarray(scores)
+        labels = check_labels(labels, scores.shape)
+        if self._mode == "mood":
+            pos, total = code_histograms(to_mood_codes(scores), labels)
+            self._pos += pos
+            self._total += total
+        else:
+            table = _exact_table(to_exact_values(scores), labels)
+            self._values, self._pos, self._total = _merge_tables([self.histogram(), table])
+
+    def merge(self, other: CurveAccumulator) -> CurveAccumulator:
+        """Return a new accumulator holding the counts of ``self`` and ``other``."""
+        return merge_accumulators([self, other])
+
+    def copy(self) -> CurveAccumulator:
+        """Return an independent copy."""
+        return CurveAccumulator.from_histogram(*self.histogram(), mode=self._mode)
+
+    def histogram(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return copies of ``(values, pos, total)``, sorted by ascending value.
+
+        In mood mode ``values`` is every float16 value of the codes ``0..ONE_CODE`` (as
+        float64), with zero counts where no voxel has that value; in exact mode only the
+        distinct values seen. Restore with :meth:`from_histogram`.
+        """
+        return self._values.copy(), self._pos.copy(), self._total.copy()
+
+    @classmethod
+    def from_histogram(
+        cls,
+        values: np.ndarray,
+        pos: np.ndarray,
+        total: np.ndarray,
+        *,
+        mode: Mode = "mood",
+    ) -> CurveAccumulator:
+        """Rebuild an accumulator from the arrays returned by :meth:`histogram`."""
+        acc = cls(mode=mode)
+        values, pos, total = _checked_table(values, pos, total, mode=mode)
+        acc._values, acc._pos, acc._total = values, pos, total
+        return acc
+
+    def curve(self) -> Curve:
+        """Return the exact :class:`Curve` of every voxel added so far."""
+        return curve_from_histogram(self._values, self._pos, self._total)
+
+
+def _checked_table(
+    values: np.ndarray, pos: np.ndarray, total: np.ndarray, *, mode: Mode
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    values = np.array(values, dtype=np.float64)
+    pos = np.array(pos)
+    total = np.array(total)
+    if not (values.ndim == pos.ndim == total.ndim == 1 and values.size == pos.size == total.size):
+        raise ValueError("values, pos and total must be 1-D arrays of the same length")
+    if not (np.issubdtype(pos.dtype, np.integer) and np.issubdtype(total.dtype, np.integer)):
+        raise TypeError("pos and total must be integer arrays")
+    if np.any(pos < 0) or np.any(pos > total):
+        raise ValueError("counts must satisfy 0 <= pos <= total")
+    if mode == "mood" and not np.array_equal(values, code_values()):
+        raise ValueError("mood-mode values must be the N_CODES float16 code values")
+    if mode == "exact" and (
+        np.any(np.diff(values) <= 0) or np.any(values < 0) or np.any(values > 1)
+    ):
+        raise ValueError("exact-mode values must be strictly increasing within [0, 1]")
+    return values, pos.astype(np.int64), total.astype(np.int64)
+
+
+def merge_accumulators(accumulators: Iterable[CurveAccumulator]) -> CurveAccumulator:
+    """Return a new accumulator holding the counts of all ``accumulators`` (same mode).
+
+    Examples
+    --------
+    >>> a, b = CurveAccumulator(), CurveAccumulator()
+    >>> a.add(np.array([0.2]), np.array([True]))
+    >>> b.add(np.array([0.7]), np.array([False]))
+    >>> merge_accumulators([a, b]).n_total
+    2
+    """
+    accs = list(accumulators)
+    if not accs:
+        raise ValueError("need at least one accumulator to merge")
+    modes = {acc.mode for acc in accs}
+    if len(modes) != 1:
+        raise ValueError(f"cannot merge accumulators of different modes: {sorted(modes)}")
+    mode = accs[0].mode
+    if mode == "mood":
+        pos = np.zeros(N_CODES, dtype=np.int64)
+        total = np.zeros(N_CODES, dtype=np.int64)
+        for acc in accs:
+            pos += acc._pos
+            total += acc._total
+        return CurveAccumulator.from_histogram(code_values(), pos, total, mode="mood")
+    merged = _merge_tables(acc.histogram() for acc in accs)
+    return CurveAccumulator.from_histogram(*merged, mode="exact")
+
+
+def curve_from_arrays(scores: np.ndarray, labels: np.ndarray, *, mode: Mode = "mood") -> Curve:
+    """Return the exact :class:`Curve` of ``scores`` against bool ``labels``.
+
+    Examples
+    --------
+    >>> c = curve_from_arrays(np.array([0.3, 0.3, 0.8]), np.array([0, 1, 1]))
+    >>> c.tp.tolist(), c.fp.tolist(), c.n_pos, c.n_neg
+    ([1, 2], [0, 1], 2, 1)
+    """
+    check_mode(mode)
+    acc = CurveAccumulator(mode=mode)
+    acc.add(scores, labels)
+    return acc.curve()

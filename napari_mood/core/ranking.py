@@ -1,0 +1,359 @@
+"""Ranks, consensus ranking, bootstrap intervals, Kendall's tau and the MOOD batch AP.
+
+Case-level resampling works on per-case :class:`~napari_mood.core.curves.CurveAccumulator`
+histograms: a resample's pooled histogram is the multiplicity-weighted sum of the case
+histograms, so no voxel is touched again.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+import numpy as np
+import scipy.sparse
+
+from napari_mood.core.curves import CurveAccumulator, merge_accumulators
+from napari_mood.core.metrics import UndefinedMetricWarning, average_precision_from_histograms
+
+_BOOT_CELLS = 1 << 22  # (resamples x bins) cells per vectorised chunk
+_DENSE_CELLS = 1 << 23  # (cases x bins) cells below which case histograms are made dense
+
+Statistic = Literal["mean", "median"]
+
+
+# --------------------------------------------------------------------------- ranks
+
+
+def rank_methods(values: Mapping[str, float], *, higher_is_better: bool = True) -> dict[str, int]:
+    """Rank methods by a value; ties share the MIN rank (1, 2, 2, 4); NaN ranks last.
+
+    All NaN methods share the rank after the last non-NaN one.
+
+    Examples
+    --------
+    >>> rank_methods({"a": 0.9, "b": 0.5, "c": 0.9, "d": float("nan")})
+    {'a': 1, 'b': 3, 'c': 1, 'd': 4}
+    """
+    names = list(values)
+    raw = np.array([values[name] for name in names], dtype=np.float64)
+    keys = -raw if higher_is_better else raw
+    valid = ~np.isnan(keys)
+    ordered = np.sort(keys[valid])
+    ranks = np.where(valid, np.searchsorted(ordered, keys, side="left") + 1, ordered.size + 1)
+    return {name: int(rank) for name, rank in zip(names, ranks, strict=True)}
+
+
+def _same_names(mappings: Sequence[Mapping[str, object]]) -> list[str]:
+    names = sorted(mappings[0])
+    for mapping in mappings[1:]:
+        if sorted(mapping) != names:
+            raise ValueError(f"rankings cover different methods: {names} vs {sorted(mapping)}")
+    return names
+
+
+def consensus_rank(rankings: Sequence[Mapping[str, int]]) -> dict[str, int]:
+    """Combine rankings by the sum of ranks into a strict ranking 1..n.
+
+    Ties in the rank sum are broken by more first places, then more second places, and
+    so on; remaining ties by method name (alphabetical), so the result is deterministic.
+
+    Examples
+    --------
+    >>> consensus_rank([{"a": 1, "b": 2, "c": 3}, {"a": 3, "b": 1, "c": 2}])
+    {'a': 2, 'b': 1, 'c': 3}
+    """
+    if not rankings:
+        raise ValueError("need at least one ranking")
+    names = _same_names(rankings)
+    n = len(names)
+
+    def key(name: str) -> tuple[int, tuple[int, ...], str]:
+        ranks = [int(r[name]) for r in rankings]
+        places = tuple(-ranks.count(place) for place in range(1, n + 1))
+        return sum(ranks), places, name
+
+    ordered = sorted(names, key=key)
+    position = {name: i + 1 for i, name in enumerate(ordered)}
+    return {name: position[name] for name in names}
+
+
+def kendall_tau_b(rank_a: Mapping[str, float], rank_b: Mapping[str, float]) -> float:
+    """Kendall's tau-b between two rankings of the same methods (ties accounted for).
+
+    NaN when fewer than two methods or when one ranking is all tied.
+
+    Examples
+    --------
+    >>> kendall_tau_b({"a": 1, "b": 2, "c": 3}, {"a": 1, "b": 3, "c": 2})
+    0.3333333333333333
+    """
+    names = _same_names([rank_a, rank_b])
+    a = np.array([rank_a[name] for name in names], dtype=np.float64)
+    b = np.array([rank_b[name] for name in names], dtype=np.float64)
+    upper = np.triu_indices(a.size, k=1)
+    sign_a = np.sign(a[:, None] - a[None, :])[upper]
+    sign_b = np.sign(b[:, None] - b[None, :])[upper]
+    untied = float(np.count_nonzero(sign_a)) * float(np.count_nonzero(sign_b))
+    if untied == 0:
+        return math.nan
+    return float(np.sum(sign_a * sign_b) / math.sqrt(untied))
+
+
+# --------------------------------------------------------------------------- bootstrap
+
+
+@dataclass(frozen=True, eq=False)
+class BootstrapResult:
+    """A point estimate with a percentile bootstrap interval.
+
+    ``samples`` holds the ``n_boot`` resampled statistics; ``low`` / ``high`` are their
+    ``(1 - ci) / 2`` and ``(1 + ci) / 2`` quantiles (linear interpolation).
+    """
+
+    estimate: float
+    low: float
+    high: float
+    ci: float
+    n_boot: int
+    seed: int
+    samples: np.ndarray
+
+
+def _check_bootstrap(n_cases: int, n_boot: int, ci: float) -> None:
+    if n_cases < 1:
+        raise ValueError("need at least one case")
+    if n_boot < 1:
+        raise ValueError(f"n_boot must be >= 1, got {n_boot}")
+    if not 0.0 < ci < 1.0:
+        raise ValueError(f"ci must be in (0, 1), got {ci}")
+
+
+def _case_draws(n_cases: int, *, n_boot: int, seed: int) -> np.ndarray:
+    """``(n_boot, n_cases)`` case indices drawn with replacement."""
+    return np.random.default_rng(seed).integers(0, n_cases, size=(n_boot, n_cases))
+
+
+def _result(estimate: float, samples: np.ndarray, *, ci: float, seed: int) -> BootstrapResult:
+    low, high = np.quantile(samples, [(1.0 - ci) / 2.0, (1.0 + ci) / 2.0])
+    samples.flags.writeable = False
+    return BootstrapResult(
+        estimate=float(estimate),
+        low=float(low),
+        high=float(high),
+        ci=ci,
+        n_boot=samples.size,
+        seed=seed,
+        samples=samples,
+    )
+
+
+def bootstrap_ci(
+    per_case_values: Sequence[float] | np.ndarray,
+    *,
+    statistic: Statistic = "mean",
+    n_boot: int = 1000,
+    seed: int = 0,
+    ci: float = 0.95,
+) -> BootstrapResult:
+    """Percentile bootstrap interval of the mean (or median) of per-case values.
+
+    Cases are resampled with replacement (``numpy.random.default_rng(seed)``). NaN values
+    raise ValueError: drop or fill them first.
+
+    Examples
+    --------
+    >>> r = bootstrap_ci([0.2, 0.4, 0.6, 0.8], n_boot=200, seed=1)
+    >>> r.estimate, r.low <= r.estimate <= r.high
+    (0.5, True)
+    """
+    if statistic not in get_args(Statistic):
+        raise ValueError(f"statistic must be one of {list(get_args(Statistic))}, got {statistic!r}")
+    values = np.asarray(per_case_values, dtype=np.float64).reshape(-1)
+    _check_bootstrap(values.size, n_boot, ci)
+    if np.isnan(values).any():
+        raise ValueError("per_case_values contain NaN; drop or fill them first")
+    reduce = np.mean if statistic == "mean" else np.median
+    samples = reduce(values[_case_draws(values.size, n_boot=n_boot, seed=seed)], axis=1)
+    return _result(float(reduce(values)), samples, ci=ci, seed=seed)
+
+
+def _case_matrices(
+    accumulators: Sequence[CurveAccumulator],
+) -> tuple[scipy.sparse.csr_array, scipy.sparse.csr_array]:
+    """Sparse ``(n_cases, n_values)`` pos / total counts on the union of score values."""
+    tables = [acc.histogram() for acc in accumulators]
+    present = [np.flatnonzero(total) for _, _, total in tables]
+    values = [t[0][keep] for t, keep in zip(tables, present, strict=True)]
+    grid, columns = np.unique(np.concatenate(values), return_inverse=True)
+    rows = np.repeat(np.arange(len(tables)), [v.size for v in values])
+    shape = (len(tables), grid.size)
+
+    def matrix(which: int) -> scipy.sparse.csr_array:
+        data = np.concatenate([t[which][keep] for t, keep in zip(tables, present, strict=True)])
+        return scipy.sparse.csr_array((data.astype(np.float64), (rows, columns)), shape=shape)
+
+    return matrix(1), matrix(2)
+
+
+def _pool(weights: np.ndarray, counts: np.ndarray | scipy.sparse.csr_array) -> np.ndarray:
+    """``weights @ counts``: pooled (resamples x values) histograms."""
+    if isinstance(counts, np.ndarray):
+        return weights @ counts
+    return np.asarray((counts.T @ weights.T).T)
+
+
+def _weighted_aps(
+    weights: np.ndarray, pos: scipy.sparse.csr_array, total: scipy.sparse.csr_array
+) -> np.ndarray:
+    """AP of each multiplicity row of ``weights`` (NaN where the resample has no positive)."""
+    counts: tuple[np.ndarray | scipy.sparse.csr_array, ...] = (pos, total)
+    if pos.shape[0] * pos.shape[1] <= _DENSE_CELLS:  # small enough: dense BLAS products
+        counts = (pos.toarray(), total.toarray())
+    step = max(1, _BOOT_CELLS // max(pos.shape[1], 1))
+    out = []
+    for start in range(0, weights.shape[0], step):
+        chunk = weights[start : start + step]
+        out.append(average_precision_from_histograms(*(_pool(chunk, c) for c in counts)))
+    return np.concatenate(out)
+
+
+def _zero_if_no_positive(aps: np.ndarray, *, what: str) -> np.ndarray:
+    missing = np.isnan(aps)
+    if missing.any():
+        warnings.warn(
+            f"{int(missing.sum())} of {aps.size} {what} had no positive voxel; "
+            "their AP is 0.0 (as scikit-learn returns)",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+    return np.where(missing, 0.0, aps)
+
+
+def bootstrap_ap(
+    accumulators_per_case: Sequence[CurveAccumulator],
+    *,
+    n_boot: int = 1000,
+    seed: int = 0,
+    ci: float = 0.95,
+) -> BootstrapResult:
+    """Case-bootstrap interval of the pooled voxel AP.
+
+    Each resample draws ``n_cases`` cases with replacement
+    (``numpy.random.default_rng(seed)``) and scores the AP of their pooled voxels; the
+    estimate is the pooled AP of all cases. A resample (or the whole set) without any
+    positive voxel scores 0.0, with one :class:`UndefinedMetricWarning` saying how many.
+
+    Examples
+    --------
+    >>> accs = []
+    >>> for scores, labels in [([0.9, 0.1], [1, 0]), ([0.2, 0.6], [1, 0])]:
+    ...     acc = CurveAccumulator()
+    ...     acc.add(np.array(scores), np.array(labels))
+    ...     accs.append(acc)
+    >>> r = bootstrap_ap(accs, n_boot=100, seed=0)
+    >>> round(r.estimate, 4), 0.5 <= r.low <= r.high <= 1.0
+    (0.8333, True)
+    """
+    n_cases = len(accumulators_per_case)
+    _check_bootstrap(n_cases, n_boot, ci)
+    pos, total = _case_matrices(accumulators_per_case)
+    draws = _case_draws(n_cases, n_boot=n_boot, seed=seed)
+    offsets = (np.arange(n_boot) * n_cases)[:, None]
+    weights = np.bincount((draws + offsets).reshape(-1), minlength=n_boot * n_cases)
+    weights = weights.reshape(n_boot, n_cases).astype(np.float64)
+    everything = np.ones((1, n_cases))
+    aps = _weighted_aps(np.concatenate([everything, weights]), pos, total)
+    aps = _zero_if_no_positive(aps, what="AP evaluations (full set + resamples)")
+    return _result(aps[0], aps[1:], ci=ci, seed=seed)
+
+
+# --------------------------------------------------------------------------- MOOD batches
+
+
+@dataclass(frozen=True, eq=False)
+class BatchAP:
+    """AP of the MOOD challenge batch procedure.
+
+    ``splits[k]`` are the case indices of batch ``k`` and ``scores[k]`` its pooled voxel
+    AP; ``mean`` is their mean (the challenge score).
+    """
+
+    mean: float
+    scores: tuple[float, ...]
+    splits: tuple[tuple[int, ...], ...]
+    seed: int
+
+
+def mood_splits(
+    n_cases: int, *, n_runs: int = 10, batch_size: int = 2, seed: int = 123
+) -> tuple[tuple[int, ...], ...]:
+    """Case-index batches drawn exactly like MOOD ``scripts/evalresults.py bootstrap_dir``.
+
+    Equivalent to ``random.seed(seed)`` followed by ``n_runs`` calls of
+    ``random.sample(range(n_cases), k=batch_size)`` (without touching the global
+    generator). Cases must be ordered as the scorer orders them: by sorted file name.
+
+    Examples
+    --------
+    >>> mood_splits(5, n_runs=2, batch_size=2, seed=123)
+    ((0, 2), (0, 3))
+    """
+    if not 1 <= batch_size <= n_cases:
+        raise ValueError(f"batch_size must be in [1, n_cases={n_cases}], got {batch_size}")
+    if n_runs < 1:
+        raise ValueError(f"n_runs must be >= 1, got {n_runs}")
+    generator = random.Random(seed)
+    return tuple(tuple(generator.sample(range(n_cases), k=batch_size)) for _ in range(n_runs))
+
+
+def batch_average_precision(
+    accumulators_per_case: Sequence[CurveAccumulator],
+    *,
+    n_runs: int = 10,
+    batch_size: int = 2,
+    seed: int = 123,
+    splits: Sequence[Sequence[int]] | None = None,
+) -> BatchAP:
+    """The MOOD challenge score: mean pooled voxel AP over random batches of cases.
+
+    Batches come from :func:`mood_splits` (defaults as ``bootstrap_dir``: 10 runs of 2
+    cases, seed 123) unless ``splits`` is given (e.g. read from a ``splits.json``). A batch
+    without a positive voxel scores 0.0 (as scikit-learn), with one
+    :class:`UndefinedMetricWarning` saying how many.
+
+    Examples
+    --------
+    >>> accs = []
+    >>> for scores, labels in [([0.9, 0.1], [1, 0]), ([0.2, 0.6], [1, 0])]:
+    ...     acc = CurveAccumulator()
+    ...     acc.add(np.array(scores), np.array(labels))
+    ...     accs.append(acc)
+    >>> batch_average_precision(accs, n_runs=1, batch_size=2).scores
+    (0.8333333333333333,)
+    """
+    n_cases = len(accumulators_per_case)
+    if splits is None:
+        splits = mood_splits(n_cases, n_runs=n_runs, batch_size=batch_size, seed=seed)
+    batches = tuple(tuple(int(i) for i in batch) for batch in splits)
+    if not batches or any(not batch for batch in batches):
+        raise ValueError("splits must be a non-empty list of non-empty batches")
+    if any(not 0 <= i < n_cases for batch in batches for i in batch):
+        raise ValueError(f"split indices must be in [0, {n_cases})")
+    aps = np.array([_pooled_ap([accumulators_per_case[i] for i in b]) for b in batches])
+    aps = _zero_if_no_positive(aps, what="batches")
+    return BatchAP(
+        mean=float(np.mean(aps)),
+        scores=tuple(float(ap) for ap in aps),
+        splits=batches,
+        seed=seed,
+    )
+
+
+def _pooled_ap(accumulators: Sequence[CurveAccumulator]) -> float:
+    _, pos, total = merge_accumulators(accumulators).histogram()
+    return float(average_precision_from_histograms(pos[None, :], total[None, :])[0])

@@ -1,0 +1,364 @@
+"""Tests for napari_mood.core.curves: exact curves from histograms, mergeable accumulators."""
+
+from __future__ import annotations
+
+import pickle
+
+import hypothesis.extra.numpy as hnp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import precision_recall_curve, roc_curve
+
+from napari_mood.core._float16 import N_CODES, code_values
+from napari_mood.core.curves import (
+    Curve,
+    CurveAccumulator,
+    check_labels,
+    curve_from_arrays,
+    curve_from_histogram,
+    memory_order_axes,
+    merge_accumulators,
+    to_exact_values,
+    to_mood_codes,
+)
+
+FAST = settings(max_examples=60, deadline=None)
+
+
+def _brute_curve(values: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Thresholds (descending distinct values) and counts of flagged positives/negatives."""
+    thresholds = np.unique(values)[::-1]
+    tp = np.array([np.sum(labels & (values >= t)) for t in thresholds])
+    fp = np.array([np.sum(~labels & (values >= t)) for t in thresholds])
+    return thresholds, tp, fp
+
+
+@st.composite
+def scored_voxels(draw: st.DrawFn, dtype: type = np.float16) -> tuple[np.ndarray, np.ndarray]:
+    n = draw(st.integers(1, 120))
+    tied = draw(st.booleans())
+    elements = (
+        st.sampled_from([0.0, 0.25, 0.3, 0.5, 1.0])
+        if tied
+        else st.floats(-0.5, 1.5, allow_nan=False, width=16 if dtype == np.float16 else 32)
+    )
+    scores = draw(hnp.arrays(dtype, n, elements=elements))
+    labels = draw(hnp.arrays(np.bool_, n))
+    return scores, labels
+
+
+# ----------------------------------------------------------------------------- input checks
+
+
+def test_to_mood_codes_is_a_view_for_clipped_float16() -> None:
+    scores = np.array([0.0, 0.5, 1.0], dtype=np.float16)
+    codes = to_mood_codes(scores)
+    assert np.shares_memory(codes, scores)
+    assert codes.tolist() == [0, 14336, 15360]
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_to_mood_codes_clips_and_maps_negative_zero(dtype: type) -> None:
+    scores: np.ndarray = np.array([-0.0, -2.0, 0.0, 3.0, np.inf, -np.inf], dtype=dtype)
+    before = scores.copy()
+    assert to_mood_codes(scores).tolist() == [0, 0, 0, 15360, 15360, 0]
+    np.testing.assert_array_equal(scores, before)  # input untouched
+    assert np.signbit(scores[0])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_nan_scores_raise_with_count(dtype: type) -> None:
+    scores: np.ndarray = np.array([0.1, np.nan, 0.2, np.nan], dtype=dtype)
+    with pytest.raises(ValueError, match="2 NaN"):
+        to_mood_codes(scores)
+    with pytest.raises(ValueError, match="2 NaN"):
+        CurveAccumulator(mode="exact").add(scores, np.zeros(4, bool))
+
+
+def test_to_exact_values_is_float32_clipped_copy() -> None:
+    scores = np.array([-0.0, -1.0, 0.3, 2.0])
+    out = to_exact_values(scores)
+    assert out.dtype == np.float32
+    assert out.tolist() == [0.0, 0.0, np.float32(0.3), 1.0]
+    assert not np.signbit(out[0])
+
+
+def test_non_numeric_scores_raise() -> None:
+    with pytest.raises(TypeError, match="numeric"):
+        to_mood_codes(np.array(["a", "b"]))
+
+
+def test_check_labels_accepts_bool_and_binary_numbers() -> None:
+    assert check_labels(np.array([0, 1, 1]), (3,)).tolist() == [False, True, True]
+    assert check_labels(np.array([0.0, 1.0]), (2,)).dtype == np.bool_
+    with pytest.raises(ValueError, match="only 0 and 1"):
+        check_labels(np.array([0, 2]), (2,))
+    with pytest.raises(ValueError, match="shape"):
+        check_labels(np.zeros(3, bool), (4,))
+
+
+def test_invalid_mode_lists_valid_modes() -> None:
+    with pytest.raises(ValueError, match=r"\['mood', 'exact'\]"):
+        CurveAccumulator(mode="float16")  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------------------- curves
+
+
+@FAST
+@given(scored_voxels())
+def test_mood_curve_matches_brute_force_counts(data: tuple[np.ndarray, np.ndarray]) -> None:
+    scores, labels = data
+    curve = curve_from_arrays(scores, labels)
+    values = np.clip(scores.astype(np.float64), 0.0, 1.0) + 0.0  # independent clip
+    thresholds, tp, fp = _brute_curve(values, labels)
+    np.testing.assert_array_equal(curve.thresholds, thresholds)
+    np.testing.assert_array_equal(curve.tp, tp)
+    np.testing.assert_array_equal(curve.fp, fp)
+    assert (curve.n_pos, curve.n_neg) == (labels.sum(), (~labels).sum())
+
+
+def test_curve_matches_sklearn_pr_and_roc_curves() -> None:
+    rng = np.random.default_rng(3)
+    scores = rng.random(500).astype(np.float16)
+    scores[:100] = np.float16(0.5)  # heavy tie
+    labels = rng.random(500) < 0.3
+    curve = curve_from_arrays(scores, labels)
+    precision, recall, thresholds = precision_recall_curve(labels, scores.astype(np.float64))
+    np.testing.assert_array_equal(curve.thresholds, thresholds[::-1])
+    np.testing.assert_allclose(curve.precision, precision[:-1][::-1], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(curve.recall, recall[:-1][::-1], rtol=0, atol=1e-12)
+    fpr, tpr, _ = roc_curve(labels, scores.astype(np.float64), drop_intermediate=False)
+    plot_fpr, plot_tpr = curve.roc_arrays()
+    np.testing.assert_allclose(plot_fpr, fpr, atol=1e-12)
+    np.testing.assert_allclose(plot_tpr, tpr, atol=1e-12)
+
+
+def test_pr_arrays_start_at_zero_recall_full_precision() -> None:
+    curve = curve_from_arrays(np.array([0.9, 0.2, 0.2]), np.array([1, 0, 1]))
+    recall, precision = curve.pr_arrays()
+    assert recall.tolist() == [0.0, 0.5, 1.0]
+    assert precision.tolist() == [1.0, 1.0, 2 / 3]
+
+
+def test_rates_are_nan_for_a_missing_class() -> None:
+    curve = curve_from_arrays(np.array([0.2, 0.4]), np.array([0, 0]))
+    assert np.isnan(curve.recall).all() and np.isnan(curve.tpr).all()
+    assert curve.fpr.tolist() == [0.5, 1.0]
+    only_pos = curve_from_arrays(np.array([0.2, 0.4]), np.array([1, 1]))
+    assert np.isnan(only_pos.fpr).all()
+
+
+def test_curve_is_read_only() -> None:
+    curve = curve_from_arrays(np.array([0.2, 0.4]), np.array([0, 1]))
+    with pytest.raises(ValueError, match="read-only"):
+        curve.tp[0] = 5
+
+
+def test_curve_from_histogram_skips_empty_bins() -> None:
+    curve = curve_from_histogram(
+        np.array([0.0, 0.5, 0.7, 1.0]), np.array([0, 1, 0, 0]), np.array([2, 1, 0, 1])
+    )
+    assert isinstance(curve, Curve)
+    assert curve.thresholds.tolist() == [1.0, 0.5, 0.0]
+    assert curve.tp.tolist() == [0, 1, 1]
+    assert curve.fp.tolist() == [1, 1, 3]
+
+
+def test_empty_input_gives_empty_curve() -> None:
+    curve = curve_from_arrays(np.array([]), np.array([], dtype=bool))
+    assert curve.thresholds.size == 0
+    assert (curve.n_pos, curve.n_neg, curve.n_total) == (0, 0, 0)
+
+
+def test_negative_zero_and_zero_share_one_operating_point() -> None:
+    curve = curve_from_arrays(np.array([-0.0, 0.0, -3.0], dtype=np.float16), np.ones(3, bool))
+    assert curve.thresholds.tolist() == [0.0]
+    assert curve.tp.tolist() == [3]
+
+
+def test_exact_mode_keeps_values_that_float16_merges() -> None:
+    scores = np.array([0.30001, 0.30002, 0.30003], dtype=np.float32)
+    labels = np.array([True, False, True])
+    assert curve_from_arrays(scores, labels).thresholds.size == 1
+    exact = curve_from_arrays(scores, labels, mode="exact")
+    np.testing.assert_array_equal(exact.thresholds, scores[::-1].astype(np.float64))
+    assert exact.tp.tolist() == [1, 1, 2]
+
+
+@FAST
+@given(scored_voxels(np.float32))
+def test_exact_curve_matches_brute_force_counts(data: tuple[np.ndarray, np.ndarray]) -> None:
+    scores, labels = data
+    curve = curve_from_arrays(scores, labels, mode="exact")
+    values = np.clip(scores, np.float32(0), np.float32(1)).astype(np.float64) + 0.0
+    thresholds, tp, fp = _brute_curve(values, labels)
+    np.testing.assert_array_equal(curve.thresholds, thresholds)
+    np.testing.assert_array_equal(curve.tp, tp)
+    np.testing.assert_array_equal(curve.fp, fp)
+
+
+# ----------------------------------------------------------------------------- accumulator
+
+
+def _assert_same_counts(a: CurveAccumulator, b: CurveAccumulator) -> None:
+    assert a.mode == b.mode
+    for left, right in zip(a.histogram(), b.histogram(), strict=True):
+        np.testing.assert_array_equal(left, right)
+
+
+@FAST
+@given(scored_voxels(np.float32), st.data(), st.sampled_from(["mood", "exact"]))
+def test_merging_a_random_split_equals_one_accumulator(
+    data: tuple[np.ndarray, np.ndarray], split: st.DataObject, mode: str
+) -> None:
+    scores, labels = data
+    groups = split.draw(hnp.arrays(np.int8, scores.size, elements=st.integers(0, 2)))
+    whole = CurveAccumulator(mode=mode)  # type: ignore[arg-type]
+    whole.add(scores, labels)
+    parts = []
+    for group in range(3):
+        part = CurveAccumulator(mode=mode)  # type: ignore[arg-type]
+        part.add(scores[groups == group], labels[groups == group])
+        parts.append(part)
+    _assert_same_counts(parts[0].merge(parts[1]).merge(parts[2]), whole)
+    _assert_same_counts(merge_accumulators(parts), whole)
+    sequential = CurveAccumulator(mode=mode)  # type: ignore[arg-type]
+    for group in range(3):
+        sequential.add(scores[groups == group], labels[groups == group])
+    _assert_same_counts(sequential, whole)
+
+
+def test_merge_returns_new_accumulator_and_keeps_inputs() -> None:
+    a, b = CurveAccumulator(), CurveAccumulator()
+    a.add(np.array([0.2, 0.9]), np.array([0, 1]))
+    b.add(np.array([0.4]), np.array([1]))
+    merged = a.merge(b)
+    assert merged is not a and merged is not b
+    assert (a.n_total, b.n_total, merged.n_total, merged.n_pos) == (2, 1, 3, 2)
+
+
+def test_merge_rejects_different_modes_and_empty_lists() -> None:
+    with pytest.raises(ValueError, match="different modes"):
+        CurveAccumulator().merge(CurveAccumulator(mode="exact"))
+    with pytest.raises(ValueError, match="at least one"):
+        merge_accumulators([])
+
+
+def test_mood_histogram_has_fixed_size() -> None:
+    acc = CurveAccumulator()
+    acc.add(np.random.default_rng(0).random((20, 20, 20)), np.zeros((20, 20, 20), bool))
+    values, pos, total = acc.histogram()
+    assert values.shape == pos.shape == total.shape == (N_CODES,)
+    np.testing.assert_array_equal(values, code_values())
+    assert total.sum() == 8000 and pos.sum() == 0
+
+
+def test_exact_histogram_holds_only_distinct_values() -> None:
+    acc = CurveAccumulator(mode="exact")
+    acc.add(np.array([0.5, 0.25, 0.5, 0.75]), np.array([1, 0, 0, 1]))
+    acc.add(np.array([0.25, 0.1]), np.array([1, 0]))
+    values, pos, total = acc.histogram()
+    assert values.tolist() == [np.float32(0.1), 0.25, 0.5, 0.75]
+    assert pos.tolist() == [0, 1, 1, 1]
+    assert total.tolist() == [1, 2, 2, 1]
+
+
+@pytest.mark.parametrize("mode", ["mood", "exact"])
+def test_histogram_round_trip_and_pickle(mode: str) -> None:
+    acc = CurveAccumulator(mode=mode)  # type: ignore[arg-type]
+    acc.add(np.array([0.1, 0.7, 0.7, 1.2]), np.array([0, 1, 0, 1]))
+    restored = CurveAccumulator.from_histogram(*acc.histogram(), mode=mode)  # type: ignore[arg-type]
+    _assert_same_counts(restored, acc)
+    _assert_same_counts(pickle.loads(pickle.dumps(acc)), acc)
+    copy = acc.copy()
+    copy.add(np.array([0.5]), np.array([1]))
+    assert (acc.n_total, copy.n_total) == (4, 5)
+    assert "n_pos=2" in repr(acc)
+
+
+def test_histogram_returns_copies() -> None:
+    acc = CurveAccumulator()
+    acc.add(np.array([0.5]), np.array([1]))
+    _, pos, _ = acc.histogram()
+    pos[:] = 0
+    assert acc.n_pos == 1
+
+
+def test_from_histogram_validates() -> None:
+    values = code_values()
+    zeros = np.zeros(N_CODES, dtype=np.int64)
+    ones = np.ones(N_CODES, dtype=np.int64)
+    with pytest.raises(ValueError, match="0 <= pos <= total"):
+        CurveAccumulator.from_histogram(values, ones, zeros)
+    with pytest.raises(ValueError, match="same length"):
+        CurveAccumulator.from_histogram(values, zeros[:5], zeros)
+    with pytest.raises(ValueError, match="code values"):
+        CurveAccumulator.from_histogram(values * 0.5, zeros, zeros)
+    with pytest.raises(TypeError, match="integer"):
+        CurveAccumulator.from_histogram(values, zeros.astype(float), zeros)
+    with pytest.raises(ValueError, match="strictly increasing"):
+        CurveAccumulator.from_histogram(
+            np.array([0.5, 0.2]), np.array([0, 0]), np.array([1, 1]), mode="exact"
+        )
+
+
+def test_add_does_not_modify_inputs() -> None:
+    scores = np.array([-0.5, 0.5, 2.0], dtype=np.float16)
+    labels = np.array([1, 0, 1])
+    before = (scores.copy(), labels.copy())
+    for mode in ("mood", "exact"):
+        CurveAccumulator(mode=mode).add(scores, labels)  # type: ignore[arg-type]
+    np.testing.assert_array_equal(scores, before[0])
+    np.testing.assert_array_equal(labels, before[1])
+
+
+def test_add_handles_non_contiguous_views() -> None:
+    scores = np.random.default_rng(1).random((8, 9, 10)).astype(np.float16)
+    labels = scores > 0.7
+    view_acc, copy_acc = CurveAccumulator(), CurveAccumulator()
+    view_acc.add(scores.transpose(2, 0, 1)[::2], labels.transpose(2, 0, 1)[::2])
+    copy_acc.add(
+        np.ascontiguousarray(scores.transpose(2, 0, 1)[::2]),
+        np.ascontiguousarray(labels.transpose(2, 0, 1)[::2]),
+    )
+    _assert_same_counts(view_acc, copy_acc)
+
+
+def test_add_counts_every_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
+    import napari_mood.core.curves as curves
+
+    scores = np.random.default_rng(2).random(1000)
+    labels = scores > 0.5
+    whole = curve_from_arrays(scores, labels)
+    monkeypatch.setattr(curves, "_CHUNK", 64)
+    chunked = curve_from_arrays(scores, labels)
+    np.testing.assert_array_equal(chunked.tp, whole.tp)
+    np.testing.assert_array_equal(chunked.fp, whole.fp)
+
+
+@pytest.mark.parametrize("mode", ["mood", "exact"])
+def test_add_is_independent_of_memory_layout(mode: str) -> None:
+    rng = np.random.default_rng(6)
+    scores = rng.random((7, 8, 9)).astype(np.float16)
+    labels = rng.random((7, 8, 9)) > 0.6
+    reference = CurveAccumulator(mode=mode)  # type: ignore[arg-type]
+    reference.add(scores, labels)
+    for other_scores, other_labels in [
+        (np.asfortranarray(scores), np.asfortranarray(labels)),
+        (np.asfortranarray(scores), labels),  # mixed layouts
+        (scores, np.asfortranarray(labels)),
+    ]:
+        acc = CurveAccumulator(mode=mode)  # type: ignore[arg-type]
+        acc.add(other_scores, other_labels)
+        _assert_same_counts(acc, reference)
+
+
+def test_fortran_float16_scores_are_not_copied() -> None:
+    scores = np.asfortranarray(np.random.default_rng(0).random((4, 5, 6)).astype(np.float16))
+    codes = to_mood_codes(scores)
+    assert np.shares_memory(codes, scores)
+    assert memory_order_axes(scores) == (2, 1, 0)
+    assert codes.transpose(memory_order_axes(codes)).flags.c_contiguous
