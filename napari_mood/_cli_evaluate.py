@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 from napari_mood.core import ranking
 from napari_mood.core.evaluate import DatasetEvaluation, EvaluationOptions, evaluate_dataset
-from napari_mood.core.io import MethodFolder, MoodInputWarning, discover_dataset
+from napari_mood.core.io import MethodFolder, MoodDataset, MoodInputWarning, discover_dataset
 
 __all__ = ["format_csv", "format_json", "format_table", "run"]
 
@@ -78,7 +78,7 @@ def _toy_thresholds(
     }
 
 
-def run(args: argparse.Namespace, methods: Mapping[str, MethodFolder]) -> int:
+def run(args: argparse.Namespace, dataset: MoodDataset, methods: Mapping[str, MethodFolder]) -> int:
     """Run ``evaluate`` with parsed arguments; returns the exit code."""
     options = options_from_args(args)
     if "object" in options.tasks and args.threshold == "auto":
@@ -91,7 +91,6 @@ def run(args: argparse.Namespace, methods: Mapping[str, MethodFolder]) -> int:
                 MoodInputWarning,
                 stacklevel=1,
             )
-    dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)
     result = evaluate_dataset(
         dataset, methods, options=options, progress=ProgressBar("evaluate", enabled=not args.quiet)
     )

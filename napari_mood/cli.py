@@ -193,8 +193,10 @@ def _methods(args: argparse.Namespace) -> dict:
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     from napari_mood import _cli_evaluate
+    from napari_mood.core.io import discover_dataset
 
-    return _cli_evaluate.run(args, _methods(args))
+    dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)
+    return _cli_evaluate.run(args, dataset, _methods(args))
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:

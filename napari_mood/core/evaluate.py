@@ -456,11 +456,11 @@ def _quiet_ap(acc: CurveAccumulator) -> tuple[float, float]:
 
 
 def _pixel_summary(
-    evaluations: Sequence[CaseEvaluation], method: str
-) -> tuple[PixelSummary, tuple]:
+    evaluations: Sequence[CaseEvaluation], method: str, mode: Mode
+) -> tuple[PixelSummary, tuple[CurveAccumulator, ...]]:
     scored = [ev for ev in evaluations if ev.gt_voxels is not None]
-    accs = tuple(ev.methods[method].accumulator for ev in scored)
-    pooled = merge_accumulators(accs) if accs else CurveAccumulator()
+    accs = tuple(a for ev in scored if (a := ev.methods[method].accumulator) is not None)
+    pooled = merge_accumulators(accs) if accs else CurveAccumulator(mode=mode)
     curve = pooled.curve()
     ap = average_precision_from_curve(curve)
     roc = auroc_from_curve(curve)
@@ -478,7 +478,7 @@ def _pixel_summary(
         missing=tuple(c for c, s in statuses if s == "missing"),
         invalid=tuple(c for c, s in statuses if s == "invalid"),
     )
-    return summary, accs  # type: ignore[return-value]
+    return summary, accs
 
 
 @dataclass(frozen=True)
@@ -670,17 +670,17 @@ def _summarise(
     for name, method in methods.items():
         pixel = objects = sample = None
         if "pixel" in options.tasks:
-            pixel, accs[name] = _pixel_summary(evaluations, name)
+            pixel, accs[name] = _pixel_summary(evaluations, name, options.mode)
         if "object" in options.tasks:
             objects = _object_summary(evaluations, name, options)
         sample_cases: dict[str, _SampleCase] = {}
         if "sample" in options.tasks:
             derived = {
-                ev.case: ev.methods[name].pixel_sample_score
+                ev.case: v
                 for ev in evaluations
                 if ev.gt_voxels is not None
+                and (v := ev.methods[name].pixel_sample_score) is not None
             }
-            derived = {c: v for c, v in derived.items() if v is not None}
             sample_cases, found = _sample_cases(dataset, method, derived, options)
             problems += found
             sample = _sample_summary(sample_cases)

@@ -1,0 +1,235 @@
+"""The napari-mood command line: formats, exit codes, and numbers equal to the official procedure."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from napari_mood.cli import main
+from napari_mood.datasets import sample_data_dir, sample_methods_dir
+from tests.conftest import make_mood_folder
+from tests.reference_scorer import official_ap, official_batch_ap
+
+SAMPLE = sample_data_dir()
+PIXEL = SAMPLE / "toy_label" / "pixel"
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture(scope="module")
+def sample_json(tmp_path_factory) -> dict:
+    out = tmp_path_factory.mktemp("json") / "result.json"
+    argv = [
+        "evaluate",
+        str(SAMPLE),
+        "--task",
+        "pixel,sample,object",
+        "--format",
+        "json",
+        "--out",
+        str(out),
+        "--quiet",
+    ]
+    assert main(argv) == 0
+    return json.loads(out.read_text())
+
+
+def test_help_lists_subcommands(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    text = capsys.readouterr().out
+    for command in ("demo", "view", "evaluate", "validate", "simulate"):
+        assert command in text
+
+
+def test_json_equals_official_on_sample_data(sample_json):
+    assert sample_json["cases"] == sorted(p.name for p in PIXEL.iterdir())
+    for name in ("residual", "oracle_noisy", "binary"):
+        method = sample_json["methods"][name]
+        assert method["pixel"]["ap"] == pytest.approx(
+            official_ap(sample_methods_dir() / name, PIXEL), abs=1e-12
+        )
+        expected = official_ap(
+            sample_methods_dir() / name, SAMPLE / "toy_label" / "sample", mode="sample"
+        )
+        assert method["sample"]["ap"] == pytest.approx(expected, abs=1e-12)
+        assert {"tp", "fp", "fn", "f1", "size_window", "threshold"} <= set(method["object"])
+    assert sample_json["methods"]["binary"]["pixel"]["missing"] == ["brain_004.nii.gz"]
+    aps = [m["pixel"]["ap"] for m in sample_json["methods"].values()]
+    assert aps == sorted(aps, reverse=True)
+
+
+def test_per_case_ap_equals_sklearn(sample_json):
+    import nibabel as nib
+    from sklearn.metrics import average_precision_score
+
+    row = next(
+        r
+        for r in sample_json["per_case"]
+        if r["method"] == "residual" and r["case"] == "brain_001.nii.gz"
+    )
+    label = nib.load(PIXEL / "brain_001.nii.gz").get_fdata() > 0.5
+    scores = np.clip(
+        nib.load(sample_methods_dir() / "residual" / "brain_001.nii.gz").get_fdata(
+            dtype=np.float16
+        ),
+        0,
+        1,
+    )
+    assert row["pixel_ap"] == pytest.approx(
+        average_precision_score(label.ravel(), scores.ravel()), abs=1e-12
+    )
+    normal = next(r for r in sample_json["per_case"] if r["case"] == "brain_000.nii.gz")
+    assert normal["pixel_ap"] is None  # no positive voxel: undefined, written as null
+
+
+def test_table_and_csv(capsys):
+    code, out, err = _run(capsys, "evaluate", str(SAMPLE), "--quiet")
+    assert code == 0 and out.splitlines()[1].split()[:3] == ["method", "pixel", "AP"]
+    assert out.splitlines()[2].startswith("oracle_noisy")
+    code, out, _ = _run(capsys, "evaluate", str(SAMPLE), "--format", "csv", "--quiet")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == 3 * 7 and {"case", "method", "pixel_ap", "sample_score"} <= set(rows[0])
+
+
+def test_batches_equal_official_bootstrap_dir(capsys, tmp_path):
+    out = tmp_path / "r.json"
+    code, _, _ = _run(
+        capsys,
+        "evaluate",
+        str(SAMPLE),
+        "--task",
+        "pixel",
+        "--batches",
+        "5",
+        "--batch-size",
+        "3",
+        "--seed",
+        "7",
+        "--format",
+        "json",
+        "--out",
+        str(out),
+        "--quiet",
+    )
+    assert code == 0
+    batch = json.loads(out.read_text())["methods"]["residual"]["pixel"]["batch_ap"]
+    expected = official_batch_ap(
+        sample_methods_dir() / "residual", PIXEL, n_runs=5, n_files=3, seed=7
+    )
+    assert batch["mean"] == pytest.approx(expected, abs=1e-12)
+
+
+def test_warnings_name_case_and_reason(capsys):
+    code, _, err = _run(capsys, "evaluate", str(SAMPLE), "--task", "pixel")
+    assert code == 0 and "binary: no pixel map for case brain_004.nii.gz" in err
+
+
+def test_strict_mode_exit_code(capsys):
+    code, _, err = _run(capsys, "evaluate", str(SAMPLE), "--strict", "--quiet")
+    assert code == 1 and "brain_004.nii.gz" in err
+
+
+def test_usage_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["evaluate", str(SAMPLE), "--task", "voxels"])
+    assert exc.value.code == 2
+    with pytest.raises(SystemExit) as exc:
+        main(["evaluate", str(SAMPLE), "--pred", "nonsense"])
+    assert exc.value.code == 2
+
+
+def test_missing_dataset_is_a_clear_error(capsys, tmp_path):
+    code, _, err = _run(capsys, "evaluate", str(tmp_path / "nope"), "--pred", f"m={tmp_path}")
+    assert code == 1 and "nope" in err and "not a folder" in err
+
+
+def test_nan_policy_on_command_line(capsys, tmp_path):
+    mask = np.zeros((6, 6, 6), bool)
+    mask[2:4, 2:4, 2:4] = True
+    scores = mask * 0.8 + 0.1
+    scores[0, 0, 0] = np.nan
+    data, preds = make_mood_folder(tmp_path, {"c": mask}, {"m": {"c": scores}})
+    code, _, err = _run(
+        capsys, "evaluate", str(data), "--preds", str(preds), "--task", "pixel", "--quiet"
+    )
+    assert code == 1 and "1 NaN voxels" in err
+    code, out, _ = _run(
+        capsys,
+        "evaluate",
+        str(data),
+        "--preds",
+        str(preds),
+        "--task",
+        "pixel",
+        "--nan-policy",
+        "zero",
+        "--quiet",
+    )
+    assert code == 0 and "1.0000" in out
+
+
+def test_validate(capsys):
+    code, out, _ = _run(capsys, "validate", str(SAMPLE))
+    assert code == 1  # binary misses a case
+    assert "error:" in out and "brain_004.nii.gz" in out and "7 cases" in out
+
+
+def test_simulate_writes_a_dataset_that_evaluates(capsys, tmp_path):
+    scan = SAMPLE / "toy" / "brain_000.nii.gz"
+    out = tmp_path / "sim"
+    code, text, _ = _run(
+        capsys,
+        "simulate",
+        str(scan),
+        "--out",
+        str(out),
+        "--kind",
+        "cube",
+        "--count",
+        "2",
+        "--seed",
+        "0",
+    )
+    assert code == 0
+    assert sorted(p.name for p in (out / "toy_label" / "pixel").iterdir()) == [
+        "case_000.nii.gz",
+        "case_001.nii.gz",
+        "case_002.nii.gz",
+    ]
+    assert [
+        (out / "toy_label" / "sample" / f"case_00{i}.nii.gz.txt").read_text().strip()
+        for i in range(3)
+    ] == ["0", "1", "1"]
+    code, _, err = _run(capsys, "simulate", str(scan), "--out", str(out), "--count", "2")
+    assert code == 1 and "--overwrite" in err
+
+
+def test_console_script_entry_point():
+    proc = subprocess.run(
+        [sys.executable, "-m", "napari_mood.cli", "--version"], capture_output=True, text=True
+    )
+    assert proc.returncode == 0 and "napari-mood" in proc.stdout
+
+
+def test_inputs_are_never_written(capsys):
+    before = {
+        p: p.stat().st_mtime_ns for p in Path(SAMPLE).rglob("*") if "__pycache__" not in p.parts
+    }
+    _run(capsys, "evaluate", str(SAMPLE), "--quiet")
+    after = {
+        p: p.stat().st_mtime_ns for p in Path(SAMPLE).rglob("*") if "__pycache__" not in p.parts
+    }
+    assert before == after
