@@ -33,7 +33,8 @@ def clip_float16(scores: np.ndarray) -> np.ndarray:
     The input is not modified. ``-0.0`` becomes ``+0.0``. NaN stays NaN: callers decide
     the NaN policy before calling this.
     """
-    as16 = np.asarray(scores).astype(np.float16, copy=True)
+    with np.errstate(over="ignore"):  # beyond float16 range -> inf, clipped to 1 below
+        as16 = np.asarray(scores).astype(np.float16, copy=True)
     np.clip(as16, 0.0, 1.0, out=as16)
     as16 += np.float16(0.0)  # -0.0 + 0.0 == +0.0, so codes of zero are all 0
     return as16

@@ -571,9 +571,11 @@ def _sample_summary(cases: Mapping[str, _SampleCase]) -> SampleSummary:
 
 def _object_summary(
     evaluations: Sequence[CaseEvaluation], method: str, options: EvaluationOptions
-) -> ObjectSummary:
+) -> ObjectSummary | None:
     described = [ev.methods[method].objects for ev in evaluations if ev.gt_voxels is not None]
     cases = [d for d in described if d is not None]
+    if not cases:  # no readable label: nothing to count
+        return None
     auto = options.object_threshold == "auto"
     if auto:
         counts = obj.best_object_threshold(cases, size_window=options.size_window)

@@ -244,7 +244,8 @@ def read_scores(path: str | os.PathLike[str], *, mode: ScoreMode = "mood") -> Sc
         raise ValueError(f"mode must be one of {_SCORE_MODES}, got {mode!r}")
     img = load_nifti(path)
     dtype = np.float16 if mode == "mood" else np.float32
-    scores = _squeeze(np.asarray(img.get_fdata(dtype=dtype)))
+    with np.errstate(over="ignore"):  # beyond float16 range -> inf, clipped to 1 below
+        scores = _squeeze(np.asarray(img.get_fdata(dtype=dtype)))
     affine = np.asarray(img.affine, dtype=np.float64)
     if _in_unit_range(scores):  # the common case: nothing to count or clip
         return ScoreRead(scores, affine, Path(path), 0, 0, 0, 0, 0)

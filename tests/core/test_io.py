@@ -116,7 +116,9 @@ def test_read_label_rounds_and_clips_like_official(nifti, dtype):
     path = nifti("l.nii.gz", data)
     read = read_label(path)
     official = np.clip(np.rint(nib.load(path).get_fdata()).astype(np.int64), 0, 1) == 1
-    np.testing.assert_array_equal(read.mask, official[..., 0] if official.ndim == 3 and read.mask.ndim == 2 else official)
+    np.testing.assert_array_equal(
+        read.mask, official[..., 0] if official.ndim == 3 and read.mask.ndim == 2 else official
+    )
     rounded = np.rint(data.astype(np.float64))
     assert read.n_nonbinary == int(((rounded != 0) & (rounded != 1)).sum())
 
@@ -188,3 +190,10 @@ def test_reading_never_writes(tmp_path: Path):
     read_scores(discover_methods(preds)["m"].pixel["c.nii.gz"])
     after = {p: (p.stat().st_mtime_ns, p.stat().st_size) for p in tmp_path.rglob("*")}
     assert before == after
+
+
+def test_values_beyond_float16_range_clip_to_one_without_warning(nifti):
+    data = np.array([[[1e6, -1e6, 0.5]]], dtype=np.float32)
+    read = read_scores(nifti("big.nii.gz", data))
+    np.testing.assert_array_equal(read.scores, np.array([[[1.0, 0.0, 0.5]]], np.float16))
+    assert read.n_posinf == 1 and read.n_neginf == 1  # as float16 they are infinite
