@@ -46,7 +46,9 @@ def make_mood_folder(
     dataset, preds = root / "data", root / "preds"
     for case, mask in labels.items():
         write_nifti(dataset / "toy" / f"{case}.nii.gz", mask.astype(np.float32), affine)
-        write_nifti(dataset / "toy_label" / "pixel" / f"{case}.nii.gz", mask.astype(np.uint8), affine)
+        write_nifti(
+            dataset / "toy_label" / "pixel" / f"{case}.nii.gz", mask.astype(np.uint8), affine
+        )
     for case, text in (sample_labels or {}).items():
         _write_text(dataset / "toy_label" / "sample" / f"{case}.nii.gz.txt", text)
     for method, maps in methods.items():

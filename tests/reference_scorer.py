@@ -51,7 +51,9 @@ def case_names(label_dir: Path) -> list[str]:
     return sorted(os.listdir(label_dir))
 
 
-def official_ap(pred_dir: Path, label_dir: Path, *, mode: str = "pixel", cases: list[str] | None = None) -> float:
+def official_ap(
+    pred_dir: Path, label_dir: Path, *, mode: str = "pixel", cases: list[str] | None = None
+) -> float:
     """AP of one method folder as the official scorer computes it."""
     preds, labels = [], []
     for name in cases if cases is not None else case_names(label_dir):
@@ -65,9 +67,13 @@ def official_ap(pred_dir: Path, label_dir: Path, *, mode: str = "pixel", cases: 
     return float(average_precision_score(np.concatenate(labels), np.concatenate(preds)))
 
 
-def official_batch_ap(pred_dir: Path, label_dir: Path, *, n_runs: int, n_files: int, seed: int) -> float:
+def official_batch_ap(
+    pred_dir: Path, label_dir: Path, *, n_runs: int, n_files: int, seed: int
+) -> float:
     """Mean AP over random case batches, as the official ``bootstrap_dir``."""
     names = case_names(label_dir)
     random.seed(seed)
     splits = [random.sample(list(range(len(names))), k=n_files) for _ in range(n_runs)]
-    return float(np.mean([official_ap(pred_dir, label_dir, cases=[names[i] for i in s]) for s in splits]))
+    return float(
+        np.mean([official_ap(pred_dir, label_dir, cases=[names[i] for i in s]) for s in splits])
+    )

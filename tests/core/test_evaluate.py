@@ -55,7 +55,9 @@ def broken(tmp_path: Path) -> tuple[Path, Path]:
 def _evaluate(data: Path, preds: Path, **options):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = evaluate_dataset(discover_dataset(data), discover_methods(preds), options=EvaluationOptions(**options))
+        result = evaluate_dataset(
+            discover_dataset(data), discover_methods(preds), options=EvaluationOptions(**options)
+        )
     return result, [str(w.message) for w in caught if issubclass(w.category, MoodInputWarning)]
 
 
@@ -100,7 +102,9 @@ def test_nan_policy(tmp_path):
     result, messages = _evaluate(data, preds, tasks=("pixel",), nan_policy="zero")
     zeroed = np.nan_to_num(scores, nan=0.0)
     write_nifti(tmp_path / "ref" / "c.nii.gz", zeroed)
-    assert result.methods["m"].pixel.ap == pytest.approx(official_ap(tmp_path / "ref", data / "toy_label" / "pixel"))
+    assert result.methods["m"].pixel.ap == pytest.approx(
+        official_ap(tmp_path / "ref", data / "toy_label" / "pixel")
+    )
     assert any("counted as 0" in m for m in messages)
 
 
@@ -110,7 +114,9 @@ def test_no_positive_label_gives_zero_ap_and_nan_auroc(tmp_path):
     data, preds = make_mood_folder(tmp_path, {"c": mask}, {"m": {"c": _map(rng, mask, 0)}})
     with pytest.warns(UserWarning):
         result = evaluate_dataset(
-            discover_dataset(data), discover_methods(preds), options=EvaluationOptions(tasks=("pixel",))
+            discover_dataset(data),
+            discover_methods(preds),
+            options=EvaluationOptions(tasks=("pixel",)),
         )
     assert result.methods["m"].pixel.ap == 0.0 and math.isnan(result.methods["m"].pixel.auroc)
 
@@ -148,7 +154,9 @@ def test_sample_from_pixel_fills_missing_scores(broken):
     assert result.methods["good"].sample.from_pixel == ("c3.nii.gz",)
     assert result.methods["good"].sample.missing == ()
     rows = {r.case: r for r in result.per_case if r.method == "good"}
-    expected = float(np.clip(nib.load(preds / "good" / "c3.nii.gz").get_fdata(dtype=np.float16), 0, 1).max())
+    expected = float(
+        np.clip(nib.load(preds / "good" / "c3.nii.gz").get_fdata(dtype=np.float16), 0, 1).max()
+    )
     assert rows["c3.nii.gz"].sample_score == expected
     assert rows["c0.nii.gz"].sample_score == pytest.approx(0.9)
 
@@ -157,12 +165,26 @@ def test_json_shape(broken):
     data, preds = broken
     result, _ = _evaluate(data, preds, tasks=("pixel", "sample", "object"))
     out = result.to_dict()
-    assert out["dataset"] == "data" and out["cases"] == ["c0.nii.gz", "c1.nii.gz", "c2.nii.gz", "c3.nii.gz"]
+    assert out["dataset"] == "data" and out["cases"] == [
+        "c0.nii.gz",
+        "c1.nii.gz",
+        "c2.nii.gz",
+        "c3.nii.gz",
+    ]
     pixel = out["methods"]["good"]["pixel"]
     for key in ("ap", "auroc", "fpr95", "best_dice", "best_dice_threshold", "missing", "invalid"):
         assert key in pixel
     assert set(out["methods"]["good"]["sample"]) >= {"ap", "auroc", "missing"}
-    assert set(out["methods"]["good"]["object"]) >= {"threshold", "tp", "fp", "fn", "f1", "precision", "recall", "size_window"}
+    assert set(out["methods"]["good"]["object"]) >= {
+        "threshold",
+        "tp",
+        "fp",
+        "fn",
+        "f1",
+        "precision",
+        "recall",
+        "size_window",
+    }
     row = out["per_case"][0]
     assert {"case", "method", "pixel_ap"} <= set(row)
     assert list(out["methods"])[0] == "good"  # sorted by AP

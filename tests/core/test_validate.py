@@ -32,7 +32,12 @@ def test_clean_dataset_has_no_problem(tmp_path):
 
 def test_shape_mismatch(tmp_path):
     p = _only(_problems(tmp_path, {"c0": np.zeros((4, 5, 7)), "c1": MASK * 1.0}), "shape")
-    assert p.severity == "error" and p.path.name == "c0.nii.gz" and p.method == "m" and p.case == "c0.nii.gz"
+    assert (
+        p.severity == "error"
+        and p.path.name == "c0.nii.gz"
+        and p.method == "m"
+        and p.case == "c0.nii.gz"
+    )
     assert "(4, 5, 7)" in p.message and "(4, 5, 6)" in p.message and "same voxel grid" in p.hint
 
 
