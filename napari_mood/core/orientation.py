@@ -57,7 +57,9 @@ class DisplayTransform:
     def to_display(self, array: np.ndarray) -> np.ndarray:
         """Return a display-ordered view of a file-ordered array (no copy)."""
         if tuple(array.shape) != self.file_shape:
-            raise ValueError(f"array shape {array.shape} differs from the scan grid {self.file_shape}")
+            raise ValueError(
+                f"array shape {array.shape} differs from the scan grid {self.file_shape}"
+            )
         view = np.transpose(array, self.perm)
         flips = tuple(k for k, f in enumerate(self.flip) if f)
         return np.flip(view, axis=flips) if flips else view
