@@ -233,3 +233,45 @@ def test_inputs_are_never_written(capsys):
         p: p.stat().st_mtime_ns for p in Path(SAMPLE).rglob("*") if "__pycache__" not in p.parts
     }
     assert before == after
+
+
+def _object_json(capsys, tmp_path, *extra: str) -> tuple[dict, str]:
+    out = tmp_path / "obj.json"
+    code, _, err = _run(capsys, "evaluate", str(SAMPLE), "--task", "object", "--format", "json", "--out", str(out), *extra)
+    assert code == 0, err
+    return json.loads(out.read_text()), err
+
+
+def test_object_task_matches_core_counts(capsys, tmp_path):
+    from napari_mood.core.io import read_label, read_scores
+    from napari_mood.core.objects import count_objects, describe_case
+
+    result, _ = _object_json(capsys, tmp_path, "--threshold", "0.4", "--connectivity", "face")
+    described = []
+    for case in sorted(p.name for p in PIXEL.iterdir()):
+        scores = read_scores(sample_methods_dir() / "residual" / case).scores
+        gt = read_label(PIXEL / case).mask
+        described.append(describe_case(scores, gt, thresholds=[0.4], connectivity="face", name=case))
+    expected = count_objects(described, threshold=0.4)
+    got = result["methods"]["residual"]["object"]
+    assert (got["tp"], got["fp"], got["fn"], got["threshold"]) == (expected.tp, expected.fp, expected.fn, 0.4)
+    assert got["size_window"] == list(expected.size_window)
+    per_case = [r for r in result["per_case"] if r["method"] == "residual"]
+    assert sum(r["object_tp"] for r in per_case) == expected.tp
+
+
+def test_object_auto_threshold_warns_optimistic_and_toy_is_used(capsys, tmp_path):
+    auto, err = _object_json(capsys, tmp_path, "--threshold", "auto")
+    assert "optimistic" in err
+    assert auto["methods"]["oracle_noisy"]["object"]["auto_threshold"] is True
+    toy, err = _object_json(capsys, tmp_path, "--threshold", "auto", "--toy", str(SAMPLE))
+    assert "optimistic" not in err
+    for name in ("residual", "oracle_noisy", "binary"):
+        assert toy["methods"][name]["object"]["threshold"] == auto["methods"][name]["object"]["threshold"]
+        assert toy["methods"][name]["object"]["f1"] == auto["methods"][name]["object"]["f1"]
+
+
+def test_object_size_window_is_applied(capsys, tmp_path):
+    result, _ = _object_json(capsys, tmp_path, "--size-window", "1,2")
+    obj = result["methods"]["oracle_noisy"]["object"]
+    assert obj["size_window"] == [1.0, 2.0] and obj["tp"] == 0
