@@ -15,8 +15,15 @@ from dataclasses import asdict, fields, replace
 from typing import Any, TextIO
 
 from napari_mood.core import ranking
-from napari_mood.core.evaluate import DatasetEvaluation, EvaluationOptions, evaluate_dataset
-from napari_mood.core.io import MethodFolder, MoodDataset, MoodInputWarning, discover_dataset
+from napari_mood.core.evaluate import DatasetEvaluation, EvaluationOptions
+from napari_mood.core.io import (
+    MethodFolder,
+    MoodDataset,
+    MoodInputError,
+    MoodInputWarning,
+    discover_dataset,
+)
+from napari_mood.engine import EngineStats, run_evaluation
 
 __all__ = ["format_csv", "format_json", "format_table", "run"]
 
@@ -66,16 +73,36 @@ def _toy_thresholds(
     toy_options = replace(
         options, tasks=("object",), object_threshold="auto", sample_from_pixel=None
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", MoodInputWarning)
-        result = evaluate_dataset(
-            toy, methods, options=toy_options, progress=ProgressBar("toy", enabled=not args.quiet)
-        )
+    result, _ = _run_engine(args, toy, methods, toy_options, label="toy", warn=False)
     return {
         name: s.object.counts.threshold
         for name, s in result.methods.items()
         if s.object is not None
     }
+
+
+def _run_engine(
+    args: argparse.Namespace,
+    dataset: MoodDataset,
+    methods: Mapping[str, MethodFolder],
+    options: EvaluationOptions,
+    *,
+    label: str,
+    warn: bool,
+) -> tuple[DatasetEvaluation, EngineStats]:
+    with warnings.catch_warnings():
+        if not warn:
+            warnings.simplefilter("ignore", MoodInputWarning)
+        return run_evaluation(
+            dataset,
+            methods,
+            options=options,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            cache=args.cache,
+            progress=ProgressBar(label, enabled=not args.quiet),
+            warn=warn,
+        )
 
 
 def run(args: argparse.Namespace, dataset: MoodDataset, methods: Mapping[str, MethodFolder]) -> int:
@@ -91,9 +118,14 @@ def run(args: argparse.Namespace, dataset: MoodDataset, methods: Mapping[str, Me
                 MoodInputWarning,
                 stacklevel=1,
             )
-    result = evaluate_dataset(
-        dataset, methods, options=options, progress=ProgressBar("evaluate", enabled=not args.quiet)
-    )
+    result, stats = _run_engine(args, dataset, methods, options, label="evaluate", warn=True)
+    if args.verbose:
+        print(
+            f"{stats.computed} case x method results computed, {stats.cached} from cache, "
+            f"{stats.cases_read} cases read by {stats.workers or 'cluster'} worker(s) "
+            f"({stats.scheduler}), peak worker memory {stats.peak_memory_mb:.0f} MiB",
+            file=sys.stderr,
+        )
     result = add_statistics(
         result,
         batches=args.batches,
@@ -101,6 +133,8 @@ def run(args: argparse.Namespace, dataset: MoodDataset, methods: Mapping[str, Me
         bootstrap=args.bootstrap,
         seed=args.seed,
     )
+    if args.report is not None:
+        _write_report(args, result)
     text = {"table": format_table, "csv": format_csv, "json": format_json}[args.format](result)
     if args.out is None:
         sys.stdout.write(text)
@@ -108,6 +142,28 @@ def run(args: argparse.Namespace, dataset: MoodDataset, methods: Mapping[str, Me
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text, encoding="utf-8")
     return 0
+
+
+def _write_report(args: argparse.Namespace, result: DatasetEvaluation) -> None:
+    try:
+        from napari_mood import report
+    except ImportError as exc:
+        raise MoodInputError(
+            None, f"--report needs matplotlib ({exc})", "pip install 'napari-mood[viewer]'"
+        ) from exc
+    categories_path = args.categories
+    if categories_path is None and (args.dataset / "categories.csv").is_file():
+        categories_path = args.dataset / "categories.csv"
+    categories = report.read_categories(categories_path) if categories_path is not None else None
+    files = report.write_report(
+        result,
+        args.report,
+        csv_text=format_csv(result),
+        categories=categories,
+        n_boot=args.bootstrap or 1000,
+        seed=args.seed,
+    )
+    print(f"report written to {files.html}", file=sys.stderr)
 
 
 def add_statistics(
@@ -118,7 +174,7 @@ def add_statistics(
         return result
     methods = {}
     for name, summary in result.methods.items():
-        accs = result.case_accumulators.get(name, ())
+        accs = tuple(result.case_accumulators.get(name, {}).values())
         if summary.pixel is None or not accs:
             methods[name] = summary
             continue

@@ -108,6 +108,21 @@ def _add_evaluate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--connectivity", choices=("full", "face"), default="full", help="object task")
     p.add_argument("--format", choices=("table", "csv", "json"), default="table")
     p.add_argument("--out", type=Path, help="write the result here instead of stdout")
+    p.add_argument("--workers", type=int, help="local worker processes (default: all cores)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="run on a dask.distributed scheduler")
+    p.add_argument("--cache", type=Path, metavar="DIR", help="reuse per-case results stored here")
+    p.add_argument(
+        "--report", type=Path, metavar="DIR", help="also write CSV, JSON and an HTML report"
+    )
+    p.add_argument(
+        "--categories",
+        type=Path,
+        metavar="CSV",
+        help="case,category file for the report (default: DATASET/categories.csv)",
+    )
+    p.add_argument(
+        "--verbose", action="store_true", help="print work done, cache hits, peak memory"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar and no warnings on stderr")
     p.set_defaults(func=_cmd_evaluate)
 

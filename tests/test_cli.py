@@ -237,7 +237,18 @@ def test_inputs_are_never_written(capsys):
 
 def _object_json(capsys, tmp_path, *extra: str) -> tuple[dict, str]:
     out = tmp_path / "obj.json"
-    code, _, err = _run(capsys, "evaluate", str(SAMPLE), "--task", "object", "--format", "json", "--out", str(out), *extra)
+    code, _, err = _run(
+        capsys,
+        "evaluate",
+        str(SAMPLE),
+        "--task",
+        "object",
+        "--format",
+        "json",
+        "--out",
+        str(out),
+        *extra,
+    )
     assert code == 0, err
     return json.loads(out.read_text()), err
 
@@ -251,10 +262,17 @@ def test_object_task_matches_core_counts(capsys, tmp_path):
     for case in sorted(p.name for p in PIXEL.iterdir()):
         scores = read_scores(sample_methods_dir() / "residual" / case).scores
         gt = read_label(PIXEL / case).mask
-        described.append(describe_case(scores, gt, thresholds=[0.4], connectivity="face", name=case))
+        described.append(
+            describe_case(scores, gt, thresholds=[0.4], connectivity="face", name=case)
+        )
     expected = count_objects(described, threshold=0.4)
     got = result["methods"]["residual"]["object"]
-    assert (got["tp"], got["fp"], got["fn"], got["threshold"]) == (expected.tp, expected.fp, expected.fn, 0.4)
+    assert (got["tp"], got["fp"], got["fn"], got["threshold"]) == (
+        expected.tp,
+        expected.fp,
+        expected.fn,
+        0.4,
+    )
     assert got["size_window"] == list(expected.size_window)
     per_case = [r for r in result["per_case"] if r["method"] == "residual"]
     assert sum(r["object_tp"] for r in per_case) == expected.tp
@@ -267,7 +285,10 @@ def test_object_auto_threshold_warns_optimistic_and_toy_is_used(capsys, tmp_path
     toy, err = _object_json(capsys, tmp_path, "--threshold", "auto", "--toy", str(SAMPLE))
     assert "optimistic" not in err
     for name in ("residual", "oracle_noisy", "binary"):
-        assert toy["methods"][name]["object"]["threshold"] == auto["methods"][name]["object"]["threshold"]
+        assert (
+            toy["methods"][name]["object"]["threshold"]
+            == auto["methods"][name]["object"]["threshold"]
+        )
         assert toy["methods"][name]["object"]["f1"] == auto["methods"][name]["object"]["f1"]
 
 

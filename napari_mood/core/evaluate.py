@@ -55,6 +55,7 @@ from napari_mood.core.metrics import (
 from napari_mood.core.validate import Problem, check_affine, check_label, check_scores, check_shape
 
 __all__ = [
+    "DEFAULT_OPTIONS",
     "CaseEvaluation",
     "CaseRow",
     "DatasetEvaluation",
@@ -64,8 +65,10 @@ __all__ = [
     "ObjectSummary",
     "PixelSummary",
     "SampleSummary",
+    "case_maps",
     "evaluate_case",
     "evaluate_dataset",
+    "summarise_dataset",
 ]
 
 Task = Literal["pixel", "sample", "object"]
@@ -133,6 +136,9 @@ class EvaluationOptions:
         if self.object_threshold == "auto":
             return tuple(float(t) for t in obj.default_threshold_grid())
         return (float(self.object_threshold),)
+
+
+DEFAULT_OPTIONS = EvaluationOptions()
 
 
 @dataclass(frozen=True)
@@ -259,7 +265,7 @@ def evaluate_case(
     label_path: Path,
     maps: Mapping[str, Path | None],
     *,
-    options: EvaluationOptions = EvaluationOptions(),
+    options: EvaluationOptions = DEFAULT_OPTIONS,
 ) -> CaseEvaluation:
     """Read one case's label and every method's map once, and score them.
 
@@ -373,7 +379,7 @@ class DatasetEvaluation:
     per_case: tuple[CaseRow, ...]
     problems: tuple[Problem, ...]
     options: EvaluationOptions
-    case_accumulators: Mapping[str, tuple[CurveAccumulator, ...]] = field(
+    case_accumulators: Mapping[str, Mapping[str, CurveAccumulator]] = field(
         default_factory=dict, repr=False
     )
 
@@ -457,10 +463,10 @@ def _quiet_ap(acc: CurveAccumulator) -> tuple[float, float]:
 
 def _pixel_summary(
     evaluations: Sequence[CaseEvaluation], method: str, mode: Mode
-) -> tuple[PixelSummary, tuple[CurveAccumulator, ...]]:
+) -> tuple[PixelSummary, dict[str, CurveAccumulator]]:
     scored = [ev for ev in evaluations if ev.gt_voxels is not None]
-    accs = tuple(a for ev in scored if (a := ev.methods[method].accumulator) is not None)
-    pooled = merge_accumulators(accs) if accs else CurveAccumulator(mode=mode)
+    accs = {ev.case: a for ev in scored if (a := ev.methods[method].accumulator) is not None}
+    pooled = merge_accumulators(accs.values()) if accs else CurveAccumulator(mode=mode)
     curve = pooled.curve()
     ap = average_precision_from_curve(curve)
     roc = auroc_from_curve(curve)
@@ -590,11 +596,13 @@ def evaluate_dataset(
     dataset: MoodDataset,
     methods: Mapping[str, MethodFolder],
     *,
-    options: EvaluationOptions = EvaluationOptions(),
+    options: EvaluationOptions = DEFAULT_OPTIONS,
     progress: Progress | None = None,
-    case_map: Callable[..., Sequence[CaseEvaluation]] | None = None,
 ) -> DatasetEvaluation:
     """Evaluate every method on a MOOD-layout dataset, as the official scorer would.
+
+    Serial and in this process; :func:`napari_mood.engine.run_evaluation` runs the same
+    per-case work in parallel (dask) with a cache and gives identical results.
 
     Parameters
     ----------
@@ -606,9 +614,6 @@ def evaluate_dataset(
         Tasks and policies (defaults: the official scorer's).
     progress : callable(done, total, case), optional
         Called after each case.
-    case_map : callable, optional
-        Maps :func:`evaluate_case` over the pixel cases (default: serially in this
-        process); the parallel engine plugs in here.
 
     Warns
     -----
@@ -624,8 +629,31 @@ def evaluate_dataset(
     """
     evaluations: Sequence[CaseEvaluation] = ()
     if options.needs_maps:
-        run = case_map or _serial_map
-        evaluations = run(dataset, methods, options, progress)
+        evaluations = _serial_map(dataset, methods, options, progress)
+    return summarise_dataset(dataset, methods, evaluations, options=options)
+
+
+def case_maps(
+    dataset: MoodDataset, methods: Mapping[str, MethodFolder], case: str
+) -> dict[str, Path | None]:
+    """Return each method's pixel map path for ``case`` (None where it has none)."""
+    return {name: m.pixel.get(case) for name, m in methods.items()}
+
+
+def summarise_dataset(
+    dataset: MoodDataset,
+    methods: Mapping[str, MethodFolder],
+    evaluations: Sequence[CaseEvaluation],
+    *,
+    options: EvaluationOptions,
+    warn: bool = True,
+) -> DatasetEvaluation:
+    """Merge per-case results (in case order) into dataset metrics; reads sample files.
+
+    ``evaluations`` are :func:`evaluate_case` results for the sorted pixel cases, from
+    any process: merging integer histograms and counts makes the result independent of
+    where and in which order cases were computed.
+    """
     summaries, rows, problems, accs = _summarise(dataset, methods, evaluations, options)
     result = DatasetEvaluation(
         dataset=dataset.name,
@@ -636,8 +664,9 @@ def evaluate_dataset(
         options=options,
         case_accumulators=accs,
     )
-    for problem in result.problems:
-        warnings.warn(str(problem), MoodInputWarning, stacklevel=2)
+    if warn:
+        for problem in result.problems:
+            warnings.warn(str(problem), MoodInputWarning, stacklevel=2)
     return result
 
 
@@ -650,7 +679,7 @@ def _serial_map(
     cases = sorted(dataset.pixel_labels)
     out = []
     for i, case in enumerate(cases):
-        maps = {name: m.pixel.get(case) for name, m in methods.items()}
+        maps = case_maps(dataset, methods, case)
         out.append(evaluate_case(case, dataset.pixel_labels[case], maps, options=options))
         if progress is not None:
             progress(i + 1, len(cases), case)
@@ -663,12 +692,12 @@ def _summarise(
     evaluations: Sequence[CaseEvaluation],
     options: EvaluationOptions,
 ) -> tuple[
-    dict[str, MethodSummary], list[CaseRow], list[Problem], dict[str, tuple[CurveAccumulator, ...]]
+    dict[str, MethodSummary], list[CaseRow], list[Problem], dict[str, dict[str, CurveAccumulator]]
 ]:
     problems = [p for ev in evaluations for p in ev.problems]
     summaries: dict[str, MethodSummary] = {}
     rows: list[CaseRow] = []
-    accs: dict[str, tuple[CurveAccumulator, ...]] = {}
+    accs: dict[str, dict[str, CurveAccumulator]] = {}
     for name, method in methods.items():
         pixel = objects = sample = None
         if "pixel" in options.tasks:

@@ -1,0 +1,339 @@
+"""npe2 reader: NIfTI files and MOOD folders -> napari layer data tuples.
+
+What is opened (see :func:`napari_mood.core.case.find_case_folder_layout`):
+
+* a MOOD dataset folder (holds ``toy/`` or ``toy_label/``): its first anomalous case with
+  the ground truth and every method found in ``DATASET/methods/``;
+* a case folder (``scan.nii.gz``, optional ``label.nii.gz``, ``<METHOD>.nii.gz`` maps);
+* a folder of method folders: the first case they hold, maps only;
+* one NIfTI file: a scan inside a dataset's ``toy/`` opens its whole case; otherwise the
+  file's role is guessed from where it lives (``*label*`` folder: ground truth; in a
+  folder under ``methods/``, in a case folder, or next to ``*.nii.gz.txt`` scores: a
+  method's map named after its folder; else a scan);
+* several files at once (``viewer.open([...], stack=True)`` or the command line): files
+  under a ``*label*`` folder are the ground truth (the first one), the first other file
+  is the scan and the remaining files are maps, named after their folder (or after the
+  file when several share a folder).
+
+Layers: scan -> gray Image named after the case; each map -> Image named after the method
+(colour and threshold display described in :mod:`napari_mood._layers`); ground truth ->
+Labels named ``"<case> GT"``, drawn as an outline once the session takes it (filled and
+translucent before). All layers of a case use the scan's display transform and ``scale``
+so they line up voxel for voxel. Problems found while reading (missing maps, shape or
+affine mismatches, NaN) are emitted as :class:`~napari_mood.core.io.MoodInputWarning`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from napari_mood._layers import (
+    AXIS_LABELS_3D,
+    DEFAULT_THRESHOLD,
+    GT_FILL_OPACITY,
+    METHOD_COLORS,
+    METHOD_OPACITY,
+    gt_colormap,
+    method_colormap,
+    mood_metadata,
+    threshold_limits,
+)
+from napari_mood.core.case import (
+    CaseData,
+    PathLayout,
+    find_case_folder_layout,
+    first_anomalous_case,
+    load_case,
+    methods_beside,
+    methods_from_files,
+)
+from napari_mood.core.io import (
+    MethodFolder,
+    MoodDataset,
+    MoodInputError,
+    MoodInputWarning,
+    case_stem,
+    discover_dataset,
+    discover_methods,
+    is_nifti,
+    method_folder,
+)
+
+__all__ = ["LayerData", "case_layer_data", "get_reader", "read_dataset_case", "read_paths"]
+
+LayerData = tuple[Any, dict[str, Any], str]
+PathOrPaths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
+ScoreMode = Literal["mood", "exact"]
+_LOG = logging.getLogger(__name__)
+
+
+def get_reader(path: PathOrPaths) -> Callable[[PathOrPaths], list[LayerData]] | None:
+    """Return :func:`read_paths` when napari-mood can open ``path``, else None.
+
+    Never raises: anything unexpected is logged and answered with None.
+    """
+    try:
+        return read_paths if _can_read(path) else None
+    except Exception:  # a reader lookup must never break napari's open dialog
+        _LOG.exception("napari-mood could not inspect %r", path)
+        return None
+
+
+def _can_read(path: PathOrPaths) -> bool:
+    paths = _as_list(path)
+    if len(paths) > 1:
+        return all(p.is_file() and is_nifti(p) for p in paths)
+    return bool(paths) and find_case_folder_layout(paths[0]).kind != "unknown"
+
+
+def _as_list(path: PathOrPaths) -> list[Path]:
+    if isinstance(path, str | os.PathLike):
+        return [Path(path)]
+    return [Path(p) for p in path]
+
+
+def read_paths(
+    path: PathOrPaths,
+    *,
+    preds: Mapping[str, str | os.PathLike[str]] | None = None,
+    mode: ScoreMode = "mood",
+) -> list[LayerData]:
+    """Read files or a folder as layer data tuples (scan, maps, then the ground truth).
+
+    Parameters
+    ----------
+    path : path-like or sequence of path-likes
+        What napari (or the command line) was asked to open.
+    preds : Mapping[str, path-like], optional
+        Extra methods by name: a method folder (``CASE.nii.gz`` maps) or one map file for
+        the case being opened.
+    mode : {"mood", "exact"}
+        How maps are read (float16 as the MOOD scorer, or float32).
+
+    Raises
+    ------
+    MoodInputError
+        When the path cannot be opened (napari shows the message).
+    """
+    case = _load(_as_list(path), dict(preds or {}), mode)
+    _warn(case)
+    return case_layer_data(case)
+
+
+def read_dataset_case(
+    root: str | os.PathLike[str],
+    case: str,
+    *,
+    preds: Mapping[str, str | os.PathLike[str]] | None = None,
+    mode: ScoreMode = "mood",
+) -> list[LayerData]:
+    """Read one case of a MOOD dataset (scan, GT, methods in ``root/methods/`` and ``preds``).
+
+    Examples
+    --------
+    >>> layers = read_dataset_case(sample_data_dir(), "brain_001.nii.gz")  # doctest: +SKIP
+    """
+    data = _load_dataset_case(discover_dataset(root), case, dict(preds or {}), mode)
+    _warn(data)
+    return case_layer_data(data)
+
+
+def _load(paths: list[Path], preds: dict[str, Any], mode: ScoreMode) -> CaseData:
+    if not paths:
+        raise MoodInputError(None, "nothing to open", "give a NIfTI file or a MOOD folder")
+    if len(paths) > 1:
+        return _load_files(paths, preds, mode)
+    layout = find_case_folder_layout(paths[0])
+    loaders = {
+        "file": _load_file,
+        "dataset": _load_dataset,
+        "case": _load_case_folder,
+        "methods": _load_methods_folder,
+    }
+    if layout.kind not in loaders:
+        raise MoodInputError(
+            layout.path,
+            "is not a NIfTI file, a MOOD dataset, a case folder or a folder of methods",
+            "see the README for the layouts napari-mood opens",
+        )
+    return loaders[layout.kind](layout, preds, mode)
+
+
+def _with_preds(
+    methods: Mapping[str, MethodFolder], preds: Mapping[str, Any], case: str
+) -> dict[str, MethodFolder]:
+    merged = dict(methods)
+    for name, value in preds.items():
+        pred = Path(value)
+        merged[name] = (
+            method_folder(pred, name=name)
+            if pred.is_dir()
+            else MethodFolder(name, pred.parent, {case: pred})
+        )
+    return merged
+
+
+def _load_dataset(layout: PathLayout, preds: dict[str, Any], mode: ScoreMode) -> CaseData:
+    dataset = discover_dataset(layout.path)
+    return _load_dataset_case(dataset, first_anomalous_case(dataset), preds, mode)
+
+
+def _load_dataset_case(
+    dataset: MoodDataset, case: str, preds: dict[str, Any], mode: ScoreMode
+) -> CaseData:
+    methods = _with_preds(methods_beside(dataset.root), preds, case)
+    return load_case(dataset, case, methods=methods, mode=mode)
+
+
+def _load_case_folder(layout: PathLayout, preds: dict[str, Any], mode: ScoreMode) -> CaseData:
+    case = layout.path.name
+    methods = _with_preds(methods_from_files(case, layout.maps), preds, case)
+    return load_case(
+        None, case, methods=methods, scan_path=layout.scan, label_path=layout.label, mode=mode
+    )
+
+
+def _load_methods_folder(layout: PathLayout, preds: dict[str, Any], mode: ScoreMode) -> CaseData:
+    found = discover_methods(layout.path)
+    cases = sorted({case for method in found.values() for case in method.pixel})
+    if not cases:
+        raise MoodInputError(
+            layout.path, "its method folders hold no .nii.gz maps", "check the folder"
+        )
+    return load_case(None, cases[0], methods=_with_preds(found, preds, cases[0]), mode=mode)
+
+
+def _load_file(layout: PathLayout, preds: dict[str, Any], mode: ScoreMode) -> CaseData:
+    path = layout.path
+    in_case_folder = find_case_folder_layout(path.parent).kind == "case"
+    case = path.parent.name if in_case_folder else path.name
+    if layout.role == "scan" and path.parent.name == "toy":
+        dataset = discover_dataset(path.parent.parent)
+        if case in dataset.scans:
+            return _load_dataset_case(dataset, case, preds, mode)
+    if layout.role == "gt":
+        return load_case(
+            None, case, methods=_with_preds({}, preds, case), label_path=path, mode=mode
+        )
+    if layout.role == "method":
+        name = case_stem(path.name) if in_case_folder else path.parent.name
+        methods = methods_from_files(case, {name: path})
+        return load_case(None, case, methods=_with_preds(methods, preds, case), mode=mode)
+    return load_case(None, case, methods=_with_preds({}, preds, case), scan_path=path, mode=mode)
+
+
+def _is_label_file(path: Path) -> bool:
+    return any("label" in p.name.lower() for p in (path.parent, path.parent.parent))
+
+
+def _load_files(paths: list[Path], preds: dict[str, Any], mode: ScoreMode) -> CaseData:
+    labels = [p for p in paths if _is_label_file(p)]
+    others = [p for p in paths if not _is_label_file(p)]
+    scan = others[0] if others else None
+    case = (scan or labels[0]).name
+    maps = _map_names(others[1:], taken={scan.parent} if scan else set())
+    methods = _with_preds(methods_from_files(case, maps), preds, case)
+    label = labels[0] if labels else None
+    return load_case(None, case, methods=methods, scan_path=scan, label_path=label, mode=mode)
+
+
+def _map_names(paths: list[Path], *, taken: set[Path]) -> dict[str, Path]:
+    folders = [p.parent for p in paths]
+    names: dict[str, Path] = {}
+    for path in paths:
+        shared = path.parent in taken or folders.count(path.parent) > 1
+        base = case_stem(path.name) if shared else path.parent.name
+        name, k = base, 1
+        while name in names:
+            k += 1
+            name = f"{base} ({k})"
+        names[name] = path
+    return names
+
+
+def _warn(case: CaseData) -> None:
+    for problem in case.problems:
+        warnings.warn(str(problem), MoodInputWarning, stacklevel=3)
+
+
+def case_layer_data(case: CaseData, *, threshold: float = DEFAULT_THRESHOLD) -> list[LayerData]:
+    """Turn a loaded case into layer data tuples: scan, maps, then the ground truth on top.
+
+    Every array is a display-ordered view (``case.transform.to_display``), never a copy,
+    and every layer gets ``scale = case.transform.spacing``.
+
+    Examples
+    --------
+    >>> layers = case_layer_data(load_case(ds, "brain_000.nii.gz"))  # doctest: +SKIP
+    >>> [kind for _, _, kind in layers]  # doctest: +SKIP
+    ['image', 'labels']
+    """
+    layers: list[LayerData] = []
+    if case.scan is not None:
+        layers.append(_scan_layer(case))
+    for index, method in enumerate(case.maps):
+        layers.append(
+            _method_layer(case, method, METHOD_COLORS[index % len(METHOD_COLORS)], threshold)
+        )
+    if case.gt is not None:
+        layers.append(_gt_layer(case))
+    return layers
+
+
+def _grid_kwargs(case: CaseData) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {"scale": case.transform.spacing}
+    if len(case.transform.display_shape) == 3:
+        kwargs["axis_labels"] = AXIS_LABELS_3D
+    return kwargs
+
+
+def _scan_layer(case: CaseData) -> LayerData:
+    assert case.scan is not None
+    meta = mood_metadata("scan", case=case.name, path=case.scan.path, dataset=case.dataset)
+    kwargs = {
+        "name": case.stem,
+        "colormap": "gray",
+        "metadata": meta,
+        **_grid_kwargs(case),
+    }
+    return case.transform.to_display(case.scan.data), kwargs, "image"
+
+
+def _method_layer(case: CaseData, method: str, color: str, threshold: float) -> LayerData:
+    meta = mood_metadata(
+        "method",
+        case=case.name,
+        path=case.map_paths.get(method),
+        dataset=case.dataset,
+        method=method,
+        color=color,
+    )
+    kwargs = {
+        "name": method,
+        "colormap": method_colormap(color),
+        "contrast_limits": list(threshold_limits(threshold)),
+        "blending": "translucent",
+        "opacity": METHOD_OPACITY,
+        "metadata": meta,
+        **_grid_kwargs(case),
+    }
+    return case.transform.to_display(case.maps[method]), kwargs, "image"
+
+
+def _gt_layer(case: CaseData) -> LayerData:
+    assert case.gt is not None
+    meta = mood_metadata("gt", case=case.name, path=case.gt_path, dataset=case.dataset)
+    kwargs = {
+        "name": f"{case.stem} GT",
+        "colormap": gt_colormap(),
+        "opacity": GT_FILL_OPACITY,
+        "blending": "translucent",
+        "metadata": meta,
+        **_grid_kwargs(case),
+    }
+    return case.transform.to_display(case.gt), kwargs, "labels"

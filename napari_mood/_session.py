@@ -1,0 +1,323 @@
+"""What a viewer shows for napari-mood: case, scan, ground truth and methods (Qt-free).
+
+One :class:`MoodSession` per viewer (:func:`get_session`). It watches the viewer's layer
+list: any layer whose ``metadata["napari_mood"]`` says it is a scan, a ground truth or a
+method's map joins the session when it is added (by the reader, by drag and drop, by the
+command line) and leaves when it is removed. Layers are recognised by that metadata only
+(:func:`napari_mood._layers.layer_info`), never by their names.
+
+Rules:
+
+* one scan and one ground truth at a time: the newest one wins;
+* methods are keyed by method name; a newer layer of the same method replaces the older
+  one in the session (the older layer stays in the viewer, untracked);
+* a method whose colour is already used by another method is recoloured with the first
+  free colour of :data:`napari_mood._layers.METHOD_COLORS`;
+* a ground truth is drawn as an outline (``contour=1``) in 2-D and filled in 3-D, where
+  napari draws no contours;
+* a method's display threshold is its layer's lower contrast limit, so changing it in
+  napari's own layer controls is seen too (:attr:`MoodSession.threshold_changed`).
+
+Widgets observe the session through its psygnal signals and never keep their own copy of
+this state. Nothing here imports Qt or napari.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from psygnal import Signal
+
+from napari_mood._layers import (
+    GT_FILL_OPACITY,
+    METADATA_KEY,
+    METHOD_COLORS,
+    layer_info,
+    method_colormap,
+    threshold_limits,
+)
+
+__all__ = ["MoodSession", "SessionMethod", "get_session"]
+
+
+@dataclass(frozen=True)
+class SessionMethod:
+    """A method's map as shown in the viewer (a snapshot; thresholds read live).
+
+    Attributes
+    ----------
+    name : str
+        Method name.
+    layer : napari.layers.Image
+        The layer showing the map.
+    color : str
+        The method's colour (``#rrggbb``), for plots and tables that should match.
+    path : Path or None
+        The map file.
+    """
+
+    name: str
+    layer: Any
+    color: str
+    path: Path | None
+
+    @property
+    def threshold(self) -> float:
+        """Display threshold (the layer's lower contrast limit)."""
+        return float(self.layer.contrast_limits[0])
+
+    @property
+    def data(self) -> Any:
+        """The displayed map (display-ordered view of the scores as read)."""
+        return self.layer.data
+
+
+class MoodSession:
+    """Qt-free state of a viewer's napari-mood layers, with signals for widgets.
+
+    Parameters
+    ----------
+    viewer : napari.Viewer (or anything with ``layers`` and ``dims`` like it)
+        Held through a weak reference.
+
+    Examples
+    --------
+    >>> session = get_session(viewer)  # doctest: +SKIP
+    >>> session.methods_changed.connect(lambda: print(session.method_names))  # doctest: +SKIP
+    >>> session.set_threshold("autoencoder", 0.7)  # doctest: +SKIP
+    """
+
+    methods_changed = Signal()
+    """A method joined or left the session."""
+    threshold_changed = Signal(str, float)
+    """A method's display threshold changed: ``(method, threshold)``."""
+    case_changed = Signal()
+    """The scan or the ground truth joined or left."""
+
+    def __init__(self, viewer: Any) -> None:
+        self._viewer = weakref.ref(viewer)
+        self._scan: Any = None
+        self._gt: Any = None
+        self._methods: dict[str, Any] = {}
+        viewer.layers.events.inserted.connect(self._on_layers_inserted)
+        viewer.layers.events.removed.connect(self._on_layers_removed)
+        viewer.dims.events.ndisplay.connect(self._on_dims_ndisplay, position="first")
+        for layer in list(viewer.layers):
+            self._join(layer)
+
+    # -- what is loaded -------------------------------------------------------------
+
+    @property
+    def viewer(self) -> Any:
+        """The viewer, or None once it has been garbage collected."""
+        return self._viewer()
+
+    @property
+    def scan_layer(self) -> Any:
+        """The scan's Image layer, or None."""
+        return self._scan
+
+    @property
+    def gt_layer(self) -> Any:
+        """The ground truth's Labels layer, or None."""
+        return self._gt
+
+    @property
+    def case(self) -> str | None:
+        """Case name of the scan (else of the ground truth, else of the first method)."""
+        info = self._first_info()
+        return None if info is None else info.get("case")
+
+    @property
+    def dataset(self) -> Path | None:
+        """Root of the MOOD dataset the case comes from, when known."""
+        info = self._first_info()
+        folder = None if info is None else info.get("dataset")
+        return None if folder is None else Path(folder)
+
+    def _first_info(self) -> Any:
+        layers = [self._scan, self._gt, *self._methods.values()]
+        return next((layer_info(layer) for layer in layers if layer is not None), None)
+
+    @property
+    def methods(self) -> tuple[SessionMethod, ...]:
+        """Methods shown, in the order they joined."""
+        return tuple(self._snapshot(name, layer) for name, layer in self._methods.items())
+
+    @property
+    def method_names(self) -> tuple[str, ...]:
+        """Names of the methods shown, in the order they joined."""
+        return tuple(self._methods)
+
+    def method(self, name: str) -> SessionMethod:
+        """Return one method; KeyError names the known ones."""
+        return self._snapshot(name, self._layer_of(name))
+
+    @staticmethod
+    def _snapshot(name: str, layer: Any) -> SessionMethod:
+        info = layer_info(layer) or {}
+        path = info.get("path")
+        return SessionMethod(
+            name, layer, info.get("color") or METHOD_COLORS[0], path and Path(path)
+        )
+
+    def _layer_of(self, name: str) -> Any:
+        if name not in self._methods:
+            raise KeyError(f"no method {name!r} in the session (have {list(self._methods)})")
+        return self._methods[name]
+
+    # -- slicing --------------------------------------------------------------------
+
+    @property
+    def slice_axis(self) -> int | None:
+        """The axis on the slider (0, axial, in the napari-mood convention), or None in 3-D."""
+        viewer = self.viewer
+        if viewer is None or viewer.dims.ndim <= viewer.dims.ndisplay:
+            return None
+        return int(viewer.dims.not_displayed[0])
+
+    @property
+    def slice_index(self) -> int | None:
+        """Index of the shown slice in the scan's (display-ordered) array, or None."""
+        axis, viewer = self.slice_axis, self.viewer
+        reference = self._scan or self._gt or next(iter(self._methods.values()), None)
+        if axis is None or reference is None:
+            return None
+        point = reference.world_to_data(viewer.dims.point)
+        return int(round(float(point[axis])))
+
+    # -- thresholds -----------------------------------------------------------------
+
+    def threshold(self, name: str) -> float:
+        """Display threshold of a method."""
+        return float(self._layer_of(name).contrast_limits[0])
+
+    def set_threshold(self, name: str, value: float) -> None:
+        """Show the method's scores above ``value`` (in [0, 1]); instant, no data copy.
+
+        Raises
+        ------
+        ValueError
+            When ``value`` is not a number in [0, 1].
+        KeyError
+            When the method is not in the session.
+        """
+        value = _check_threshold(value)
+        self._layer_of(name).contrast_limits = threshold_limits(value)
+
+    def set_all_thresholds(self, value: float) -> None:
+        """Give every method the same display threshold."""
+        value = _check_threshold(value)
+        for name in self._methods:
+            self.set_threshold(name, value)
+
+    # -- joining and leaving --------------------------------------------------------
+
+    def close(self) -> None:
+        """Stop watching the viewer and the layers."""
+        viewer = self.viewer
+        if viewer is not None:
+            viewer.layers.events.inserted.disconnect(self._on_layers_inserted)
+            viewer.layers.events.removed.disconnect(self._on_layers_removed)
+            viewer.dims.events.ndisplay.disconnect(self._on_dims_ndisplay)
+        for layer in list(self._methods.values()):
+            layer.events.contrast_limits.disconnect(self._on_layer_contrast_limits)
+        self._methods.clear()
+        self._scan = self._gt = None
+
+    def _on_layers_inserted(self, event: Any) -> None:
+        self._join(event.value)
+
+    def _on_layers_removed(self, event: Any) -> None:
+        self._leave(event.value)
+
+    def _on_dims_ndisplay(self, event: Any) -> None:
+        if self._gt is not None:
+            _outline(self._gt, self.viewer)
+
+    def _on_layer_contrast_limits(self, event: Any) -> None:
+        layer = event.source
+        name = next((n for n, tracked in self._methods.items() if tracked is layer), None)
+        if name is not None:
+            self.threshold_changed.emit(name, float(layer.contrast_limits[0]))
+
+    def _join(self, layer: Any) -> None:
+        info = layer_info(layer)
+        if info is None:
+            return
+        if info["role"] == "method":
+            self._join_method(layer, info["method"])
+        elif info["role"] == "gt":
+            self._gt = layer
+            _outline(layer, self.viewer)
+            self.case_changed.emit()
+        else:
+            self._scan = layer
+            self.case_changed.emit()
+
+    def _join_method(self, layer: Any, name: str) -> None:
+        previous = self._methods.pop(name, None)
+        if previous is not None:
+            previous.events.contrast_limits.disconnect(self._on_layer_contrast_limits)
+        self._recolor_if_taken(layer)
+        layer.contrast_limits_range = (0.0, 1.0)
+        layer.events.contrast_limits.connect(self._on_layer_contrast_limits)
+        self._methods[name] = layer
+        self.methods_changed.emit()
+
+    def _recolor_if_taken(self, layer: Any) -> None:
+        info = layer.metadata[METADATA_KEY]
+        taken = {(layer_info(other) or {}).get("color") for other in self._methods.values()}
+        if info.get("color") not in taken and info.get("color"):
+            return
+        free = [c for c in METHOD_COLORS if c not in taken]
+        color = free[0] if free else METHOD_COLORS[len(self._methods) % len(METHOD_COLORS)]
+        info["color"] = color
+        layer.colormap = method_colormap(color)
+
+    def _leave(self, layer: Any) -> None:
+        if layer is self._scan:
+            self._scan = None
+            self.case_changed.emit()
+        elif layer is self._gt:
+            self._gt = None
+            self.case_changed.emit()
+        for name, tracked in list(self._methods.items()):
+            if tracked is layer:
+                del self._methods[name]
+                layer.events.contrast_limits.disconnect(self._on_layer_contrast_limits)
+                self.methods_changed.emit()
+
+
+def _outline(layer: Any, viewer: Any) -> None:
+    """Draw a ground truth as an outline in 2-D; filled in 3-D (napari draws no 3-D contours)."""
+    if not hasattr(layer, "contour"):
+        return
+    flat = viewer is None or viewer.dims.ndisplay == 2
+    layer.contour = 1 if flat else 0
+    layer.opacity = 1.0 if flat else GT_FILL_OPACITY
+
+
+def _check_threshold(value: float) -> float:
+    value = float(value)
+    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+        raise ValueError(f"a display threshold must be a number in [0, 1], got {value!r}")
+    return value
+
+
+_SESSIONS: weakref.WeakKeyDictionary[Any, MoodSession] = weakref.WeakKeyDictionary()
+
+
+def get_session(viewer: Any) -> MoodSession:
+    """Return the viewer's session, creating it on first use (one per viewer).
+
+    The session lives as long as the viewer; it holds the viewer only weakly.
+    """
+    session = _SESSIONS.get(viewer)
+    if session is None:
+        session = _SESSIONS[viewer] = MoodSession(viewer)
+    return session

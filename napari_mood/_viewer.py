@@ -1,0 +1,178 @@
+"""Open napari on MOOD data: used by ``napari-mood view`` / ``napari-mood demo``.
+
+napari and Qt are imported inside the functions, so importing this module stays cheap.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from napari_mood._layers import layer_info
+from napari_mood._reader import read_paths
+from napari_mood._session import MoodSession, get_session
+from napari_mood.core.io import MoodInputError
+from napari_mood.datasets import sample_data_dir
+
+__all__ = [
+    "PLUGIN_NAME",
+    "SCREENSHOT_WINDOW_SIZE",
+    "dock_plugin_widgets",
+    "focus_case",
+    "load_into_viewer",
+    "open_viewer",
+    "run_demo",
+    "save_window_screenshot",
+]
+
+PLUGIN_NAME = "napari-mood"
+SCREENSHOT_WINDOW_SIZE = (1280, 800)  # width, height; fits the default xvfb screen
+_SETTLE_ROUNDS = 5
+
+
+def open_viewer(
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    preds: Mapping[str, str | os.PathLike[str]] | None = None,
+    screenshot: str | os.PathLike[str] | None = None,
+    dock_widgets: bool = True,
+) -> int:
+    """Open napari on files or folders, dock the plugin's widgets and run the event loop.
+
+    Parameters
+    ----------
+    paths : sequence of path-like
+        A MOOD dataset, a case folder, a methods folder or NIfTI files (see
+        :mod:`napari_mood._reader`); empty for an empty viewer.
+    preds : Mapping[str, path-like], optional
+        Extra methods by name: method folders or map files of the case opened.
+    screenshot : path-like, optional
+        Render the whole window to this PNG and return instead of running the event loop.
+    dock_widgets : bool
+        Dock every widget of the napari-mood manifest.
+
+    Returns
+    -------
+    int
+        Exit status (0).
+    """
+    import napari
+
+    viewer = napari.Viewer(title=PLUGIN_NAME, show=True)
+    session = load_into_viewer(viewer, paths, preds=preds)
+    if dock_widgets:
+        dock_plugin_widgets(viewer)
+    focus_case(viewer, session)
+    if session.case is not None:
+        viewer.title = f"{PLUGIN_NAME}: {session.case}"
+    if screenshot is not None:
+        return save_window_screenshot(viewer, screenshot)
+    napari.run()
+    return 0
+
+
+def run_demo(*, screenshot: str | os.PathLike[str] | None = None) -> int:
+    """Open the bundled sample dataset: first anomalous case, every method, widgets docked.
+
+    Examples
+    --------
+    >>> run_demo(screenshot="demo.png")  # doctest: +SKIP
+    0
+    """
+    root = sample_data_dir()
+    if not (root / "toy").is_dir():
+        raise MoodInputError(root, "the sample dataset is missing", "reinstall napari-mood")
+    return open_viewer([root], screenshot=screenshot)
+
+
+def load_into_viewer(
+    viewer: Any,
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    preds: Mapping[str, str | os.PathLike[str]] | None = None,
+) -> MoodSession:
+    """Add the layers read from ``paths`` to ``viewer`` and return its session.
+
+    The session is created first, so the layers join it as they are added.
+
+    Raises
+    ------
+    MoodInputError
+        When ``preds`` are given without anything to show them on, or a path cannot be read.
+    """
+    from napari.layers import Layer
+
+    session = get_session(viewer)
+    if not paths:
+        if preds:
+            raise MoodInputError(None, "method maps given without a scan or dataset", "add one")
+        return session
+    for data, kwargs, kind in read_paths(list(paths), preds=preds):
+        viewer.add_layer(Layer.create(data, kwargs, kind))
+    _select_first_method(viewer)
+    return session
+
+
+def _select_first_method(viewer: Any) -> None:
+    methods = [
+        layer for layer in viewer.layers if (layer_info(layer) or {}).get("role") == "method"
+    ]
+    if methods:
+        viewer.layers.selection.active = methods[0]
+
+
+def dock_plugin_widgets(viewer: Any) -> list[Any]:
+    """Dock every widget the napari-mood manifest contributes; return the widgets."""
+    from npe2 import PluginManager
+
+    manifest = PluginManager.instance().get_manifest(PLUGIN_NAME)
+    docked = []
+    for contribution in manifest.contributions.widgets or ():
+        _, widget = viewer.window.add_plugin_dock_widget(PLUGIN_NAME, contribution.display_name)
+        docked.append(widget)
+    return docked
+
+
+def focus_case(viewer: Any, session: MoodSession | None = None) -> None:
+    """Show the axial slice with the largest ground-truth area and zoom to fit."""
+    session = session or get_session(viewer)
+    gt = session.gt_layer
+    if gt is not None and gt.data.ndim == 3 and np.any(gt.data):
+        areas = np.count_nonzero(np.asarray(gt.data), axis=(1, 2))
+        index = int(np.argmax(areas))
+        world = gt.data_to_world((index, 0, 0))
+        viewer.dims.set_point(0, float(world[0]))
+    viewer.reset_view()
+
+
+def save_window_screenshot(viewer: Any, path: str | os.PathLike[str]) -> int:
+    """Render the whole window (canvas, docks, layer list) to a PNG, close the viewer, return 0."""
+    viewer.window.resize(*SCREENSHOT_WINDOW_SIZE)
+    _settle()
+    viewer.reset_view()
+    _close_notifications()
+    _settle()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    viewer.screenshot(str(path), canvas_only=False)
+    viewer.close()
+    return 0
+
+
+def _close_notifications() -> None:
+    """Close napari's toast notifications (for example the PyQt5 notice) before a screenshot."""
+    from qtpy.QtWidgets import QApplication
+
+    for widget in QApplication.allWidgets():
+        if type(widget).__name__ == "NapariQtNotification":
+            widget.close()
+
+
+def _settle() -> None:
+    from qtpy.QtWidgets import QApplication
+
+    for _ in range(_SETTLE_ROUNDS):
+        QApplication.processEvents()

@@ -1,0 +1,522 @@
+"""One case as the viewer shows it: scan, ground truth and every method's map on one grid.
+
+What a path holds (:func:`find_case_folder_layout`):
+
+``file``
+    one ``.nii`` / ``.nii.gz`` file; its role is guessed from where it lives
+    (:func:`guess_file_role`).
+``dataset``
+    a MOOD dataset folder: it holds ``toy/`` or ``toy_label/`` (the folders ``toy/`` and
+    ``toy_label/`` themselves count as their dataset). Method folders are looked for in
+    ``DATASET/methods/`` (:func:`methods_beside`).
+``case``
+    a *case folder*, the simplest way to hand over one case::
+
+        CASE/scan.nii.gz      the image (required; ``image.nii.gz`` also accepted)
+        CASE/label.nii.gz     the ground-truth mask (optional; ``gt.nii.gz`` also accepted)
+        CASE/<METHOD>.nii.gz  one score map per method, named after the method
+
+``methods``
+    a folder whose subfolders are method folders (``METHOD/CASE.nii.gz``).
+
+Every layer of a case is shown on the scan's grid with the scan's display transform,
+voxel for voxel, as MOOD scores it; files whose affine differs from the scan's are still
+aligned voxel-wise and reported in :attr:`CaseData.problems`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from napari_mood.core.io import (
+    MethodFolder,
+    MoodDataset,
+    MoodInputError,
+    Volume,
+    case_stem,
+    discover_methods,
+    is_nifti,
+    read_label,
+    read_sample_label,
+    read_scores,
+    read_volume,
+)
+from napari_mood.core.orientation import DisplayTransform, display_transform
+from napari_mood.core.validate import Problem, check_affine, check_label, check_scores, check_shape
+
+__all__ = [
+    "CASE_LABEL_NAMES",
+    "CASE_SCAN_NAMES",
+    "CaseData",
+    "FileRole",
+    "LayoutKind",
+    "PathLayout",
+    "find_case_folder_layout",
+    "first_anomalous_case",
+    "guess_file_role",
+    "load_case",
+    "methods_beside",
+    "methods_from_files",
+]
+
+LayoutKind = Literal["file", "dataset", "case", "methods", "unknown"]
+FileRole = Literal["scan", "gt", "method"]
+ScoreMode = Literal["mood", "exact"]
+_SCORE_MODES = ("mood", "exact")
+
+CASE_SCAN_NAMES: tuple[str, ...] = ("scan", "image")
+CASE_LABEL_NAMES: tuple[str, ...] = ("label", "gt")
+METHODS_FOLDER = "methods"
+_DATASET_PARTS = ("toy", "toy_label")
+
+
+@dataclass(frozen=True)
+class CaseData:
+    """Everything the viewer shows for one case, read once.
+
+    Attributes
+    ----------
+    name : str
+        Case name (file name such as ``brain_000.nii.gz``, or a case folder's name).
+    scan : Volume or None
+        The scan (None when only a mask or maps were given).
+    gt : ndarray of bool or None
+        Ground-truth mask on the scan's grid.
+    maps : Mapping[str, ndarray]
+        Score map per method as read (float16 in ``mood`` mode); NaN voxels are set to 0.
+    transform : DisplayTransform
+        Display transform of the reference grid (the scan's, else the GT's, else the
+        first map's), used for every layer.
+    problems : tuple of Problem
+        What was wrong, each naming its file: missing or unreadable maps, shape
+        mismatches (the file is skipped), affine deviations, NaN (shown as 0), values
+        outside [0, 1] (clipped), non-binary labels.
+    gt_path : Path or None
+        File of the ground truth.
+    map_paths : Mapping[str, Path]
+        File of each map in ``maps``.
+    dataset : Path or None
+        Root of the MOOD dataset the case comes from.
+    """
+
+    name: str
+    scan: Volume | None
+    gt: np.ndarray | None
+    maps: Mapping[str, np.ndarray]
+    transform: DisplayTransform
+    problems: tuple[Problem, ...] = ()
+    gt_path: Path | None = None
+    map_paths: Mapping[str, Path] = field(default_factory=dict)
+    dataset: Path | None = None
+
+    @property
+    def stem(self) -> str:
+        """Case name without ``.nii.gz`` / ``.nii``."""
+        return case_stem(self.name)
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        """Names of the methods whose map was loaded, in loading order."""
+        return tuple(self.maps)
+
+
+@dataclass(frozen=True)
+class _Reference:
+    shape: tuple[int, ...]
+    affine: np.ndarray
+    what: str
+
+
+def load_case(
+    dataset: MoodDataset | None,
+    case: str,
+    *,
+    methods: Mapping[str, MethodFolder] | None = None,
+    scan_path: str | os.PathLike[str] | None = None,
+    label_path: str | os.PathLike[str] | None = None,
+    mode: ScoreMode = "mood",
+) -> CaseData:
+    """Read the scan, ground truth and method maps of one case onto the scan's grid.
+
+    Parameters
+    ----------
+    dataset : MoodDataset or None
+        Where the scan and pixel label of ``case`` are looked up.
+    case : str
+        Case name as in the dataset (``brain_000.nii.gz``); maps are ``method.pixel[case]``.
+    methods : Mapping[str, MethodFolder], optional
+        Methods whose map of ``case`` to load, by display name.
+    scan_path, label_path : path-like, optional
+        Override (or replace, without a dataset) the dataset's scan and label files.
+    mode : {"mood", "exact"}
+        How maps are read (see :func:`napari_mood.core.io.read_scores`).
+
+    Returns
+    -------
+    CaseData
+        Maps whose shape differs from the scan's are skipped and reported in ``problems``.
+
+    Raises
+    ------
+    MoodInputError
+        When nothing at all could be read.
+
+    Examples
+    --------
+    >>> ds = discover_dataset("sample_data")  # doctest: +SKIP
+    >>> data = load_case(ds, "brain_000.nii.gz", methods=methods_beside(ds.root))  # doctest: +SKIP
+    >>> data.transform.to_display(data.gt).shape  # doctest: +SKIP
+    """
+    if mode not in _SCORE_MODES:
+        raise ValueError(f"mode must be one of {_SCORE_MODES}, got {mode!r}")
+    methods = {} if methods is None else methods
+    scan_file = _pick(scan_path, dataset.scans.get(case) if dataset else None)
+    label_file = _pick(label_path, dataset.pixel_labels.get(case) if dataset else None)
+    problems: list[Problem] = []
+    scan = _read_scan(scan_file, case, problems)
+    reference = None if scan is None else _Reference(scan.shape, scan.affine, "the scan")
+    gt, reference = _read_gt(label_file, case, reference, problems)
+    maps, map_paths, reference = _read_maps(methods, case, reference, mode, problems)
+    if reference is None:
+        raise MoodInputError(
+            scan_file or label_file, f"nothing could be read for case {case}", _summary(problems)
+        )
+    return CaseData(
+        name=case,
+        scan=scan,
+        gt=gt,
+        maps=maps,
+        transform=display_transform(reference.shape, reference.affine),
+        problems=tuple(problems),
+        gt_path=label_file if gt is not None else None,
+        map_paths=map_paths,
+        dataset=dataset.root if dataset else None,
+    )
+
+
+def _pick(explicit: str | os.PathLike[str] | None, found: Path | None) -> Path | None:
+    return Path(explicit) if explicit is not None else found
+
+
+def _summary(problems: list[Problem]) -> str:
+    return "; ".join(str(p) for p in problems) or "give a scan, a label or a map"
+
+
+def _read_scan(path: Path | None, case: str, problems: list[Problem]) -> Volume | None:
+    if path is None:
+        return None
+    try:
+        return read_volume(path)
+    except MoodInputError as exc:
+        problems.append(Problem("unreadable", "error", exc.path, exc.problem, exc.hint, case))
+        return None
+
+
+def _read_gt(
+    path: Path | None, case: str, reference: _Reference | None, problems: list[Problem]
+) -> tuple[np.ndarray | None, _Reference | None]:
+    if path is None:
+        return None, reference
+    try:
+        read = read_label(path)
+    except MoodInputError as exc:
+        problems.append(Problem("unreadable", "error", exc.path, exc.problem, exc.hint, case))
+        return None, reference
+    own = _Reference(read.mask.shape, read.affine, "the label")
+    found = _check_grid(read.mask.shape, read.affine, path, reference, case, None)
+    problems += found + _tag(check_label(read), case, None)
+    if any(p.kind == "shape" for p in found):
+        return None, reference
+    return read.mask, reference or own
+
+
+def _read_maps(
+    methods: Mapping[str, MethodFolder],
+    case: str,
+    reference: _Reference | None,
+    mode: ScoreMode,
+    problems: list[Problem],
+) -> tuple[dict[str, np.ndarray], dict[str, Path], _Reference | None]:
+    maps: dict[str, np.ndarray] = {}
+    paths: dict[str, Path] = {}
+    for name, method in methods.items():
+        path = method.pixel.get(case)
+        if path is None:
+            problems.append(_missing_map(method, name, case))
+            continue
+        scores, reference = _read_map(path, case, name, reference, mode, problems)
+        if scores is not None:
+            maps[name], paths[name] = scores, path
+    return maps, paths, reference
+
+
+def _missing_map(method: MethodFolder, name: str, case: str) -> Problem:
+    expected = method.path / case
+    return Problem(
+        "missing",
+        "warning",
+        expected,
+        f"method {name} has no map for this case",
+        "",
+        case,
+        name,
+    )
+
+
+def _read_map(
+    path: Path,
+    case: str,
+    method: str,
+    reference: _Reference | None,
+    mode: ScoreMode,
+    problems: list[Problem],
+) -> tuple[np.ndarray | None, _Reference | None]:
+    try:
+        read = read_scores(path, mode=mode)
+    except MoodInputError as exc:
+        problems.append(
+            Problem("unreadable", "error", exc.path, exc.problem, exc.hint, case, method)
+        )
+        return None, reference
+    found = _check_grid(read.scores.shape, read.affine, path, reference, case, method)
+    problems += found
+    if any(p.kind == "shape" for p in found):
+        return None, reference
+    problems += [_shown_as_zero(p) for p in _tag(check_scores(read), case, method)]
+    if read.n_nan:
+        read.scores[np.isnan(read.scores)] = 0  # our own fresh array, not an input
+    return read.scores, reference or _Reference(read.scores.shape, read.affine, "the first map")
+
+
+def _check_grid(
+    shape: tuple[int, ...],
+    affine: np.ndarray,
+    path: Path,
+    reference: _Reference | None,
+    case: str,
+    method: str | None,
+) -> list[Problem]:
+    if reference is None:
+        return []
+    found = check_shape(shape, reference.shape, path, reference_name=reference.what)
+    if found:
+        skipped = [_skipped(p) for p in found]
+        return _tag(skipped, case, method)
+    return _tag(check_affine(affine, reference.affine, path), case, method)
+
+
+def _skipped(problem: Problem) -> Problem:
+    return Problem(
+        problem.kind, problem.severity, problem.path, problem.message + "; not shown", problem.hint
+    )
+
+
+def _shown_as_zero(problem: Problem) -> Problem:
+    if problem.kind != "nan":
+        return problem
+    message = problem.message + " (shown as 0)"
+    return Problem("nan", "warning", problem.path, message, "", problem.case, problem.method)
+
+
+def _tag(problems: list[Problem], case: str, method: str | None) -> list[Problem]:
+    return [
+        Problem(p.kind, p.severity, p.path, p.message, p.hint, case, p.method or method)
+        for p in problems
+    ]
+
+
+def methods_from_files(
+    case: str, files: Mapping[str, str | os.PathLike[str]]
+) -> dict[str, MethodFolder]:
+    """Wrap single map files (``{method: path}``) as method folders holding ``case``.
+
+    Examples
+    --------
+    >>> methods_from_files("c.nii.gz", {"A": "/x/A.nii.gz"})["A"].pixel
+    {'c.nii.gz': PosixPath('/x/A.nii.gz')}
+    """
+    return {
+        name: MethodFolder(name, Path(path).parent, {case: Path(path)})
+        for name, path in files.items()
+    }
+
+
+def methods_beside(root: str | os.PathLike[str]) -> dict[str, MethodFolder]:
+    """Return the method folders found in ``root/methods/`` (empty when there are none).
+
+    Examples
+    --------
+    >>> sorted(methods_beside(sample_data_dir()))  # doctest: +SKIP
+    ['autoencoder', 'threshold']
+    """
+    folder = Path(root) / METHODS_FOLDER
+    if not folder.is_dir():
+        return {}
+    try:
+        return discover_methods(folder)
+    except MoodInputError:
+        return {}
+
+
+def first_anomalous_case(dataset: MoodDataset) -> str:
+    """Return the first case labelled anomalous, else the first case.
+
+    Sample labels (``1``) decide when there are any; otherwise pixel labels are read in
+    order until one holds an anomalous voxel.
+
+    Raises
+    ------
+    MoodInputError
+        When the dataset has no case.
+    """
+    cases = dataset.cases
+    if not cases:
+        raise MoodInputError(
+            dataset.root, "has no case", "add scans to toy/ and labels to toy_label/"
+        )
+    for case in cases:
+        if _is_anomalous(dataset, case):
+            return case
+    return cases[0]
+
+
+def _is_anomalous(dataset: MoodDataset, case: str) -> bool:
+    try:
+        if dataset.sample_labels:
+            path = dataset.sample_labels.get(case)
+            return path is not None and read_sample_label(path) == 1
+        path = dataset.pixel_labels.get(case)
+        return path is not None and bool(read_label(path).mask.any())
+    except MoodInputError:
+        return False
+
+
+@dataclass(frozen=True)
+class PathLayout:
+    """What a path holds, as napari-mood opens it.
+
+    Attributes
+    ----------
+    kind : {"file", "dataset", "case", "methods", "unknown"}
+        See the module documentation.
+    path : Path
+        The path given (for ``dataset``: the dataset root, also when ``toy/`` was given).
+    role : {"scan", "gt", "method"} or None
+        For ``file``: what the file is taken for (:func:`guess_file_role`).
+    scan, label : Path or None
+        For ``case``: the scan and ground-truth files.
+    maps : Mapping[str, Path]
+        For ``case``: score map per method name.
+    """
+
+    kind: LayoutKind
+    path: Path
+    role: FileRole | None = None
+    scan: Path | None = None
+    label: Path | None = None
+    maps: Mapping[str, Path] = field(default_factory=dict)
+
+
+def find_case_folder_layout(path: str | os.PathLike[str]) -> PathLayout:
+    """Decide what a path is: a NIfTI file, a dataset, a case folder or a methods folder.
+
+    Never raises for a path that does not exist or cannot be listed: it is ``unknown``.
+
+    Examples
+    --------
+    >>> find_case_folder_layout("sample_data").kind  # doctest: +SKIP
+    'dataset'
+    >>> find_case_folder_layout("notes.txt").kind
+    'unknown'
+    """
+    path = Path(path)
+    if path.is_file():
+        role = guess_file_role(path) if is_nifti(path) else None
+        return PathLayout("file" if role else "unknown", path, role=role)
+    if not path.is_dir():
+        return PathLayout("unknown", path)
+    try:
+        return _folder_layout(path)
+    except OSError:
+        return PathLayout("unknown", path)
+
+
+def _folder_layout(path: Path) -> PathLayout:
+    if _is_dataset(path):
+        return PathLayout("dataset", path)
+    if path.name in _DATASET_PARTS and _is_dataset(path.parent):
+        return PathLayout("dataset", path.parent)
+    niftis = {case_stem(p.name): p for p in sorted(path.iterdir()) if p.is_file() and is_nifti(p)}
+    scan = _first_named(niftis, CASE_SCAN_NAMES)
+    if scan is not None:
+        label = _first_named(niftis, CASE_LABEL_NAMES)
+        used = {scan, label}
+        maps = {name: p for name, p in niftis.items() if p not in used}
+        return PathLayout("case", path, scan=scan, label=label, maps=maps)
+    if not niftis and _holds_method_folders(path):
+        return PathLayout("methods", path)
+    return PathLayout("unknown", path)
+
+
+def _holds_method_folders(path: Path) -> bool:
+    return any(sub.is_dir() and any(is_nifti(n) for n in os.listdir(sub)) for sub in path.iterdir())
+
+
+def _is_dataset(path: Path) -> bool:
+    return any((path / part).is_dir() for part in _DATASET_PARTS)
+
+
+def _first_named(files: Mapping[str, Path], names: tuple[str, ...]) -> Path | None:
+    lowered = {stem.lower(): p for stem, p in files.items()}
+    return next((lowered[n] for n in names if n in lowered), None)
+
+
+def guess_file_role(path: str | os.PathLike[str]) -> FileRole:
+    """Guess whether a lone NIfTI file is a scan, a ground truth or a method's map.
+
+    In order: a file under a folder whose name contains ``label`` (parent or grandparent,
+    as ``toy_label/pixel/``) is a ground truth; a file in a dataset's ``toy/`` or named
+    ``scan`` / ``image`` is a scan; a file named ``label`` / ``gt`` next to a scan is a
+    ground truth; a file in a case folder (next to ``scan.nii.gz``), in a folder under
+    ``methods/``, or next to sample scores (``*.nii.gz.txt``) is a method's map; anything
+    else is a scan.
+
+    Examples
+    --------
+    >>> guess_file_role("data/toy_label/pixel/brain_000.nii.gz")
+    'gt'
+    >>> guess_file_role("data/methods/ae/brain_000.nii.gz")
+    'method'
+    >>> guess_file_role("downloads/brain.nii.gz")
+    'scan'
+    """
+    path = Path(path)
+    folders = [p.name.lower() for p in (path.parent, path.parent.parent)]
+    stem = case_stem(path.name).lower()
+    if any("label" in name for name in folders):
+        return "gt"
+    if stem in CASE_SCAN_NAMES or (folders[0] == "toy" and _is_dataset(path.parent.parent)):
+        return "scan"
+    in_case_folder = _has_case_scan(path.parent)
+    if in_case_folder and stem in CASE_LABEL_NAMES:
+        return "gt"
+    if in_case_folder or folders[1] == METHODS_FOLDER or _has_sample_scores(path.parent):
+        return "method"
+    return "scan"
+
+
+def _has_case_scan(folder: Path) -> bool:
+    return any((folder / f"{n}{s}").is_file() for n in CASE_SCAN_NAMES for s in (".nii.gz", ".nii"))
+
+
+def _has_sample_scores(folder: Path) -> bool:
+    try:
+        return any(n.endswith((".nii.gz.txt", ".nii.txt")) for n in os.listdir(folder))
+    except OSError:
+        return False

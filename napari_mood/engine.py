@@ -1,0 +1,385 @@
+"""Batch evaluation at scale: parallel (dask), on a cluster, with a per-case cache.
+
+The unit of work is one case: a worker reads the case's label and every method map it
+has to compute itself (paths are shipped, not arrays), so a worker holds one case at a
+time. Per-case results are small (two integer histograms and object counts per method)
+and are merged in case order by :func:`napari_mood.core.evaluate.summarise_dataset`, so
+a parallel run gives the same numbers as a serial one, bit for bit.
+
+The cache stores each (case, method) result under a key made of the label's and the
+map's path, size and modification time and of every option that changes the result; a
+rerun after adding a method or a case, or touching one file, recomputes only that.
+
+GUI-free; dask is required, ``dask.distributed`` only for ``scheduler=ADDRESS``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from napari_mood.core.evaluate import (
+    DEFAULT_OPTIONS,
+    CaseEvaluation,
+    DatasetEvaluation,
+    EvaluationOptions,
+    MethodCase,
+    Progress,
+    case_maps,
+    evaluate_case,
+    summarise_dataset,
+)
+from napari_mood.core.io import MethodFolder, MoodDataset
+from napari_mood.core.validate import Problem
+
+__all__ = ["EngineStats", "ResultCache", "default_workers", "run_evaluation"]
+
+CACHE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class EngineStats:
+    """What a run did: work computed vs read from the cache, workers, peak memory."""
+
+    computed: int
+    cached: int
+    cases_read: int
+    workers: int
+    scheduler: str
+    peak_memory_mb: float
+
+
+@dataclass(frozen=True)
+class _Task:
+    case: str
+    label_path: Path
+    maps: Mapping[str, Path | None]
+
+
+@dataclass(frozen=True)
+class _TaskResult:
+    evaluation: CaseEvaluation
+    peak_memory_mb: float
+
+
+def default_workers() -> int:
+    """Number of local worker processes by default: the usable cores."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def peak_memory_mb() -> float:
+    """Peak resident memory of this process in MiB (Linux ``VmHWM``; 0.0 elsewhere)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return float(line.split()[1]) / 1024.0
+    except OSError:  # pragma: no cover - not Linux
+        pass
+    return 0.0
+
+
+def _run_task(task: _Task, options: EvaluationOptions) -> _TaskResult:
+    evaluation = evaluate_case(task.case, task.label_path, task.maps, options=options)
+    return _TaskResult(evaluation, peak_memory_mb())
+
+
+# --------------------------------------------------------------------------- cache
+
+
+def _stamp(path: Path | None) -> list[Any]:
+    if path is None:
+        return [None]
+    try:
+        st = path.stat()
+    except OSError:
+        return [str(path), None, None]
+    return [str(path.resolve()), st.st_size, st.st_mtime_ns]
+
+
+def _options_key(options: EvaluationOptions, method: str) -> dict[str, Any]:
+    return {
+        "tasks": sorted(options.tasks),
+        "mode": options.mode,
+        "strict": options.strict,
+        "nan_policy": options.nan_policy,
+        "sample_from_pixel": options.sample_from_pixel,
+        "object_thresholds": list(options.thresholds_for(method))
+        if "object" in options.tasks
+        else None,
+        "connectivity": options.connectivity,
+    }
+
+
+class ResultCache:
+    """Per-case results on disk, keyed by file stamps and options (pickle files).
+
+    Only this process writes the cache; workers never do. A corrupt or unreadable
+    entry counts as a miss.
+    """
+
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+
+    @staticmethod
+    def key(kind: str, *parts: Any) -> str:
+        """Hash of a JSON description of what the entry depends on."""
+        text = json.dumps([CACHE_VERSION, kind, *parts], sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key}.pkl"
+
+    def get(self, key: str) -> Any | None:
+        """Return the stored value or None."""
+        path = self._path(key)
+        try:
+            with path.open("rb") as handle:
+                return pickle.load(handle)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
+            return None
+
+    def put(self, key: str, value: Any) -> None:
+        """Store a value atomically (write to a temporary file, then rename)."""
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        with tmp.open("wb") as handle:
+            pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        tmp.replace(path)
+
+
+@dataclass(frozen=True)
+class _CaseKeys:
+    label: str
+    methods: Mapping[str, str]
+
+
+def _case_keys(
+    case: str, label_path: Path, maps: Mapping[str, Path | None], options: EvaluationOptions
+) -> _CaseKeys:
+    label_stamp = _stamp(label_path)
+    label_key = ResultCache.key("label", case, label_stamp, options.strict)
+    method_keys = {
+        name: ResultCache.key(
+            "method", case, name, label_stamp, _stamp(path), _options_key(options, name)
+        )
+        for name, path in maps.items()
+    }
+    return _CaseKeys(label_key, method_keys)
+
+
+def _from_cache(
+    cache: ResultCache | None, keys: _CaseKeys
+) -> tuple[
+    tuple[int | None, tuple[Problem, ...]] | None, dict[str, tuple[MethodCase, tuple[Problem, ...]]]
+]:
+    if cache is None:
+        return None, {}
+    label = cache.get(keys.label)
+    found = {name: hit for name, key in keys.methods.items() if (hit := cache.get(key)) is not None}
+    return label, found
+
+
+def _store(cache: ResultCache, keys: _CaseKeys, evaluation: CaseEvaluation) -> None:
+    label_problems = tuple(p for p in evaluation.problems if p.method is None)
+    cache.put(keys.label, (evaluation.gt_voxels, label_problems))
+    if evaluation.gt_voxels is None:
+        return
+    for name, result in evaluation.methods.items():
+        problems = tuple(p for p in evaluation.problems if p.method == name)
+        cache.put(keys.methods[name], (result, problems))
+
+
+def _assemble(
+    case: str,
+    maps: Mapping[str, Path | None],
+    label: tuple[int | None, tuple[Problem, ...]],
+    found: Mapping[str, tuple[MethodCase, tuple[Problem, ...]]],
+) -> CaseEvaluation:
+    gt_voxels, problems = label
+    if gt_voxels is None:
+        return CaseEvaluation(case, None, {}, problems)
+    methods = {name: found[name][0] for name in maps}
+    all_problems = problems + tuple(p for name in maps for p in found[name][1])
+    return CaseEvaluation(case, gt_voxels, methods, all_problems)
+
+
+def _split(
+    evaluation: CaseEvaluation,
+) -> tuple[
+    tuple[int | None, tuple[Problem, ...]], dict[str, tuple[MethodCase, tuple[Problem, ...]]]
+]:
+    label = (evaluation.gt_voxels, tuple(p for p in evaluation.problems if p.method is None))
+    found = {
+        name: (result, tuple(p for p in evaluation.problems if p.method == name))
+        for name, result in evaluation.methods.items()
+    }
+    return label, found
+
+
+# --------------------------------------------------------------------------- schedulers
+
+Runner = Callable[[Sequence[_Task], EvaluationOptions, Callable[[int, _TaskResult], None]], None]
+
+
+def _run_serial(
+    tasks: Sequence[_Task], options: EvaluationOptions, done: Callable[[int, _TaskResult], None]
+) -> None:
+    for i, task in enumerate(tasks):
+        done(i, _run_task(task, options))
+
+
+def _run_local(workers: int) -> Runner:
+    def run(
+        tasks: Sequence[_Task], options: EvaluationOptions, done: Callable[[int, _TaskResult], None]
+    ) -> None:
+        import dask
+        from dask.callbacks import Callback
+
+        delayed = [
+            dask.delayed(_run_task, pure=False)(task, options, dask_key_name=f"case-{i}")
+            for i, task in enumerate(tasks)
+        ]
+
+        def posttask(key: Any, result: Any, dsk: Any, state: Any, worker_id: Any) -> None:
+            if isinstance(key, str) and key.startswith("case-"):
+                done(int(key[5:]), result)
+
+        with Callback(posttask=posttask):
+            dask.compute(*delayed, scheduler="processes", num_workers=workers)
+
+    return run
+
+
+def _run_distributed(address: str) -> Runner:
+    def run(
+        tasks: Sequence[_Task], options: EvaluationOptions, done: Callable[[int, _TaskResult], None]
+    ) -> None:
+        try:
+            from distributed import Client, as_completed
+        except ImportError as exc:  # pragma: no cover - depends on the install
+            raise RuntimeError(
+                "--scheduler needs dask.distributed: pip install 'napari-mood[cluster]'"
+            ) from exc
+        with Client(address) as client:
+            futures = client.map(_run_task, list(tasks), options=options, pure=False)
+            index = {future.key: i for i, future in enumerate(futures)}
+            for future in as_completed(futures):
+                done(index[future.key], future.result())
+
+    return run
+
+
+def _choose_runner(
+    n_tasks: int, workers: int | None, scheduler: str | None
+) -> tuple[Runner, int, str]:
+    if scheduler is not None:
+        return _run_distributed(scheduler), 0, scheduler
+    n = default_workers() if workers is None else workers
+    n = max(1, min(n, n_tasks))
+    if n == 1:
+        return _run_serial, 1, "serial"
+    return _run_local(n), n, "processes"
+
+
+# --------------------------------------------------------------------------- public
+
+
+def run_evaluation(
+    dataset: MoodDataset,
+    methods: Mapping[str, MethodFolder],
+    *,
+    options: EvaluationOptions = DEFAULT_OPTIONS,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    cache: str | os.PathLike[str] | None = None,
+    progress: Progress | None = None,
+    warn: bool = True,
+) -> tuple[DatasetEvaluation, EngineStats]:
+    """Evaluate a dataset like :func:`~napari_mood.core.evaluate.evaluate_dataset`, at scale.
+
+    Parameters
+    ----------
+    dataset, methods, options
+        As for ``evaluate_dataset``.
+    workers : int, optional
+        Local worker processes (default: the usable cores; 1 runs in this process).
+    scheduler : str, optional
+        Address of a running ``dask.distributed`` scheduler (workers must see the files
+        under the same paths).
+    cache : path, optional
+        Folder of the per-case cache (created if needed; never inside an input folder
+        unless you put it there).
+    progress : callable(done, total, case), optional
+
+    Returns
+    -------
+    (DatasetEvaluation, EngineStats)
+
+    Examples
+    --------
+    >>> result, stats = run_evaluation(ds, methods, workers=2, cache="~/.cache/mood")  # doctest: +SKIP
+    >>> stats.computed, stats.cached  # doctest: +SKIP
+    (40, 0)
+    """
+    store = ResultCache(Path(cache).expanduser()) if cache is not None else None
+    cases = sorted(dataset.pixel_labels) if options.needs_maps else []
+    labels, found, tasks, keys = _plan(dataset, methods, cases, options, store)
+    n_cached = sum(len(f) for f in found.values())
+    runner, n_workers, kind = _choose_runner(len(tasks), workers, scheduler)
+    peaks: list[float] = []
+    finished = [0]
+
+    def done(i: int, result: _TaskResult) -> None:
+        task = tasks[i]
+        labels[task.case], new = _split(result.evaluation)
+        found[task.case].update(new)
+        peaks.append(result.peak_memory_mb)
+        if store is not None:
+            _store(store, keys[task.case], result.evaluation)
+        finished[0] += 1
+        if progress is not None:
+            progress(finished[0], len(tasks), task.case)
+
+    if tasks:
+        runner(tasks, options, done)
+    evaluations = [_assemble(c, case_maps(dataset, methods, c), labels[c], found[c]) for c in cases]
+    result = summarise_dataset(dataset, methods, evaluations, options=options, warn=warn)
+    computed = sum(len(t.maps) for t in tasks)
+    stats = EngineStats(computed, n_cached, len(tasks), n_workers, kind, max(peaks, default=0.0))
+    return result, stats
+
+
+def _plan(
+    dataset: MoodDataset,
+    methods: Mapping[str, MethodFolder],
+    cases: Sequence[str],
+    options: EvaluationOptions,
+    store: ResultCache | None,
+) -> tuple[dict, dict, list[_Task], dict[str, _CaseKeys]]:
+    labels: dict[str, Any] = {}
+    found: dict[str, dict[str, Any]] = {}
+    tasks: list[_Task] = []
+    keys: dict[str, _CaseKeys] = {}
+    for case in cases:
+        label_path = dataset.pixel_labels[case]
+        maps = case_maps(dataset, methods, case)
+        keys[case] = _case_keys(case, label_path, maps, options)
+        label, hits = _from_cache(store, keys[case])
+        found[case] = dict(hits)
+        if label is not None and (label[0] is None or len(hits) == len(maps)):
+            labels[case] = label
+            continue
+        todo = {name: path for name, path in maps.items() if name not in hits}
+        tasks.append(_Task(case, label_path, todo or maps))
+    return labels, found, tasks, keys

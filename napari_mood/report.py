@@ -1,0 +1,300 @@
+"""Shareable evaluation reports: CSV, JSON and one self-contained HTML file.
+
+The HTML embeds its plots as PNG data URIs (matplotlib, Agg backend), so the single file
+can be mailed or attached to a paper review. GUI-free; needs matplotlib
+(``pip install 'napari-mood[viewer]'``).
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import html
+import io
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from napari_mood.core.curves import CurveAccumulator, merge_accumulators
+from napari_mood.core.evaluate import DatasetEvaluation
+from napari_mood.core.io import MoodInputError
+from napari_mood.core.metrics import average_precision_from_curve
+from napari_mood.core.ranking import bootstrap_ap, rank_methods
+
+__all__ = ["ReportFiles", "read_categories", "write_report"]
+
+N_WORST = 5
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    """Paths written by :func:`write_report`."""
+
+    html: Path
+    json: Path
+    csv: Path
+
+
+def read_categories(path: str | Path) -> dict[str, str]:
+    """Read a ``case,category`` CSV (header optional); case names with or without ``.nii.gz``.
+
+    Raises
+    ------
+    MoodInputError
+        When the file is missing or a row does not have two columns.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise MoodInputError(
+            path, "categories file not found", "give a CSV with columns case,category"
+        )
+    out: dict[str, str] = {}
+    with path.open(newline="", encoding="utf-8") as handle:
+        for i, row in enumerate(csv.reader(handle)):
+            if not row or row[0].startswith("#"):
+                continue
+            if len(row) < 2:
+                raise MoodInputError(
+                    path, f"row {i + 1} has {len(row)} column(s)", "write case,category"
+                )
+            if i == 0 and row[0].strip().lower() == "case":
+                continue
+            case = row[0].strip()
+            out[case if case.endswith((".nii.gz", ".nii")) else f"{case}.nii.gz"] = row[1].strip()
+    return out
+
+
+def _png(fig: Any) -> str:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _figure(width: float, height: float) -> tuple[Any, Any]:
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height))
+    return fig, fig.add_subplot(1, 1, 1)
+
+
+def _pr_plot(result: DatasetEvaluation) -> str | None:
+    if not result.case_accumulators:
+        return None
+    fig, ax = _figure(5.5, 4.2)
+    for name in result.ranked_methods():
+        accs = tuple(result.case_accumulators.get(name, {}).values())
+        if not accs:
+            continue
+        curve = merge_accumulators(accs).curve()
+        if curve.n_pos == 0:
+            continue
+        recall, precision = curve.pr_arrays()
+        ap = average_precision_from_curve(curve)
+        ax.step(recall, precision, where="pre", label=f"{name} (AP {ap:.3f})")
+    ax.set(
+        xlabel="recall",
+        ylabel="precision",
+        xlim=(0, 1),
+        ylim=(0, 1.02),
+        title="Pixel precision-recall (pooled)",
+    )
+    ax.legend(loc="lower left", fontsize=8)
+    ax.grid(alpha=0.3)
+    return _png(fig)
+
+
+def _per_case_plot(result: DatasetEvaluation) -> str | None:
+    rows = [r for r in result.per_case if not math.isnan(r.pixel_ap)]
+    if not rows:
+        return None
+    cases = sorted({r.case for r in rows})
+    methods = result.ranked_methods()
+    fig, ax = _figure(max(5.0, 0.5 * len(cases) + 2), 3.8)
+    width = 0.8 / max(len(methods), 1)
+    for k, name in enumerate(methods):
+        values = {r.case: r.pixel_ap for r in rows if r.method == name}
+        xs = np.arange(len(cases)) + (k - (len(methods) - 1) / 2) * width
+        ax.bar(xs, [values.get(c, np.nan) for c in cases], width=width, label=name)
+    ax.set_xticks(
+        np.arange(len(cases)),
+        [c.split(".nii")[0] for c in cases],
+        rotation=60,
+        ha="right",
+        fontsize=7,
+    )
+    ax.set(ylabel="pixel AP", ylim=(0, 1))
+    ax.legend(
+        fontsize=8, ncols=min(len(methods), 4), loc="lower center", bbox_to_anchor=(0.5, 1.08)
+    )
+    return _png(fig)
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return f"{value:.{digits}f}"
+
+
+def _ci(accs: Sequence[CurveAccumulator], n_boot: int, seed: int) -> tuple[float, float] | None:
+    if len(accs) < 2 or n_boot < 1 or sum(a.n_pos for a in accs) == 0:
+        return None
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # resamples without positives count 0 (said in the report)
+        boot = bootstrap_ap(accs, n_boot=n_boot, seed=seed)
+    return boot.low, boot.high
+
+
+def _leaderboard(result: DatasetEvaluation, *, n_boot: int, seed: int) -> str:
+    aps = {n: (s.pixel.ap if s.pixel else math.nan) for n, s in result.methods.items()}
+    ranks = rank_methods(aps)
+    head = [
+        "rank",
+        "method",
+        "pixel AP",
+        "95% CI",
+        "AUROC",
+        "FPR@95",
+        "best Dice",
+        "sample AP",
+        "sample AUROC",
+        "object F1 (TP/FP/FN)",
+    ]
+    lines = ["<table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
+    for name in result.ranked_methods():
+        s = result.methods[name]
+        p = s.pixel
+        ci = (
+            _ci(tuple(result.case_accumulators.get(name, {}).values()), n_boot, seed) if p else None
+        )
+        obj = s.object.counts if s.object else None
+        cells = [
+            str(ranks[name]),
+            html.escape(name),
+            _fmt(p.ap if p else None),
+            f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "–",
+            _fmt(p.auroc if p else None),
+            _fmt(p.fpr95 if p else None),
+            f"{_fmt(p.best_dice)} @ {_fmt(p.best_dice_threshold, 2)}" if p else "–",
+            _fmt(s.sample.ap if s.sample else None),
+            _fmt(s.sample.auroc if s.sample else None),
+            f"{_fmt(obj.f1)} ({obj.tp}/{obj.fp}/{obj.fn}) @ {obj.threshold:.2f}" if obj else "–",
+        ]
+        lines.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    return "\n".join(lines) + "</table>"
+
+
+def _worst_cases(result: DatasetEvaluation) -> str:
+    parts = []
+    for name in result.ranked_methods():
+        rows = sorted(
+            (r for r in result.per_case if r.method == name and not math.isnan(r.pixel_ap)),
+            key=lambda r: r.pixel_ap,
+        )[:N_WORST]
+        if not rows:
+            continue
+        items = "".join(
+            f"<tr><td>{html.escape(r.case)}</td><td>{_fmt(r.pixel_ap)}</td><td>{_fmt(r.dice)}</td>"
+            f"<td>{r.object_tp if r.object_tp is not None else '–'}/{r.object_fn if r.object_fn is not None else '–'}</td>"
+            f"<td>{html.escape(r.status)}</td></tr>"
+            for r in rows
+        )
+        parts.append(
+            f"<h3>{html.escape(name)}</h3><table><tr><th>case</th><th>pixel AP</th><th>Dice</th>"
+            f"<th>GT objects found/missed</th><th>status</th></tr>{items}</table>"
+        )
+    return "\n".join(parts) or "<p>No case with anomalies was scored.</p>"
+
+
+def _category_table(result: DatasetEvaluation, categories: Mapping[str, str]) -> str:
+    cases = list(dict.fromkeys(r.case for r in result.per_case))
+    names = sorted({categories[c] for c in cases if c in categories})
+    if not names:
+        return "<p>No case of the categories file is in this dataset.</p>"
+    methods = result.ranked_methods()
+    head = "".join(f"<th>{html.escape(m)}</th>" for m in methods)
+    lines = [f"<table><tr><th>category</th><th>cases</th>{head}</tr>"]
+    for cat in names:
+        members = [c for c in cases if categories.get(c) == cat]
+        cells = "".join(f"<td>{_fmt(_category_ap(result, m, members))}</td>" for m in methods)
+        lines.append(f"<tr><td>{html.escape(cat)}</td><td>{len(members)}</td>{cells}</tr>")
+    return "\n".join(lines) + "</table><p>Pooled pixel AP over the category's cases.</p>"
+
+
+def _category_ap(result: DatasetEvaluation, method: str, members: Sequence[str]) -> float:
+    accs = result.case_accumulators.get(method, {})
+    chosen = [accs[c] for c in members if c in accs]
+    if not chosen or sum(a.n_pos for a in chosen) == 0:
+        return math.nan
+    return average_precision_from_curve(merge_accumulators(chosen).curve())
+
+
+_CSS = """
+body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px;color:#222}
+table{border-collapse:collapse;margin:0.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}
+td:nth-child(2),th:nth-child(2),td:first-child{text-align:left}th{background:#f0f0f0}
+img{max-width:100%}.note{color:#666;font-size:90%}
+"""
+
+
+def render_html(
+    result: DatasetEvaluation,
+    *,
+    categories: Mapping[str, str] | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> str:
+    """Return the report as one HTML document (plots embedded)."""
+    pr, per_case = _pr_plot(result), _per_case_plot(result)
+    problems = "".join(f"<li>{html.escape(str(p))}</li>" for p in result.problems)
+    body = [
+        f"<h1>napari-mood report: {html.escape(result.dataset)}</h1>",
+        f"<p>{len(result.cases)} cases, {len(result.methods)} methods, mode <code>{result.options.mode}</code>, "
+        f"tasks {', '.join(result.options.tasks)}. Numbers follow the official MOOD scorer.</p>",
+        "<h2>Leaderboard</h2>",
+        _leaderboard(result, n_boot=n_boot, seed=seed),
+        f"<p class='note'>95% CI: percentile case bootstrap of the pooled pixel AP ({n_boot} resamples, seed {seed}).</p>",
+    ]
+    if pr:
+        body += ["<h2>Precision-recall</h2>", f"<img alt='pooled PR curves' src='{pr}'>"]
+    if per_case:
+        body += ["<h2>Per-case AP</h2>", f"<img alt='per-case AP' src='{per_case}'>"]
+    if categories:
+        body += ["<h2>Per category</h2>", _category_table(result, categories)]
+    body += ["<h2>Worst cases per method</h2>", _worst_cases(result)]
+    if problems:
+        body += ["<h2>Input problems</h2>", f"<ul>{problems}</ul>"]
+    return (
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
+        f"<title>napari-mood report: {html.escape(result.dataset)}</title><style>{_CSS}</style></head>"
+        f"<body>{''.join(body)}</body></html>\n"
+    )
+
+
+def write_report(
+    result: DatasetEvaluation,
+    folder: str | Path,
+    *,
+    csv_text: str,
+    categories: Mapping[str, str] | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> ReportFiles:
+    """Write ``results.csv``, ``results.json`` and ``report.html`` into ``folder``."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    files = ReportFiles(folder / "report.html", folder / "results.json", folder / "results.csv")
+    files.csv.write_text(csv_text, encoding="utf-8")
+    files.json.write_text(
+        json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n", encoding="utf-8"
+    )
+    files.html.write_text(
+        render_html(result, categories=categories, n_boot=n_boot, seed=seed), encoding="utf-8"
+    )
+    return files

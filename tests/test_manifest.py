@@ -1,0 +1,49 @@
+"""The npe2 manifest: what napari-mood contributes, and that it points at real callables."""
+
+from __future__ import annotations
+
+from importlib import import_module
+from pathlib import Path
+
+import pytest
+from npe2 import PluginManifest
+
+from napari_mood._sample_data import SAMPLE_CASES
+from napari_mood.core.io import case_stem, discover_dataset
+from napari_mood.datasets import sample_data_dir
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def manifest() -> PluginManifest:
+    return PluginManifest.from_file(ROOT / "napari.yaml")
+
+
+def test_shipped_copy_is_the_root_manifest():
+    shipped = ROOT / "napari_mood" / "napari.yaml"
+    assert shipped.read_text() == (ROOT / "napari.yaml").read_text()
+
+
+def test_names(manifest: PluginManifest):
+    assert manifest.name == "napari-mood"
+    assert manifest.display_name == "napari-mood"
+
+
+def test_reader_claims_nifti_and_folders_only(manifest: PluginManifest):
+    (reader,) = manifest.contributions.readers
+    assert reader.filename_patterns == ["*.nii", "*.nii.gz"]
+    assert reader.accepts_directories
+
+
+def test_one_sample_per_case(manifest: PluginManifest):
+    keys = [sample.key for sample in manifest.contributions.sample_data]
+    assert tuple(keys) == SAMPLE_CASES
+    if (sample_data_dir() / "toy").is_dir():
+        assert keys == [case_stem(c) for c in discover_dataset(sample_data_dir()).cases]
+
+
+def test_every_command_resolves(manifest: PluginManifest):
+    for command in manifest.contributions.commands:
+        module, name = command.python_name.split(":")
+        assert callable(getattr(import_module(module), name)), command.id

@@ -1,0 +1,190 @@
+"""The npe2 reader: what it accepts, what layers it makes, and that they line up."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from napari_mood._layers import METADATA_KEY, METHOD_COLORS
+from napari_mood._reader import get_reader, read_paths
+from napari_mood.core.io import MoodInputError, MoodInputWarning
+from napari_mood.core.orientation import display_transform
+from tests.conftest import make_mood_folder, write_nifti
+
+
+def _rotation_z(degrees: float) -> np.ndarray:
+    t = np.deg2rad(degrees)
+    return np.array([[np.cos(t), -np.sin(t), 0], [np.sin(t), np.cos(t), 0], [0, 0, 1.0]])
+
+
+def _affine(linear: np.ndarray, origin=(10.0, -20.0, 5.0)) -> np.ndarray:
+    affine = np.eye(4)
+    affine[:3, :3] = linear
+    affine[:3, 3] = origin
+    return affine
+
+
+GRIDS = {
+    "anisotropic-ras": ((6, 8, 5), _affine(np.diag([2.0, 1.5, 3.0]))),
+    "lps": ((6, 8, 5), _affine(np.diag([-1.0, -1.0, 2.0]))),
+    "oblique": ((6, 8, 5), _affine(_rotation_z(20) @ np.diag([1.0, 2.0, 1.0]))),
+    "permuted-sar": ((5, 8, 6), _affine(np.array([[0, 0, 1.0], [0, -2.0, 0], [3.0, 0, 0]]))),
+    "2d": ((7, 9), _affine(np.diag([0.5, 2.0, 1.0]))),
+}
+
+
+def _write_case(tmp_path: Path, shape, affine, marker) -> list[Path]:
+    scan = np.zeros(shape, np.float32)
+    scan[marker] = 5.0
+    gt = np.zeros(shape, np.uint8)
+    gt[marker] = 1
+    scores = np.full(shape, 0.1, np.float32)
+    scores[marker] = 0.9
+    return [
+        write_nifti(tmp_path / "toy" / "c.nii.gz", scan, affine),
+        write_nifti(tmp_path / "toy_label" / "pixel" / "c.nii.gz", gt, affine),
+        write_nifti(tmp_path / "methods" / "m" / "c.nii.gz", scores, affine),
+    ]
+
+
+@pytest.mark.parametrize("grid", GRIDS)
+def test_scan_gt_and_map_line_up_voxel_for_voxel(tmp_path: Path, grid: str):
+    shape, affine = GRIDS[grid]
+    marker = tuple(s // 2 - 1 for s in shape)
+    layers = read_paths(_write_case(tmp_path, shape, affine, marker))
+    assert [kind for _, _, kind in layers] == ["image", "image", "labels"]
+    transform = display_transform(shape, affine)
+    expected = tuple(int(i) for i in transform.file_to_display_index(np.array(marker)))
+    for data, kwargs, _ in layers:
+        assert data.shape == transform.display_shape
+        assert kwargs["scale"] == layers[0][1]["scale"] == pytest.approx(transform.spacing)
+        assert np.unravel_index(np.argmax(data), data.shape) == expected
+
+
+@pytest.mark.parametrize("grid", [g for g in GRIDS if g != "2d"])
+def test_display_axes_are_superior_posterior_right(tmp_path: Path, grid: str):
+    shape, affine = GRIDS[grid]
+    transform = display_transform(shape, affine)
+    centre = np.array([s // 2 for s in transform.display_shape], float)
+    world = transform.file_index_to_world(transform.display_to_file_index(centre))
+    for axis, (world_axis, sign) in enumerate([(2, 1), (1, -1), (0, 1)]):  # S, -A, R
+        step = centre.copy()
+        step[axis] += 1
+        moved = transform.file_index_to_world(transform.display_to_file_index(step)) - world
+        assert np.argmax(np.abs(moved)) == world_axis
+        assert np.sign(moved[world_axis]) == sign
+
+
+def test_anisotropic_scale_follows_display_order(tmp_path: Path):
+    layers = read_paths(_write_case(tmp_path, (6, 8, 5), GRIDS["anisotropic-ras"][1], (1, 1, 1)))
+    assert layers[0][1]["scale"] == (3.0, 1.5, 2.0)  # (S, A, R) spacing
+
+
+def test_files_opened_one_by_one_line_up_when_affines_agree(tmp_path: Path):
+    shape, affine = GRIDS["lps"]
+    paths = _write_case(tmp_path, shape, affine, (2, 3, 1))
+    singles = [read_paths(p) for p in paths]
+    assert [kwargs["name"] for _, kwargs, _ in singles[0]] == ["c", "m", "c GT"]  # whole case
+    assert [layers[0][1]["metadata"][METADATA_KEY]["role"] for layers in singles[1:]] == [
+        "gt",
+        "method",
+    ]
+    peaks = {np.unravel_index(np.argmax(d), d.shape) for d, _, _ in (s[-1] for s in singles)}
+    assert len(peaks) == 1
+
+
+def test_dataset_opens_first_anomalous_case_with_methods(tmp_path: Path):
+    mask = np.zeros((4, 5, 6), bool)
+    mask[1:3, 2, 2:4] = True
+    labels = {"c0": np.zeros_like(mask), "c1": mask}
+    maps = {m: {c: v * 0.7 for c, v in labels.items()} for m in ("ae", "zz")}
+    root, preds = make_mood_folder(tmp_path, labels, maps)
+    preds.rename(root / "methods")
+    layers = read_paths(root)
+    names = [kwargs["name"] for _, kwargs, _ in layers]
+    assert names == ["c1", "ae", "zz", "c1 GT"]
+    roles = [kwargs["metadata"][METADATA_KEY] for _, kwargs, _ in layers]
+    assert [r["role"] for r in roles] == ["scan", "method", "method", "gt"]
+    assert {r["case"] for r in roles} == {"c1.nii.gz"}
+    assert {r["dataset"] for r in roles} == {str(root)}
+    assert roles[1]["path"] == str(root / "methods" / "ae" / "c1.nii.gz")
+    assert [r["color"] for r in roles[1:3]] == list(METHOD_COLORS[:2])
+
+
+def test_method_layers_are_transparent_below_the_threshold(tmp_path: Path):
+    shape, affine = GRIDS["lps"]
+    _, kwargs, _ = read_paths(_write_case(tmp_path, shape, affine, (1, 1, 1)))[1]
+    assert kwargs["contrast_limits"] == [0.5, 1.0]
+    assert kwargs["colormap"]["controls"][0] == 0.0
+    assert kwargs["colormap"]["colors"][0][3] == 0.0  # alpha at and below the threshold
+    assert kwargs["blending"] == "translucent"
+
+
+def test_preds_add_methods(tmp_path: Path):
+    shape, affine = GRIDS["lps"]
+    paths = _write_case(tmp_path, shape, affine, (1, 1, 1))
+    extra = write_nifti(tmp_path / "other" / "x.nii.gz", np.ones(shape, np.float32), affine)
+    layers = read_paths(paths[0], preds={"folder": paths[2].parent, "file": extra})
+    assert [kwargs["name"] for _, kwargs, _ in layers] == ["c", "m", "folder", "file", "c GT"]
+
+
+def test_case_folder_and_methods_folder(tmp_path: Path):
+    for name, value in (("scan", 3.0), ("gt", 1), ("ae", 0.7), ("vae", 0.2)):
+        write_nifti(tmp_path / "case7" / f"{name}.nii.gz", np.full((3, 4), value, np.float32))
+    names = [kwargs["name"] for _, kwargs, _ in read_paths(tmp_path / "case7")]
+    assert names == ["case7", "ae", "vae", "case7 GT"]
+    (single,) = read_paths(tmp_path / "case7" / "vae.nii.gz")  # one file of a case folder
+    assert single[1]["name"] == "vae"
+    assert single[1]["metadata"][METADATA_KEY]["case"] == "case7"
+    write_nifti(tmp_path / "runs" / "ae" / "k.nii.gz", np.zeros((3, 4), np.float32))
+    (layer,) = read_paths(tmp_path / "runs")
+    assert layer[1]["name"] == "ae" and layer[1]["metadata"][METADATA_KEY]["case"] == "k.nii.gz"
+
+
+def test_shape_mismatch_warns_and_skips_the_map(tmp_path: Path):
+    scan = write_nifti(tmp_path / "scan" / "c.nii.gz", np.zeros((3, 4, 5), np.float32))
+    bad = write_nifti(tmp_path / "bad" / "c.nii.gz", np.zeros((3, 4, 4), np.float32))
+    with pytest.warns(MoodInputWarning, match=r"bad.*\(3, 4, 4\) differs.*not shown"):
+        layers = read_paths([scan, bad])
+    assert [kwargs["name"] for _, kwargs, _ in layers] == ["c"]
+
+
+def test_several_files_from_one_folder_are_named_after_the_files(tmp_path: Path):
+    paths = [
+        write_nifti(tmp_path / "x" / f"{n}.nii.gz", np.zeros((2, 3), np.float32))
+        for n in ("brain", "ae", "vae")
+    ]
+    names = [kwargs["name"] for _, kwargs, _ in read_paths(paths)]
+    assert names == ["brain", "ae", "vae"]
+
+
+def test_unreadable_path_is_a_clear_error(tmp_path: Path):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(MoodInputError, match="not a NIfTI file, a MOOD dataset"):
+        read_paths(tmp_path / "empty")
+
+
+# ----------------------------------------------------------------------- get_reader
+
+
+def test_get_reader_accepts_nifti_files_and_mood_folders(tmp_path: Path):
+    shape, affine = GRIDS["lps"]
+    paths = _write_case(tmp_path, shape, affine, (1, 1, 1))
+    assert get_reader(str(paths[0])) is read_paths
+    assert get_reader([str(p) for p in paths]) is read_paths
+    assert get_reader(str(tmp_path)) is read_paths  # dataset folder
+
+
+def test_get_reader_declines_without_raising(tmp_path: Path):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / "notes.txt").write_text("x")
+    (tmp_path / "table.csv.gz").write_bytes(b"\x1f\x8b\x08")
+    nifti = write_nifti(tmp_path / "a.nii.gz", np.zeros((2, 2), np.float32))
+    for path in ("empty", "junk", "table.csv.gz", "missing.nii.gz"):
+        assert get_reader(str(tmp_path / path)) is None
+    assert get_reader([str(nifti), str(tmp_path / "table.csv.gz")]) is None
+    assert get_reader([]) is None
+    assert get_reader(None) is None  # type: ignore[arg-type]

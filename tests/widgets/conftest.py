@@ -1,0 +1,54 @@
+"""Widget tests: real napari viewers (``make_napari_viewer(show=True)``) under xvfb.
+
+Every test here is marked ``gui`` and skipped when no display is available (run them with
+``xvfb-run -a python -m pytest tests/widgets``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.conftest import write_nifti
+
+HERE = Path(__file__).parent
+# Warnings napari/Qt emit about the environment, not about napari-mood.
+ENVIRONMENT_WARNINGS = (
+    # napari under PyQt5 cannot detect the system theme (napari/utils/theme.py)
+    "ignore:System theme detection requires a Qt6 backend:UserWarning",
+)
+SHAPE = (12, 14, 10)
+AFFINE = np.diag([2.0, 1.5, 3.0, 1.0])
+LESION = (slice(6, 9), slice(5, 8), slice(3, 6))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    no_display = not os.environ.get("DISPLAY")
+    for item in items:
+        if HERE not in Path(str(item.fspath)).parents:
+            continue
+        item.add_marker(pytest.mark.gui)
+        for spec in ENVIRONMENT_WARNINGS:
+            item.add_marker(pytest.mark.filterwarnings(spec))
+        if no_display:
+            item.add_marker(pytest.mark.skip(reason="needs a display: run under xvfb-run -a"))
+
+
+@pytest.fixture
+def mood_dataset(tmp_path: Path) -> Path:
+    """A tiny MOOD dataset: a healthy and an anomalous case, methods ``a`` and ``b``."""
+    root = tmp_path / "data"
+    rng = np.random.default_rng(0)
+    for index in range(2):
+        case = f"case_{index}.nii.gz"
+        mask = np.zeros(SHAPE, np.uint8)
+        if index:
+            mask[LESION] = 1
+        write_nifti(root / "toy" / case, rng.random(SHAPE, dtype=np.float32), AFFINE)
+        write_nifti(root / "toy_label" / "pixel" / case, mask, AFFINE)
+        for method, scale in (("a", 0.9), ("b", 0.6)):
+            write_nifti(root / "methods" / method / case, (mask * scale).astype(np.float32), AFFINE)
+    return root

@@ -1,0 +1,100 @@
+"""The demo and ``open_viewer``: layers, docked widgets, view, and a whole-window screenshot."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from qtpy.QtGui import QImage
+
+from napari_mood._layers import METADATA_KEY
+from napari_mood._session import get_session
+from napari_mood._viewer import (
+    SCREENSHOT_WINDOW_SIZE,
+    dock_plugin_widgets,
+    focus_case,
+    load_into_viewer,
+)
+from napari_mood._widgets._threshold import ThresholdWidget
+from napari_mood.datasets import sample_data_dir
+from tests.widgets.conftest import LESION
+
+HAVE_SAMPLE = (sample_data_dir() / "toy").is_dir()
+needs_sample = pytest.mark.skipif(not HAVE_SAMPLE, reason="sample_data/ not generated yet")
+
+
+def _roles(viewer) -> list[tuple[str, str]]:
+    return [(layer.name, layer.metadata[METADATA_KEY]["role"]) for layer in viewer.layers]
+
+
+def test_open_case_docks_widgets_and_shows_the_lesion(make_napari_viewer, mood_dataset: Path):
+    viewer = make_napari_viewer(show=True)
+    session = load_into_viewer(viewer, [mood_dataset])
+    (widget,) = dock_plugin_widgets(viewer)
+    focus_case(viewer, session)
+    assert isinstance(widget, ThresholdWidget)
+    assert _roles(viewer) == [
+        ("case_1", "scan"),
+        ("a", "method"),
+        ("b", "method"),
+        ("case_1 GT", "gt"),
+    ]
+    assert viewer.layers.selection.active.name == "a"
+    axial = LESION[2]  # file axis 2 (S) is display axis 0 for this RAS grid
+    assert session.slice_index in range(axial.start, axial.stop)
+    assert viewer.dims.axis_labels == ("axial", "coronal", "sagittal")
+
+
+@needs_sample
+def test_sample_case_menu_entry(make_napari_viewer):
+    viewer = make_napari_viewer(show=True)
+    get_session(viewer)
+    viewer.open_sample("napari-mood", "brain_001")
+    assert _roles(viewer) == [
+        ("brain_001", "scan"),
+        ("binary", "method"),
+        ("oracle_noisy", "method"),
+        ("residual", "method"),
+        ("brain_001 GT", "gt"),
+    ]
+    assert get_session(viewer).gt_layer.contour == 1
+
+
+def _screenshot_in_subprocess(code: str, png: Path) -> np.ndarray:
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    image = QImage(str(png))
+    assert not image.isNull(), f"{png} was not written"
+    buffer = image.convertToFormat(QImage.Format.Format_RGB888)
+    width, height = buffer.width(), buffer.height()
+    data = np.frombuffer(buffer.constBits().asstring(buffer.sizeInBytes()), np.uint8)
+    return data.reshape(height, buffer.bytesPerLine())[:, : 3 * width].reshape(height, width, 3)
+
+
+def _check_window_png(pixels: np.ndarray) -> None:
+    width, height = SCREENSHOT_WINDOW_SIZE
+    assert pixels.shape[:2] in {(height, width), (2 * height, 2 * width)}
+    assert pixels.std() > 20  # not blank
+
+
+@needs_sample
+def test_run_demo_screenshot(tmp_path: Path):
+    png = tmp_path / "demo.png"
+    code = f"from napari_mood._viewer import run_demo; raise SystemExit(run_demo(screenshot={str(png)!r}))"
+    pixels = _screenshot_in_subprocess(code, png)
+    _check_window_png(pixels)
+    heat = (pixels[..., 0] > 200) & (pixels[..., 2] > 150) & (pixels[..., 1] < 120)  # magenta
+    outline = (pixels[..., 1] > 200) & (pixels[..., 0] < 100) & (pixels[..., 2] < 100)  # GT green
+    assert heat.sum() > 100 and outline.sum() > 50
+
+
+def test_open_viewer_screenshot_of_a_dataset(tmp_path: Path, mood_dataset: Path):
+    png = tmp_path / "shot.png"
+    code = (
+        "from napari_mood._viewer import open_viewer; "
+        f"raise SystemExit(open_viewer([{str(mood_dataset)!r}], screenshot={str(png)!r}))"
+    )
+    _check_window_png(_screenshot_in_subprocess(code, png))

@@ -1,0 +1,148 @@
+"""MoodSession: layers join and leave by their metadata; thresholds change layers instantly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from napari.layers import Layer
+
+from napari_mood._layers import METADATA_KEY, METHOD_COLORS, threshold_limits
+from napari_mood._reader import read_paths
+from napari_mood._session import MoodSession, get_session
+from napari_mood._viewer import load_into_viewer
+
+
+def _add_read(viewer, path, **kwargs) -> list[Layer]:
+    return [viewer.add_layer(Layer.create(*data)) for data in read_paths(path, **kwargs)]
+
+
+@pytest.fixture
+def case_viewer(make_napari_viewer, mood_dataset: Path):
+    viewer = make_napari_viewer(show=True)
+    load_into_viewer(viewer, [mood_dataset])
+    return viewer
+
+
+def test_dataset_layers_join_the_session(case_viewer, mood_dataset: Path):
+    session = get_session(case_viewer)
+    assert session.case == "case_1.nii.gz"
+    assert session.dataset == mood_dataset
+    assert session.scan_layer.name == "case_1"
+    assert session.gt_layer.name == "case_1 GT"
+    assert session.gt_layer.contour == 1  # drawn as an outline
+    assert session.method_names == ("a", "b")
+    assert [m.color for m in session.methods] == list(METHOD_COLORS[:2])
+    assert session.methods[0].path == mood_dataset / "methods" / "a" / "case_1.nii.gz"
+
+
+def test_one_session_per_viewer(make_napari_viewer):
+    first, second = make_napari_viewer(show=True), make_napari_viewer(show=True)
+    assert get_session(first) is get_session(first)
+    assert get_session(first) is not get_session(second)
+
+
+def test_session_created_late_picks_up_existing_layers(make_napari_viewer, mood_dataset: Path):
+    viewer = make_napari_viewer(show=True)
+    _add_read(viewer, mood_dataset)
+    session = MoodSession(viewer)
+    assert session.method_names == ("a", "b")
+    assert session.scan_layer is not None
+    session.close()
+
+
+def test_dropped_map_joins_and_removed_layer_leaves(case_viewer, mood_dataset: Path):
+    session = get_session(case_viewer)
+    changes: list[tuple[str, ...]] = []
+    session.methods_changed.connect(lambda: changes.append(session.method_names))
+    extra = mood_dataset / "extra" / "c" / "case_1.nii.gz"
+    extra.parent.mkdir(parents=True)
+    extra.write_bytes((mood_dataset / "methods" / "a" / "case_1.nii.gz").read_bytes())
+    (extra.parent / "case_1.nii.gz.txt").write_text("0.5")  # a MOOD method folder
+    case_viewer.open(extra, plugin="napari-mood")  # the npe2 reader, as a drop would
+    assert session.method_names == ("a", "b", "c")
+    assert session.method("c").color == METHOD_COLORS[2]  # recoloured: orange was taken
+    case_viewer.layers.remove(session.method("a").layer)
+    assert changes == [("a", "b", "c"), ("b", "c")]
+
+
+def test_layers_without_metadata_are_ignored(case_viewer):
+    session = get_session(case_viewer)
+    case_viewer.add_image(np.zeros((3, 3, 3)), name="a")
+    case_viewer.add_image(np.zeros((3, 3, 3)), name="x", metadata={METADATA_KEY: {"role": "?"}})
+    assert session.method_names == ("a", "b")
+
+
+def test_removing_scan_and_gt_clears_them(case_viewer):
+    session = get_session(case_viewer)
+    seen: list[bool] = []
+    session.case_changed.connect(lambda: seen.append(True))
+    case_viewer.layers.remove(session.gt_layer)
+    case_viewer.layers.remove(session.scan_layer)
+    assert session.gt_layer is None and session.scan_layer is None
+    assert len(seen) == 2
+    assert session.case == "case_1.nii.gz"  # still known from the methods
+
+
+def test_set_threshold_changes_limits_without_copying(case_viewer):
+    session = get_session(case_viewer)
+    layer = session.method("a").layer
+    data = layer.data
+    seen: list[tuple[str, float]] = []
+    session.threshold_changed.connect(lambda name, value: seen.append((name, value)))
+    session.set_threshold("a", 0.8)
+    assert tuple(layer.contrast_limits) == threshold_limits(0.8)
+    assert layer.data is data
+    assert session.threshold("a") == pytest.approx(0.8)
+    assert session.threshold("b") == pytest.approx(0.5)
+    session.set_all_thresholds(0.25)
+    assert [m.threshold for m in session.methods] == [0.25, 0.25]
+    assert seen == [("a", 0.8), ("a", 0.25), ("b", 0.25)]
+
+
+@pytest.mark.parametrize("value", [-0.1, 1.5, float("nan")])
+def test_bad_threshold_is_refused(case_viewer, value):
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        get_session(case_viewer).set_threshold("a", value)
+
+
+def test_unknown_method_names_the_known_ones(case_viewer):
+    with pytest.raises(KeyError, match="'a', 'b'"):
+        get_session(case_viewer).set_threshold("zzz", 0.5)
+
+
+def test_threshold_one_hides_everything(case_viewer):
+    session = get_session(case_viewer)
+    session.set_threshold("a", 1.0)
+    low, high = session.method("a").layer.contrast_limits
+    assert low == 1.0 and high > low
+
+
+def test_contrast_limits_changed_in_napari_are_seen(case_viewer):
+    session = get_session(case_viewer)
+    seen: list[tuple[str, float]] = []
+    session.threshold_changed.connect(lambda name, value: seen.append((name, value)))
+    session.method("b").layer.contrast_limits = (0.3, 1.0)
+    assert seen == [("b", 0.3)]
+    assert session.method("b").layer.contrast_limits_range == [0.0, 1.0]
+
+
+def test_slice_axis_and_index(case_viewer):
+    session = get_session(case_viewer)
+    assert session.slice_axis == 0
+    case_viewer.dims.set_point(0, 4 * session.scan_layer.scale[0])
+    assert session.slice_index == 4
+    with pytest.warns(UserWarning, match="Contours are not displayed"):  # napari, once
+        case_viewer.dims.ndisplay = 3
+    assert session.slice_axis is None and session.slice_index is None
+
+
+def test_gt_outline_in_2d_filled_in_3d(case_viewer):
+    gt = get_session(case_viewer).gt_layer
+    with pytest.warns(UserWarning, match="Contours are not displayed"):  # napari, once
+        case_viewer.dims.ndisplay = 3
+    assert gt.contour == 0
+    case_viewer.dims.set_point(0, 2.0)  # no more warnings in 3-D
+    case_viewer.dims.ndisplay = 2
+    assert gt.contour == 1
