@@ -280,13 +280,28 @@ def _run_distributed(address: str) -> Runner:
     return run
 
 
+AUTO_PARALLEL_MIN_BYTES = (
+    64 * 2**20
+)  # below this much compressed input, processes cost more than they save
+
+
+def _task_bytes(tasks: Sequence[_Task]) -> int:
+    paths = [t.label_path for t in tasks] + [
+        p for t in tasks for p in t.maps.values() if p is not None
+    ]
+    return sum(p.stat().st_size for p in paths if p.is_file())
+
+
 def _choose_runner(
-    n_tasks: int, workers: int | None, scheduler: str | None
+    tasks: Sequence[_Task], workers: int | None, scheduler: str | None
 ) -> tuple[Runner, int, str]:
     if scheduler is not None:
         return _run_distributed(scheduler), 0, scheduler
-    n = default_workers() if workers is None else workers
-    n = max(1, min(n, n_tasks))
+    if workers is None:  # auto: parallel when there is enough to read to pay for the processes
+        n = default_workers() if _task_bytes(tasks) >= AUTO_PARALLEL_MIN_BYTES else 1
+    else:
+        n = workers
+    n = max(1, min(n, len(tasks)))
     if n == 1:
         return _run_serial, 1, "serial"
     return _run_local(n), n, "processes"
@@ -313,7 +328,9 @@ def run_evaluation(
     dataset, methods, options
         As for ``evaluate_dataset``.
     workers : int, optional
-        Local worker processes (default: the usable cores; 1 runs in this process).
+        Local worker processes; 1 runs in this process. Default: the usable cores when
+        the files to read add up to at least 64 MiB, else 1 (starting processes costs
+        about a second).
     scheduler : str, optional
         Address of a running ``dask.distributed`` scheduler (workers must see the files
         under the same paths).
@@ -336,7 +353,7 @@ def run_evaluation(
     cases = sorted(dataset.pixel_labels) if options.needs_maps else []
     labels, found, tasks, keys = _plan(dataset, methods, cases, options, store)
     n_cached = sum(len(f) for f in found.values())
-    runner, n_workers, kind = _choose_runner(len(tasks), workers, scheduler)
+    runner, n_workers, kind = _choose_runner(tasks, workers, scheduler)
     peaks: list[float] = []
     finished = [0]
 
