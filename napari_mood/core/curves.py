@@ -24,6 +24,7 @@ from typing import Literal, get_args
 
 import numpy as np
 
+from napari_mood.core._checks import check_choice
 from napari_mood.core._float16 import N_CODES, ONE_CODE, clip_float16, code_values, to_codes
 
 Mode = Literal["mood", "exact"]
@@ -33,8 +34,7 @@ _CHUNK = 1 << 20  # voxels per bincount call: bounds the int64 temporaries at 8 
 
 def check_mode(mode: str) -> None:
     """Raise a ValueError naming the valid modes unless ``mode`` is one of them."""
-    if mode not in _MODES:
-        raise ValueError(f"mode must be one of {list(_MODES)}, got {mode!r}")
+    check_choice("mode", mode, _MODES)
 
 
 def check_no_nan(scores: np.ndarray) -> None:

@@ -31,6 +31,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from napari_mood.core import objects as obj
+from napari_mood.core._checks import check_choice
 from napari_mood.core.curves import CurveAccumulator, Mode, merge_accumulators
 from napari_mood.core.io import (
     LabelRead,
@@ -78,11 +79,6 @@ Progress = Callable[[int, int, str], None]
 ObjectThreshold = float | Literal["auto"] | Mapping[str, float]
 
 
-def _check_choice(name: str, value: Any, options: tuple[Any, ...]) -> None:
-    if value not in options:
-        raise ValueError(f"{name} must be one of {list(options)}, got {value!r}")
-
-
 @dataclass(frozen=True)
 class EvaluationOptions:
     """How to evaluate (defaults reproduce the official scorer).
@@ -116,13 +112,13 @@ class EvaluationOptions:
 
     def __post_init__(self) -> None:
         for task in self.tasks:
-            _check_choice("task", task, get_args(Task))
-        _check_choice("mode", self.mode, ("mood", "exact"))
-        _check_choice("nan_policy", self.nan_policy, get_args(NanPolicy))
-        _check_choice("sample_from_pixel", self.sample_from_pixel, (None, "max", "mean", "top1"))
-        _check_choice("connectivity", self.connectivity, ("full", "face"))
+            check_choice("task", task, get_args(Task))
+        check_choice("mode", self.mode, ("mood", "exact"))
+        check_choice("nan_policy", self.nan_policy, get_args(NanPolicy))
+        check_choice("sample_from_pixel", self.sample_from_pixel, (None, "max", "mean", "top1"))
+        check_choice("connectivity", self.connectivity, ("full", "face"))
         if isinstance(self.object_threshold, str):
-            _check_choice("object_threshold", self.object_threshold, ("auto",))
+            check_choice("object_threshold", self.object_threshold, ("auto",))
 
     @property
     def needs_maps(self) -> bool:

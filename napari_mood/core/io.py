@@ -29,6 +29,8 @@ import nibabel as nib
 import numpy as np
 from isal import igzip
 
+from napari_mood.core._checks import check_choice
+
 __all__ = [
     "NIFTI_SUFFIXES",
     "MoodDataset",
@@ -240,8 +242,7 @@ def read_scores(path: str | os.PathLike[str], *, mode: ScoreMode = "mood") -> Sc
     >>> read.scores.dtype  # doctest: +SKIP
     dtype('float16')
     """
-    if mode not in _SCORE_MODES:
-        raise ValueError(f"mode must be one of {_SCORE_MODES}, got {mode!r}")
+    check_choice("mode", mode, _SCORE_MODES)
     img = load_nifti(path)
     dtype = np.float16 if mode == "mood" else np.float32
     with np.errstate(over="ignore"):  # beyond float16 range -> inf, clipped to 1 below

@@ -23,6 +23,7 @@ from typing import Literal, NamedTuple, get_args
 
 import numpy as np
 
+from napari_mood.core._checks import check_choice, check_threshold
 from napari_mood.core._float16 import N_CODES, code_values, threshold_code
 from napari_mood.core.curves import (
     Curve,
@@ -43,18 +44,6 @@ _MAX_ROWS = 64  # slices per chunk: 64 x N_CODES int64 histograms are ~8 MiB
 
 class UndefinedMetricWarning(UserWarning):
     """A metric is undefined for the data (e.g. no positive voxel); a fallback is returned."""
-
-
-def _check_literal(name: str, value: str, options: tuple[str, ...]) -> None:
-    if value not in options:
-        raise ValueError(f"{name} must be one of {list(options)}, got {value!r}")
-
-
-def _check_threshold(threshold: float) -> float:
-    threshold = float(threshold)
-    if math.isnan(threshold):
-        raise ValueError("threshold is NaN")
-    return threshold
 
 
 # --------------------------------------------------------------------------- AP / AUROC
@@ -252,7 +241,7 @@ def confusion_at(curve: Curve, threshold: float) -> Confusion:
     >>> confusion_at(c, 0.35).tp, confusion_at(c, 0.35).fp
     (2, 1)
     """
-    threshold = _check_threshold(threshold)
+    threshold = check_threshold(threshold)
     ascending = curve.thresholds[::-1]
     n_points = int(ascending.size - np.searchsorted(ascending, threshold, side="left"))
     tp = int(curve.tp[n_points - 1]) if n_points else 0
@@ -286,7 +275,7 @@ def best_threshold(curve: Curve, *, by: Literal["dice", "f1"] = "dice") -> tuple
     >>> best_threshold(c)
     (0.35009765625, 0.8)
     """
-    _check_literal("by", by, ("dice", "f1"))
+    check_choice("by", by, ("dice", "f1"))
     if curve.thresholds.size == 0:
         raise ValueError("the curve has no operating point (no voxel was scored)")
     # 2TP / (2TP + FP + FN) with FN = n_pos - TP; denominators > 0 at every point
@@ -481,7 +470,7 @@ def slice_scores(
     ([1, 0], [1.0, nan])
     """
     check_mode(mode)
-    threshold = _check_threshold(threshold)
+    threshold = check_threshold(threshold)
     scores = np.asarray(scores)
     labels = check_labels(labels, scores.shape)
     if scores.ndim == 0 or scores.size == 0:
@@ -537,7 +526,7 @@ def sample_score_from_pixel(scores: np.ndarray, *, how: SampleHow = "max") -> fl
     >>> sample_score_from_pixel(np.arange(200.0), how="top1")  # mean of 198 and 199
     198.5
     """
-    _check_literal("how", how, get_args(SampleHow))
+    check_choice("how", how, get_args(SampleHow))
     values = np.asarray(scores, dtype=np.float64).reshape(-1)
     if values.size == 0:
         raise ValueError("scores is empty")

@@ -47,6 +47,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 from scipy.spatial import ConvexHull
 
+from napari_mood.core._checks import check_choice, check_threshold
 from napari_mood.core._float16 import ONE_CODE, code_values, threshold_code
 
 Connectivity = Literal["full", "face"]
@@ -216,23 +217,11 @@ class _Assignment:
 # --------------------------------------------------------------------------- validation
 
 
-def _check_choice(name: str, value: object, valid: tuple[str, ...]) -> None:
-    if value not in valid:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, valid))}; got {value!r}")
-
-
 def _check_ndim(arr: np.ndarray, what: str) -> None:
     if arr.ndim not in (2, 3):
         raise ValueError(f"{what} must be 2-D or 3-D, got {arr.ndim}-D with shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"{what} is empty (shape {arr.shape})")
-
-
-def _check_threshold(threshold: float) -> float:
-    value = float(threshold)
-    if math.isnan(value):
-        raise ValueError("threshold is NaN")
-    return value
 
 
 def _check_window(window: tuple[float, float]) -> tuple[float, float]:
@@ -323,7 +312,7 @@ def _is_binary(keys: np.ndarray, mode: Mode) -> bool:
 
 def _resolve_threshold(keys: np.ndarray, threshold: float | None, mode: Mode) -> float:
     if threshold is not None:
-        return _check_threshold(threshold)
+        return check_threshold(threshold)
     if not _is_binary(keys, mode):
         raise ValueError(
             "threshold is required for non-binary score maps "
@@ -363,7 +352,7 @@ def binarize_scores(
     >>> binarize_scores(np.array([[0.2998, 0.3]]), threshold=0.3).tolist()
     [[False, True]]
     """
-    _check_choice("mode", mode, get_args(Mode))
+    check_choice("mode", mode, get_args(Mode))
     keys = _score_keys(score, mode)
     value = _resolve_threshold(keys, threshold, mode)
     return keys >= _key_threshold(value, mode)
@@ -396,7 +385,7 @@ def label_objects(
     >>> n
     3
     """
-    _check_choice("connectivity", connectivity, get_args(Connectivity))
+    check_choice("connectivity", connectivity, get_args(Connectivity))
     arr = np.asarray(mask)
     _check_ndim(arr, "mask")
     return _cc3d_labels(arr, connectivity)
@@ -592,7 +581,7 @@ def distinct_value_thresholds(
     >>> distinct_value_thresholds([np.array([[0, 1], [1, 0]])]).tolist()
     [1.0]
     """
-    _check_choice("mode", mode, get_args(Mode))
+    check_choice("mode", mode, get_args(Mode))
     values: set[float] = set()
     for score in scores:
         keys = _score_keys(score, mode)
@@ -887,9 +876,9 @@ def match_objects(
     >>> (m.tp, m.fp, m.fn, m.f1)
     (1, 0, 0, 1.0)
     """
-    _check_choice("connectivity", connectivity, get_args(Connectivity))
-    _check_choice("criterion", criterion, get_args(Criterion))
-    _check_choice("mode", mode, get_args(Mode))
+    check_choice("connectivity", connectivity, get_args(Connectivity))
+    check_choice("criterion", criterion, get_args(Criterion))
+    check_choice("mode", mode, get_args(Mode))
     if not 0 < min_iou <= 1:
         raise ValueError(f"min_iou must be in (0, 1]; got {min_iou!r}")
     keys = _score_keys(score, mode)
@@ -964,7 +953,7 @@ def kind_table(match: ObjectMatch, *, source: Source) -> np.ndarray:
     >>> kind_table(match_objects(gt, gt), source="gt").tolist()
     [0, 1]
     """
-    _check_choice("source", source, get_args(Source))
+    check_choice("source", source, get_args(Source))
     records = [r for r in match.objects if r.source == source]
     table = np.zeros(max((r.id for r in records), default=0) + 1, dtype=np.uint8)
     for record in records:
@@ -976,7 +965,7 @@ def kind_table(match: ObjectMatch, *, source: Source) -> np.ndarray:
 
 
 def _check_thresholds(thresholds: Sequence[float] | np.ndarray) -> tuple[float, ...]:
-    values = sorted({_check_threshold(t) for t in thresholds})
+    values = sorted({check_threshold(t) for t in thresholds})
     if not values:
         raise ValueError("thresholds is empty; use default_threshold_grid() for example")
     return tuple(values)
@@ -1073,8 +1062,8 @@ def describe_case(
     >>> count_objects([case], threshold=0.5).f1
     1.0
     """
-    _check_choice("connectivity", connectivity, get_args(Connectivity))
-    _check_choice("mode", mode, get_args(Mode))
+    check_choice("connectivity", connectivity, get_args(Connectivity))
+    check_choice("mode", mode, get_args(Mode))
     values = _check_thresholds(thresholds)
     keys = _score_keys(score, mode)
     truth = _components(_gt_mask(gt, keys.shape), connectivity)
@@ -1170,7 +1159,7 @@ def count_objects(
     (1, 0, 0)
     """
     _check_cases(cases)
-    value = _check_threshold(threshold)
+    value = check_threshold(threshold)
     window = dataset_size_window(cases) if size_window is None else _check_window(size_window)
     per_case = []
     totals = np.zeros(5, dtype=np.int64)

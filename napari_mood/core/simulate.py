@@ -49,6 +49,8 @@ from typing import Any, Literal, get_args
 import numpy as np
 from scipy import ndimage as ndi
 
+from napari_mood.core._checks import check_choice
+
 Kind = Literal["sphere", "cube", "shuffle", "slab", "pet"]
 Region = Literal["sphere", "cube"]
 Seed = int | np.random.Generator | None
@@ -139,11 +141,6 @@ def _as_scan(scan: np.ndarray) -> np.ndarray:
             "rescale first, e.g. scan / scan.max()"
         )
     return arr
-
-
-def _check_choice(name: str, value: str, valid: Sequence[str]) -> None:
-    if value not in valid:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, valid))}; got {value!r}")
 
 
 def _check_unit(name: str, value: float) -> float:
@@ -286,7 +283,7 @@ def make_region_mask(
     >>> int(make_region_mask((5, 5), (2, 2), 1, region="cube").sum())
     9
     """
-    _check_choice("region", region, REGIONS)
+    check_choice("region", region, REGIONS)
     shape = tuple(int(n) for n in shape)
     point = _check_center(center, shape)
     if not (np.isfinite(size) and size >= 0):
@@ -477,7 +474,7 @@ def add_pixel_shuffle(
     >>> bool(np.allclose(np.sort(anomaly.scan[inside]), np.sort(scan[inside])))
     True
     """
-    _check_choice("region", region, REGIONS)
+    check_choice("region", region, REGIONS)
     arr = _as_scan(scan)
     rng = np.random.default_rng(seed)
     radius = _resolve_size(size, size_range, rng)
@@ -695,7 +692,7 @@ def add_pet_change(
     >>> round(float(anomaly.scan[20, 20, 20]), 3), float(anomaly.scan[0, 0, 0])
     (0.4, 0.8)
     """
-    _check_choice("region", region, REGIONS)
+    check_choice("region", region, REGIONS)
     arr = _as_scan(scan)
     if not (np.isfinite(sigma) and sigma >= 0):
         raise ValueError(f"sigma must be a non-negative number of voxels, got {sigma!r}")
@@ -766,7 +763,7 @@ def add_anomalies(
     >>> len(sim.anomalies), bool(sim.mask.any()), float(scan.max())
     (3, True, 0.5)
     """
-    _check_choice("kind", kind, (*KINDS, "mixed"))
+    check_choice("kind", kind, (*KINDS, "mixed"))
     if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 0:
         raise ValueError(f"count must be a non-negative integer, got {count!r}")
     arr = _as_scan(scan)
