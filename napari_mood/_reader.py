@@ -286,8 +286,9 @@ def case_layer_data(case: CaseData, *, threshold: float = DEFAULT_THRESHOLD) -> 
 
 
 def _grid_kwargs(case: CaseData) -> dict[str, Any]:
-    kwargs: dict[str, Any] = {"scale": case.transform.spacing}
-    if len(case.transform.display_shape) == 3:
+    ndim = len(case.transform.display_shape)
+    kwargs: dict[str, Any] = {"scale": case.transform.spacing, "units": ("mm",) * ndim}
+    if ndim == 3:
         kwargs["axis_labels"] = AXIS_LABELS_3D
     return kwargs
 

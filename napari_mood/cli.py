@@ -1,6 +1,6 @@
 """The ``napari-mood`` command line: argument parsing only; the work is done by the core.
 
-Subcommands: ``demo``, ``view``, ``evaluate``, ``validate``, ``simulate``.
+Subcommands: ``demo``, ``view``, ``evaluate``, ``validate``, ``simulate``, ``figure``.
 Exit codes: 0 success, 1 an input cannot be used (message names the file), 2 usage error.
 """
 
@@ -162,6 +162,31 @@ def _add_viewer(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_cmd_view)
 
 
+def _add_figure(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "figure", help="draw slices x (scan, ground truth, methods) as a PNG, SVG or PDF figure"
+    )
+    _add_method_args(p)
+    p.add_argument("--out", type=Path, required=True, help="figure file: .png, .svg or .pdf")
+    p.add_argument(
+        "--cases", help="CASE,CASE,... one row each (default: the first cases with anomalies)"
+    )
+    p.add_argument(
+        "--slices",
+        help="axial slice per case, or several slices of one case: N,N,... ('auto' chooses)",
+    )
+    p.add_argument("--thresholds", help="display thresholds: NAME=T,... or one T (default 0.5)")
+    p.add_argument("--dpi", type=float, default=300, help="resolution (default 300)")
+    p.add_argument(
+        "--annotate", action="store_true", help="write case AP and Dice in each method's cells"
+    )
+    p.add_argument("--no-crop", action="store_true", help="do not crop the slices to the body")
+    p.add_argument(
+        "--max-cases", type=int, default=6, help="cases drawn when --cases is omitted (default 6)"
+    )
+    p.set_defaults(func=_cmd_figure)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``napari-mood`` command."""
     parser = argparse.ArgumentParser(
@@ -173,6 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_evaluate(sub)
     _add_validate(sub)
     _add_simulate(sub)
+    _add_figure(sub)
     return parser
 
 
@@ -231,6 +257,14 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     from napari_mood import _cli_simulate
 
     return _cli_simulate.run(args)
+
+
+def _cmd_figure(args: argparse.Namespace) -> int:
+    from napari_mood import _cli_figure
+    from napari_mood.core.io import discover_dataset
+
+    dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)
+    return _cli_figure.run(args, dataset, _methods(args))
 
 
 def _run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
