@@ -1,0 +1,231 @@
+"""ObjectsWidget: MOOD object matching shown as layers and a table that drives the viewer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from napari.utils.notifications import notification_manager
+from qtpy.QtCore import Qt
+
+from napari_mood._layers import METADATA_KEY
+from napari_mood._viewer import SCREENSHOT_WINDOW_SIZE, _close_notifications, load_into_viewer
+from napari_mood._widgets._objects import (
+    ALL_METHODS,
+    AUTO_DELAY_MS,
+    KIND_COLORS,
+    ObjectsWidget,
+    objects_layer_name,
+)
+from napari_mood.core.objects import match_objects, object_labels
+from napari_mood.datasets import sample_data_dir
+
+pytestmark = pytest.mark.skipif(
+    not (sample_data_dir() / "toy").is_dir(), reason="sample_data/ not generated yet"
+)
+ROOT = Path(__file__).resolve().parents[2]
+METHODS = ("binary", "oracle_noisy", "residual")
+
+
+@pytest.fixture
+def objects_viewer(make_napari_viewer, qtbot):
+    """The sample dataset's first anomalous case (brain_001) with the dock widget."""
+    viewer = make_napari_viewer(show=True)
+    load_into_viewer(viewer, [sample_data_dir()])
+    _, widget = viewer.window.add_plugin_dock_widget("napari-mood", "Object matching")
+    _wait(qtbot, widget)
+    return viewer, widget
+
+
+def _wait(qtbot, widget: ObjectsWidget) -> None:
+    def settled() -> bool:
+        return bool(widget.results) and not widget.busy and not widget._timer.isActive()
+
+    qtbot.waitUntil(settled, timeout=15000)
+
+
+def _choose(qtbot, widget: ObjectsWidget, choice: str) -> None:
+    widget._method.setCurrentText(choice)
+    qtbot.waitUntil(lambda: not widget._timer.isActive(), timeout=5000)
+    _wait(qtbot, widget)
+
+
+def _expected(widget: ObjectsWidget, name: str):
+    method, gt = widget.session.method(name), widget.session.gt_layer.data
+    match = match_objects(method.data, gt, threshold=method.threshold, spacing=method.layer.scale)
+    return method, match, object_labels(method.data, gt, threshold=method.threshold)
+
+
+def _rgba(color: str) -> list[float]:
+    return [int(color[i : i + 2], 16) / 255 for i in (1, 3, 5)] + [1.0]
+
+
+def test_layers_table_and_summary_are_the_core_result(objects_viewer, qtbot):
+    viewer, widget = objects_viewer
+    assert isinstance(widget, ObjectsWidget)
+    _choose(qtbot, widget, "residual")
+    method, match, (pred_labels, gt_labels) = _expected(widget, "residual")
+    (result,) = widget.results
+    got = result.match
+    assert (got.tp, got.fp, got.fn, got.size_window) == (
+        match.tp,
+        match.fp,
+        match.fn,
+        match.size_window,
+    )
+    assert (match.tp, match.fp, match.fn) == (1, 21, 1)  # brain_001, residual at 0.5
+    for kind, source, labels in (
+        ("TP", "pred", pred_labels),
+        ("FP", "pred", pred_labels),
+        ("FN", "gt", gt_labels),
+    ):
+        layer = viewer.layers[objects_layer_name("residual", kind)]
+        ids = {r.id for r in match.objects if (r.kind, r.source) == (kind, source)}
+        assert set(np.unique(layer.data)) - {0} == ids
+        np.testing.assert_array_equal(layer.data, np.where(np.isin(labels, list(ids)), labels, 0))
+        assert layer.metadata[METADATA_KEY]["role"] == "objects"
+        assert layer.contour == 1 and layer.visible
+        np.testing.assert_allclose(layer.get_color(min(ids)), _rgba(KIND_COLORS[kind]))
+        np.testing.assert_allclose(layer.scale, method.layer.scale)
+    assert widget.session.method_names == METHODS  # objects layers are not methods
+    assert viewer.layers.selection.active.name == "binary"  # selection left alone
+    _check_table(widget, match)
+    _check_summary(widget, match)
+
+
+def _check_table(widget: ObjectsWidget, match) -> None:
+    shown = {("TP", "pred"), ("FP", "pred"), ("FN", "gt")}
+    listed = [r for r in match.objects if (r.kind, r.source) in shown]
+    rows = widget.table_records()
+    assert sorted((r.source, r.id) for _, r in rows) == sorted((r.source, r.id) for r in listed)
+    kinds = [r.kind for _, r in rows]
+    assert kinds == sorted(kinds, key=["TP", "FP", "FN"].index)  # sorted by kind at first
+    table = widget._table
+    for row, (_, record) in enumerate(rows):
+        cells = [table.item(row, column).text() for column in range(table.columnCount())]
+        assert cells[1:4] == [record.kind, str(record.size_voxels), f"{record.size_mm3:.0f}"]
+        assert cells[5] == f"{record.max_score:.2f}"
+    tp_row = kinds.index("TP")
+    assert table.item(tp_row, 6).text() == f"GT {rows[tp_row][1].matched_ids[0]}"
+    assert table.isColumnHidden(0)  # one method: no method column
+    table.sortItems(2, Qt.SortOrder.DescendingOrder)
+    sizes = [r.size_voxels for _, r in widget.table_records()]
+    assert sizes == sorted(sizes, reverse=True) and len(set(sizes)) > 3
+    widget._extra.setChecked(True)
+    assert len(widget.table_records()) == len(listed) + match.discarded + match.matched_extra
+    widget._extra.setChecked(False)
+
+
+def _check_summary(widget: ObjectsWidget, match) -> None:
+    summary = widget._summary.text()
+    for value in (match.tp, match.fp, match.fn, f"{match.f1:.2f}", "62–4,218", match.discarded):
+        assert f">{value}<" in summary or f"{value} voxels" in summary
+
+
+def test_rows_move_the_viewer_and_next_previous_step(objects_viewer, qtbot):
+    viewer, widget = objects_viewer
+    _choose(qtbot, widget, "residual")
+    for name in ("binary", "oracle_noisy"):
+        viewer.layers[name].visible = False  # clearer screenshot
+    viewer.window.resize(*SCREENSHOT_WINDOW_SIZE)
+    qtbot.wait(200)
+    layer = widget.session.method("residual").layer
+    zoom_before = viewer.scene.camera.zoom
+    rows = widget.table_records()
+    row = max(range(len(rows)), key=lambda i: abs(rows[i][1].centroid_voxel[0] - 47))
+    record = rows[row][1]
+    widget._table.selectRow(row)
+    world = layer.data_to_world(record.centroid_voxel)
+    assert widget.session.slice_index == round(record.centroid_voxel[0])
+    assert viewer.dims.point[0] == pytest.approx(world[0], abs=layer.scale[0] / 2)
+    assert viewer.scene.camera.center[1:] == pytest.approx(tuple(world[1:]))
+    assert viewer.scene.camera.zoom > zoom_before
+    _check_steps(viewer, widget, qtbot)
+    tp_row = next(i for i, (_, r) in enumerate(widget.table_records()) if r.kind == "TP")
+    widget._table.selectRow(tp_row)
+    path = ROOT / "docs" / "objects.png"
+    _window_shot(viewer, qtbot, path)
+    assert path.stat().st_size > 50_000
+
+
+def _check_steps(viewer, widget: ObjectsWidget, qtbot) -> None:
+    table = widget._table
+    table.clearSelection()
+    table.setCurrentCell(-1, -1)
+    rows = widget.table_records()
+    widget.step(1)  # nothing selected: first row
+    assert table.currentRow() == 0
+    qtbot.mouseClick(widget._next, Qt.MouseButton.LeftButton)
+    assert table.currentRow() == 1
+    assert widget.session.slice_index == round(rows[1][1].centroid_voxel[0])
+    viewer.window._qt_window.activateWindow()
+    table.setFocus()
+    qtbot.waitUntil(table.hasFocus, timeout=3000)
+    qtbot.keyClick(table, Qt.Key.Key_N)
+    assert table.currentRow() == 2
+    assert widget.session.slice_index == round(rows[2][1].centroid_voxel[0])
+    qtbot.keyClick(table, Qt.Key.Key_P)
+    qtbot.keyClick(table, Qt.Key.Key_P)
+    qtbot.mouseClick(widget._previous, Qt.MouseButton.LeftButton)
+    assert table.currentRow() == 0  # stops at the first row
+
+
+def test_all_methods_threshold_change_and_no_ground_truth(objects_viewer, qtbot):
+    viewer, widget = objects_viewer
+    _choose(qtbot, widget, ALL_METHODS)
+    assert [r.method for r in widget.results] == list(METHODS)
+    names = {layer.name for layer in viewer.layers}
+    assert {objects_layer_name(m, k) for m in METHODS for k in ("TP", "FP", "FN")} <= names
+    expected_rows = sum(r.match.tp + r.match.fp + r.match.fn for r in widget.results)
+    assert len(widget.table_records()) == expected_rows  # one TP object per found GT here
+    assert not widget._table.isColumnHidden(0)
+    assert {m for m, _ in widget.table_records()} == set(METHODS)
+
+    _choose(qtbot, widget, "residual")
+    objects = [layer.name for layer in viewer.layers if "objects" in layer.name]
+    assert objects == [objects_layer_name("residual", k) for k in ("TP", "FP", "FN")]
+
+    widget.session.set_threshold("residual", 0.7)
+    qtbot.waitUntil(lambda: widget.results[0].match.threshold == pytest.approx(0.7), timeout=15000)
+    _wait(qtbot, widget)
+    _, match, (pred_labels, _) = _expected(widget, "residual")
+    fp_ids = [r.id for r in match.objects if (r.kind, r.source) == ("FP", "pred")]
+    layer = viewer.layers[objects_layer_name("residual", "FP")]
+    np.testing.assert_array_equal(layer.data > 0, np.isin(pred_labels, fp_ids))
+    assert len(widget.table_records()) == match.tp + match.fp + match.fn
+
+    viewer.layers.remove(widget.session.gt_layer)
+    qtbot.waitUntil(lambda: not widget.results[0].has_gt, timeout=15000)
+    _wait(qtbot, widget)
+    match = widget.results[0].match
+    assert match.tp == match.fn == 0 and match.fp > 0 and match.size_window == (0.0, np.inf)
+    assert "No ground truth" in widget._summary.text()
+
+
+def test_bad_map_gives_a_notification_not_a_crash(make_napari_viewer, qtbot, mood_dataset):
+    viewer = make_napari_viewer(show=True)
+    load_into_viewer(viewer, [mood_dataset])
+    widget = ObjectsWidget(viewer)
+    qtbot.wait(AUTO_DELAY_MS * 2)
+    assert widget.results == () and len(viewer.layers) == 4  # hidden: nothing computed
+    viewer.window.add_dock_widget(widget, name="Object matching")
+    _wait(qtbot, widget)
+    assert widget.results[0].match.tp == 1  # method "a" finds the lesion
+    viewer.layers["b"].data = np.full(viewer.layers["b"].data.shape, np.nan, np.float32)
+    before = len(notification_manager.records)
+    widget._method.setCurrentText("b")
+    qtbot.waitUntil(lambda: len(notification_manager.records) > before, timeout=15000)
+    message = notification_manager.records[-1].message
+    assert "of b (" in message and "NaN" in message and "b/case_1.nii.gz" in message
+    assert widget.results[0].method == "a"  # the last good result stays
+
+
+def _window_shot(viewer, qtbot, path: Path) -> None:
+    viewer.window._qt_viewer._layers.scrollToTop()  # show the napari-mood layers
+    _close_notifications()
+    qtbot.wait(100)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    viewer.screenshot(str(path), canvas_only=False)
+    (ROOT / "screenshots").mkdir(exist_ok=True)
+    viewer.screenshot(str(ROOT / "screenshots" / path.name), canvas_only=False)
