@@ -315,8 +315,11 @@ _SESSIONS: weakref.WeakKeyDictionary[Any, MoodSession] = weakref.WeakKeyDictiona
 def get_session(viewer: Any) -> MoodSession:
     """Return the viewer's session, creating it on first use (one per viewer).
 
-    The session lives as long as the viewer; it holds the viewer only weakly.
+    The session lives as long as the viewer; it holds the viewer only weakly. napari
+    hands plugin widgets a short-lived proxy of the viewer: the session is keyed on the
+    viewer behind it, so every widget shares one session whatever it was given.
     """
+    viewer = getattr(viewer, "__wrapped__", viewer)
     session = _SESSIONS.get(viewer)
     if session is None:
         session = _SESSIONS[viewer] = MoodSession(viewer)

@@ -146,3 +146,18 @@ def test_gt_outline_in_2d_filled_in_3d(case_viewer):
     case_viewer.dims.set_point(0, 2.0)  # no more warnings in 3-D
     case_viewer.dims.ndisplay = 2
     assert gt.contour == 1
+
+
+def test_session_is_shared_through_napari_proxies(make_napari_viewer):
+    import gc
+
+    from napari.utils._proxies import PublicOnlyProxy
+
+    from napari_mood._session import get_session
+
+    viewer = make_napari_viewer(show=True)
+    first = get_session(PublicOnlyProxy(viewer))
+    gc.collect()
+    assert get_session(viewer) is first
+    assert get_session(PublicOnlyProxy(viewer)) is first
+    assert first.viewer is viewer

@@ -1,0 +1,602 @@
+"""Compare methods: difference masks of two maps, comparison tables, rank intervals.
+
+Everything the compare view and the comparison table show is computed here, from arrays
+or from a :class:`~napari_mood.core.evaluate.DatasetEvaluation`; the widgets only display.
+
+Edge-case policy (one place, each case tested):
+
+- a voxel is *flagged* by a method when its score, read as the MOOD scorer reads it
+  (float16, clipped to [0, 1]), is ``>= threshold`` (:func:`napari_mood.core._float16.flag`);
+- a case without any GT voxel has no pixel AP, AUROC, FPR@95%TPR or best Dice (NaN, no
+  warning) and no rank; a method whose AP is NaN gets no rank (``None``);
+- bootstrap resamples without any positive voxel score an AP of 0.0 (as
+  :func:`~napari_mood.core.ranking.bootstrap_ap` does); the warning saying how many is
+  not repeated here;
+- ranks are "min" ranks (ties share the best rank, 1, 2, 2, 4), by pixel AP.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from napari_mood.core._checks import check_choice, check_threshold
+from napari_mood.core._float16 import threshold_code
+from napari_mood.core.curves import (
+    Curve,
+    CurveAccumulator,
+    Mode,
+    curve_from_arrays,
+    to_mood_codes,
+)
+from napari_mood.core.evaluate import DatasetEvaluation, MethodSummary
+from napari_mood.core.metrics import (
+    UndefinedMetricWarning,
+    auroc_from_curve,
+    average_precision_from_curve,
+    best_threshold,
+    fpr_at_tpr,
+)
+from napari_mood.core.objects import Connectivity, match_objects
+from napari_mood.core.ranking import bootstrap_ap, rank_methods
+
+__all__ = [
+    "A_ONLY",
+    "BOTH",
+    "B_ONLY",
+    "COLUMNS",
+    "Column",
+    "ComparisonRow",
+    "ComparisonTable",
+    "Difference",
+    "RankInterval",
+    "best_methods",
+    "case_comparison",
+    "dataset_comparison",
+    "difference",
+    "format_cell",
+    "format_table",
+    "format_value",
+    "grid_shape",
+    "rank_intervals",
+    "shown_columns",
+]
+
+Scope = Literal["case", "dataset"]
+Better = Literal["higher", "lower"]
+
+#: Values of the difference label image.
+A_ONLY, B_ONLY, BOTH = 1, 2, 3
+
+
+# --------------------------------------------------------------------------- difference
+
+
+@dataclass(frozen=True, eq=False)
+class Difference:
+    """Voxels flagged by method A only, by B only and by both (:func:`difference`).
+
+    ``labels`` is a uint8 image of the maps' shape: 0 nowhere, :data:`A_ONLY`,
+    :data:`B_ONLY` or :data:`BOTH`.
+    """
+
+    labels: np.ndarray
+    a_only: int
+    b_only: int
+    both: int
+    threshold_a: float
+    threshold_b: float
+
+
+def difference(
+    scores_a: np.ndarray,
+    scores_b: np.ndarray,
+    *,
+    threshold_a: float,
+    threshold_b: float,
+) -> Difference:
+    """Label the voxels flagged by A only (1), by B only (2) and by both (3).
+
+    Scores are read as the MOOD scorer reads them (float16, clipped to [0, 1]; float16
+    maps in [0, 1] are not copied) and a voxel is flagged when its value is
+    ``>= threshold``, exactly as :func:`napari_mood.core._float16.flag`.
+
+    Raises
+    ------
+    ValueError
+        When the maps differ in shape, a threshold is NaN or a map holds NaN.
+
+    Examples
+    --------
+    >>> d = difference(np.array([0.9, 0.9, 0.1, 0.1]), np.array([0.9, 0.1, 0.9, 0.1]),
+    ...                threshold_a=0.5, threshold_b=0.5)
+    >>> d.labels.tolist(), (d.a_only, d.b_only, d.both)
+    ([3, 1, 2, 0], (1, 1, 1))
+    """
+    a, b = np.asarray(scores_a), np.asarray(scores_b)
+    if a.shape != b.shape:
+        raise ValueError(f"the maps differ in shape: {a.shape} vs {b.shape}")
+    threshold_a, threshold_b = check_threshold(threshold_a), check_threshold(threshold_b)
+    labels = (to_mood_codes(a) >= threshold_code(threshold_a)).astype(np.uint8)
+    labels += np.uint8(2) * (to_mood_codes(b) >= threshold_code(threshold_b))
+    counts = np.bincount(labels.reshape(-1), minlength=4)
+    return Difference(
+        labels=labels,
+        a_only=int(counts[A_ONLY]),
+        b_only=int(counts[B_ONLY]),
+        both=int(counts[BOTH]),
+        threshold_a=threshold_a,
+        threshold_b=threshold_b,
+    )
+
+
+# --------------------------------------------------------------------------- table rows
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    """One method's row of a comparison table (None: not available for this scope).
+
+    ``object_threshold`` is the threshold the object counts were taken at;
+    ``ap_low`` / ``ap_high`` and ``rank_low`` / ``rank_high`` are bootstrap 95% intervals
+    (dataset tables only).
+    """
+
+    method: str
+    pixel_ap: float
+    auroc: float
+    fpr95: float
+    best_dice: float
+    best_dice_threshold: float
+    object_threshold: float | None
+    object_tp: int | None
+    object_fp: int | None
+    object_fn: int | None
+    object_f1: float | None
+    sample_ap: float | None = None
+    rank: int | None = None
+    rank_low: int | None = None
+    rank_high: int | None = None
+    ap_low: float | None = None
+    ap_high: float | None = None
+
+
+@dataclass(frozen=True)
+class ComparisonTable:
+    """Rows of one comparison: a case (``name`` = case) or a dataset (``name`` = dataset)."""
+
+    scope: Scope
+    name: str
+    n_cases: int
+    rows: tuple[ComparisonRow, ...]
+
+    def row(self, method: str) -> ComparisonRow:
+        """Return a method's row; KeyError names the methods."""
+        for row in self.rows:
+            if row.method == method:
+                return row
+        raise KeyError(f"no method {method!r} (have {[r.method for r in self.rows]})")
+
+
+def _pixel_metrics(curve: Curve) -> tuple[float, float, float, float, float]:
+    """AP, AUROC, FPR@95%TPR, best Dice and its threshold; NaN without GT voxel (no warning)."""
+    if curve.n_pos == 0 or curve.thresholds.size == 0:
+        return (math.nan,) * 5
+    roc = auroc_from_curve(curve) if curve.n_neg else math.nan
+    dice_threshold, dice = best_threshold(curve, by="dice")
+    ap = average_precision_from_curve(curve)
+    return ap, roc, fpr_at_tpr(curve, tpr=0.95), dice, dice_threshold
+
+
+def _ap_ranks(aps: Mapping[str, float]) -> dict[str, int | None]:
+    ranks = rank_methods(aps)
+    return {name: None if math.isnan(aps[name]) else ranks[name] for name in aps}
+
+
+def case_comparison(
+    scores: Mapping[str, np.ndarray],
+    gt: np.ndarray,
+    *,
+    thresholds: Mapping[str, float],
+    name: str = "",
+    connectivity: Connectivity = "full",
+    mode: Mode = "mood",
+) -> ComparisonTable:
+    """Compare methods on one case: pixel metrics, objects at each threshold, AP rank.
+
+    Parameters
+    ----------
+    scores : mapping of method -> ndarray
+        Each method's map (any orientation, the same for every array).
+    gt : ndarray
+        Ground truth of the same shape (0/1 or bool).
+    thresholds : mapping of method -> float
+        The threshold each method's objects are counted at (``score >= threshold``).
+    name : str
+        Case name, for the table's title.
+    connectivity, mode
+        As for :func:`~napari_mood.core.objects.match_objects`.
+
+    Examples
+    --------
+    >>> gt = np.zeros((6, 6), bool); gt[1:3, 1:3] = True
+    >>> table = case_comparison({"m": np.where(gt, 0.9, 0.1)}, gt, thresholds={"m": 0.5})
+    >>> row = table.row("m")
+    >>> row.pixel_ap, row.object_tp, row.rank
+    (1.0, 1, 1)
+    """
+    check_choice("mode", mode, ("mood", "exact"))
+    pixel = {m: _pixel_metrics(curve_from_arrays(s, gt, mode=mode)) for m, s in scores.items()}
+    ranks = _ap_ranks({m: values[0] for m, values in pixel.items()})
+    rows = []
+    for method, values in pixel.items():
+        threshold = check_threshold(thresholds[method])
+        match = match_objects(
+            scores[method], gt, threshold=threshold, connectivity=connectivity, mode=mode
+        )
+        rows.append(
+            ComparisonRow(
+                method,
+                *values,
+                object_threshold=threshold,
+                object_tp=match.tp,
+                object_fp=match.fp,
+                object_fn=match.fn,
+                object_f1=match.f1,
+                rank=ranks[method],
+            )
+        )
+    return ComparisonTable("case", name, 1, tuple(rows))
+
+
+# --------------------------------------------------------------------------- dataset
+
+
+@dataclass(frozen=True)
+class RankInterval:
+    """A method's AP rank with case-bootstrap percentile intervals of its AP and rank."""
+
+    rank: int
+    low: int
+    high: int
+    ap: float
+    ap_low: float
+    ap_high: float
+
+
+def _resample_ranks(samples: np.ndarray) -> np.ndarray:
+    """Min ranks per resample: ``(n_methods, n_boot)`` APs -> ranks (1 = best)."""
+    better = samples[None, :, :] > samples[:, None, :]  # [i, j, k]: j beats i in resample k
+    return 1 + better.sum(axis=1)
+
+
+def rank_intervals(
+    accumulators: Mapping[str, Sequence[CurveAccumulator]],
+    *,
+    n_boot: int = 1000,
+    seed: int = 0,
+    ci: float = 0.95,
+) -> dict[str, RankInterval]:
+    """Rank methods by pooled AP, with case-bootstrap intervals of the AP and of the rank.
+
+    Every method is resampled with the same draws (:func:`bootstrap_ap` with the same
+    ``seed`` and number of cases), so each resample ranks the methods on the same cases.
+    A rank interval is ``[lower, higher]`` percentiles of the resampled ranks (integers).
+
+    Parameters
+    ----------
+    accumulators : mapping of method -> sequence of CurveAccumulator
+        Per-case accumulators, the same cases in the same order for every method.
+
+    Raises
+    ------
+    ValueError
+        When methods have different numbers of cases, or none.
+
+    Examples
+    --------
+    >>> from napari_mood.core.curves import CurveAccumulator
+    >>> def acc(scores, labels):
+    ...     a = CurveAccumulator(); a.add(np.array(scores), np.array(labels)); return a
+    >>> good = [acc([0.9, 0.1], [1, 0]), acc([0.8, 0.2], [1, 0])]
+    >>> bad = [acc([0.1, 0.9], [1, 0]), acc([0.2, 0.8], [1, 0])]
+    >>> r = rank_intervals({"good": good, "bad": bad}, n_boot=50)
+    >>> (r["good"].rank, r["good"].low, r["good"].high), r["bad"].rank
+    ((1, 1, 1), 2)
+    """
+    sizes = {len(cases) for cases in accumulators.values()}
+    if len(sizes) != 1 or 0 in sizes:
+        raise ValueError(f"every method needs the same, non-zero number of cases; got {sizes}")
+    with warnings.catch_warnings():  # healthy-only resamples score 0.0, as documented
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        boots = {
+            m: bootstrap_ap(a, n_boot=n_boot, seed=seed, ci=ci) for m, a in accumulators.items()
+        }
+    names = list(boots)
+    ranks = rank_methods({m: boots[m].estimate for m in names})
+    resampled = _resample_ranks(np.stack([boots[m].samples for m in names]))
+    tail = (1.0 - ci) / 2.0
+    return {
+        m: RankInterval(
+            rank=ranks[m],
+            low=int(np.quantile(resampled[i], tail, method="lower")),
+            high=int(np.quantile(resampled[i], 1.0 - tail, method="higher")),
+            ap=boots[m].estimate,
+            ap_low=boots[m].low,
+            ap_high=boots[m].high,
+        )
+        for i, m in enumerate(names)
+    }
+
+
+def _dataset_row(summary: MethodSummary, interval: RankInterval | None) -> ComparisonRow:
+    p, s, o = summary.pixel, summary.sample, summary.object
+    counts = o.counts if o is not None else None
+    nan = math.nan
+    return ComparisonRow(
+        summary.name,
+        pixel_ap=p.ap if p else nan,
+        auroc=p.auroc if p else nan,
+        fpr95=p.fpr95 if p else nan,
+        best_dice=p.best_dice if p else nan,
+        best_dice_threshold=p.best_dice_threshold if p else nan,
+        object_threshold=counts.threshold if counts else None,
+        object_tp=counts.tp if counts else None,
+        object_fp=counts.fp if counts else None,
+        object_fn=counts.fn if counts else None,
+        object_f1=counts.f1 if counts else None,
+        sample_ap=s.ap if s else None,
+        rank=interval.rank if interval and not math.isnan(interval.ap) else None,
+        rank_low=interval.low if interval else None,
+        rank_high=interval.high if interval else None,
+        ap_low=interval.ap_low if interval else None,
+        ap_high=interval.ap_high if interval else None,
+    )
+
+
+def dataset_comparison(
+    evaluation: DatasetEvaluation, *, n_boot: int = 1000, seed: int = 0, ci: float = 0.95
+) -> ComparisonTable:
+    """Compare methods over a dataset: the evaluation's numbers plus AP rank intervals.
+
+    Pixel, sample and object values are the evaluation's own (``napari-mood evaluate``);
+    the rank and its interval come from :func:`rank_intervals` over the evaluation's
+    ``case_accumulators`` (only when every method has the pixel task).
+
+    Examples
+    --------
+    >>> result, _ = run_evaluation(ds, methods)  # doctest: +SKIP
+    >>> dataset_comparison(result).row("residual").pixel_ap  # doctest: +SKIP
+    0.6549...
+    """
+    accs = {
+        name: tuple(evaluation.case_accumulators[name].values())
+        for name in evaluation.methods
+        if evaluation.case_accumulators.get(name)
+    }
+    intervals: Mapping[str, RankInterval] = {}
+    if accs and len(accs) == len(evaluation.methods):
+        intervals = rank_intervals(accs, n_boot=n_boot, seed=seed, ci=ci)
+    rows = tuple(
+        _dataset_row(summary, intervals.get(name)) for name, summary in evaluation.methods.items()
+    )
+    return ComparisonTable("dataset", evaluation.dataset, len(evaluation.cases), rows)
+
+
+# --------------------------------------------------------------------------- columns
+
+
+@dataclass(frozen=True)
+class Column:
+    """A table column showing the :class:`ComparisonRow` attribute ``key``.
+
+    ``better`` says which values are best (None: not compared); ``interval`` names the
+    row attributes of a 95% interval shown after the value (``0.85 [0.71, 0.91]``) with
+    ``interval_digits`` decimals.
+    """
+
+    key: str
+    title: str
+    tip: str
+    better: Better | None = None
+    digits: int = 4
+    interval: tuple[str, str] | None = None
+    interval_digits: int = 2
+
+
+COLUMNS: tuple[Column, ...] = (
+    Column("method", "Method", "Method name"),
+    Column(
+        "pixel_ap",
+        "Pixel AP",
+        "Voxel-level average precision of the pooled voxels "
+        "[case-bootstrap 95% interval, dataset only]",
+        "higher",
+        interval=("ap_low", "ap_high"),
+    ),
+    Column("auroc", "AUROC", "Voxel-level area under the ROC curve", "higher"),
+    Column(
+        "fpr95",
+        "FPR@95",
+        "False-positive rate at 95% true-positive rate (smallest FPR with TPR >= 0.95)",
+        "lower",
+    ),
+    Column("best_dice", "Best Dice", "Highest voxel Dice over all thresholds", "higher"),
+    Column("best_dice_threshold", "Dice thr.", "Threshold giving the best Dice", digits=3),
+    Column("object_threshold", "Obj. thr.", "Threshold the objects are counted at", digits=3),
+    Column("object_tp", "TP", "GT objects detected (MOOD object rule)", "higher"),
+    Column("object_fp", "FP", "Predicted objects matching no GT object", "lower"),
+    Column("object_fn", "FN", "GT objects missed", "lower"),
+    Column("object_f1", "Obj. F1", "Object F1 = 2TP / (2TP + FP + FN)", "higher"),
+    Column("sample_ap", "Sample AP", "Case-level average precision (sample task)", "higher"),
+    Column(
+        "rank",
+        "Rank",
+        "Rank by pixel AP (1 = best; ties share the best rank) "
+        "[case-bootstrap 95% interval, dataset only]",
+        "lower",
+        interval=("rank_low", "rank_high"),
+    ),
+)
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool):
+        return None if math.isnan(value) else float(value)
+    return None
+
+
+def best_methods(table: ComparisonTable) -> dict[str, set[str]]:
+    """Methods holding the best value of each comparable column (ties: all of them).
+
+    Columns whose ``better`` is None, and columns without any number, are left out.
+
+    Examples
+    --------
+    >>> rows = (ComparisonRow("a", 0.9, 0.9, 0.1, 0.8, 0.5, 0.5, 1, 3, 0, 0.4),
+    ...         ComparisonRow("b", 0.5, 0.9, 0.2, 0.6, 0.5, 0.5, 1, 1, 0, 0.6))
+    >>> best = best_methods(ComparisonTable("case", "c", 1, rows))
+    >>> best["pixel_ap"], sorted(best["auroc"]), best["object_fp"]
+    ({'a'}, ['a', 'b'], {'b'})
+    """
+    out: dict[str, set[str]] = {}
+    for column in COLUMNS:
+        if column.better is None:
+            continue
+        values = {r.method: _number(getattr(r, column.key)) for r in table.rows}
+        numbers = [v for v in values.values() if v is not None]
+        if not numbers:
+            continue
+        best = max(numbers) if column.better == "higher" else min(numbers)
+        out[column.key] = {m for m, v in values.items() if v == best}
+    return out
+
+
+def format_value(value: object, *, digits: int = 4) -> str:
+    """Text of a value: ``""`` for None/NaN, ``digits`` decimals for floats.
+
+    Examples
+    --------
+    >>> format_value(0.123456), format_value(float("nan")), format_value(3)
+    ('0.1235', '', '3')
+    """
+    if value is None:
+        return ""
+    if isinstance(value, float | np.floating):
+        return "" if math.isnan(value) else f"{value:.{digits}f}"
+    return str(value)
+
+
+def format_cell(row: ComparisonRow, column: Column) -> str:
+    """Text of a row's cell: the value, then its interval when the row has one.
+
+    Examples
+    --------
+    >>> row = ComparisonRow("a", 0.85, 0.9, 0.1, 0.8, 0.5, 0.5, 1, 0, 0, 1.0,
+    ...                     ap_low=0.712, ap_high=0.908)
+    >>> format_cell(row, COLUMNS[1])
+    '0.8500 [0.71, 0.91]'
+    """
+    text = format_value(getattr(row, column.key), digits=column.digits)
+    if column.interval is None or not text:
+        return text
+    low, high = (getattr(row, name) for name in column.interval)
+    if low is None or high is None:
+        return text
+    digits = column.interval_digits
+    return f"{text} [{format_value(low, digits=digits)}, {format_value(high, digits=digits)}]"
+
+
+def shown_columns(table: ComparisonTable) -> tuple[Column, ...]:
+    """Columns with at least one value in ``table`` (``method`` always)."""
+    return tuple(
+        c
+        for c in COLUMNS
+        if c.key == "method" or any(format_value(getattr(r, c.key)) != "" for r in table.rows)
+    )
+
+
+def _csv_fields(table: ComparisonTable) -> list[str]:
+    """Row attributes written for each shown column (interval bounds when any row has them)."""
+    fields = []
+    for column in shown_columns(table):
+        fields.append(column.key)
+        if column.interval and any(getattr(r, column.interval[0]) is not None for r in table.rows):
+            fields += column.interval
+    return fields
+
+
+def format_table(
+    table: ComparisonTable, *, delimiter: str = ",", order: Sequence[str] | None = None
+) -> str:
+    """CSV (or tab-separated, ``delimiter="\\t"``) text of a table, one row per method.
+
+    The first two columns say what was compared (``scope``: case or dataset, and its
+    ``name``); then the :class:`ComparisonRow` fields of :func:`shown_columns` (an
+    interval as two more columns, ``*_low`` and ``*_high``). Floats keep full precision,
+    undefined values are empty. ``order`` lists the methods in the order to write them.
+
+    Examples
+    --------
+    >>> rows = (ComparisonRow("a", 0.5, 0.75, 0.5, 0.8, 0.35, 0.5, 1, 0, 0, 1.0, rank=1),)
+    >>> print(format_table(ComparisonTable("case", "c1", 1, rows)).splitlines()[1])
+    case,c1,a,0.5,0.75,0.5,0.8,0.35,0.5,1,0,0,1.0,1
+    """
+    fields = _csv_fields(table)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n")
+    writer.writerow(["scope", "name", *fields])
+    methods = list(order) if order is not None else [r.method for r in table.rows]
+    for method in methods:
+        row = table.row(method)
+        writer.writerow([table.scope, table.name, *(_raw(getattr(row, f)) for f in fields)])
+    return buffer.getvalue()
+
+
+def _raw(value: object) -> str:
+    """Full-precision text of a value (numpy scalars as plain numbers); "" for None/NaN."""
+    if isinstance(value, float | np.floating):
+        return "" if math.isnan(value) else repr(float(value))
+    if isinstance(value, int | np.integer):
+        return str(int(value))
+    return "" if value is None else str(value)
+
+
+# --------------------------------------------------------------------------- grid
+
+
+def grid_shape(
+    n_cells: int, *, canvas: tuple[float, float], cell: tuple[float, float]
+) -> tuple[int, int]:
+    """Rows and columns of a grid showing ``n_cells`` images as large as possible.
+
+    ``canvas`` and ``cell`` are (height, width): the canvas in pixels and one image in
+    any unit (only its aspect ratio matters). Ties prefer fewer rows.
+
+    Examples
+    --------
+    >>> grid_shape(3, canvas=(600, 1800), cell=(100, 100))
+    (1, 3)
+    >>> grid_shape(4, canvas=(800, 800), cell=(100, 100))
+    (2, 2)
+    """
+    if n_cells < 1:
+        raise ValueError(f"n_cells must be >= 1, got {n_cells}")
+    height, width = canvas
+    cell_h, cell_w = cell
+    if min(height, width, cell_h, cell_w) <= 0:
+        raise ValueError("canvas and cell sizes must be positive")
+
+    def zoom(rows: int) -> float:
+        cols = math.ceil(n_cells / rows)
+        return min(height / rows / cell_h, width / cols / cell_w)
+
+    rows = max(range(1, n_cells + 1), key=lambda r: (zoom(r), -r))
+    return rows, math.ceil(n_cells / rows)
