@@ -19,8 +19,10 @@ from napari_mood.core.io import MoodInputError
 from napari_mood.datasets import sample_data_dir
 
 __all__ = [
+    "DOCK_ORDER",
     "PLUGIN_NAME",
     "SCREENSHOT_WINDOW_SIZE",
+    "TAB_TITLES",
     "dock_plugin_widgets",
     "focus_case",
     "load_into_viewer",
@@ -31,6 +33,18 @@ __all__ = [
 
 PLUGIN_NAME = "napari-mood"
 SCREENSHOT_WINDOW_SIZE = (1280, 800)  # width, height; fits the default xvfb screen
+DOCK_ORDER = ("Display thresholds", "Per-slice scores")
+"""Manifest display names docked first (the first one is the tab in front)."""
+TAB_TITLES = {
+    "Display thresholds": "Thresholds",
+    "Per-slice scores": "Slices",
+    "Dataset browser": "Browser",
+    "Compare methods": "Compare",
+    "Comparison table": "Table",
+    "Object matching": "Objects",
+    "Review flagged regions": "Review",
+}
+"""Short tab titles (seven full names do not fit side by side in the dock)."""
 _SETTLE_ROUNDS = 5
 
 
@@ -126,15 +140,39 @@ def _select_first_method(viewer: Any) -> None:
 
 
 def dock_plugin_widgets(viewer: Any) -> list[Any]:
-    """Dock every widget the napari-mood manifest contributes; return the widgets."""
+    """Dock every widget the napari-mood manifest contributes; return the widgets.
+
+    They form one tab group in the right dock area (tabs on top, short titles from
+    :data:`TAB_TITLES`), in the order of :data:`DOCK_ORDER` then of the manifest, with
+    the first one (display thresholds) in front. Widgets are returned in that order.
+    """
     from npe2 import PluginManager
 
     manifest = PluginManager.instance().get_manifest(PLUGIN_NAME)
-    docked = []
-    for contribution in manifest.contributions.widgets or ():
-        _, widget = viewer.window.add_plugin_dock_widget(PLUGIN_NAME, contribution.display_name)
-        docked.append(widget)
-    return docked
+    names = [c.display_name for c in manifest.contributions.widgets or ()]
+    names.sort(key=lambda n: DOCK_ORDER.index(n) if n in DOCK_ORDER else len(DOCK_ORDER))
+    docks, widgets = [], []
+    for name in names:
+        dock, widget = viewer.window.add_plugin_dock_widget(PLUGIN_NAME, name)
+        # the tab text; the dock's own title bar keeps the full name
+        dock.setWindowTitle(TAB_TITLES.get(name, name))
+        docks.append(dock)
+        widgets.append(widget)
+    _tab_docks(docks)
+    return widgets
+
+
+def _tab_docks(docks: Sequence[Any]) -> None:
+    """Tab the docks together (tabs on top), the first one in front."""
+    from qtpy.QtWidgets import QTabWidget
+
+    if len(docks) < 2:
+        return
+    window = docks[0].parentWidget()  # the QMainWindow the docks live in
+    window.setTabPosition(window.dockWidgetArea(docks[0]), QTabWidget.TabPosition.North)
+    for dock in docks[1:]:
+        window.tabifyDockWidget(docks[0], dock)
+    docks[0].raise_()
 
 
 def focus_case(viewer: Any, session: MoodSession | None = None) -> None:

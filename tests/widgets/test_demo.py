@@ -33,9 +33,18 @@ def _roles(viewer) -> list[tuple[str, str]]:
 def test_open_case_docks_widgets_and_shows_the_lesion(make_napari_viewer, mood_dataset: Path):
     viewer = make_napari_viewer(show=True)
     session = load_into_viewer(viewer, [mood_dataset])
-    (widget,) = dock_plugin_widgets(viewer)
+    widgets = dock_plugin_widgets(viewer)
     focus_case(viewer, session)
-    assert isinstance(widget, ThresholdWidget)
+    assert isinstance(widgets[0], ThresholdWidget)  # in front of the tab group
+    assert sorted(type(w).__name__ for w in widgets) == [
+        "CompareWidget",
+        "DatasetBrowserWidget",
+        "ObjectsWidget",
+        "ReviewWidget",
+        "SliceScoresWidget",
+        "TableWidget",
+        "ThresholdWidget",
+    ]
     assert _roles(viewer) == [
         ("case_1", "scan"),
         ("a", "method"),

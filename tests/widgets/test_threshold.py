@@ -1,13 +1,36 @@
-"""ThresholdWidget: one slider + number per method, instant, optionally linked."""
+"""ThresholdWidget: sliders per method (instant, linkable), live readouts, best threshold."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
+from npe2 import PluginManager
+from qtpy.QtCore import Qt
+from qtpy.QtWidgets import (
+    QAbstractButton,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QDockWidget,
+    QLineEdit,
+    QMainWindow,
+    QSlider,
+)
 
-from napari_mood._viewer import load_into_viewer
+from napari_mood._layers import method_colormap
+from napari_mood._viewer import SCREENSHOT_WINDOW_SIZE, dock_plugin_widgets, load_into_viewer
+from napari_mood._widgets._slices import SliceScoresWidget
 from napari_mood._widgets._threshold import SLIDER_STEPS, ThresholdWidget
+from napari_mood.core.curves import curve_from_arrays
+from napari_mood.core.evaluate import EvaluationOptions, evaluate_dataset
+from napari_mood.core.io import MoodInputWarning, discover_dataset, discover_methods
+from napari_mood.core.metrics import confusion_at
+from napari_mood.core.objects import match_objects
+from napari_mood.core.readout import best_case_threshold, display_threshold
+from napari_mood.datasets import sample_data_dir
 
 
 @pytest.fixture
@@ -22,7 +45,7 @@ def _limits(widget: ThresholdWidget, name: str) -> list[float]:
     return list(widget.session.method(name).layer.contrast_limits)
 
 
-def test_plugin_widget_lists_the_methods(widget_viewer):
+def test_plugin_widget_lists_the_methods_with_tooltips(widget_viewer):
     _, widget = widget_viewer
     assert isinstance(widget, ThresholdWidget)
     assert list(widget._rows) == ["a", "b"]
@@ -30,6 +53,13 @@ def test_plugin_widget_lists_the_methods(widget_viewer):
     assert widget._rows["a"].slider.value() == SLIDER_STEPS // 2
     assert "transparent" in widget._rows["a"].slider.toolTip()
     assert widget._empty.isHidden()
+    controls = widget.findChildren(
+        (QAbstractButton, QSlider, QAbstractSpinBox, QComboBox, QLineEdit)
+    )
+    controls = [c for c in controls if not isinstance(c.parent(), (QAbstractSpinBox, QComboBox))]
+    assert len(controls) == 10  # link, 2 x (slider, box), 2 combos, folder, browse, find
+    for control in controls:
+        assert control.toolTip(), f"{type(control).__name__} {control.objectName()} has no tooltip"
 
 
 def test_empty_viewer_says_what_to_do(make_napari_viewer):
@@ -80,3 +110,209 @@ def test_closed_widget_stops_listening(widget_viewer, qtbot):
     session.set_all_thresholds(0.4)  # would raise if a deleted widget were still connected
     viewer.layers.remove("a")
     assert session.method_names == ("b",)
+
+
+# -- readouts ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def sample_viewer(make_napari_viewer, qtbot):
+    """The sample case brain_001 (three methods and a GT) with the widget, readouts done."""
+    viewer = make_napari_viewer(show=True)
+    session = load_into_viewer(viewer, [sample_data_dir()])
+    widget = ThresholdWidget(viewer)
+    viewer.window.add_dock_widget(widget, name="thresholds")
+    _wait(qtbot, widget)
+    assert session.case == "brain_001.nii.gz"
+    return viewer, widget
+
+
+def _wait(qtbot, widget: ThresholdWidget) -> None:
+    qtbot.waitUntil(lambda: not widget.busy, timeout=20000)
+
+
+def _gt(widget: ThresholdWidget) -> np.ndarray:
+    return np.asarray(widget.session.gt_layer.data) != 0
+
+
+def _flagged(data: np.ndarray, threshold: float) -> int:
+    """float16 semantics: the stored float16 value compared exactly with the threshold."""
+    return int(np.count_nonzero(np.asarray(data).astype(np.float64) >= threshold))
+
+
+def test_moving_a_threshold_updates_display_and_readout(sample_viewer, qtbot):
+    _, widget = sample_viewer
+    method = widget.session.method("residual")
+    data, gt = method.data, _gt(widget)
+    assert data.dtype == np.float16
+    curve = curve_from_arrays(data, gt)
+    for threshold in (0.3, 0.757, 0.95):
+        widget._rows["residual"].box.setValue(threshold)
+        # display: contrast limits (t, 1) on the method's colormap, transparent at its low end
+        assert list(method.layer.contrast_limits) == pytest.approx([threshold, 1.0])
+        assert method.layer.colormap.name == method_colormap(method.color)["name"]
+        assert method.layer.colormap.colors[0][3] == 0.0
+        assert widget.session.threshold("oracle_noisy") == pytest.approx(0.5)  # not linked
+        _wait(qtbot, widget)
+        readout = widget.readouts["residual"]
+        assert readout.threshold == pytest.approx(threshold)
+        assert readout.flagged == _flagged(data, threshold)
+        assert readout.flagged_mm3 == pytest.approx(readout.flagged * np.prod(method.layer.scale))
+        assert readout.flagged_percent == pytest.approx(100 * readout.flagged / data.size)
+        assert readout.dice == pytest.approx(confusion_at(curve, threshold).dice)
+        match = match_objects(data, gt, threshold=threshold)
+        objects = readout.objects
+        assert (objects.tp, objects.fp, objects.fn) == (match.tp, match.fp, match.fn)
+        text = widget._rows["residual"].readout.text()
+        assert f"{readout.flagged:,} voxels" in text
+        assert f"Dice {readout.dice:.3f}" in text and f"FP {match.fp}" in text
+
+
+def test_a_linked_drag_keeps_only_the_last_readouts(sample_viewer, qtbot):
+    _, widget = sample_viewer
+    widget._link.setChecked(True)
+    for step in range(100, 640, 20):  # a slider drag: many values in quick succession
+        widget._rows["binary"].slider.setValue(step)
+    _wait(qtbot, widget)
+    gt = _gt(widget)
+    for method in widget.session.methods:
+        readout = widget.readouts[method.name]
+        assert readout.threshold == pytest.approx(0.62)
+        assert readout.flagged == _flagged(method.data, 0.62)
+        dice = confusion_at(curve_from_arrays(method.data, gt), 0.62).dice
+        assert readout.dice == pytest.approx(dice)
+
+
+def test_without_gt_counts_only_and_no_best_on_the_case(sample_viewer, qtbot):
+    viewer, widget = sample_viewer
+    viewer.layers.remove(widget.session.gt_layer)
+    _wait(qtbot, widget)
+    readout = widget.readouts["binary"]
+    assert readout.dice is None and readout.objects is None
+    assert readout.flagged == _flagged(widget.session.method("binary").data, 0.5)
+    text = widget._rows["binary"].readout.text()
+    assert "counts only" in text and "Dice" not in text
+    widget.find_best_threshold()
+    assert "no ground truth" in widget._best.result.text()
+    assert widget.session.threshold("binary") == pytest.approx(0.5)
+
+
+# -- best threshold ------------------------------------------------------------------
+
+
+def test_best_threshold_on_this_case_is_applied(sample_viewer, qtbot):
+    _, widget = sample_viewer
+    gt = _gt(widget)
+    for criterion, by in (("Dice", "dice"), ("object F1", "object_f1")):
+        widget._link.setChecked(True)
+        widget._best.criterion.setCurrentText(criterion)
+        qtbot.mouseClick(widget._best.find, Qt.MouseButton.LeftButton)
+        _wait(qtbot, widget)
+        text = widget._best.result.text()
+        assert text.startswith("On this case")
+        for method in widget.session.methods:
+            expected = best_case_threshold(method.data, gt, by=by)
+            # applied as the display threshold that draws exactly what the best one flags
+            applied = widget.session.threshold(method.name)
+            assert applied == display_threshold(expected.threshold)
+            assert f"{method.name}: {expected.threshold:.3f} ({criterion}" in text
+            readout = widget.readouts[method.name]
+            assert readout.threshold == applied
+            assert readout.flagged == _flagged(method.data, expected.threshold)
+            assert readout.dice == pytest.approx(
+                confusion_at(curve_from_arrays(method.data, gt), expected.threshold).dice
+            )
+        assert not widget.linked  # the methods' best thresholds differ: the link is released
+
+
+def _toy_dataset(mood_dataset: Path, tmp_path: Path, keep: tuple[str, ...]) -> Path:
+    toy = tmp_path / "toy_dataset"
+    shutil.copytree(mood_dataset, toy)
+    for method in ("a", "b"):
+        if method not in keep:
+            shutil.rmtree(toy / "methods" / method)
+    return toy
+
+
+def test_best_thresholds_on_a_toy_dataset_say_what_is_missing(
+    widget_viewer, mood_dataset, tmp_path, qtbot
+):
+    _, widget = widget_viewer
+    toy = _toy_dataset(mood_dataset, tmp_path, keep=("a",))
+    (toy / "methods" / "a" / "case_0.nii.gz").unlink()  # scores as zeros, reported
+    widget._best.source.setCurrentText("toy dataset")
+    widget._best.criterion.setCurrentText("object F1")
+    widget._best.folder.setText(str(toy))
+    widget._rows["b"].box.setValue(0.3)
+    widget.find_best_threshold()
+    _wait(qtbot, widget)
+    options = EvaluationOptions(tasks=("pixel", "object"), object_threshold="auto")
+    with pytest.warns(MoodInputWarning, match="no pixel map"):
+        summary = evaluate_dataset(
+            discover_dataset(toy), discover_methods(toy / "methods"), options=options
+        ).methods["a"]
+    expected = summary.object.counts  # MOOD: best dataset F1 over the grid 0.01 .. 0.99
+    assert widget.session.threshold("a") == display_threshold(expected.threshold)
+    assert widget.session.threshold("b") == pytest.approx(0.3)  # no folder: unchanged
+    text = widget._best.result.text()
+    assert f"a: {expected.threshold:.3f} (object F1 {expected.f1:.3f})" in text
+    assert "No folder for b" in text and "toy dataset toy_dataset (2 cases)" in text
+    assert "1 input problem: " in text and "no pixel map for case case_0" in text
+    widget._best.criterion.setCurrentText("Dice")
+    widget.find_best_threshold()
+    _wait(qtbot, widget)
+    pooled = summary.pixel.best_dice_threshold  # best Dice over the pooled voxels
+    assert widget.session.threshold("a") == display_threshold(pooled)
+    assert f"a: {pooled:.3f} (Dice {summary.pixel.best_dice:.3f})" in widget._best.result.text()
+
+
+def test_a_toy_dataset_without_the_methods_is_reported(
+    widget_viewer, mood_dataset, tmp_path, qtbot, monkeypatch
+):
+    _, widget = widget_viewer
+    errors: list[str] = []
+    monkeypatch.setattr("napari.utils.notifications.show_error", errors.append)
+    toy = _toy_dataset(mood_dataset, tmp_path, keep=("a",))
+    (toy / "methods" / "a").rename(toy / "methods" / "other")
+    widget._best.source.setCurrentText("toy dataset")
+    widget.find_best_threshold()
+    assert "Pick the toy dataset folder" in widget._best.result.text()
+    widget._best.folder.setText(str(toy))
+    widget.find_best_threshold()
+    _wait(qtbot, widget)
+    assert "no folder named like the methods shown (a, b)" in widget._best.result.text()
+    assert errors and "other" in errors[0]
+    assert widget.session.threshold("a") == pytest.approx(0.5)
+
+
+# -- docking layout (napari_mood._viewer.dock_plugin_widgets) ----------------------------
+
+
+def _dock_of(widget):
+    parent = widget.parentWidget()
+    while not isinstance(parent, QDockWidget):
+        parent = parent.parentWidget()
+    return parent
+
+
+def test_all_widgets_dock_in_one_tab_group_thresholds_first(make_napari_viewer, mood_dataset):
+    viewer = make_napari_viewer(show=True)
+    load_into_viewer(viewer, [mood_dataset])
+    widgets = dock_plugin_widgets(viewer)
+    manifest = PluginManager.instance().get_manifest("napari-mood")
+    assert len(widgets) == len(manifest.contributions.widgets) >= 2
+    assert isinstance(widgets[0], ThresholdWidget)
+    assert isinstance(widgets[1], SliceScoresWidget)
+    docks = [_dock_of(w) for w in widgets]
+    window = docks[0].parentWidget()
+    assert isinstance(window, QMainWindow)
+    viewer.window.resize(*SCREENSHOT_WINDOW_SIZE)
+    QApplication.processEvents()
+    assert set(window.tabifiedDockWidgets(docks[0])) == set(docks[1:])
+    assert all(window.dockWidgetArea(d) == Qt.DockWidgetArea.RightDockWidgetArea for d in docks)
+    assert [d.windowTitle() for d in docks[:2]] == ["Thresholds", "Slices"]
+    assert (window.width(), window.height()) == SCREENSHOT_WINDOW_SIZE  # nothing forces it bigger
+    assert not docks[0].visibleRegion().isEmpty()  # the thresholds tab is in front
+    assert all(d.visibleRegion().isEmpty() for d in docks[1:])
+    for widget, dock in zip(widgets, docks, strict=True):
+        assert widget.minimumSizeHint().width() <= dock.width(), type(widget).__name__

@@ -1,0 +1,275 @@
+"""What a display threshold flags: live readouts and best thresholds (pure, GUI-free).
+
+A *readout* summarises one score map at one threshold: the voxels flagged
+(``score >= threshold``, scores read as the pixel task reads them), their share of the
+volume and their volume in mm^3, and, against a ground truth, the voxel Dice and the MOOD
+object counts of :mod:`napari_mood.core.objects` on that one case.
+
+Edge-case policy (one place, each case tested):
+
+- without a ground truth, ``dice`` and ``objects`` are None (counts only);
+- with an empty ground truth (a normal case), Dice is 0.0 when something is flagged and
+  NaN when nothing is; every kept object is a false positive (size window ``(0, inf)``);
+- without a voxel volume, ``flagged_mm3`` is None;
+- a best threshold on one case needs anomalous GT voxels: ValueError otherwise (choose it
+  on a toy dataset instead);
+- dataset best thresholds skip methods the evaluation has no summary for.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+import numpy as np
+
+from napari_mood.core import objects as obj
+from napari_mood.core._checks import check_choice, check_threshold
+from napari_mood.core._float16 import N_CODES, code_values, threshold_code
+from napari_mood.core.curves import Mode, curve_from_arrays
+from napari_mood.core.evaluate import DatasetEvaluation
+from napari_mood.core.metrics import best_threshold
+
+__all__ = [
+    "BestThreshold",
+    "Criterion",
+    "MethodMatch",
+    "Readout",
+    "best_case_threshold",
+    "best_dataset_thresholds",
+    "display_threshold",
+    "gt_mask",
+    "match_method_names",
+    "threshold_readout",
+]
+
+Criterion = Literal["dice", "object_f1"]
+
+
+@dataclass(frozen=True)
+class Readout:
+    """One score map at one threshold (:func:`threshold_readout`).
+
+    ``dice`` and ``objects`` are None without a ground truth; ``flagged_mm3`` is None
+    without a voxel volume.
+    """
+
+    threshold: float
+    n_voxels: int
+    flagged: int
+    flagged_mm3: float | None
+    dice: float | None
+    objects: obj.ObjectCounts | None
+
+    @property
+    def flagged_percent(self) -> float:
+        """Flagged voxels as a percentage of the volume (NaN for an empty volume)."""
+        return 100.0 * self.flagged / self.n_voxels if self.n_voxels else math.nan
+
+
+@dataclass(frozen=True)
+class BestThreshold:
+    """The threshold that maximises ``criterion`` and the value reached there."""
+
+    threshold: float
+    value: float
+    criterion: Criterion
+
+
+@dataclass(frozen=True)
+class MethodMatch:
+    """Session methods paired with method folders by name (:func:`match_method_names`)."""
+
+    matched: tuple[str, ...]
+    missing: tuple[str, ...]
+
+
+def gt_mask(gt: np.ndarray) -> np.ndarray:
+    """Return the anomalous voxels of a ground truth (value > 0.5, as the object rule reads it).
+
+    Examples
+    --------
+    >>> gt_mask(np.array([0, 1, 2])).tolist()
+    [False, True, True]
+    """
+    arr = np.asarray(gt)
+    return arr if arr.dtype == np.bool_ else arr > 0.5
+
+
+def display_threshold(threshold: float) -> float:
+    """Return a threshold that flags the same float16 scores and shows them all.
+
+    A viewer draws the voxels scoring strictly above a layer's lower contrast limit, but
+    a threshold flags ``score >= threshold``: with ``threshold`` equal to a stored value
+    (a best threshold always is, e.g. 1.0 for a binary map) those voxels are counted yet
+    transparent. The midpoint between the smallest float16 value ``>= threshold`` and the
+    float16 value below it flags exactly the same scores with ``>=`` and with ``>``.
+    Thresholds that are no float16 value, at or below 0, or above 1 are returned
+    unchanged (``>`` and ``>=`` already agree on them, or nothing can be done).
+
+    Examples
+    --------
+    >>> display_threshold(1.0)
+    0.999755859375
+    >>> display_threshold(0.3)  # no float16 value equals 0.3
+    0.3
+    """
+    value = check_threshold(threshold)
+    code = threshold_code(value)
+    values = code_values()
+    if code == 0 or code >= N_CODES or values[code] != value:
+        return value  # no stored value equals it: ">" and ">=" already agree
+    return float((values[code - 1] + values[code]) / 2)
+
+
+def threshold_readout(
+    scores: np.ndarray,
+    gt: np.ndarray | None = None,
+    *,
+    threshold: float,
+    voxel_volume: float | None = None,
+    connectivity: obj.Connectivity = "full",
+    mode: Mode = "mood",
+) -> Readout:
+    """Count what ``scores >= threshold`` flags and, with a GT, score it.
+
+    Parameters
+    ----------
+    scores : ndarray
+        2-D or 3-D score map, read as the pixel task reads it (``mode``).
+    gt : ndarray, optional
+        Ground truth of the same shape (value > 0.5 is anomalous).
+    threshold : float
+        In [0, 1]; compared as float64 with the score values (never rounded).
+    voxel_volume : float, optional
+        Volume of one voxel in mm^3, for ``flagged_mm3``.
+    connectivity : {"full", "face"}
+        Object neighbourhood (see :func:`napari_mood.core.objects.match_objects`).
+    mode : {"mood", "exact"}
+        Score quantisation (float16 as the official scorer, or float32).
+
+    Returns
+    -------
+    Readout
+
+    Examples
+    --------
+    >>> gt = np.zeros((6, 6), dtype=bool); gt[1:3, 1:3] = True
+    >>> r = threshold_readout(np.where(gt, 0.9, 0.1), gt, threshold=0.5, voxel_volume=2.0)
+    >>> r.flagged, r.flagged_mm3, r.dice, (r.objects.tp, r.objects.fp, r.objects.fn)
+    (4, 8.0, 1.0, (1, 0, 0))
+    """
+    value = check_threshold(threshold)
+    check_choice("mode", mode, get_args(Mode))
+    flagged_voxels = obj.binarize_scores(scores, threshold=value, mode=mode)
+    flagged = int(np.count_nonzero(flagged_voxels))
+    volume = None if voxel_volume is None else flagged * float(voxel_volume)
+    if gt is None:
+        return Readout(value, flagged_voxels.size, flagged, volume, None, None)
+    truth = gt_mask(gt)
+    if truth.shape != flagged_voxels.shape:
+        raise ValueError(f"gt shape {truth.shape} differs from score shape {flagged_voxels.shape}")
+    tp = int(np.count_nonzero(flagged_voxels & truth))
+    denominator = flagged + int(np.count_nonzero(truth))
+    dice = 2.0 * tp / denominator if denominator else math.nan
+    case = obj.describe_case(
+        scores, truth, thresholds=[value], connectivity=connectivity, mode=mode
+    )
+    counts = obj.count_objects([case], threshold=value)
+    return Readout(value, flagged_voxels.size, flagged, volume, dice, counts)
+
+
+def best_case_threshold(
+    scores: np.ndarray,
+    gt: np.ndarray,
+    *,
+    by: Criterion = "dice",
+    connectivity: obj.Connectivity = "full",
+    mode: Mode = "mood",
+) -> BestThreshold:
+    """Return the threshold maximising voxel Dice or MOOD object F1 on one case.
+
+    ``by="dice"``: over the map's distinct score values
+    (:func:`napari_mood.core.metrics.best_threshold`); ``by="object_f1"``: over the grid
+    0.01 .. 0.99 (:func:`napari_mood.core.objects.best_object_threshold`). Ties go to
+    the highest threshold.
+
+    Raises
+    ------
+    ValueError
+        When the ground truth has no anomalous voxel (nothing to maximise).
+
+    Examples
+    --------
+    >>> gt = np.zeros((8, 8), dtype=bool); gt[2:5, 2:5] = True
+    >>> best_case_threshold(np.where(gt, 0.6, 0.1), gt, by="object_f1")
+    BestThreshold(threshold=0.6, value=1.0, criterion='object_f1')
+    """
+    check_choice("by", by, get_args(Criterion))
+    truth = gt_mask(gt)
+    if not truth.any():
+        raise ValueError(
+            "the ground truth has no anomalous voxel, so no threshold is best on this case; "
+            "choose the threshold on a toy dataset instead"
+        )
+    if by == "dice":
+        threshold, value = best_threshold(curve_from_arrays(scores, truth, mode=mode))
+        return BestThreshold(threshold, value, by)
+    case = obj.describe_case(
+        scores,
+        truth,
+        thresholds=obj.default_threshold_grid(),
+        connectivity=connectivity,
+        mode=mode,
+    )
+    counts = obj.best_object_threshold([case])
+    return BestThreshold(counts.threshold, counts.f1, by)
+
+
+def match_method_names(names: Sequence[str], available: Iterable[str]) -> MethodMatch:
+    """Pair method names with folder names (exact, case-sensitive match).
+
+    Examples
+    --------
+    >>> match_method_names(["a", "b"], ["b", "c"])
+    MethodMatch(matched=('b',), missing=('a',))
+    """
+    have = set(available)
+    return MethodMatch(
+        matched=tuple(n for n in names if n in have),
+        missing=tuple(n for n in names if n not in have),
+    )
+
+
+def best_dataset_thresholds(
+    evaluation: DatasetEvaluation, *, by: Criterion = "object_f1"
+) -> dict[str, BestThreshold]:
+    """Read each method's best threshold off a dataset evaluation (MOOD's procedure).
+
+    ``by="object_f1"``: the object threshold of an evaluation run with
+    ``object_threshold="auto"`` (grid 0.01 .. 0.99, best dataset F1);
+    ``by="dice"``: the pooled best-Dice threshold of the pixel task. Methods without the
+    needed summary are left out.
+
+    Examples
+    --------
+    >>> from napari_mood.core.evaluate import EvaluationOptions, evaluate_dataset
+    >>> from napari_mood.core.io import discover_dataset, discover_methods
+    >>> options = EvaluationOptions(tasks=("pixel", "object"), object_threshold="auto")  # doctest: +SKIP
+    >>> result = evaluate_dataset(discover_dataset("sample_data"),
+    ...                           discover_methods("sample_data/methods"), options=options)  # doctest: +SKIP
+    >>> best_dataset_thresholds(result, by="dice")["residual"].threshold  # doctest: +SKIP
+    0.757
+    """
+    check_choice("by", by, get_args(Criterion))
+    best: dict[str, BestThreshold] = {}
+    for name, summary in evaluation.methods.items():
+        if by == "dice" and summary.pixel is not None:
+            pixel = summary.pixel
+            best[name] = BestThreshold(pixel.best_dice_threshold, pixel.best_dice, by)
+        elif by == "object_f1" and summary.object is not None:
+            counts = summary.object.counts
+            best[name] = BestThreshold(counts.threshold, counts.f1, by)
+    return best

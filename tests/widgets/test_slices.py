@@ -1,0 +1,146 @@
+"""SliceScoresWidget: per-slice curves equal slice_scores, follow the viewer, click to navigate."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from matplotlib.colors import to_hex
+from qtpy.QtCore import QPoint, Qt
+
+from napari_mood._layers import GT_COLOR
+from napari_mood._viewer import load_into_viewer
+from napari_mood._widgets._slices import METRICS, SliceScoresWidget, gt_runs
+from napari_mood.core.metrics import slice_scores
+from napari_mood.datasets import sample_data_dir
+
+
+@pytest.fixture
+def slices_viewer(make_napari_viewer, qtbot):
+    """The sample case brain_001 with the per-slice widget docked and computed."""
+    viewer = make_napari_viewer(show=True)
+    load_into_viewer(viewer, [sample_data_dir()])
+    _, widget = viewer.window.add_plugin_dock_widget("napari-mood", "Per-slice scores")
+    assert isinstance(widget, SliceScoresWidget)
+    _wait(qtbot, widget)
+    return viewer, widget
+
+
+def _wait(qtbot, widget: SliceScoresWidget) -> None:
+    qtbot.waitUntil(lambda: not widget.busy, timeout=20000)
+
+
+def _expected(widget: SliceScoresWidget, name: str, axis: int):
+    method = widget.session.method(name)
+    gt = np.asarray(widget.session.gt_layer.data).astype(bool)
+    return slice_scores(method.data, gt, axis=axis, threshold=method.threshold)
+
+
+def _lines(widget: SliceScoresWidget) -> dict[str, object]:
+    return {line.get_label(): line for line in widget._ax.get_lines() if line is not widget._marker}
+
+
+def _click_slice(qtbot, widget: SliceScoresWidget, index: int) -> None:
+    """Left-click the plot at x = ``index`` (half-way up), like a user."""
+    canvas, ax = widget._canvas, widget._ax
+    canvas.draw()
+    x, y = ax.transData.transform((index, float(np.mean(ax.get_ylim()))))
+    ratio = canvas.device_pixel_ratio
+    pos = QPoint(round(x / ratio), round((canvas.figure.bbox.height - y) / ratio))
+    qtbot.mouseClick(canvas, Qt.MouseButton.LeftButton, pos=pos)
+
+
+def test_curves_equal_slice_scores_for_every_metric(slices_viewer):
+    _, widget = slices_viewer
+    curves = widget.curves
+    assert curves is not None and curves.axis == 0 and curves.has_gt
+    names = widget.session.method_names
+    assert set(curves.scores) == set(names)
+    for name in names:
+        expected = _expected(widget, name, axis=0)
+        got = curves.scores[name]
+        for field in ("gt_voxels", "flagged_voxels", "dice", "ap"):
+            np.testing.assert_array_equal(getattr(got, field), getattr(expected, field))
+    for metric in METRICS:
+        widget.set_metric(metric)
+        plotted = widget.plotted()
+        assert set(plotted) == set(names)
+        for name in names:
+            expected = getattr(_expected(widget, name, axis=0), metric)
+            np.testing.assert_array_equal(plotted[name], expected.astype(float))
+        assert widget._ax.get_ylabel() == METRICS[metric]
+    for name, line in _lines(widget).items():
+        assert to_hex(line.get_color()) == widget.session.method(name).color
+
+
+def test_gt_extent_is_shaded_and_the_shown_slice_marked(slices_viewer):
+    _, widget = slices_viewer
+    gt_voxels = widget.curves.gt_voxels
+    runs = gt_runs(gt_voxels)
+    assert runs and all(gt_voxels[a:b].all() for a, b in runs)
+    spans = [
+        p for p in widget._ax.patches if to_hex(p.get_facecolor(), keep_alpha=False) == GT_COLOR
+    ]
+    assert len(spans) == len(runs)
+    for span, (start, stop) in zip(spans, runs, strict=True):
+        x0, x1 = span.get_x(), span.get_x() + span.get_width()
+        assert (x0, x1) == (start - 0.5, stop - 0.5)
+    assert widget._marker.get_xdata()[0] == widget.session.slice_index
+    assert f"Slice shown: {widget.session.slice_index}" in widget._status.text()
+
+
+def test_clicking_the_plot_shows_that_slice(slices_viewer, qtbot):
+    viewer, widget = slices_viewer
+    before = widget.session.slice_index
+    target = 30 if before != 30 else 60
+    _click_slice(qtbot, widget, target)
+    assert widget.session.slice_index == target
+    assert viewer.dims.current_step[0] == target  # every layer has scale 2 and no offset
+    assert widget._marker.get_xdata()[0] == target
+    widget.show_slice(10_000)  # out of range: clamped to the last slice
+    assert widget.session.slice_index == widget.curves.n_slices - 1
+
+
+def test_threshold_and_axis_changes_recompute(slices_viewer, qtbot):
+    viewer, widget = slices_viewer
+    widget.session.set_threshold("residual", 0.8)
+    _wait(qtbot, widget)
+    got = widget.curves.scores["residual"]
+    assert got.threshold == pytest.approx(0.8)
+    np.testing.assert_array_equal(got.dice, _expected(widget, "residual", axis=0).dice)
+    viewer.dims.order = (1, 0, 2)  # the slider now runs along display axis 1 (coronal)
+    _wait(qtbot, widget)
+    assert widget.curves.axis == 1 == widget.session.slice_axis
+    expected = _expected(widget, "oracle_noisy", axis=1)
+    np.testing.assert_array_equal(widget.plotted()["oracle_noisy"], expected.dice)
+    assert widget.curves.n_slices == widget.session.method("binary").data.shape[1]
+    assert widget._ax.get_xlabel() == "coronal slice"
+
+
+def test_method_set_gt_and_3d_view_are_followed(slices_viewer, qtbot):
+    viewer, widget = slices_viewer
+    viewer.layers.remove("binary")
+    _wait(qtbot, widget)
+    assert set(widget.plotted()) == {"oracle_noisy", "residual"}
+    viewer.layers.remove(widget.session.gt_layer)
+    _wait(qtbot, widget)
+    assert not widget.curves.has_gt
+    widget.set_metric("ap")
+    assert widget.plotted() == {}
+    assert "needs a ground truth" in widget._ax.texts[0].get_text()
+    widget.set_metric("flagged_voxels")
+    flagged = widget.plotted()["residual"]
+    method = widget.session.method("residual")
+    expected = np.count_nonzero(method.data.astype(np.float64) >= method.threshold, axis=(1, 2))
+    np.testing.assert_array_equal(flagged, expected)
+    viewer.dims.ndisplay = 3
+    _wait(qtbot, widget)
+    assert widget.curves is None
+    assert "2-D view" in widget._ax.texts[0].get_text()
+
+
+def test_controls_have_tooltips_and_bad_metric_is_refused(slices_viewer):
+    _, widget = slices_viewer
+    assert "Dice" in widget._metric.toolTip()
+    assert "Click" in widget._canvas.toolTip()
+    with pytest.raises(ValueError, match="metric must be one of"):
+        widget.set_metric("auroc")
