@@ -11,7 +11,9 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 # CI machines are small and shared: no per-example deadline, no "too slow" health check
-settings.register_profile("napari-mood", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "napari-mood", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 settings.load_profile("napari-mood")
 
 WriteNifti = Callable[..., Path]
