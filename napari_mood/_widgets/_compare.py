@@ -36,6 +36,7 @@ from qtpy.QtWidgets import (
 )
 
 from napari_mood._session import MoodSession, SessionMethod, get_session
+from napari_mood._widgets._common import connect_while_alive
 from napari_mood._widgets._worker import LatestWorker
 from napari_mood.core.compare import A_ONLY, B_ONLY, BOTH, Difference, difference, grid_shape
 
@@ -449,9 +450,7 @@ class CompareWidget(QWidget):
             (self._session.threshold_changed, self._on_session_threshold_changed),
             (self._viewer.layers.events.removed, self._on_layers_removed),
         )
-        for signal, slot in slots:
-            signal.connect(slot)
-        self.destroyed.connect(partial(_disconnect_all, slots))
+        connect_while_alive(self, slots)
         self.destroyed.connect(partial(_disconnect_toggles, self._toggles))
         self.destroyed.connect(partial(_leave_grid, self._grid))  # no helper left behind
         self.destroyed.connect(partial(_cancel, self._worker))  # drop results still running
@@ -689,8 +688,3 @@ def _leave_grid(grid: CompareGrid, *_: object) -> None:
 def _disconnect_toggles(toggles: dict[str, _MethodToggle], *_: object) -> None:
     for toggle in toggles.values():
         toggle.disconnect()
-
-
-def _disconnect_all(slots: tuple[tuple[Any, Any], ...], *_: object) -> None:
-    for signal, slot in slots:
-        signal.disconnect(slot)

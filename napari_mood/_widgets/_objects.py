@@ -47,6 +47,7 @@ from qtpy.QtWidgets import (
 
 from napari_mood._layers import METADATA_KEY
 from napari_mood._session import MoodSession, get_session
+from napari_mood._widgets._common import connect_while_alive
 from napari_mood._widgets._worker import LatestWorker
 from napari_mood.core.objects import KINDS, ObjectMatch, ObjectRecord, kind_table, match_objects
 from napari_mood.core.objects import object_labels as core_object_labels
@@ -458,9 +459,7 @@ class ObjectsWidget(QWidget):
             (self._session.threshold_changed, self._on_session_threshold_changed),
             (self._session.case_changed, self._on_session_case_changed),
         )
-        for signal, slot in slots:
-            signal.connect(slot)
-        self.destroyed.connect(partial(_disconnect_all, slots))
+        connect_while_alive(self, slots)
 
     # -- public ---------------------------------------------------------------------
 
@@ -667,8 +666,3 @@ def _fit_columns(table: QTableWidget) -> None:
         cells = [table.item(row, column).text() for row in range(table.rowCount())]
         content = max((metrics.horizontalAdvance(text) for text in cells), default=0)
         table.setColumnWidth(column, max(content + CELL_PADDING, header + HEADER_PADDING))
-
-
-def _disconnect_all(slots: tuple[tuple[object, object], ...], *_: object) -> None:
-    for signal, slot in slots:
-        signal.disconnect(slot)  # type: ignore[attr-defined]

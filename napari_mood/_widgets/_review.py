@@ -47,6 +47,7 @@ from qtpy.QtWidgets import (
 
 from napari_mood._layers import METADATA_KEY, layer_info
 from napari_mood._session import MoodSession, get_session
+from napari_mood._widgets._common import connect_while_alive
 from napari_mood._widgets._objects import focus_object, is_on_screen, watch_dock
 from napari_mood._widgets._worker import LatestWorker
 from napari_mood.core.io import MoodInputError
@@ -281,9 +282,7 @@ class ReviewWidget(QWidget):
             (self._session.threshold_changed, self._on_session_threshold_changed),
             (self._session.case_changed, self._on_session_case_changed),
         )
-        for signal, slot in slots:
-            signal.connect(slot)
-        self.destroyed.connect(partial(_disconnect_all, slots))
+        connect_while_alive(self, slots)
 
     # -- public ---------------------------------------------------------------------
 
@@ -718,8 +717,3 @@ def _row(*widgets: QWidget) -> QHBoxLayout:
     for widget in widgets:
         row.addWidget(widget)
     return row
-
-
-def _disconnect_all(slots: tuple[tuple[object, object], ...], *_: object) -> None:
-    for signal, slot in slots:
-        signal.disconnect(slot)  # type: ignore[attr-defined]

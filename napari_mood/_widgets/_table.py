@@ -43,6 +43,7 @@ from qtpy.QtWidgets import (
 
 from napari_mood._layers import DEFAULT_THRESHOLD
 from napari_mood._session import MoodSession, get_session
+from napari_mood._widgets._common import connect_while_alive
 from napari_mood._widgets._compare import unwrap_viewer
 from napari_mood._widgets._worker import LatestWorker
 from napari_mood.core.case import methods_beside
@@ -253,9 +254,7 @@ class TableWidget(QWidget):
             (self._session.case_changed, self._on_session_changed),
             (self._session.threshold_changed, self._on_session_threshold_changed),
         )
-        for signal, slot in slots:
-            signal.connect(slot)
-        self.destroyed.connect(partial(_disconnect_all, slots))
+        connect_while_alive(self, slots)
         self.destroyed.connect(partial(_cancel, self._worker))  # drop results still running
 
     # -- public API -----------------------------------------------------------------
@@ -531,11 +530,6 @@ def _row(*widgets: QWidget, stretch: bool = False) -> QHBoxLayout:
 
 def _cancel(worker: LatestWorker, *_: object) -> None:
     worker.cancel()
-
-
-def _disconnect_all(slots: tuple[tuple[Any, Any], ...], *_: object) -> None:
-    for signal, slot in slots:
-        signal.disconnect(slot)
 
 
 def _notify_error(message: str) -> None:
