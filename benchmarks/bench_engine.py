@@ -27,7 +27,7 @@ import numpy as np
 
 from napari_mood.core.evaluate import EvaluationOptions
 from napari_mood.core.io import MoodInputWarning, discover_dataset, discover_methods
-from napari_mood.engine import run_evaluation
+from napari_mood.services.engine import run_evaluation
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_evaluate import make_dataset  # noqa: E402

@@ -130,7 +130,7 @@ def _cli(root: str, queue: mp.Queue) -> None:
     """What ``napari-mood evaluate`` runs by default (local worker processes)."""
     from napari_mood.core.evaluate import EvaluationOptions
     from napari_mood.core.io import discover_dataset, discover_methods
-    from napari_mood.engine import run_evaluation
+    from napari_mood.services.engine import run_evaluation
 
     base = _rss_mb()
     start = time.perf_counter()

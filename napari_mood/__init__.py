@@ -50,7 +50,7 @@ _API = {
     "kendall_tau_b": "napari_mood.core.ranking",
     "bootstrap_ap": "napari_mood.core.ranking",
     "batch_average_precision": "napari_mood.core.ranking",
-    "sample_data_dir": "napari_mood.datasets",
+    "sample_data_dir": "napari_mood.services.datasets",
 }
 
 __all__ = ["__version__", *sorted(_API)]

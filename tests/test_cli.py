@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from napari_mood.cli import main
-from napari_mood.datasets import sample_data_dir, sample_methods_dir
+from napari_mood.services.datasets import sample_data_dir, sample_methods_dir
 from tests.conftest import make_mood_folder
 from tests.reference_scorer import official_ap, official_batch_ap
 

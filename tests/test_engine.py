@@ -13,8 +13,8 @@ import pytest
 
 from napari_mood.core.evaluate import EvaluationOptions, evaluate_dataset
 from napari_mood.core.io import MoodInputWarning, discover_dataset, discover_methods
-from napari_mood.datasets import sample_data_dir
-from napari_mood.engine import ResultCache, run_evaluation
+from napari_mood.services.datasets import sample_data_dir
+from napari_mood.services.engine import ResultCache, run_evaluation
 
 OPTIONS = EvaluationOptions(tasks=("pixel", "sample", "object"), object_threshold=0.4)
 

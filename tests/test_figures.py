@@ -1,4 +1,4 @@
-"""Publication figures (napari_mood.figures) and ``napari-mood figure``: headless, Agg."""
+"""Publication figures (napari_mood.services.figures) and ``napari-mood figure``: headless, Agg."""
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_rgb
 
-from napari_mood._layers import GT_COLOR, METHOD_COLORS
+from napari_mood._napari.layers import GT_COLOR, METHOD_COLORS
 from napari_mood.cli import main
 from napari_mood.core.evaluate import EvaluationOptions
 from napari_mood.core.io import discover_dataset, discover_methods
 from napari_mood.core.orientation import display_transform
-from napari_mood.datasets import sample_data_dir
-from napari_mood.engine import run_evaluation
-from napari_mood.figures import (
+from napari_mood.services.datasets import sample_data_dir
+from napari_mood.services.engine import run_evaluation
+from napari_mood.services.figures import (
     FigureCase,
     FigureRow,
     anomalous_cases,
@@ -297,7 +297,7 @@ def test_cli_figure_bad_output_or_dataset_exit_1(tmp_path, capsys):
 
 def test_figures_import_no_gui():
     code = (
-        "import sys, napari_mood.figures, napari_mood._cli_figure, napari_mood.core.slices\n"
+        "import sys, napari_mood.services.figures, napari_mood.cli.figure, napari_mood.core.slices\n"
         "print(sorted(m for m in ('napari', 'qtpy', 'PyQt5', 'vispy') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

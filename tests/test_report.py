@@ -14,8 +14,8 @@ import pytest
 
 from napari_mood.cli import main
 from napari_mood.core.io import MoodInputError
-from napari_mood.datasets import sample_data_dir
-from napari_mood.report import read_categories
+from napari_mood.services.datasets import sample_data_dir
+from napari_mood.services.report import read_categories
 
 pytest.importorskip("matplotlib")
 

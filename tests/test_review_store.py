@@ -1,4 +1,4 @@
-"""napari_mood.review: flagged regions, verdict records, the review file and its location."""
+"""napari_mood.services.review: flagged regions, verdict records, the review file and its location."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from scipy import ndimage
 
 from napari_mood.core.io import MoodInputError
-from napari_mood.review import (
+from napari_mood.services.review import (
     ENV_REVIEW_DIR,
     REVIEW_COLUMNS,
     SUMMARY_COLUMNS,
@@ -383,7 +383,7 @@ def test_location_inside_the_data_is_refused(tmp_path: Path):
 
 def test_review_module_imports_no_gui():
     code = (
-        "import json, sys; import napari_mood.review; "
+        "import json, sys; import napari_mood.services.review; "
         "print(json.dumps([m for m in ('napari', 'qtpy', 'PyQt5', 'vispy') if m in sys.modules]))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -393,7 +393,7 @@ def test_review_module_imports_no_gui():
 def test_docstring_examples_run():
     import doctest
 
-    import napari_mood.review as module
+    import napari_mood.services.review as module
 
     result = doctest.testmod(module)
     assert result.failed == 0 and result.attempted >= 20

@@ -6,7 +6,7 @@ or from a :class:`~napari_mood.core.evaluate.DatasetEvaluation`; the widgets onl
 Edge-case policy (one place, each case tested):
 
 - a voxel is *flagged* by a method when its score, read as the MOOD scorer reads it
-  (float16, clipped to [0, 1]), is ``>= threshold`` (:func:`napari_mood.core._float16.flag`);
+  (float16, clipped to [0, 1]), is ``>= threshold`` (:func:`napari_mood.core.scores.flag`);
 - a case without any GT voxel has no pixel AP, AUROC, FPR@95%TPR or best Dice (NaN, no
   warning) and no rank; a method whose AP is NaN gets no rank (``None``);
 - bootstrap resamples without any positive voxel score an AP of 0.0 (as
@@ -28,7 +28,7 @@ from typing import Literal
 import numpy as np
 
 from napari_mood.core._checks import check_choice, check_threshold
-from napari_mood.core._float16 import threshold_code
+from napari_mood.core.scores import threshold_code
 from napari_mood.core.curves import (
     Curve,
     CurveAccumulator,
@@ -106,7 +106,7 @@ def difference(
 
     Scores are read as the MOOD scorer reads them (float16, clipped to [0, 1]; float16
     maps in [0, 1] are not copied) and a voxel is flagged when its value is
-    ``>= threshold``, exactly as :func:`napari_mood.core._float16.flag`.
+    ``>= threshold``, exactly as :func:`napari_mood.core.scores.flag`.
 
     Raises
     ------

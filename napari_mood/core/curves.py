@@ -25,7 +25,7 @@ from typing import Literal, get_args
 import numpy as np
 
 from napari_mood.core._checks import check_choice
-from napari_mood.core._float16 import N_CODES, ONE_CODE, clip_float16, code_values, to_codes
+from napari_mood.core.scores import N_CODES, ONE_CODE, clip_float16, code_values, to_codes
 
 Mode = Literal["mood", "exact"]
 _MODES: tuple[str, ...] = get_args(Mode)
@@ -59,7 +59,7 @@ def to_mood_codes(scores: np.ndarray) -> np.ndarray:
     """Return the float16 codes (uint16) of ``scores`` as the MOOD scorer sees them.
 
     Already-clipped float16 input is returned as a view (no copy); anything else is
-    converted with :func:`~napari_mood.core._float16.clip_float16`. NaN raises ValueError.
+    converted with :func:`~napari_mood.core.scores.clip_float16`. NaN raises ValueError.
 
     Examples
     --------

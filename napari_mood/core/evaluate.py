@@ -597,7 +597,7 @@ def evaluate_dataset(
 ) -> DatasetEvaluation:
     """Evaluate every method on a MOOD-layout dataset, as the official scorer would.
 
-    Serial and in this process; :func:`napari_mood.engine.run_evaluation` runs the same
+    Serial and in this process; :func:`napari_mood.services.engine.run_evaluation` runs the same
     per-case work in parallel (dask) with a cache and gives identical results.
 
     Parameters

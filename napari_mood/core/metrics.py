@@ -24,7 +24,7 @@ from typing import Literal, NamedTuple, get_args
 import numpy as np
 
 from napari_mood.core._checks import check_choice, check_threshold
-from napari_mood.core._float16 import N_CODES, code_values, threshold_code
+from napari_mood.core.scores import N_CODES, code_values, threshold_code
 from napari_mood.core.curves import (
     Curve,
     Mode,

@@ -27,7 +27,7 @@ import numpy as np
 
 from napari_mood.core import objects as obj
 from napari_mood.core._checks import check_choice, check_threshold
-from napari_mood.core._float16 import N_CODES, code_values, threshold_code
+from napari_mood.core.scores import N_CODES, code_values, threshold_code
 from napari_mood.core.curves import Mode, curve_from_arrays
 from napari_mood.core.evaluate import DatasetEvaluation
 from napari_mood.core.metrics import best_threshold

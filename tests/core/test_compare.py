@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from napari_mood.core._float16 import clip_float16, flag
+from napari_mood.core.scores import clip_float16, flag
 from napari_mood.core.compare import (
     A_ONLY,
     B_ONLY,

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import precision_recall_curve, roc_curve
 
-from napari_mood.core._float16 import N_CODES, code_values
+from napari_mood.core.scores import N_CODES, code_values
 from napari_mood.core.curves import (
     Curve,
     CurveAccumulator,

@@ -27,4 +27,4 @@ def test_package_and_core_import_no_gui():
 
 
 def test_session_and_reader_import_no_gui():
-    assert _imported_gui_modules("napari_mood._session", "napari_mood._reader") == []
+    assert _imported_gui_modules("napari_mood._napari.session", "napari_mood._napari.reader") == []

@@ -19,7 +19,7 @@ from scipy import ndimage
 from scipy.optimize import linprog
 from scipy.spatial import ConvexHull
 
-from napari_mood.core._float16 import clip_float16, flag
+from napari_mood.core.scores import clip_float16, flag
 from napari_mood.core.objects import (
     KINDS,
     CaseObjects,

@@ -14,11 +14,11 @@ from napari.utils.notifications import notification_manager
 from qtpy.QtCore import Qt
 from qtpy.QtWidgets import QFileDialog
 
-from napari_mood._viewer import load_into_viewer
-from napari_mood._widgets._browser import SORT_ROLE, DatasetBrowserWidget
+from napari_mood._napari.viewer import load_into_viewer
+from napari_mood._napari.widgets.browser import SORT_ROLE, DatasetBrowserWidget
 from napari_mood.cli import main
 from napari_mood.core.orientation import display_transform
-from napari_mood.datasets import sample_data_dir
+from napari_mood.services.datasets import sample_data_dir
 
 SAMPLE = sample_data_dir()
 TIMEOUT_MS = 30_000

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from napari.utils.colormaps import DirectLabelColormap
 
-from napari_mood._layers import METADATA_KEY
-from napari_mood._viewer import SCREENSHOT_WINDOW_SIZE, focus_case, load_into_viewer
-from napari_mood._widgets import _compare
-from napari_mood._widgets._compare import COMPARE_KEY, DIFFERENCE_COLORS, CompareWidget
-from napari_mood.core._float16 import clip_float16, flag
+from napari_mood._napari.layers import METADATA_KEY
+from napari_mood._napari.viewer import SCREENSHOT_WINDOW_SIZE, focus_case, load_into_viewer
+from napari_mood._napari.widgets import compare as _compare
+from napari_mood._napari.widgets.compare import COMPARE_KEY, DIFFERENCE_COLORS, CompareWidget
+from napari_mood.core.scores import clip_float16, flag
 from napari_mood.core.compare import A_ONLY, B_ONLY, BOTH, grid_shape
-from napari_mood.datasets import sample_data_dir
+from napari_mood.services.datasets import sample_data_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_sample = pytest.mark.skipif(
@@ -245,7 +245,7 @@ def test_difference_follows_thresholds_and_goes_away(compare, qtbot):
 
 @needs_sample
 def test_screenshot_of_the_grid(make_napari_viewer, qtbot):
-    from napari_mood._viewer import _close_notifications
+    from napari_mood._napari.viewer import _close_notifications
 
     viewer = make_napari_viewer(show=True)
     session = load_into_viewer(viewer, [sample_data_dir()])

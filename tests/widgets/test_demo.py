@@ -10,16 +10,16 @@ import numpy as np
 import pytest
 from qtpy.QtGui import QImage
 
-from napari_mood._layers import METADATA_KEY
-from napari_mood._session import get_session
-from napari_mood._viewer import (
+from napari_mood._napari.layers import METADATA_KEY
+from napari_mood._napari.session import get_session
+from napari_mood._napari.viewer import (
     SCREENSHOT_WINDOW_SIZE,
     dock_plugin_widgets,
     focus_case,
     load_into_viewer,
 )
-from napari_mood._widgets._threshold import ThresholdWidget
-from napari_mood.datasets import sample_data_dir
+from napari_mood._napari.widgets.threshold import ThresholdWidget
+from napari_mood.services.datasets import sample_data_dir
 from tests.widgets.conftest import LESION
 
 HAVE_SAMPLE = (sample_data_dir() / "toy").is_dir()
@@ -92,7 +92,7 @@ def _check_window_png(pixels: np.ndarray) -> None:
 @needs_sample
 def test_run_demo_screenshot(tmp_path: Path):
     png = tmp_path / "demo.png"
-    code = f"from napari_mood._viewer import run_demo; raise SystemExit(run_demo(screenshot={str(png)!r}))"
+    code = f"from napari_mood._napari.viewer import run_demo; raise SystemExit(run_demo(screenshot={str(png)!r}))"
     pixels = _screenshot_in_subprocess(code, png)
     _check_window_png(pixels)
     heat = (pixels[..., 0] > 200) & (pixels[..., 2] > 150) & (pixels[..., 1] < 120)  # magenta
@@ -103,7 +103,7 @@ def test_run_demo_screenshot(tmp_path: Path):
 def test_open_viewer_screenshot_of_a_dataset(tmp_path: Path, mood_dataset: Path):
     png = tmp_path / "shot.png"
     code = (
-        "from napari_mood._viewer import open_viewer; "
+        "from napari_mood._napari.viewer import open_viewer; "
         f"raise SystemExit(open_viewer([{str(mood_dataset)!r}], screenshot={str(png)!r}))"
     )
     _check_window_png(_screenshot_in_subprocess(code, png))

@@ -9,9 +9,9 @@ import pytest
 from napari.utils.notifications import notification_manager
 from qtpy.QtCore import Qt
 
-from napari_mood._layers import METADATA_KEY
-from napari_mood._viewer import SCREENSHOT_WINDOW_SIZE, _close_notifications, load_into_viewer
-from napari_mood._widgets._objects import (
+from napari_mood._napari.layers import METADATA_KEY
+from napari_mood._napari.viewer import SCREENSHOT_WINDOW_SIZE, _close_notifications, load_into_viewer
+from napari_mood._napari.widgets.objects import (
     ALL_METHODS,
     AUTO_DELAY_MS,
     KIND_COLORS,
@@ -19,7 +19,7 @@ from napari_mood._widgets._objects import (
     objects_layer_name,
 )
 from napari_mood.core.objects import match_objects, object_labels
-from napari_mood.datasets import sample_data_dir
+from napari_mood.services.datasets import sample_data_dir
 
 pytestmark = pytest.mark.skipif(
     not (sample_data_dir() / "toy").is_dir(), reason="sample_data/ not generated yet"

@@ -14,16 +14,16 @@ import numpy as np
 import pytest
 from qtpy.QtCore import QTimer
 
-from napari_mood._layers import (
+from napari_mood._napari.layers import (
     METHOD_COLORS,
     gt_colormap,
     method_colormap,
     mood_metadata,
     threshold_limits,
 )
-from napari_mood._session import get_session
-from napari_mood._widgets._slices import SliceScoresWidget
-from napari_mood._widgets._threshold import ThresholdWidget
+from napari_mood._napari.session import get_session
+from napari_mood._napari.widgets.slices import SliceScoresWidget
+from napari_mood._napari.widgets.threshold import ThresholdWidget
 
 SIZE = 128
 TICK_MS = 10

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from napari.layers import Layer
 
-from napari_mood._layers import METADATA_KEY, METHOD_COLORS, threshold_limits
-from napari_mood._reader import read_paths
-from napari_mood._session import MoodSession, get_session
-from napari_mood._viewer import load_into_viewer
+from napari_mood._napari.layers import METADATA_KEY, METHOD_COLORS, threshold_limits
+from napari_mood._napari.reader import read_paths
+from napari_mood._napari.session import MoodSession, get_session
+from napari_mood._napari.viewer import load_into_viewer
 
 
 def _add_read(viewer, path, **kwargs) -> list[Layer]:
@@ -153,7 +153,7 @@ def test_session_is_shared_through_napari_proxies(make_napari_viewer):
 
     from napari.utils._proxies import PublicOnlyProxy
 
-    from napari_mood._session import get_session
+    from napari_mood._napari.session import get_session
 
     viewer = make_napari_viewer(show=True)
     first = get_session(PublicOnlyProxy(viewer))

@@ -13,9 +13,9 @@ from qtpy.QtCore import Qt
 from qtpy.QtGui import QColor
 from qtpy.QtWidgets import QApplication
 
-from napari_mood._viewer import SCREENSHOT_WINDOW_SIZE, focus_case, load_into_viewer
-from napari_mood._widgets import _table
-from napari_mood._widgets._table import N_BOOT, SEED, STALE, TableWidget
+from napari_mood._napari.viewer import SCREENSHOT_WINDOW_SIZE, focus_case, load_into_viewer
+from napari_mood._napari.widgets import table as _table
+from napari_mood._napari.widgets.table import N_BOOT, SEED, STALE, TableWidget
 from napari_mood.cli import main
 from napari_mood.core.compare import (
     ComparisonRow,
@@ -25,7 +25,7 @@ from napari_mood.core.compare import (
     shown_columns,
 )
 from napari_mood.core.metrics import UndefinedMetricWarning
-from napari_mood.datasets import sample_data_dir
+from napari_mood.services.datasets import sample_data_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_sample = pytest.mark.skipif(
@@ -246,7 +246,7 @@ def test_bad_dataset_folder_is_reported(table_viewer, qtbot, tmp_path, errors):
 
 @needs_sample
 def test_screenshot_of_the_dataset_table(make_napari_viewer, qtbot):
-    from napari_mood._viewer import _close_notifications
+    from napari_mood._napari.viewer import _close_notifications
 
     viewer = make_napari_viewer(show=True)
     session = load_into_viewer(viewer, [sample_data_dir()])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from napari_mood._widgets._worker import LatestWorker
+from napari_mood._napari.widgets.worker import LatestWorker
 
 
 def test_only_latest_result_is_applied(qtbot):

@@ -1,12 +1,12 @@
 """Dock widget: methods x metrics for the current case or for the whole dataset.
 
 The numbers come from :mod:`napari_mood.core.compare`, computed in a worker
-(:class:`~napari_mood._widgets._worker.LatestWorker`):
+(:class:`~napari_mood._napari.widgets.worker.LatestWorker`):
 
 * current case: :func:`~napari_mood.core.compare.case_comparison` on the maps and the
   ground truth shown (objects at each method's display threshold; rank only), recomputed
   shortly after a method, the case or a threshold changes;
-* dataset: :func:`~napari_mood.engine.run_evaluation` (one process, the same numbers as
+* dataset: :func:`~napari_mood.services.engine.run_evaluation` (one process, the same numbers as
   ``napari-mood evaluate``) then :func:`~napari_mood.core.compare.dataset_comparison`
   (rank with a case-bootstrap 95% interval), on demand only.
 
@@ -41,11 +41,11 @@ from qtpy.QtWidgets import (
     QWidget,
 )
 
-from napari_mood._layers import DEFAULT_THRESHOLD
-from napari_mood._session import MoodSession, get_session
-from napari_mood._widgets._common import connect_while_alive
-from napari_mood._widgets._compare import unwrap_viewer
-from napari_mood._widgets._worker import LatestWorker
+from napari_mood._napari.layers import DEFAULT_THRESHOLD
+from napari_mood._napari.session import MoodSession, get_session
+from napari_mood._napari.widgets.common import connect_while_alive
+from napari_mood._napari.widgets.compare import unwrap_viewer
+from napari_mood._napari.widgets.worker import LatestWorker
 from napari_mood.core.case import methods_beside
 from napari_mood.core.compare import (
     Column,
@@ -61,7 +61,7 @@ from napari_mood.core.compare import (
 from napari_mood.core.evaluate import EvaluationOptions, Task
 from napari_mood.core.io import MoodInputError, discover_dataset
 from napari_mood.core.validate import Problem
-from napari_mood.engine import run_evaluation
+from napari_mood.services.engine import run_evaluation
 
 if TYPE_CHECKING:
     import napari
@@ -181,7 +181,7 @@ class TableWidget(QWidget):
     Parameters
     ----------
     viewer : napari.viewer.Viewer
-        The viewer whose session (:func:`napari_mood._session.get_session`) is compared.
+        The viewer whose session (:func:`napari_mood._napari.session.get_session`) is compared.
     """
 
     def __init__(self, viewer: napari.viewer.Viewer, parent: QWidget | None = None) -> None:

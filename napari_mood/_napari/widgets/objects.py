@@ -1,7 +1,7 @@
 """Dock widget: MOOD object matching of one method (or all) at its display threshold.
 
 For each chosen method, :func:`napari_mood.core.objects.match_objects` runs in a
-:class:`~napari_mood._widgets._worker.LatestWorker` on the method's map and the ground
+:class:`~napari_mood._napari.widgets.worker.LatestWorker` on the method's map and the ground
 truth, at the method's session threshold, with the layer ``scale`` as voxel spacing. The
 result is shown as
 
@@ -45,10 +45,10 @@ from qtpy.QtWidgets import (
     QWidget,
 )
 
-from napari_mood._layers import METADATA_KEY
-from napari_mood._session import MoodSession, get_session
-from napari_mood._widgets._common import connect_while_alive
-from napari_mood._widgets._worker import LatestWorker
+from napari_mood._napari.layers import METADATA_KEY
+from napari_mood._napari.session import MoodSession, get_session
+from napari_mood._napari.widgets.common import connect_while_alive
+from napari_mood._napari.widgets.worker import LatestWorker
 from napari_mood.core.objects import KINDS, ObjectMatch, ObjectRecord, kind_table, match_objects
 from napari_mood.core.objects import object_labels as core_object_labels
 
@@ -356,7 +356,7 @@ class ObjectsWidget(QWidget):
     Parameters
     ----------
     viewer : napari.viewer.Viewer
-        The viewer whose session (:func:`napari_mood._session.get_session`) is used.
+        The viewer whose session (:func:`napari_mood._napari.session.get_session`) is used.
     """
 
     def __init__(self, viewer: napari.viewer.Viewer, parent: QWidget | None = None) -> None:

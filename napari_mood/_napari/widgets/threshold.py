@@ -1,6 +1,6 @@
 """Dock widget: display thresholds per method, what they flag, and the best threshold.
 
-The widget only wires Qt controls to :class:`napari_mood._session.MoodSession` and to the
+The widget only wires Qt controls to :class:`napari_mood._napari.session.MoodSession` and to the
 pure functions of :mod:`napari_mood.core.readout`:
 
 * moving a slider calls ``session.set_threshold`` (the layer's contrast limits change, no
@@ -8,11 +8,11 @@ pure functions of :mod:`napari_mood.core.readout`:
   (napari's layer controls, another widget) shows up here too;
 * under each method a readout gives the voxels flagged at its threshold (count, % of the
   volume, mm^3) and, with a ground truth, the voxel Dice and the MOOD object counts. It is
-  computed in a :class:`~napari_mood._widgets._worker.LatestWorker` a moment after the
+  computed in a :class:`~napari_mood._napari.widgets.worker.LatestWorker` a moment after the
   last change, so dragging a slider stays smooth and stale results are dropped;
 * "Find best" computes, per method, the threshold with the best Dice or object F1 on the
   case shown or on a toy dataset folder (MOOD's procedure, through
-  :func:`napari_mood.engine.run_evaluation`) and applies it.
+  :func:`napari_mood.services.engine.run_evaluation`) and applies it.
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ from qtpy.QtWidgets import (
     QWidget,
 )
 
-from napari_mood._session import MoodSession, SessionMethod, get_session
-from napari_mood._widgets._worker import LatestWorker
+from napari_mood._napari.session import MoodSession, SessionMethod, get_session
+from napari_mood._napari.widgets.worker import LatestWorker
 from napari_mood.core.evaluate import EvaluationOptions
 from napari_mood.core.io import MoodInputError, discover_dataset, discover_methods
 from napari_mood.core.readout import (
@@ -154,7 +154,7 @@ def find_best_on_toy_dataset(folder: Path, names: Sequence[str], by: Criterion) 
     MoodInputError
         When the folder is not a dataset, has no methods folder, or no method matches.
     """
-    from napari_mood.engine import run_evaluation  # dask: imported when used
+    from napari_mood.services.engine import run_evaluation  # dask: imported when used
 
     dataset = discover_dataset(folder)
     methods_dir = Path(folder) / METHODS_FOLDER
@@ -344,7 +344,7 @@ class ThresholdWidget(QWidget):
     Parameters
     ----------
     viewer : napari.viewer.Viewer
-        The viewer whose session (:func:`napari_mood._session.get_session`) is shown.
+        The viewer whose session (:func:`napari_mood._napari.session.get_session`) is shown.
     """
 
     def __init__(self, viewer: napari.viewer.Viewer, parent: QWidget | None = None) -> None:

@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from napari_mood._layers import layer_info
-from napari_mood._reader import read_paths
-from napari_mood._session import MoodSession, get_session
+from napari_mood._napari.layers import layer_info
+from napari_mood._napari.reader import read_paths
+from napari_mood._napari.session import MoodSession, get_session
 from napari_mood.core.io import MoodInputError
-from napari_mood.datasets import sample_data_dir
+from napari_mood.services.datasets import sample_data_dir
 
 __all__ = [
     "DOCK_ORDER",
@@ -61,7 +61,7 @@ def open_viewer(
     ----------
     paths : sequence of path-like
         A MOOD dataset, a case folder, a methods folder or NIfTI files (see
-        :mod:`napari_mood._reader`); empty for an empty viewer.
+        :mod:`napari_mood._napari.reader`); empty for an empty viewer.
     preds : Mapping[str, path-like], optional
         Extra methods by name: method folders or map files of the case opened.
     screenshot : path-like, optional

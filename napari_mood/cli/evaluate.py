@@ -23,7 +23,7 @@ from napari_mood.core.io import (
     MoodInputWarning,
     discover_dataset,
 )
-from napari_mood.engine import EngineStats, run_evaluation
+from napari_mood.services.engine import EngineStats, run_evaluation
 
 __all__ = ["format_csv", "format_json", "format_table", "run"]
 
@@ -146,7 +146,7 @@ def run(args: argparse.Namespace, dataset: MoodDataset, methods: Mapping[str, Me
 
 def _write_report(args: argparse.Namespace, result: DatasetEvaluation) -> None:
     try:
-        from napari_mood import report
+        from napari_mood.services import report
     except ImportError as exc:
         raise MoodInputError(
             None, f"--report needs matplotlib ({exc})", "pip install 'napari-mood[viewer]'"

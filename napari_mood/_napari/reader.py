@@ -16,7 +16,7 @@ What is opened (see :func:`napari_mood.core.case.find_case_folder_layout`):
   file when several share a folder).
 
 Layers: scan -> gray Image named after the case; each map -> Image named after the method
-(colour and threshold display described in :mod:`napari_mood._layers`); ground truth ->
+(colour and threshold display described in :mod:`napari_mood._napari.layers`); ground truth ->
 Labels named ``"<case> GT"``, drawn as an outline once the session takes it (filled and
 translucent before). All layers of a case use the scan's display transform and ``scale``
 so they line up voxel for voxel. Problems found while reading (missing maps, shape or
@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from napari_mood._layers import (
+from napari_mood._napari.layers import (
     AXIS_LABELS_3D,
     DEFAULT_THRESHOLD,
     GT_FILL_OPACITY,

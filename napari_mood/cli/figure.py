@@ -1,4 +1,4 @@
-"""``napari-mood figure``: parse the figure options, draw with :mod:`napari_mood.figures`.
+"""``napari-mood figure``: parse the figure options, draw with :mod:`napari_mood.services.figures`.
 
 Every problem with an option or an input is a :class:`MoodInputError` (exit status 1,
 one message saying what to change); a method without a map for a case is a warning and
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from napari_mood.core.io import MethodFolder, MoodDataset, MoodInputError, MoodInputWarning
 
 if TYPE_CHECKING:
-    from napari_mood.figures import FigureCase
+    from napari_mood.services.figures import FigureCase
 
 __all__ = ["parse_cases", "parse_slices", "parse_thresholds", "run"]
 
@@ -103,7 +103,7 @@ def _threshold_value(text: str, what: str) -> float:
 
 def _figures() -> ModuleType:
     try:
-        from napari_mood import figures
+        from napari_mood.services import figures
     except ImportError as exc:
         raise MoodInputError(
             None, f"figures need matplotlib ({exc})", "pip install 'napari-mood[viewer]'"
@@ -144,7 +144,7 @@ def _load(
     dataset: MoodDataset, cases: Sequence[str], methods: Mapping[str, MethodFolder]
 ) -> list[FigureCase]:
     from napari_mood.core.case import load_case
-    from napari_mood.figures import FigureCase, resolve_case
+    from napari_mood.services.figures import FigureCase, resolve_case
 
     loaded = []
     for case in cases:

@@ -48,7 +48,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.spatial import ConvexHull
 
 from napari_mood.core._checks import check_choice, check_threshold
-from napari_mood.core._float16 import ONE_CODE, code_values, threshold_code
+from napari_mood.core.scores import ONE_CODE, code_values, threshold_code
 
 Connectivity = Literal["full", "face"]
 Mode = Literal["mood", "exact"]

@@ -1,6 +1,6 @@
 """Radiologist review of a method's flagged regions: regions, verdicts, the review file.
 
-Nothing here imports napari or Qt; the dock widget (``napari_mood._widgets._review``)
+Nothing here imports napari or Qt; the dock widget (``napari_mood._napari.widgets.review``)
 only wires its controls to these functions.
 
 Flagged regions

@@ -4,7 +4,7 @@ One :class:`MoodSession` per viewer (:func:`get_session`). It watches the viewer
 list: any layer whose ``metadata["napari_mood"]`` says it is a scan, a ground truth or a
 method's map joins the session when it is added (by the reader, by drag and drop, by the
 command line) and leaves when it is removed. Layers are recognised by that metadata only
-(:func:`napari_mood._layers.layer_info`), never by their names.
+(:func:`napari_mood._napari.layers.layer_info`), never by their names.
 
 Rules:
 
@@ -12,7 +12,7 @@ Rules:
 * methods are keyed by method name; a newer layer of the same method replaces the older
   one in the session (the older layer stays in the viewer, untracked);
 * a method whose colour is already used by another method is recoloured with the first
-  free colour of :data:`napari_mood._layers.METHOD_COLORS`;
+  free colour of :data:`napari_mood._napari.layers.METHOD_COLORS`;
 * a ground truth is drawn as an outline (``contour=1``) in 2-D and filled in 3-D, where
   napari draws no contours;
 * a method's display threshold is its layer's lower contrast limit, so changing it in
@@ -32,7 +32,7 @@ from typing import Any
 
 from psygnal import Signal
 
-from napari_mood._layers import (
+from napari_mood._napari.layers import (
     GT_FILL_OPACITY,
     METADATA_KEY,
     METHOD_COLORS,

@@ -203,13 +203,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from napari_mood._viewer import run_demo
+    from napari_mood._napari.viewer import run_demo
 
     return run_demo(screenshot=args.screenshot)
 
 
 def _cmd_view(args: argparse.Namespace) -> int:
-    from napari_mood._viewer import open_viewer
+    from napari_mood._napari.viewer import open_viewer
 
     return open_viewer(args.paths, preds=dict(args.pred), screenshot=args.screenshot)
 
@@ -233,7 +233,7 @@ def _methods(args: argparse.Namespace) -> dict:
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
-    from napari_mood import _cli_evaluate
+    from napari_mood.cli import evaluate as _cli_evaluate
     from napari_mood.core.io import discover_dataset
 
     dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)
@@ -254,13 +254,13 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from napari_mood import _cli_simulate
+    from napari_mood.cli import simulate as _cli_simulate
 
     return _cli_simulate.run(args)
 
 
 def _cmd_figure(args: argparse.Namespace) -> int:
-    from napari_mood import _cli_figure
+    from napari_mood.cli import figure as _cli_figure
     from napari_mood.core.io import discover_dataset
 
     dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)

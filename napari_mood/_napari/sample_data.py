@@ -5,8 +5,8 @@ Each opens the case's scan, ground truth and every method in ``sample_data/metho
 
 from __future__ import annotations
 
-from napari_mood._reader import LayerData, read_dataset_case
-from napari_mood.datasets import sample_data_dir
+from napari_mood._napari.reader import LayerData, read_dataset_case
+from napari_mood.services.datasets import sample_data_dir
 
 __all__ = ["SAMPLE_CASES", "open_sample_case"]
 

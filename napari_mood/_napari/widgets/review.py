@@ -1,10 +1,10 @@
 """Dock widget "Review flagged regions": judge a method's flagged regions one at a time.
 
 The regions, their ranking, the review file and the rule that brings verdicts back are in
-:mod:`napari_mood.review` (Qt-free); this widget only wires controls to it:
+:mod:`napari_mood.services.review` (Qt-free); this widget only wires controls to it:
 
 * the regions of the chosen method at its display threshold are found in a
-  :class:`~napari_mood._widgets._worker.LatestWorker` (again whenever the threshold, the
+  :class:`~napari_mood._napari.widgets.worker.LatestWorker` (again whenever the threshold, the
   methods or the case change), ranked by max score;
 * the current region is outlined in a Labels layer ``"Review: current region"`` (metadata
   role ``"review"``, ignored by the session), the slider moves to its centroid and the
@@ -45,14 +45,14 @@ from qtpy.QtWidgets import (
     QWidget,
 )
 
-from napari_mood._layers import METADATA_KEY, layer_info
-from napari_mood._session import MoodSession, get_session
-from napari_mood._widgets._common import connect_while_alive
-from napari_mood._widgets._objects import focus_object, is_on_screen, watch_dock
-from napari_mood._widgets._worker import LatestWorker
+from napari_mood._napari.layers import METADATA_KEY, layer_info
+from napari_mood._napari.session import MoodSession, get_session
+from napari_mood._napari.widgets.common import connect_while_alive
+from napari_mood._napari.widgets.objects import focus_object, is_on_screen, watch_dock
+from napari_mood._napari.widgets.worker import LatestWorker
 from napari_mood.core.io import MoodInputError
 from napari_mood.core.objects import object_labels
-from napari_mood.review import (
+from napari_mood.services.review import (
     VERDICTS,
     FlaggedRegion,
     ReviewFile,
@@ -167,7 +167,7 @@ class ReviewWidget(QWidget):
     Parameters
     ----------
     viewer : napari.viewer.Viewer
-        The viewer whose session (:func:`napari_mood._session.get_session`) is reviewed.
+        The viewer whose session (:func:`napari_mood._napari.session.get_session`) is reviewed.
     """
 
     def __init__(self, viewer: napari.viewer.Viewer, parent: QWidget | None = None) -> None:

@@ -8,18 +8,18 @@ A figure looks like the viewer:
 
 * slices are display-ordered (:mod:`napari_mood.core.orientation`): axial, anterior up,
   patient left on the left, voxels drawn with their physical aspect;
-* each method is drawn in its viewer colour (:data:`napari_mood._layers.METHOD_COLORS`)
+* each method is drawn in its viewer colour (:data:`napari_mood._napari.layers.METHOD_COLORS`)
   with the viewer's colour ramp over ``(threshold, 1]`` and transparent at or below its
   threshold, over the scan, with one colour bar per method column shared by all rows;
 * the ground truth is an outline (the 0.5 contour of the mask, between inside and outside
-  voxel centres) in :data:`napari_mood._layers.GT_COLOR`, on its own column and on every
+  voxel centres) in :data:`napari_mood._napari.layers.GT_COLOR`, on its own column and on every
   method's cell;
 * each case is cropped to the body (:func:`napari_mood.core.slices.body_box`) and its
   slice is chosen automatically (:func:`napari_mood.core.slices.choose_slice`) unless given.
 
 Example
 -------
->>> from napari_mood.datasets import sample_data_dir
+>>> from napari_mood.services.datasets import sample_data_dir
 >>> from napari_mood.core.io import discover_dataset, discover_methods
 >>> root = sample_data_dir()
 >>> cases = load_figure_cases(
@@ -45,7 +45,7 @@ from matplotlib.cm import ScalarMappable
 from matplotlib.colors import Colormap, LinearSegmentedColormap, Normalize
 from matplotlib.figure import Figure
 
-from napari_mood._layers import (
+from napari_mood._napari.layers import (
     DEFAULT_THRESHOLD,
     GT_COLOR,
     METHOD_COLORS,
@@ -450,7 +450,7 @@ def make_figure(
         Display threshold per method (others: 0.5), in [0, 1]; scores at or below it are
         transparent, as in the viewer.
     colors : Mapping[str, str], optional
-        ``#rrggbb`` per method (default: :data:`~napari_mood._layers.METHOD_COLORS` in order).
+        ``#rrggbb`` per method (default: :data:`~napari_mood._napari.layers.METHOD_COLORS` in order).
     annotate : bool
         Write each method's case AP and Dice at its threshold in its cells (``max`` score
         for normal cases).

@@ -2,12 +2,12 @@
 
 For each method (in its colour) the plot shows one of AP, Dice at the method's display
 threshold or flagged voxels, slice by slice along the axis on the slider
-(:attr:`napari_mood._session.MoodSession.slice_axis`). Slices holding ground-truth voxels
+(:attr:`napari_mood._napari.session.MoodSession.slice_axis`). Slices holding ground-truth voxels
 are shaded in the GT colour, a vertical line marks the slice shown, and clicking the plot
 shows the slice clicked.
 
 Scores come from :func:`napari_mood.core.metrics.slice_scores`, computed in a
-:class:`~napari_mood._widgets._worker.LatestWorker` a moment after the axis, a threshold,
+:class:`~napari_mood._napari.widgets.worker.LatestWorker` a moment after the axis, a threshold,
 the methods or the case change. Changing the metric only redraws; moving through slices
 only moves the marker.
 """
@@ -25,9 +25,9 @@ from matplotlib.figure import Figure
 from qtpy.QtCore import QTimer
 from qtpy.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from napari_mood._layers import GT_COLOR
-from napari_mood._session import MoodSession, get_session
-from napari_mood._widgets._worker import LatestWorker
+from napari_mood._napari.layers import GT_COLOR
+from napari_mood._napari.session import MoodSession, get_session
+from napari_mood._napari.widgets.worker import LatestWorker
 from napari_mood.core.metrics import SliceScores, slice_scores
 from napari_mood.core.readout import gt_mask
 
@@ -122,7 +122,7 @@ class SliceScoresWidget(QWidget):
     Parameters
     ----------
     viewer : napari.viewer.Viewer
-        The viewer whose session (:func:`napari_mood._session.get_session`) is shown.
+        The viewer whose session (:func:`napari_mood._napari.session.get_session`) is shown.
     """
 
     def __init__(self, viewer: napari.viewer.Viewer, parent: QWidget | None = None) -> None:

@@ -1,6 +1,6 @@
 """Dock widget: browse a dataset's cases by per-case metrics, open one, export figures.
 
-* **Evaluate** runs :func:`napari_mood.engine.run_evaluation` (pixel, sample and object
+* **Evaluate** runs :func:`napari_mood.services.engine.run_evaluation` (pixel, sample and object
   tasks, as ``napari-mood evaluate --task pixel,sample,object``) in a worker thread, one
   case after the other (``workers=1``): the progress bar advances per case, Cancel stops
   after the current case, and no process pool is started from the GUI process. The
@@ -12,12 +12,12 @@
 * Double-click a row to open its case: the case's layers (scan, ground truth, maps) are
   read in a worker and replace the shown case's layers; display thresholds, colours,
   visibility and opacity of each method are kept, and docked widgets stay.
-* **Make figure...** draws :func:`napari_mood.figures.make_figure` of the shown case at
+* **Make figure...** draws :func:`napari_mood.services.figures.make_figure` of the shown case at
   the current slice and thresholds; **Export view...** saves the canvas with a scale bar
   and the methods' colour bars.
 
 A dataset opened in napari (a dataset folder dropped on the window) fills the dataset
-field (:attr:`napari_mood._session.MoodSession.dataset`).
+field (:attr:`napari_mood._napari.session.MoodSession.dataset`).
 """
 
 from __future__ import annotations
@@ -60,17 +60,17 @@ from qtpy.QtWidgets import (
     QWidget,
 )
 
-from napari_mood._layers import (
+from napari_mood._napari.layers import (
     METADATA_KEY,
     METHOD_COLORS,
     layer_info,
     method_colormap,
     threshold_limits,
 )
-from napari_mood._reader import LayerData, case_layer_data
-from napari_mood._session import MoodSession, get_session
-from napari_mood._viewer import PLUGIN_NAME, focus_case
-from napari_mood._widgets._worker import LatestWorker
+from napari_mood._napari.reader import LayerData, case_layer_data
+from napari_mood._napari.session import MoodSession, get_session
+from napari_mood._napari.viewer import PLUGIN_NAME, focus_case
+from napari_mood._napari.widgets.worker import LatestWorker
 from napari_mood.core.case import load_case
 from napari_mood.core.evaluate import CaseRow, DatasetEvaluation, EvaluationOptions
 from napari_mood.core.io import (
@@ -81,7 +81,7 @@ from napari_mood.core.io import (
     discover_methods,
 )
 from napari_mood.core.validate import Problem
-from napari_mood.engine import run_evaluation
+from napari_mood.services.engine import run_evaluation
 
 if TYPE_CHECKING:
     import napari
@@ -482,7 +482,7 @@ class DatasetBrowserWidget(QWidget):
     Parameters
     ----------
     viewer : napari.viewer.Viewer
-        The viewer whose session (:func:`napari_mood._session.get_session`) is shown.
+        The viewer whose session (:func:`napari_mood._napari.session.get_session`) is shown.
     """
 
     def __init__(self, viewer: napari.viewer.Viewer, parent: QWidget | None = None) -> None:
@@ -928,7 +928,7 @@ class _FigureRequest:
 
 def _write_figure(request: _FigureRequest) -> Path:
     """Draw and save the figure of one case (worker thread)."""
-    from napari_mood.figures import FigureCase, FigureRow, make_figure, save_figure
+    from napari_mood.services.figures import FigureCase, FigureRow, make_figure, save_figure
 
     case = FigureCase(
         name=request.name,

@@ -35,9 +35,9 @@ from qtpy.QtWidgets import (
     QWidget,
 )
 
-from napari_mood._session import MoodSession, SessionMethod, get_session
-from napari_mood._widgets._common import connect_while_alive
-from napari_mood._widgets._worker import LatestWorker
+from napari_mood._napari.session import MoodSession, SessionMethod, get_session
+from napari_mood._napari.widgets.common import connect_while_alive
+from napari_mood._napari.widgets.worker import LatestWorker
 from napari_mood.core.compare import A_ONLY, B_ONLY, BOTH, Difference, difference, grid_shape
 
 if TYPE_CHECKING:
@@ -377,7 +377,7 @@ class CompareWidget(QWidget):
     Parameters
     ----------
     viewer : napari.viewer.Viewer
-        The viewer whose session (:func:`napari_mood._session.get_session`) is compared.
+        The viewer whose session (:func:`napari_mood._napari.session.get_session`) is compared.
     """
 
     def __init__(self, viewer: napari.viewer.Viewer, parent: QWidget | None = None) -> None:

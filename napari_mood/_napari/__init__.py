@@ -1,0 +1,1 @@
+"""The napari wing: reader, sample data, layers, session, viewer helpers and widgets."""

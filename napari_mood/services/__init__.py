@@ -1,0 +1,1 @@
+"""GUI-free application layer shared by the command line and the napari wing."""
