@@ -18,6 +18,16 @@ import numpy as np
 from sklearn.metrics import average_precision_score
 
 
+def clip_float16(scores: np.ndarray) -> np.ndarray:
+    """Scores as the official scorer reads them: float16 (float arithmetic), clipped to [0, 1].
+
+    Independent of :mod:`napari_mood.core.scores` (which clips on the bit pattern).
+    """
+    with np.errstate(over="ignore"):
+        as16 = np.asarray(scores).astype(np.float16)
+    return np.clip(as16, 0.0, 1.0) + np.float16(0.0)
+
+
 def _pixel_case(pred_path: Path, label_path: Path) -> tuple[np.ndarray, np.ndarray] | None:
     try:
         label = np.clip(np.rint(nib.load(label_path).get_fdata()).astype(np.int64), 0, 1) == 1

@@ -13,10 +13,10 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_rgb
 
-from napari_mood._napari.layers import GT_COLOR, METHOD_COLORS
 from napari_mood.cli import main
 from napari_mood.core.evaluate import EvaluationOptions
 from napari_mood.core.io import discover_dataset, discover_methods
+from napari_mood.core.looks import GT_COLOR, METHOD_COLORS
 from napari_mood.core.orientation import display_transform
 from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.engine import run_evaluation

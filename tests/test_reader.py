@@ -7,9 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from napari_mood._napari.layers import METADATA_KEY, METHOD_COLORS
+from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.reader import get_reader, read_paths
 from napari_mood.core.io import MoodInputError, MoodInputWarning
+from napari_mood.core.looks import METHOD_COLORS
 from napari_mood.core.orientation import display_transform
 from tests.conftest import make_mood_folder, write_nifti
 

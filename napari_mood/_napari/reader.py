@@ -30,19 +30,9 @@ import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from napari_mood._napari.layers import (
-    AXIS_LABELS_3D,
-    DEFAULT_THRESHOLD,
-    GT_FILL_OPACITY,
-    METHOD_COLORS,
-    METHOD_OPACITY,
-    gt_colormap,
-    method_colormap,
-    mood_metadata,
-    threshold_limits,
-)
+from napari_mood._napari.layers import AXIS_LABELS_3D, GT_FILL_OPACITY, gt_colormap, mood_metadata
 from napari_mood.core.case import (
     CaseData,
     PathLayout,
@@ -63,12 +53,13 @@ from napari_mood.core.io import (
     is_nifti,
     method_folder,
 )
+from napari_mood.core.looks import DEFAULT_THRESHOLD, METHOD_COLORS, METHOD_OPACITY, method_colormap
+from napari_mood.core.scores import ScoreMode, threshold_limits
 
 __all__ = ["LayerData", "case_layer_data", "get_reader", "read_dataset_case", "read_paths"]
 
 LayerData = tuple[Any, dict[str, Any], str]
 PathOrPaths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
-ScoreMode = Literal["mood", "exact"]
 _LOG = logging.getLogger(__name__)
 
 

@@ -24,7 +24,6 @@ this state. Nothing here imports Qt or napari.
 
 from __future__ import annotations
 
-import math
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,14 +31,9 @@ from typing import Any
 
 from psygnal import Signal
 
-from napari_mood._napari.layers import (
-    GT_FILL_OPACITY,
-    METADATA_KEY,
-    METHOD_COLORS,
-    layer_info,
-    method_colormap,
-    threshold_limits,
-)
+from napari_mood._napari.layers import GT_FILL_OPACITY, METADATA_KEY, layer_info
+from napari_mood.core.looks import METHOD_COLORS, method_colormap
+from napari_mood.core.scores import check_threshold, threshold_limits
 
 __all__ = ["MoodSession", "SessionMethod", "get_session"]
 
@@ -206,12 +200,12 @@ class MoodSession:
         KeyError
             When the method is not in the session.
         """
-        value = _check_threshold(value)
+        value = check_threshold(value)
         self._layer_of(name).contrast_limits = threshold_limits(value)
 
     def set_all_thresholds(self, value: float) -> None:
         """Give every method the same display threshold."""
-        value = _check_threshold(value)
+        value = check_threshold(value)
         for name in self._methods:
             self.set_threshold(name, value)
 
@@ -300,13 +294,6 @@ def _outline(layer: Any, viewer: Any) -> None:
     flat = viewer is None or viewer.dims.ndisplay == 2
     layer.contour = 1 if flat else 0
     layer.opacity = 1.0 if flat else GT_FILL_OPACITY
-
-
-def _check_threshold(value: float) -> float:
-    value = float(value)
-    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
-        raise ValueError(f"a display threshold must be a number in [0, 1], got {value!r}")
-    return value
 
 
 _SESSIONS: weakref.WeakKeyDictionary[Any, MoodSession] = weakref.WeakKeyDictionary()

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from napari_mood._version import __version__
 from napari_mood.core.io import MoodInputError, MoodInputWarning
+from napari_mood.core.scores import SCORE_MODES
 
 __all__ = ["build_parser", "main"]
 
@@ -81,7 +82,7 @@ def _add_evaluate(sub: argparse._SubParsersAction) -> None:
     _add_method_args(p)
     p.add_argument("--task", type=_tasks, default=("pixel", "sample"), help="pixel,sample,object")
     p.add_argument(
-        "--mode", choices=("mood", "exact"), default="mood", help="mood: float16 like the scorer"
+        "--mode", choices=SCORE_MODES, default="mood", help="mood: float16 like the scorer"
     )
     p.add_argument(
         "--strict", action="store_true", help="missing or invalid predictions are errors"

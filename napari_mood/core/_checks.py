@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["check_choice", "check_threshold"]
+__all__ = ["check_choice"]
 
 
 def check_choice(name: str, value: Any, valid: Iterable[Any]) -> None:
@@ -22,11 +21,3 @@ def check_choice(name: str, value: Any, valid: Iterable[Any]) -> None:
     options = tuple(valid)
     if value not in options:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}; got {value!r}")
-
-
-def check_threshold(threshold: float) -> float:
-    """Return ``threshold`` as a float; NaN raises ValueError."""
-    value = float(threshold)
-    if math.isnan(value):
-        raise ValueError("threshold is NaN")
-    return value

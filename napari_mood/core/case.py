@@ -48,6 +48,7 @@ from napari_mood.core.io import (
     read_volume,
 )
 from napari_mood.core.orientation import DisplayTransform, display_transform
+from napari_mood.core.scores import ScoreMode, check_mode
 from napari_mood.core.validate import Problem, check_affine, check_label, check_scores, check_shape
 
 __all__ = [
@@ -67,8 +68,6 @@ __all__ = [
 
 LayoutKind = Literal["file", "dataset", "case", "methods", "unknown"]
 FileRole = Literal["scan", "gt", "method"]
-ScoreMode = Literal["mood", "exact"]
-_SCORE_MODES = ("mood", "exact")
 
 CASE_SCAN_NAMES: tuple[str, ...] = ("scan", "image")
 CASE_LABEL_NAMES: tuple[str, ...] = ("label", "gt")
@@ -173,8 +172,7 @@ def load_case(
     >>> data = load_case(ds, "brain_000.nii.gz", methods=methods_beside(ds.root))  # doctest: +SKIP
     >>> data.transform.to_display(data.gt).shape  # doctest: +SKIP
     """
-    if mode not in _SCORE_MODES:
-        raise ValueError(f"mode must be one of {_SCORE_MODES}, got {mode!r}")
+    check_mode(mode)
     methods = {} if methods is None else methods
     scan_file = _pick(scan_path, dataset.scans.get(case) if dataset else None)
     label_file = _pick(label_path, dataset.pixel_labels.get(case) if dataset else None)

@@ -27,15 +27,7 @@ from typing import Literal
 
 import numpy as np
 
-from napari_mood.core._checks import check_choice, check_threshold
-from napari_mood.core.scores import threshold_code
-from napari_mood.core.curves import (
-    Curve,
-    CurveAccumulator,
-    Mode,
-    curve_from_arrays,
-    to_mood_codes,
-)
+from napari_mood.core.curves import Curve, CurveAccumulator, curve_from_arrays
 from napari_mood.core.evaluate import DatasetEvaluation, MethodSummary
 from napari_mood.core.metrics import (
     UndefinedMetricWarning,
@@ -46,6 +38,7 @@ from napari_mood.core.metrics import (
 )
 from napari_mood.core.objects import Connectivity, match_objects
 from napari_mood.core.ranking import bootstrap_ap, rank_methods
+from napari_mood.core.scores import ScoreMode, check_mode, check_threshold, flag
 
 __all__ = [
     "A_ONLY",
@@ -69,7 +62,7 @@ __all__ = [
     "shown_columns",
 ]
 
-Scope = Literal["case", "dataset"]
+TableScope = Literal["case", "dataset"]
 Better = Literal["higher", "lower"]
 
 #: Values of the difference label image.
@@ -124,8 +117,8 @@ def difference(
     if a.shape != b.shape:
         raise ValueError(f"the maps differ in shape: {a.shape} vs {b.shape}")
     threshold_a, threshold_b = check_threshold(threshold_a), check_threshold(threshold_b)
-    labels = (to_mood_codes(a) >= threshold_code(threshold_a)).astype(np.uint8)
-    labels += np.uint8(2) * (to_mood_codes(b) >= threshold_code(threshold_b))
+    labels = flag(a, threshold_a).astype(np.uint8)
+    labels += np.uint8(2) * flag(b, threshold_b)
     counts = np.bincount(labels.reshape(-1), minlength=4)
     return Difference(
         labels=labels,
@@ -172,7 +165,7 @@ class ComparisonRow:
 class ComparisonTable:
     """Rows of one comparison: a case (``name`` = case) or a dataset (``name`` = dataset)."""
 
-    scope: Scope
+    scope: TableScope
     name: str
     n_cases: int
     rows: tuple[ComparisonRow, ...]
@@ -207,7 +200,7 @@ def case_comparison(
     thresholds: Mapping[str, float],
     name: str = "",
     connectivity: Connectivity = "full",
-    mode: Mode = "mood",
+    mode: ScoreMode = "mood",
 ) -> ComparisonTable:
     """Compare methods on one case: pixel metrics, objects at each threshold, AP rank.
 
@@ -232,7 +225,7 @@ def case_comparison(
     >>> row.pixel_ap, row.object_tp, row.rank
     (1.0, 1, 1)
     """
-    check_choice("mode", mode, ("mood", "exact"))
+    check_mode(mode)
     pixel = {m: _pixel_metrics(curve_from_arrays(s, gt, mode=mode)) for m, s in scores.items()}
     ranks = _ap_ranks({m: values[0] for m, values in pixel.items()})
     rows = []

@@ -20,98 +20,29 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal, get_args
 
 import numpy as np
 
-from napari_mood.core._checks import check_choice
-from napari_mood.core.scores import N_CODES, ONE_CODE, clip_float16, code_values, to_codes
+from napari_mood.core.scores import (
+    N_CODES,
+    ScoreMode,
+    check_mode,
+    code_values,
+    gt_mask,
+    to_exact_values,
+    to_mood_codes,
+)
 
-Mode = Literal["mood", "exact"]
-_MODES: tuple[str, ...] = get_args(Mode)
 _CHUNK = 1 << 20  # voxels per bincount call: bounds the int64 temporaries at 8 MiB
 
 
-def check_mode(mode: str) -> None:
-    """Raise a ValueError naming the valid modes unless ``mode`` is one of them."""
-    check_choice("mode", mode, _MODES)
-
-
-def check_no_nan(scores: np.ndarray) -> None:
-    """Raise a ValueError naming the NaN count if float ``scores`` contain NaN."""
-    if np.issubdtype(scores.dtype, np.floating):
-        n_nan = int(np.count_nonzero(np.isnan(scores)))
-        if n_nan:
-            raise ValueError(
-                f"scores contain {n_nan} NaN value(s); decide the NaN policy "
-                "(e.g. replace NaN by 0) before scoring"
-            )
-
-
-def _check_real(scores: np.ndarray) -> None:
-    if scores.dtype != np.bool_ and not (
-        np.issubdtype(scores.dtype, np.integer) or np.issubdtype(scores.dtype, np.floating)
-    ):
-        raise TypeError(f"scores must be a real numeric array, got dtype {scores.dtype}")
-
-
-def to_mood_codes(scores: np.ndarray) -> np.ndarray:
-    """Return the float16 codes (uint16) of ``scores`` as the MOOD scorer sees them.
-
-    Already-clipped float16 input is returned as a view (no copy); anything else is
-    converted with :func:`~napari_mood.core.scores.clip_float16`. NaN raises ValueError.
-
-    Examples
-    --------
-    >>> to_mood_codes(np.array([-1.0, 0.5, 2.0])).tolist()
-    [0, 14336, 15360]
-    """
-    arr = np.asarray(scores)
-    _check_real(arr)
-    if arr.dtype == np.float16:
-        codes = arr.view(np.uint16)
-        # negative values (incl. -0.0), values > 1 and NaN all have codes > ONE_CODE
-        if codes.size == 0 or int(codes.max()) <= ONE_CODE:
-            return codes
-    check_no_nan(arr)
-    return to_codes(clip_float16(arr))
-
-
-def to_exact_values(scores: np.ndarray) -> np.ndarray:
-    """Return ``scores`` as a new float32 array clipped to [0, 1] (``-0.0`` -> ``+0.0``).
-
-    NaN raises ValueError.
-
-    Examples
-    --------
-    >>> to_exact_values(np.array([-0.5, 0.25, 3.0])).tolist()
-    [0.0, 0.25, 1.0]
-    """
-    arr = np.asarray(scores)
-    _check_real(arr)
-    check_no_nan(arr)
-    as32 = arr.astype(np.float32, copy=True)
-    np.clip(as32, 0.0, 1.0, out=as32)
-    as32 += np.float32(0.0)
-    return as32
-
-
 def check_labels(labels: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """Return ``labels`` as a bool array of ``shape``.
-
-    Bool arrays pass through unchanged; integer or float arrays must hold only 0 and 1.
-    """
+    """Return binary ``labels`` of ``shape`` as a bool array (:func:`~napari_mood.core.scores.gt_mask`,
+    strict: values other than 0 and 1 raise ValueError)."""
     arr = np.asarray(labels)
     if arr.shape != shape:
         raise ValueError(f"labels shape {arr.shape} differs from scores shape {shape}")
-    if arr.dtype == np.bool_:
-        return arr
-    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
-        raise TypeError(f"labels must be bool or 0/1 numbers, got dtype {arr.dtype}")
-    as_bool = arr != 0
-    if np.any(as_bool & (arr != 1)):
-        raise ValueError("labels must contain only 0 and 1 (or be a bool array)")
-    return as_bool
+    return gt_mask(arr, strict=True)
 
 
 def memory_order_axes(arr: np.ndarray) -> tuple[int, ...]:
@@ -274,16 +205,16 @@ class CurveAccumulator:
     [1, 1, 1]
     """
 
-    def __init__(self, *, mode: Mode = "mood") -> None:
+    def __init__(self, *, mode: ScoreMode = "mood") -> None:
         check_mode(mode)
-        self._mode: Mode = mode
+        self._mode: ScoreMode = mode
         n_bins = N_CODES if mode == "mood" else 0
         self._values = code_values().copy() if mode == "mood" else np.empty(0)
         self._pos = np.zeros(n_bins, dtype=np.int64)
         self._total = np.zeros(n_bins, dtype=np.int64)
 
     @property
-    def mode(self) -> Mode:
+    def mode(self) -> ScoreMode:
         """``"mood"`` or ``"exact"``."""
         return self._mode
 
@@ -340,7 +271,7 @@ class CurveAccumulator:
         pos: np.ndarray,
         total: np.ndarray,
         *,
-        mode: Mode = "mood",
+        mode: ScoreMode = "mood",
     ) -> CurveAccumulator:
         """Rebuild an accumulator from the arrays returned by :meth:`histogram`."""
         acc = cls(mode=mode)
@@ -354,7 +285,7 @@ class CurveAccumulator:
 
 
 def _checked_table(
-    values: np.ndarray, pos: np.ndarray, total: np.ndarray, *, mode: Mode
+    values: np.ndarray, pos: np.ndarray, total: np.ndarray, *, mode: ScoreMode
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     values = np.array(values, dtype=np.float64)
     pos = np.array(pos)
@@ -403,7 +334,7 @@ def merge_accumulators(accumulators: Iterable[CurveAccumulator]) -> CurveAccumul
     return CurveAccumulator.from_histogram(*merged, mode="exact")
 
 
-def curve_from_arrays(scores: np.ndarray, labels: np.ndarray, *, mode: Mode = "mood") -> Curve:
+def curve_from_arrays(scores: np.ndarray, labels: np.ndarray, *, mode: ScoreMode = "mood") -> Curve:
     """Return the exact :class:`Curve` of ``scores`` against bool ``labels``.
 
     Examples

@@ -32,7 +32,7 @@ import numpy as np
 
 from napari_mood.core import objects as obj
 from napari_mood.core._checks import check_choice
-from napari_mood.core.curves import CurveAccumulator, Mode, merge_accumulators
+from napari_mood.core.curves import CurveAccumulator, merge_accumulators
 from napari_mood.core.io import (
     LabelRead,
     MethodFolder,
@@ -53,6 +53,7 @@ from napari_mood.core.metrics import (
     fpr_at_tpr,
     sample_score_from_pixel,
 )
+from napari_mood.core.scores import ScoreMode, check_mode
 from napari_mood.core.validate import Problem, check_affine, check_label, check_scores, check_shape
 
 __all__ = [
@@ -102,7 +103,7 @@ class EvaluationOptions:
     """
 
     tasks: tuple[Task, ...] = ("pixel", "sample")
-    mode: Mode = "mood"
+    mode: ScoreMode = "mood"
     strict: bool = False
     nan_policy: NanPolicy = "error"
     sample_from_pixel: SampleHow | None = None
@@ -113,7 +114,7 @@ class EvaluationOptions:
     def __post_init__(self) -> None:
         for task in self.tasks:
             check_choice("task", task, get_args(Task))
-        check_choice("mode", self.mode, ("mood", "exact"))
+        check_mode(self.mode)
         check_choice("nan_policy", self.nan_policy, get_args(NanPolicy))
         check_choice("sample_from_pixel", self.sample_from_pixel, (None, "max", "mean", "top1"))
         check_choice("connectivity", self.connectivity, ("full", "face"))
@@ -458,7 +459,7 @@ def _quiet_ap(acc: CurveAccumulator) -> tuple[float, float]:
 
 
 def _pixel_summary(
-    evaluations: Sequence[CaseEvaluation], method: str, mode: Mode
+    evaluations: Sequence[CaseEvaluation], method: str, mode: ScoreMode
 ) -> tuple[PixelSummary, dict[str, CurveAccumulator]]:
     scored = [ev for ev in evaluations if ev.gt_voxels is not None]
     accs = {ev.case: a for ev in scored if (a := ev.methods[method].accumulator) is not None}

@@ -23,13 +23,12 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 import nibabel as nib
 import numpy as np
 from isal import igzip
 
-from napari_mood.core._checks import check_choice
+from napari_mood.core.scores import ONE_CODE, ScoreMode, check_mode
 
 __all__ = [
     "NIFTI_SUFFIXES",
@@ -53,8 +52,6 @@ __all__ = [
 ]
 
 NIFTI_SUFFIXES: tuple[str, ...] = (".nii.gz", ".nii")
-ScoreMode = Literal["mood", "exact"]
-_SCORE_MODES = ("mood", "exact")
 
 
 class MoodInputError(ValueError):
@@ -242,7 +239,7 @@ def read_scores(path: str | os.PathLike[str], *, mode: ScoreMode = "mood") -> Sc
     >>> read.scores.dtype  # doctest: +SKIP
     dtype('float16')
     """
-    check_choice("mode", mode, _SCORE_MODES)
+    check_mode(mode)
     img = load_nifti(path)
     dtype = np.float16 if mode == "mood" else np.float32
     with np.errstate(over="ignore"):  # beyond float16 range -> inf, clipped to 1 below
@@ -262,7 +259,7 @@ def _in_unit_range(scores: np.ndarray) -> bool:
         return True
     if scores.dtype == np.float16:
         # float16 codes 0..0x3C00 are exactly the values +0.0 .. 1.0
-        return int(scores.view(np.uint16).max()) <= 0x3C00
+        return int(scores.view(np.uint16).max()) <= ONE_CODE
     return bool(0.0 <= scores.min() and scores.max() <= 1.0) and not np.signbit(scores).any()
 
 

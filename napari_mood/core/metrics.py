@@ -23,16 +23,17 @@ from typing import Literal, NamedTuple, get_args
 
 import numpy as np
 
-from napari_mood.core._checks import check_choice, check_threshold
-from napari_mood.core.scores import N_CODES, code_values, threshold_code
-from napari_mood.core.curves import (
-    Curve,
-    Mode,
-    check_labels,
+from napari_mood.core._checks import check_choice
+from napari_mood.core.curves import Curve, check_labels, curve_from_arrays, memory_order_axes
+from napari_mood.core.scores import (
+    N_CODES,
+    ScoreMode,
     check_mode,
     check_no_nan,
-    curve_from_arrays,
-    memory_order_axes,
+    check_threshold,
+    code_values,
+    key_threshold,
+    threshold_code,
     to_exact_values,
     to_mood_codes,
 )
@@ -74,7 +75,7 @@ def average_precision_from_curve(curve: Curve) -> float:
     return float(max(0.0, np.sum(recall_step * curve.precision)))
 
 
-def average_precision(scores: np.ndarray, labels: np.ndarray, *, mode: Mode = "mood") -> float:
+def average_precision(scores: np.ndarray, labels: np.ndarray, *, mode: ScoreMode = "mood") -> float:
     """Average precision of ``scores`` against bool ``labels`` (voxel-wise, pooled).
 
     ``mode="mood"`` quantises to float16 and clips to [0, 1] like the official scorer;
@@ -166,7 +167,7 @@ def auroc_from_curve(curve: Curve) -> float:
     return float(area2 / (2.0 * curve.n_pos * curve.n_neg))
 
 
-def auroc(scores: np.ndarray, labels: np.ndarray, *, mode: Mode = "mood") -> float:
+def auroc(scores: np.ndarray, labels: np.ndarray, *, mode: ScoreMode = "mood") -> float:
     """Area under the ROC curve of ``scores`` against bool ``labels``.
 
     See :func:`auroc_from_curve`.
@@ -386,13 +387,6 @@ def _mood_row_stats(pos: np.ndarray, total: np.ndarray, tcode: int, per_slice: i
     )
 
 
-def _float32_threshold(threshold: float) -> np.float32:
-    """Smallest float32 ``>= threshold`` (on [0, 1] scores, same flags as the float64 test)."""
-    clamped = min(max(threshold, -1.0), 2.0)  # scores lie in [0, 1]; avoid float32 overflow
-    t32 = np.float32(clamped)
-    return np.nextafter(t32, np.float32(np.inf)) if float(t32) < clamped else t32
-
-
 def _exact_row_stats(values: np.ndarray, labels: np.ndarray, threshold: float) -> _RowStats:
     """Stats of each row of 2-D float32 ``values`` by sorting rows (descending)."""
     order = np.argsort(values, axis=1)[:, ::-1]
@@ -409,7 +403,7 @@ def _exact_row_stats(values: np.ndarray, labels: np.ndarray, threshold: float) -
     weighted = np.sum(precision_at_end, axis=1, where=desc_labels)
     ap = np.full(values.shape[0], np.nan)
     np.divide(weighted, n_pos, out=ap, where=n_pos > 0)
-    flagged_mask = desc >= _float32_threshold(threshold)
+    flagged_mask = desc >= key_threshold(threshold, mode="exact")
     return _RowStats(
         gt=n_pos,
         flagged=flagged_mask.sum(axis=1),
@@ -445,7 +439,7 @@ def slice_scores(
     *,
     axis: int,
     threshold: float,
-    mode: Mode = "mood",
+    mode: ScoreMode = "mood",
 ) -> SliceScores:
     """Scores of every slice along ``axis``, vectorised over slices.
 

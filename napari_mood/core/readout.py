@@ -26,26 +26,24 @@ from typing import Literal, get_args
 import numpy as np
 
 from napari_mood.core import objects as obj
-from napari_mood.core._checks import check_choice, check_threshold
-from napari_mood.core.scores import N_CODES, code_values, threshold_code
-from napari_mood.core.curves import Mode, curve_from_arrays
+from napari_mood.core._checks import check_choice
+from napari_mood.core.curves import curve_from_arrays
 from napari_mood.core.evaluate import DatasetEvaluation
 from napari_mood.core.metrics import best_threshold
+from napari_mood.core.scores import ScoreMode, check_mode, check_threshold, gt_mask
 
 __all__ = [
     "BestThreshold",
-    "Criterion",
+    "BestCriterion",
     "MethodMatch",
     "Readout",
     "best_case_threshold",
     "best_dataset_thresholds",
-    "display_threshold",
-    "gt_mask",
     "match_method_names",
     "threshold_readout",
 ]
 
-Criterion = Literal["dice", "object_f1"]
+BestCriterion = Literal["dice", "object_f1"]
 
 
 @dataclass(frozen=True)
@@ -75,7 +73,7 @@ class BestThreshold:
 
     threshold: float
     value: float
-    criterion: Criterion
+    criterion: BestCriterion
 
 
 @dataclass(frozen=True)
@@ -86,44 +84,6 @@ class MethodMatch:
     missing: tuple[str, ...]
 
 
-def gt_mask(gt: np.ndarray) -> np.ndarray:
-    """Return the anomalous voxels of a ground truth (value > 0.5, as the object rule reads it).
-
-    Examples
-    --------
-    >>> gt_mask(np.array([0, 1, 2])).tolist()
-    [False, True, True]
-    """
-    arr = np.asarray(gt)
-    return arr if arr.dtype == np.bool_ else arr > 0.5
-
-
-def display_threshold(threshold: float) -> float:
-    """Return a threshold that flags the same float16 scores and shows them all.
-
-    A viewer draws the voxels scoring strictly above a layer's lower contrast limit, but
-    a threshold flags ``score >= threshold``: with ``threshold`` equal to a stored value
-    (a best threshold always is, e.g. 1.0 for a binary map) those voxels are counted yet
-    transparent. The midpoint between the smallest float16 value ``>= threshold`` and the
-    float16 value below it flags exactly the same scores with ``>=`` and with ``>``.
-    Thresholds that are no float16 value, at or below 0, or above 1 are returned
-    unchanged (``>`` and ``>=`` already agree on them, or nothing can be done).
-
-    Examples
-    --------
-    >>> display_threshold(1.0)
-    0.999755859375
-    >>> display_threshold(0.3)  # no float16 value equals 0.3
-    0.3
-    """
-    value = check_threshold(threshold)
-    code = threshold_code(value)
-    values = code_values()
-    if code == 0 or code >= N_CODES or values[code] != value:
-        return value  # no stored value equals it: ">" and ">=" already agree
-    return float((values[code - 1] + values[code]) / 2)
-
-
 def threshold_readout(
     scores: np.ndarray,
     gt: np.ndarray | None = None,
@@ -131,7 +91,7 @@ def threshold_readout(
     threshold: float,
     voxel_volume: float | None = None,
     connectivity: obj.Connectivity = "full",
-    mode: Mode = "mood",
+    mode: ScoreMode = "mood",
 ) -> Readout:
     """Count what ``scores >= threshold`` flags and, with a GT, score it.
 
@@ -162,7 +122,7 @@ def threshold_readout(
     (4, 8.0, 1.0, (1, 0, 0))
     """
     value = check_threshold(threshold)
-    check_choice("mode", mode, get_args(Mode))
+    check_mode(mode)
     flagged_voxels = obj.binarize_scores(scores, threshold=value, mode=mode)
     flagged = int(np.count_nonzero(flagged_voxels))
     volume = None if voxel_volume is None else flagged * float(voxel_volume)
@@ -185,9 +145,9 @@ def best_case_threshold(
     scores: np.ndarray,
     gt: np.ndarray,
     *,
-    by: Criterion = "dice",
+    by: BestCriterion = "dice",
     connectivity: obj.Connectivity = "full",
-    mode: Mode = "mood",
+    mode: ScoreMode = "mood",
 ) -> BestThreshold:
     """Return the threshold maximising voxel Dice or MOOD object F1 on one case.
 
@@ -207,7 +167,7 @@ def best_case_threshold(
     >>> best_case_threshold(np.where(gt, 0.6, 0.1), gt, by="object_f1")
     BestThreshold(threshold=0.6, value=1.0, criterion='object_f1')
     """
-    check_choice("by", by, get_args(Criterion))
+    check_choice("by", by, get_args(BestCriterion))
     truth = gt_mask(gt)
     if not truth.any():
         raise ValueError(
@@ -244,7 +204,7 @@ def match_method_names(names: Sequence[str], available: Iterable[str]) -> Method
 
 
 def best_dataset_thresholds(
-    evaluation: DatasetEvaluation, *, by: Criterion = "object_f1"
+    evaluation: DatasetEvaluation, *, by: BestCriterion = "object_f1"
 ) -> dict[str, BestThreshold]:
     """Read each method's best threshold off a dataset evaluation (MOOD's procedure).
 
@@ -263,7 +223,7 @@ def best_dataset_thresholds(
     >>> best_dataset_thresholds(result, by="dice")["residual"].threshold  # doctest: +SKIP
     0.757
     """
-    check_choice("by", by, get_args(Criterion))
+    check_choice("by", by, get_args(BestCriterion))
     best: dict[str, BestThreshold] = {}
     for name, summary in evaluation.methods.items():
         if by == "dice" and summary.pixel is not None:

@@ -1,58 +1,215 @@
-"""Float16 score codes: the quantisation the official MOOD scorer applies.
+"""What a score, a ground-truth voxel and a threshold are: the one owner of these rules.
 
-The official scorer reads every score map with ``get_fdata(dtype=np.float16)`` and clips
-it to [0, 1]. For non-negative float16 values the 16-bit pattern, read as an unsigned
-integer (the *code*), increases with the value, so codes are exact histogram bins:
-``0`` is 0.0 and ``ONE_CODE`` (0x3C00) is 1.0, ``N_CODES`` bins in all.
+Scores
+    The official MOOD scorer reads every score map with ``get_fdata(dtype=np.float16)``
+    and clips it to [0, 1] (``mode="mood"``). For non-negative float16 values the 16-bit
+    pattern, read as an unsigned integer (the *code*), increases with the value, so codes
+    are exact histogram bins and ordered *keys*: ``0`` is 0.0 and :data:`ONE_CODE`
+    (0x3C00) is 1.0, :data:`N_CODES` bins in all. ``mode="exact"`` reads scores as
+    float32 clipped to [0, 1] instead (the keys are those float32 values). ``-0.0`` is
+    ``+0.0``; NaN is never a score: every function here refuses it (the caller decides
+    the NaN policy first, e.g. :func:`napari_mood.core.evaluate` replaces it by 0 on
+    request).
 
-Thresholds are real numbers (float64) and are never rounded to float16: a voxel is
-flagged when its float16 *value* is ``>= threshold``. :func:`threshold_code` turns a
-threshold into the smallest code whose value is ``>= threshold``, so that
-``codes >= threshold_code(t)`` is exactly ``values >= t``.
+Ground truth
+    A voxel is anomalous when its value is ``> 0.5`` (bool masks as they are). For every
+    real value this equals the official ``clip(rint(value), 0, 1) == 1`` (``rint`` rounds
+    half to even, so 0.5 is normal and 1.5 anomalous). Arrays handed to the metric
+    functions as *labels* must moreover be binary (0/1 or bool): ``strict=True``.
+
+Thresholds
+    A threshold is a finite number in [0, 1] (:func:`check_threshold`); it is compared as
+    float64 with the scores as read and never rounded: a voxel is *flagged* when its
+    score is ``>= threshold`` (:func:`flag`). :func:`threshold_code` / :func:`key_threshold`
+    turn a threshold into the smallest key that is flagged, so ``keys >= key`` is exactly
+    ``value >= threshold``. A viewer shows a map above a lower contrast limit, i.e. with
+    ``>``: :func:`display_threshold` gives the value that flags the same scores with both
+    comparisons and :func:`threshold_limits` the contrast limits that show them.
 """
 
 from __future__ import annotations
 
+import math
+from typing import Literal, get_args
+
 import numpy as np
 
+from napari_mood.core._checks import check_choice
+
+__all__ = [
+    "N_CODES",
+    "ONE_CODE",
+    "SCORE_MODES",
+    "ScoreMode",
+    "check_mode",
+    "check_no_nan",
+    "check_threshold",
+    "code_values",
+    "display_threshold",
+    "flag",
+    "gt_mask",
+    "key_threshold",
+    "key_values",
+    "score_keys",
+    "threshold_code",
+    "threshold_limits",
+    "to_exact_values",
+    "to_mood_codes",
+    "to_mood_scores",
+]
+
+ScoreMode = Literal["mood", "exact"]
+SCORE_MODES: tuple[ScoreMode, ...] = get_args(ScoreMode)
 ONE_CODE: int = int(np.array(1.0, dtype=np.float16).view(np.uint16))
 N_CODES: int = ONE_CODE + 1
 _CODE_VALUES = np.arange(N_CODES, dtype=np.uint16).view(np.float16).astype(np.float64)
+_CODE_VALUES.flags.writeable = False
+_F16_EXPONENT = 0x7C00  # a float16 whose bits without the sign exceed this is NaN
+_TOP_MARGIN = 1e-3  # upper contrast limit above a threshold of 1
+
+
+def check_mode(mode: str) -> None:
+    """Raise a ValueError naming the valid modes unless ``mode`` is one of them."""
+    check_choice("mode", mode, SCORE_MODES)
+
+
+def check_threshold(threshold: float, *, name: str = "threshold") -> float:
+    """Return ``threshold`` as a float; ValueError unless it is a finite number in [0, 1].
+
+    Examples
+    --------
+    >>> check_threshold(1)
+    1.0
+    >>> check_threshold(1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: threshold must be a number in [0, 1]; got 1.5
+    """
+    try:
+        value = float(threshold)
+    except (TypeError, ValueError):
+        value = math.nan
+    if math.isnan(value):
+        raise ValueError(f"{name} is NaN; give a number in [0, 1]")
+    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+        raise ValueError(f"{name} must be a number in [0, 1]; got {threshold!r}")
+    return value
 
 
 def code_values() -> np.ndarray:
-    """Return the float64 value of every code ``0 .. ONE_CODE`` (read-only view)."""
-    view = _CODE_VALUES.view()
-    view.flags.writeable = False
-    return view
+    """Return the float64 value of every code ``0 .. ONE_CODE`` (read-only)."""
+    return _CODE_VALUES
 
 
-def clip_float16(scores: np.ndarray) -> np.ndarray:
-    """Return ``scores`` as float16 clipped to [0, 1], as the official scorer does.
+def _check_real(scores: np.ndarray) -> None:
+    if scores.dtype.kind not in "biuf":
+        raise TypeError(
+            f"scores must hold real numbers (a numeric dtype), got dtype {scores.dtype}"
+        )
 
-    The input is not modified. ``-0.0`` becomes ``+0.0``. NaN stays NaN: callers decide
-    the NaN policy before calling this.
+
+def _nan_error(n_nan: int) -> ValueError:
+    return ValueError(
+        f"scores contain {n_nan} NaN value(s); decide the NaN policy "
+        "(e.g. replace NaN by 0) before scoring"
+    )
+
+
+def check_no_nan(scores: np.ndarray) -> None:
+    """Raise a ValueError naming the NaN count if float ``scores`` contain NaN."""
+    arr = np.asarray(scores)
+    if arr.dtype.kind == "f":
+        n_nan = int(np.count_nonzero(np.isnan(arr)))
+        if n_nan:
+            raise _nan_error(n_nan)
+
+
+def _f16_nan_count(codes: np.ndarray) -> int:
+    return int(np.count_nonzero((codes & 0x7FFF) > _F16_EXPONENT))
+
+
+def to_mood_codes(scores: np.ndarray) -> np.ndarray:
+    """Return the float16 codes (uint16) of ``scores`` as the MOOD scorer sees them.
+
+    Float16 input already in [0, 1] is returned as a view (no copy). Anything else is
+    cast to float16 once and clipped on its bit pattern: after the cast, the int16 view
+    of a number orders like its value and is negative for negative numbers and -0.0, so
+    clipping the integers to ``[0, ONE_CODE]`` is clipping the values to [0, 1] (values
+    beyond the float16 range become infinities, clipped to 0 or 1). No float32
+    temporary is made. NaN raises ValueError.
+
+    Examples
+    --------
+    >>> to_mood_codes(np.array([-1.0, 0.5, 2.0])).tolist()
+    [0, 14336, 15360]
     """
-    with np.errstate(over="ignore"):  # beyond float16 range -> inf, clipped to 1 below
-        as16 = np.asarray(scores).astype(np.float16, copy=True)
-    np.clip(as16, 0.0, 1.0, out=as16)
-    as16 += np.float16(0.0)  # -0.0 + 0.0 == +0.0, so codes of zero are all 0
-    return as16
+    arr = np.asarray(scores)
+    _check_real(arr)
+    if arr.dtype == np.float16:
+        codes = arr.view(np.uint16)
+        if codes.size == 0 or int(codes.max()) <= ONE_CODE:  # NaN and negatives are above
+            return codes
+        as16 = arr.copy()
+    else:
+        with np.errstate(over="ignore"):  # beyond the float16 range: +-inf, clipped below
+            as16 = arr.astype(np.float16)
+    codes = as16.view(np.uint16)
+    if arr.dtype.kind == "f":
+        n_nan = _f16_nan_count(codes)
+        if n_nan:
+            raise _nan_error(n_nan)
+    signed = as16.view(np.int16)
+    np.clip(signed, 0, ONE_CODE, out=signed)
+    return codes
 
 
-def to_codes(scores16: np.ndarray) -> np.ndarray:
-    """Return the uint16 codes of float16 scores already clipped to [0, 1] (a view)."""
-    arr = np.asarray(scores16)
-    if arr.dtype != np.float16:
-        raise TypeError(f"expected float16 scores, got {arr.dtype}")
-    return arr.view(np.uint16)
+def to_mood_scores(scores: np.ndarray) -> np.ndarray:
+    """Return ``scores`` as the MOOD scorer reads them: float16 clipped to [0, 1].
+
+    A view of :func:`to_mood_codes` (no copy for float16 input already in [0, 1]).
+
+    Examples
+    --------
+    >>> to_mood_scores(np.array([0.3, 7.0])).tolist()
+    [0.300048828125, 1.0]
+    """
+    return to_mood_codes(scores).view(np.float16)
+
+
+def to_exact_values(scores: np.ndarray) -> np.ndarray:
+    """Return ``scores`` as a new float32 array clipped to [0, 1] (``-0.0`` -> ``+0.0``).
+
+    NaN raises ValueError.
+
+    Examples
+    --------
+    >>> to_exact_values(np.array([-0.5, 0.25, 3.0])).tolist()
+    [0.0, 0.25, 1.0]
+    """
+    arr = np.asarray(scores)
+    _check_real(arr)
+    check_no_nan(arr)
+    with np.errstate(over="ignore"):  # beyond the float32 range: +-inf, clipped below
+        as32 = arr.astype(np.float32, copy=True)
+    np.clip(as32, 0.0, 1.0, out=as32)
+    as32 += np.float32(0.0)
+    return as32
+
+
+def score_keys(scores: np.ndarray, *, mode: ScoreMode = "mood") -> np.ndarray:
+    """Return scores as ordered keys: float16 codes (``mood``) or clipped float32 (``exact``).
+
+    Examples
+    --------
+    >>> score_keys(np.array([0.25, 1.5]), mode="exact").tolist()
+    [0.25, 1.0]
+    """
+    check_mode(mode)
+    return to_mood_codes(scores) if mode == "mood" else to_exact_values(scores)
 
 
 def threshold_code(threshold: float) -> int:
     """Return the smallest code whose float16 value is ``>= threshold``.
-
-    Returns ``N_CODES`` when no value in [0, 1] reaches the threshold (threshold > 1),
-    and 0 when every value does (threshold <= 0).
 
     Examples
     --------
@@ -61,11 +218,105 @@ def threshold_code(threshold: float) -> int:
     >>> threshold_code(1.0) == ONE_CODE
     True
     """
-    if np.isnan(threshold):
-        raise ValueError("threshold is NaN")
-    return int(np.searchsorted(_CODE_VALUES, float(threshold), side="left"))
+    value = check_threshold(threshold)
+    return int(np.searchsorted(_CODE_VALUES, value, side="left"))
 
 
-def flag(scores16: np.ndarray, threshold: float) -> np.ndarray:
-    """Return the boolean mask ``value >= threshold`` of clipped float16 scores."""
-    return to_codes(scores16) >= threshold_code(threshold)
+def key_threshold(threshold: float, *, mode: ScoreMode = "mood") -> int | np.float32:
+    """Return the smallest key ``k`` with ``keys >= k`` exactly ``value >= threshold``.
+
+    Examples
+    --------
+    >>> float(key_threshold(0.1, mode="exact")) >= 0.1
+    True
+    """
+    check_mode(mode)
+    if mode == "mood":
+        return threshold_code(threshold)
+    value = check_threshold(threshold)
+    as32 = np.float32(value)
+    return np.nextafter(as32, np.float32(np.inf)) if float(as32) < value else as32
+
+
+def key_values(keys: np.ndarray, *, mode: ScoreMode = "mood") -> np.ndarray:
+    """Return the float64 score values of keys (the inverse of :func:`score_keys`)."""
+    if mode == "mood":
+        return _CODE_VALUES[keys]
+    return np.asarray(keys, dtype=np.float64)
+
+
+def flag(scores: np.ndarray, threshold: float, *, mode: ScoreMode = "mood") -> np.ndarray:
+    """Return the bool mask of the voxels flagged at ``threshold`` (score ``>= threshold``).
+
+    Scores are read as the pixel task reads them (``mode``); the threshold is never
+    rounded to the score dtype.
+
+    Examples
+    --------
+    >>> flag(np.array([0.2998, 0.3]), 0.3).tolist()  # as float16: 0.29980..., 0.30004...
+    [False, True]
+    """
+    return score_keys(scores, mode=mode) >= key_threshold(threshold, mode=mode)
+
+
+def gt_mask(values: np.ndarray, *, strict: bool = False) -> np.ndarray:
+    """Return the anomalous voxels of a ground truth: value ``> 0.5`` (bool as it is).
+
+    Equal to the official ``clip(rint(value), 0, 1) == 1`` for every real value.
+    ``strict=True`` (labels handed to metric functions) refuses values other than 0
+    and 1. Integer masks are compared without a float copy.
+
+    Examples
+    --------
+    >>> gt_mask(np.array([0, 1, 2])).tolist()
+    [False, True, True]
+    >>> gt_mask(np.array([0.5, 0.51, 1.5])).tolist()
+    [False, True, True]
+    """
+    arr = np.asarray(values)
+    if arr.dtype == np.bool_:
+        return arr
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(f"labels must be bool or numbers, got dtype {arr.dtype}")
+    mask = arr >= 1 if arr.dtype.kind in "iu" else arr > 0.5
+    if strict and not np.all((arr == 0) | (arr == 1)):
+        raise ValueError("labels must contain only 0 and 1 (or be a bool array)")
+    return mask
+
+
+def display_threshold(threshold: float) -> float:
+    """Return a threshold that flags the same float16 scores and shows them all.
+
+    A viewer draws the voxels scoring strictly above a layer's lower contrast limit, but
+    a threshold flags ``score >= threshold``: with ``threshold`` equal to a stored value
+    (a best threshold always is, e.g. 1.0 for a binary map) those voxels are counted yet
+    transparent. The midpoint between the smallest float16 value ``>= threshold`` and the
+    float16 value below it flags exactly the same scores with ``>=`` and with ``>``.
+    A threshold of 0, or one that is no float16 value, is returned unchanged.
+
+    Examples
+    --------
+    >>> display_threshold(1.0)
+    0.999755859375
+    >>> display_threshold(0.3)  # no float16 value equals 0.3
+    0.3
+    """
+    value = check_threshold(threshold)
+    code = threshold_code(value)
+    if code == 0 or _CODE_VALUES[code] != value:
+        return value  # no stored value equals it: ">" and ">=" already agree
+    return float((_CODE_VALUES[code - 1] + _CODE_VALUES[code]) / 2)
+
+
+def threshold_limits(threshold: float) -> tuple[float, float]:
+    """Return the contrast limits that show the scores above ``threshold`` in a viewer.
+
+    Examples
+    --------
+    >>> threshold_limits(0.5)
+    (0.5, 1.0)
+    >>> threshold_limits(1.0)
+    (1.0, 1.001)
+    """
+    value = check_threshold(threshold)
+    return value, max(1.0, value + _TOP_MARGIN)

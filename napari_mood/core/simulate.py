@@ -51,11 +51,11 @@ from scipy import ndimage as ndi
 
 from napari_mood.core._checks import check_choice
 
-Kind = Literal["sphere", "cube", "shuffle", "slab", "pet"]
+AnomalyKind = Literal["sphere", "cube", "shuffle", "slab", "pet"]
 Region = Literal["sphere", "cube"]
 Seed = int | np.random.Generator | None
 
-KINDS: tuple[str, ...] = get_args(Kind)
+KINDS: tuple[str, ...] = get_args(AnomalyKind)
 REGIONS: tuple[str, ...] = get_args(Region)
 DEFAULT_SIZE_RANGES: Mapping[str, tuple[int, int]] = {
     "sphere": (3, 10),
@@ -726,7 +726,7 @@ _ADDERS: dict[str, Callable[..., Anomaly]] = {
 def add_anomalies(
     scan: np.ndarray,
     *,
-    kind: Kind | Literal["mixed"] = "sphere",
+    kind: AnomalyKind | Literal["mixed"] = "sphere",
     count: int = 1,
     size_range: tuple[int, int] | None = None,
     body_mask: np.ndarray | None = None,
@@ -739,7 +739,7 @@ def add_anomalies(
     scan : ndarray
         2-D or 3-D array with values in [0, 1]. Not modified.
     kind : {'sphere', 'cube', 'shuffle', 'slab', 'pet', 'mixed'}
-        Kind of every anomaly; ``'mixed'`` draws each kind at random (``'slab'`` only
+        AnomalyKind of every anomaly; ``'mixed'`` draws each kind at random (``'slab'`` only
         for 3-D scans).
     count : int
         Number of anomalies (0 gives a copy of the scan and an empty mask).
@@ -786,7 +786,7 @@ def add_anomalies(
 def simulate_cases(
     scan: np.ndarray,
     *,
-    kind: Kind | Literal["mixed"] = "sphere",
+    kind: AnomalyKind | Literal["mixed"] = "sphere",
     count: int = 1,
     n_anomalous: int = 3,
     n_normal: int = 1,

@@ -45,14 +45,6 @@ from matplotlib.cm import ScalarMappable
 from matplotlib.colors import Colormap, LinearSegmentedColormap, Normalize
 from matplotlib.figure import Figure
 
-from napari_mood._napari.layers import (
-    DEFAULT_THRESHOLD,
-    GT_COLOR,
-    METHOD_COLORS,
-    METHOD_OPACITY,
-    method_colormap,
-    threshold_limits,
-)
 from napari_mood.core.case import CaseData, load_case
 from napari_mood.core.curves import curve_from_arrays
 from napari_mood.core.io import (
@@ -63,7 +55,15 @@ from napari_mood.core.io import (
     read_label,
     read_sample_label,
 )
+from napari_mood.core.looks import (
+    DEFAULT_THRESHOLD,
+    GT_COLOR,
+    METHOD_COLORS,
+    METHOD_OPACITY,
+    method_colormap,
+)
 from napari_mood.core.metrics import average_precision_from_curve, confusion_at
+from napari_mood.core.scores import threshold_limits
 from napari_mood.core.slices import CropBox, body_box, choose_slice
 
 __all__ = [

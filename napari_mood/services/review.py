@@ -62,9 +62,10 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from napari_mood.core._checks import check_choice, check_threshold
+from napari_mood.core._checks import check_choice
 from napari_mood.core.io import MoodInputError
 from napari_mood.core.objects import Connectivity, ObjectRecord, match_objects
+from napari_mood.core.scores import check_threshold
 
 __all__ = [
     "ENV_REVIEW_DIR",
@@ -74,7 +75,7 @@ __all__ = [
     "FlaggedRegion",
     "ReviewFile",
     "ReviewRecord",
-    "Scope",
+    "RegionScope",
     "Verdict",
     "VerdictCounts",
     "check_review_location",
@@ -93,7 +94,7 @@ __all__ = [
 ]
 
 Verdict = Literal["true finding", "false alarm", "unsure"]
-Scope = Literal["window", "all"]
+RegionScope = Literal["window", "all"]
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 ENV_REVIEW_DIR = "NAPARI_MOOD_REVIEW_DIR"
 APP_NAME = "napari-mood"
@@ -141,7 +142,7 @@ def flagged_regions(
     gt: np.ndarray | None = None,
     *,
     threshold: float,
-    scope: Scope = "window",
+    scope: RegionScope = "window",
     spacing: Sequence[float] | None = None,
     connectivity: Connectivity = "full",
 ) -> tuple[FlaggedRegion, ...]:
@@ -175,7 +176,7 @@ def flagged_regions(
     >>> [r.object_id for r in flagged_regions(score, gt, threshold=0.5, scope="all")]
     [2, 1]
     """
-    check_choice("scope", scope, get_args(Scope))
+    check_choice("scope", scope, get_args(RegionScope))
     truth = np.zeros(np.shape(score), dtype=bool) if gt is None else gt
     match = match_objects(
         score,

@@ -14,7 +14,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from napari_mood.core.scores import clip_float16, flag
 from napari_mood.core.compare import (
     A_ONLY,
     B_ONLY,
@@ -45,7 +44,9 @@ from napari_mood.core.metrics import (
 )
 from napari_mood.core.objects import match_objects
 from napari_mood.core.ranking import bootstrap_ap, rank_methods
+from napari_mood.core.scores import flag
 from tests.conftest import make_mood_folder
+from tests.reference_scorer import clip_float16
 
 FAST = settings(max_examples=40, deadline=None)
 

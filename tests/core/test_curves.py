@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import precision_recall_curve, roc_curve
 
-from napari_mood.core.scores import N_CODES, code_values
 from napari_mood.core.curves import (
     Curve,
     CurveAccumulator,
@@ -20,9 +19,8 @@ from napari_mood.core.curves import (
     curve_from_histogram,
     memory_order_axes,
     merge_accumulators,
-    to_exact_values,
-    to_mood_codes,
 )
+from napari_mood.core.scores import N_CODES, code_values, to_exact_values, to_mood_codes
 
 FAST = settings(max_examples=60, deadline=None)
 

@@ -256,7 +256,7 @@ def test_confusion_uses_float16_value_not_rounded_threshold() -> None:
 
 
 @pytest.mark.parametrize(
-    "threshold", [0.0, 0.1, F16_BELOW_0_3, 0.2999, F16_0_3, 0.3, 0.5, 0.95, 1.0, 1.5]
+    "threshold", [0.0, 0.1, F16_BELOW_0_3, 0.2999, F16_0_3, 0.3, 0.5, 0.95, 1.0]
 )
 def test_confusion_matches_brute_force_flags(threshold: float) -> None:
     rng = np.random.default_rng(9)
@@ -268,6 +268,13 @@ def test_confusion_matches_brute_force_flags(threshold: float) -> None:
     assert result.fp == np.sum(flags & ~labels)
     assert result.fn == np.sum(~flags & labels)
     assert result.tn == np.sum(~flags & ~labels)
+
+
+@pytest.mark.parametrize("threshold", [-0.1, 1.5, math.inf])
+def test_confusion_refuses_thresholds_outside_unit_interval(threshold: float) -> None:
+    curve = curve_from_arrays(np.array([0.2, 0.9]), np.array([0, 1]))
+    with pytest.raises(ValueError, match=r"in \[0, 1\]"):
+        confusion_at(curve, threshold)
 
 
 def test_confusion_nan_policy() -> None:

@@ -19,14 +19,10 @@ from scipy import ndimage
 from scipy.optimize import linprog
 from scipy.spatial import ConvexHull
 
-from napari_mood.core.scores import clip_float16, flag
 from napari_mood.core.objects import (
     KINDS,
     CaseObjects,
     ObjectMatch,
-    _build_hull,
-    _corner_points,
-    _in_hull,
     best_object_threshold,
     binarize_scores,
     count_objects,
@@ -39,6 +35,11 @@ from napari_mood.core.objects import (
     match_objects,
     object_labels,
 )
+from napari_mood.core.objects.hull import build_hull as _build_hull
+from napari_mood.core.objects.hull import corner_points as _corner_points
+from napari_mood.core.objects.hull import in_hull as _in_hull
+from napari_mood.core.scores import flag
+from tests.reference_scorer import clip_float16
 
 FAST = settings(max_examples=40, deadline=None)
 
@@ -225,15 +226,16 @@ def test_out_of_range_scores_are_clipped_like_the_official_scorer(mode):
     flagged = binarize_scores(score, threshold=1.0, mode=mode)
     assert flagged.tolist() == [[False] * 3 + [True] * 3]
     assert binarize_scores(score, threshold=0.0, mode=mode).all()  # clipped to 0 >= 0
-    assert not binarize_scores(score, threshold=1.0001, mode=mode).any()
+    with pytest.raises(ValueError, match=r"in \[0, 1\]"):  # thresholds are in [0, 1]
+        binarize_scores(score, threshold=1.0001, mode=mode)
 
 
 @FAST
 @given(
     seed=st.integers(0, 2**32 - 1),
     dtype=st.sampled_from([np.float16, np.float32, np.float64]),
-    t1=st.floats(-0.1, 1.1),
-    t2=st.floats(-0.1, 1.1),
+    t1=st.floats(0.0, 1.0),
+    t2=st.floats(0.0, 1.0),
     mode=st.sampled_from(["mood", "exact"]),
 )
 def test_raising_the_threshold_never_adds_voxels(seed, dtype, t1, t2, mode):
@@ -248,7 +250,7 @@ def test_raising_the_threshold_never_adds_voxels(seed, dtype, t1, t2, mode):
 @given(
     seed=st.integers(0, 2**32 - 1),
     dtype=st.sampled_from([np.float16, np.float32, np.float64]),
-    threshold=st.floats(-0.1, 1.1),
+    threshold=st.floats(0.0, 1.0),
 )
 def test_mood_binarising_equals_shared_float16_helper(seed, dtype, threshold):
     score = np.random.default_rng(seed).uniform(-2.0, 2.0, (5, 7)).astype(dtype)
@@ -883,9 +885,13 @@ def test_invalid_options_raise(kwargs, message):
         (np.zeros((4, 4)), np.zeros((4, 5)), "shape"),
         (np.zeros(4), np.zeros(4), "2-D or 3-D"),
         (np.zeros((0, 4)), np.zeros((0, 4)), "empty"),
-        (np.full((2, 2), "a"), np.zeros((2, 2)), "real numbers"),
     ],
 )
 def test_invalid_arrays_raise(score, gt, message):
     with pytest.raises(ValueError, match=message):
         match_objects(score, gt, threshold=0.5)
+
+
+def test_non_numeric_scores_are_a_type_error():  # one rule for every scorer (core.scores)
+    with pytest.raises(TypeError, match="real numbers"):
+        match_objects(np.full((2, 2), "a"), np.zeros((2, 2)), threshold=0.5)

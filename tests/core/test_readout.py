@@ -21,11 +21,10 @@ from napari_mood.core.readout import (
     MethodMatch,
     best_case_threshold,
     best_dataset_thresholds,
-    display_threshold,
-    gt_mask,
     match_method_names,
     threshold_readout,
 )
+from napari_mood.core.scores import display_threshold, gt_mask
 from tests.conftest import make_mood_folder
 
 FAST = settings(max_examples=60, deadline=None)
@@ -142,8 +141,9 @@ def test_display_threshold_edges() -> None:
     assert display_threshold(0.0) == 0.0
     assert display_threshold(0.44) == 0.44  # not a float16 value: already drawn as flagged
     assert 0.49975586 < display_threshold(0.5) < 0.5
-    assert display_threshold(1.5) == 1.5
-    assert display_threshold(-0.1) == -0.1
+    for outside in (1.5, -0.1):  # thresholds are numbers in [0, 1]
+        with pytest.raises(ValueError, match=r"in \[0, 1\]"):
+            display_threshold(outside)
 
 
 def test_gt_mask_reads_labels() -> None:

@@ -12,9 +12,10 @@ from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.viewer import SCREENSHOT_WINDOW_SIZE, focus_case, load_into_viewer
 from napari_mood._napari.widgets import compare as _compare
 from napari_mood._napari.widgets.compare import COMPARE_KEY, DIFFERENCE_COLORS, CompareWidget
-from napari_mood.core.scores import clip_float16, flag
 from napari_mood.core.compare import A_ONLY, B_ONLY, BOTH, grid_shape
+from napari_mood.core.scores import flag
 from napari_mood.services.datasets import sample_data_dir
+from tests.reference_scorer import clip_float16
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_sample = pytest.mark.skipif(

@@ -10,7 +10,11 @@ from napari.utils.notifications import notification_manager
 from qtpy.QtCore import Qt
 
 from napari_mood._napari.layers import METADATA_KEY
-from napari_mood._napari.viewer import SCREENSHOT_WINDOW_SIZE, _close_notifications, load_into_viewer
+from napari_mood._napari.viewer import (
+    SCREENSHOT_WINDOW_SIZE,
+    _close_notifications,
+    load_into_viewer,
+)
 from napari_mood._napari.widgets.objects import (
     ALL_METHODS,
     AUTO_DELAY_MS,

@@ -14,16 +14,12 @@ import numpy as np
 import pytest
 from qtpy.QtCore import QTimer
 
-from napari_mood._napari.layers import (
-    METHOD_COLORS,
-    gt_colormap,
-    method_colormap,
-    mood_metadata,
-    threshold_limits,
-)
+from napari_mood._napari.layers import gt_colormap, mood_metadata
 from napari_mood._napari.session import get_session
 from napari_mood._napari.widgets.slices import SliceScoresWidget
 from napari_mood._napari.widgets.threshold import ThresholdWidget
+from napari_mood.core.looks import METHOD_COLORS, method_colormap
+from napari_mood.core.scores import threshold_limits
 
 SIZE = 128
 TICK_MS = 10

@@ -12,11 +12,20 @@ from qtpy.QtCore import Qt
 from qtpy.QtWidgets import QLabel
 
 from napari_mood._napari.layers import METADATA_KEY
-from napari_mood._napari.viewer import SCREENSHOT_WINDOW_SIZE, _close_notifications, load_into_viewer
+from napari_mood._napari.viewer import (
+    SCREENSHOT_WINDOW_SIZE,
+    _close_notifications,
+    load_into_viewer,
+)
 from napari_mood._napari.widgets.review import AUTO_DELAY_MS, REVIEW_LAYER_NAME, ReviewWidget
 from napari_mood.core.objects import object_labels
 from napari_mood.services.datasets import sample_data_dir
-from napari_mood.services.review import ENV_REVIEW_DIR, SUMMARY_COLUMNS, flagged_regions, read_reviews
+from napari_mood.services.review import (
+    ENV_REVIEW_DIR,
+    SUMMARY_COLUMNS,
+    flagged_regions,
+    read_reviews,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 HAVE_SAMPLE = (sample_data_dir() / "toy").is_dir()

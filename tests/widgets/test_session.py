@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 from napari.layers import Layer
 
-from napari_mood._napari.layers import METADATA_KEY, METHOD_COLORS, threshold_limits
+from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.reader import read_paths
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.viewer import load_into_viewer
+from napari_mood.core.looks import METHOD_COLORS
+from napari_mood.core.scores import threshold_limits
 
 
 def _add_read(viewer, path, **kwargs) -> list[Layer]:

@@ -7,9 +7,9 @@ import pytest
 from matplotlib.colors import to_hex
 from qtpy.QtCore import QPoint, Qt
 
-from napari_mood._napari.layers import GT_COLOR
 from napari_mood._napari.viewer import load_into_viewer
 from napari_mood._napari.widgets.slices import METRICS, SliceScoresWidget, gt_runs
+from napari_mood.core.looks import GT_COLOR
 from napari_mood.core.metrics import slice_scores
 from napari_mood.services.datasets import sample_data_dir
 

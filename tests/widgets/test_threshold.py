@@ -20,16 +20,17 @@ from qtpy.QtWidgets import (
     QSlider,
 )
 
-from napari_mood._napari.layers import method_colormap
 from napari_mood._napari.viewer import SCREENSHOT_WINDOW_SIZE, dock_plugin_widgets, load_into_viewer
 from napari_mood._napari.widgets.slices import SliceScoresWidget
 from napari_mood._napari.widgets.threshold import SLIDER_STEPS, ThresholdWidget
 from napari_mood.core.curves import curve_from_arrays
 from napari_mood.core.evaluate import EvaluationOptions, evaluate_dataset
 from napari_mood.core.io import MoodInputWarning, discover_dataset, discover_methods
+from napari_mood.core.looks import method_colormap
 from napari_mood.core.metrics import confusion_at
 from napari_mood.core.objects import match_objects
-from napari_mood.core.readout import best_case_threshold, display_threshold
+from napari_mood.core.readout import best_case_threshold
+from napari_mood.core.scores import display_threshold
 from napari_mood.services.datasets import sample_data_dir
 
 

@@ -60,13 +60,7 @@ from qtpy.QtWidgets import (
     QWidget,
 )
 
-from napari_mood._napari.layers import (
-    METADATA_KEY,
-    METHOD_COLORS,
-    layer_info,
-    method_colormap,
-    threshold_limits,
-)
+from napari_mood._napari.layers import METADATA_KEY, layer_info
 from napari_mood._napari.reader import LayerData, case_layer_data
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.viewer import PLUGIN_NAME, focus_case
@@ -80,6 +74,8 @@ from napari_mood.core.io import (
     discover_dataset,
     discover_methods,
 )
+from napari_mood.core.looks import METHOD_COLORS, method_colormap
+from napari_mood.core.scores import threshold_limits
 from napari_mood.core.validate import Problem
 from napari_mood.services.engine import run_evaluation
 

@@ -25,11 +25,11 @@ from matplotlib.figure import Figure
 from qtpy.QtCore import QTimer
 from qtpy.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from napari_mood._napari.layers import GT_COLOR
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.widgets.worker import LatestWorker
+from napari_mood.core.looks import GT_COLOR
 from napari_mood.core.metrics import SliceScores, slice_scores
-from napari_mood.core.readout import gt_mask
+from napari_mood.core.scores import gt_mask
 
 if TYPE_CHECKING:
     import napari

@@ -41,7 +41,6 @@ from qtpy.QtWidgets import (
     QWidget,
 )
 
-from napari_mood._napari.layers import DEFAULT_THRESHOLD
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.widgets.common import connect_while_alive
 from napari_mood._napari.widgets.compare import unwrap_viewer
@@ -60,6 +59,7 @@ from napari_mood.core.compare import (
 )
 from napari_mood.core.evaluate import EvaluationOptions, Task
 from napari_mood.core.io import MoodInputError, discover_dataset
+from napari_mood.core.looks import DEFAULT_THRESHOLD
 from napari_mood.core.validate import Problem
 from napari_mood.services.engine import run_evaluation
 

@@ -53,10 +53,10 @@ from napari_mood.core.readout import (
     Readout,
     best_case_threshold,
     best_dataset_thresholds,
-    display_threshold,
     match_method_names,
     threshold_readout,
 )
+from napari_mood.core.scores import display_threshold
 
 if TYPE_CHECKING:
     import napari

@@ -1,0 +1,80 @@
+"""How methods and the ground truth look, in the viewer and in figures alike (pure data).
+
+A method is drawn in its colour with a ramp that is transparent at its low end: below its
+threshold nothing is drawn, above it the colour runs from a dark through the full to a
+light tint. The viewer (:mod:`napari_mood._napari.layers`) and the figures
+(:mod:`napari_mood.services.figures`) build their colormaps from :func:`method_colormap`,
+so a method has the same colour and ramp everywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "GT_COLOR",
+    "METHOD_COLORS",
+    "METHOD_OPACITY",
+    "method_color",
+    "method_colormap",
+    "rgb",
+]
+
+DEFAULT_THRESHOLD = 0.5
+"""Display threshold of a method shown for the first time."""
+GT_COLOR = "#33ff33"
+METHOD_COLORS: tuple[str, ...] = (
+    "#ff7a1a",  # orange
+    "#2f8fff",  # blue
+    "#ff33d6",  # magenta
+    "#ffe01a",  # yellow
+    "#a066ff",  # violet
+    "#1ae0d0",  # teal
+)
+METHOD_OPACITY = 0.85
+
+
+def rgb(color: str) -> tuple[float, float, float]:
+    """Return the (r, g, b) fractions of a ``#rrggbb`` colour.
+
+    Examples
+    --------
+    >>> rgb("#ff8000")
+    (1.0, 0.5019607843137255, 0.0)
+    """
+    value = color.lstrip("#")
+    red, green, blue = (int(value[i : i + 2], 16) / 255 for i in (0, 2, 4))
+    return red, green, blue
+
+
+def method_color(index: int) -> str:
+    """Colour of the ``index``-th method (the palette repeats after six).
+
+    Examples
+    --------
+    >>> method_color(7) == METHOD_COLORS[1]
+    True
+    """
+    return METHOD_COLORS[index % len(METHOD_COLORS)]
+
+
+def method_colormap(color: str) -> dict[str, Any]:
+    """Return the colormap of a method drawn in ``color`` (a ``#rrggbb`` string).
+
+    ``{"name", "colors", "controls"}``: RGBA stops over [0, 1], transparent at 0. napari
+    accepts the dict as a colormap; figures turn it into a matplotlib colormap.
+
+    Examples
+    --------
+    >>> method_colormap("#ff0000")["colors"][0]
+    [0.0, 0.0, 0.0, 0.0]
+    """
+    r, g, b = rgb(color)
+    dark = [0.55 * r, 0.55 * g, 0.55 * b, 1.0]
+    light = [r + 0.7 * (1 - r), g + 0.7 * (1 - g), b + 0.7 * (1 - b), 1.0]
+    return {
+        "name": f"napari-mood {color.lower()}",
+        "colors": [[0.0, 0.0, 0.0, 0.0], dark, [r, g, b, 1.0], light],
+        "controls": [0.0, 0.002, 0.5, 1.0],
+    }

@@ -1,0 +1,469 @@
+"""One case at one threshold: predicted and GT objects, the MOOD match and per-object records."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+import numpy as np
+
+from napari_mood.core._checks import check_choice
+from napari_mood.core.objects.components import (
+    Components,
+    Connectivity,
+    find_components,
+    label_objects,
+    read_keys,
+    truth_mask,
+)
+from napari_mood.core.objects.hull import build_hulls
+from napari_mood.core.objects.rule import (
+    FN_CODE,
+    KINDS,
+    TP_CODE,
+    Assignment,
+    ObjectKind,
+    assign_many,
+    assign_one_to_one,
+    check_window,
+    mood_admissible,
+    ratios,
+    tally,
+    window_from_sizes,
+)
+from napari_mood.core.scores import (
+    ONE_CODE,
+    ScoreMode,
+    check_mode,
+    check_threshold,
+    key_threshold,
+    key_values,
+)
+
+__all__ = [
+    "BINARY_THRESHOLD",
+    "MatchCriterion",
+    "ObjectMatch",
+    "ObjectRecord",
+    "Source",
+    "binarize_scores",
+    "kind_table",
+    "match_objects",
+    "object_labels",
+    "resolve_threshold",
+]
+
+
+MatchCriterion = Literal["mood", "iou"]
+
+
+Source = Literal["pred", "gt"]
+
+
+#: Threshold used for binary score maps when none is given.
+BINARY_THRESHOLD: float = 0.5
+
+
+@dataclass(frozen=True)
+class ObjectRecord:
+    """One predicted or GT object of a :class:`ObjectMatch`.
+
+    ``id`` is the object's label in the label image of its source (see
+    :func:`object_labels`). ``bbox`` holds half-open ``(lo, hi)`` voxel ranges per axis.
+    ``size_mm3`` needs ``spacing`` or ``affine``; ``centroid_world`` is
+    ``affine @ centroid`` with an affine, ``centroid * spacing`` with spacing only, else
+    None. ``max_score`` / ``mean_score`` are taken over the object's voxels of the score
+    map as read (also for GT objects). ``matched_ids`` are the GT ids a predicted object
+    matches, or the predicted ids matching a GT object.
+    """
+
+    id: int
+    kind: ObjectKind
+    source: Source
+    size_voxels: int
+    size_mm3: float | None
+    centroid_voxel: tuple[float, ...]
+    centroid_world: tuple[float, ...] | None
+    bbox: tuple[tuple[int, int], ...]
+    max_score: float
+    mean_score: float
+    matched_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ObjectMatch:
+    """Object-level result of one case at one threshold (:func:`match_objects`)."""
+
+    tp: int
+    fp: int
+    fn: int
+    discarded: int
+    matched_extra: int
+    f1: float
+    precision: float
+    recall: float
+    size_window: tuple[float, float]
+    threshold: float
+    connectivity: Connectivity
+    criterion: MatchCriterion
+    one_to_one: bool
+    mode: ScoreMode
+    objects: tuple[ObjectRecord, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class _Geometry:
+    """Voxel volume and voxel-to-world mapping of a case (all None when unknown)."""
+
+    volume: float | None
+    spacing: np.ndarray | None
+    affine: np.ndarray | None
+
+
+def _geometry(ndim: int, spacing: Sequence[float] | None, affine: np.ndarray | None) -> _Geometry:
+    """Validate spacing / affine; the affine wins for volume and world coordinates."""
+    if affine is not None:
+        mat = np.asarray(affine, dtype=np.float64)
+        if mat.shape != (ndim + 1, ndim + 1) or not np.all(np.isfinite(mat)):
+            raise ValueError(
+                f"affine must be a finite {ndim + 1}x{ndim + 1} matrix for {ndim}-D data; "
+                f"got shape {mat.shape}"
+            )
+        volume = abs(float(np.linalg.det(mat[:ndim, :ndim])))
+        if volume == 0:
+            raise ValueError("affine is singular (its voxel volume is 0)")
+        return _Geometry(volume, None, mat)
+    if spacing is not None:
+        sp = np.asarray(spacing, dtype=np.float64)
+        if sp.shape != (ndim,) or not np.all(np.isfinite(sp)) or np.any(sp <= 0):
+            raise ValueError(
+                f"spacing must hold {ndim} finite positive numbers; got {tuple(spacing)!r}"
+            )
+        return _Geometry(float(np.prod(sp)), sp, None)
+    return _Geometry(None, None, None)
+
+
+def _is_binary(keys: np.ndarray, mode: ScoreMode) -> bool:
+    one = ONE_CODE if mode == "mood" else np.float32(1.0)
+    return bool(np.all((keys == 0) | (keys == one)))
+
+
+def resolve_threshold(keys: np.ndarray, threshold: float | None, mode: ScoreMode) -> float:
+    if threshold is not None:
+        return check_threshold(threshold)
+    if not _is_binary(keys, mode):
+        raise ValueError(
+            "threshold is required for non-binary score maps "
+            f"(it defaults to {BINARY_THRESHOLD} only for maps with values in {{0, 1}})"
+        )
+    return BINARY_THRESHOLD
+
+
+def binarize_scores(
+    score: np.ndarray, *, threshold: float | None = None, mode: ScoreMode = "mood"
+) -> np.ndarray:
+    """Return the predicted mask ``score >= threshold``, scores read as the pixel task does.
+
+    Parameters
+    ----------
+    score : ndarray
+        2-D or 3-D score map (any real dtype; NaN is refused).
+    threshold : float, optional
+        Compared as float64, never rounded. Defaults to 0.5 for binary maps only.
+    mode : {"mood", "exact"}
+        ``"mood"``: float16 clipped to [0, 1] (official scorer); ``"exact"``: float32
+        clipped to [0, 1].
+
+    Returns
+    -------
+    ndarray of bool
+
+    Examples
+    --------
+    >>> binarize_scores(np.array([[0.2998, 0.3]]), threshold=0.3).tolist()
+    [[False, True]]
+    """
+    check_mode(mode)
+    keys = read_keys(score, mode)
+    value = resolve_threshold(keys, threshold, mode)
+    return keys >= key_threshold(value, mode=mode)
+
+
+def _overlaps(pred: Components, gt: Components) -> dict[tuple[int, int], int]:
+    """Voxels shared by each (pred index, GT index) pair, 0-based."""
+    if pred.n == 0 or gt.n == 0:
+        return {}
+    box = [
+        slice(max(p.start, g.start), min(p.stop, g.stop))
+        for p, g in zip(pred.crop, gt.crop, strict=True)
+    ]
+    if any(s.start >= s.stop for s in box):
+        return {}
+    pred_part = pred.labels[_shift(box, pred.crop)].astype(np.int64)
+    gt_part = gt.labels[_shift(box, gt.crop)].astype(np.int64)
+    both = (pred_part > 0) & (gt_part > 0)
+    keys, counts = np.unique(pred_part[both] * (gt.n + 1) + gt_part[both], return_counts=True)
+    return {
+        (int(k // (gt.n + 1)) - 1, int(k % (gt.n + 1)) - 1): int(c)
+        for k, c in zip(keys, counts, strict=True)
+    }
+
+
+def _shift(box: Sequence[slice], crop: tuple[slice, ...]) -> tuple[slice, ...]:
+    return tuple(slice(b.start - c.start, b.stop - c.start) for b, c in zip(box, crop, strict=True))
+
+
+def _iou(pred: Components, gt: Components) -> dict[tuple[int, int], float]:
+    """IoU of every overlapping (pred index, GT index) pair, 0-based."""
+    return {
+        (i, g): inter / float(pred.sizes[i] + gt.sizes[g] - inter)
+        for (i, g), inter in _overlaps(pred, gt).items()
+    }
+
+
+def _object_scores(
+    comp: Components, keys: np.ndarray, mode: ScoreMode
+) -> tuple[np.ndarray, np.ndarray]:
+    """Max and mean score (as read) over each object of ``comp``."""
+    if comp.n == 0:
+        return np.zeros(0), np.zeros(0)
+    inside = comp.labels > 0
+    ids = comp.labels[inside]
+    values = keys[comp.crop][inside]
+    peak = np.zeros(comp.n + 1, dtype=keys.dtype)
+    np.maximum.at(peak, ids, values)
+    sums = np.bincount(ids, weights=key_values(values, mode=mode), minlength=comp.n + 1)
+    return key_values(peak[1:], mode=mode), sums[1:] / comp.sizes
+
+
+def _world_centroids(centroids: np.ndarray, geometry: _Geometry) -> list | None:
+    if geometry.affine is not None:
+        return (centroids @ geometry.affine[:-1, :-1].T + geometry.affine[:-1, -1]).tolist()
+    if geometry.spacing is not None:
+        return (centroids * geometry.spacing).tolist()
+    return None
+
+
+def _records(
+    comp: Components,
+    source: Source,
+    kinds: np.ndarray,
+    matches: Sequence[tuple[int, ...]],
+    scores: tuple[np.ndarray, np.ndarray],
+    geometry: _Geometry,
+) -> list[ObjectRecord]:
+    world = _world_centroids(comp.centroids, geometry)
+    boxes = np.stack([comp.bbox_lo, comp.bbox_hi], axis=2).tolist()
+    columns = zip(
+        comp.sizes.tolist(),
+        kinds.tolist(),
+        comp.centroids.tolist(),
+        boxes,
+        scores[0].tolist(),
+        scores[1].tolist(),
+        matches,
+        strict=True,
+    )
+    return [
+        ObjectRecord(
+            id=index + 1,
+            kind=KINDS[kind - 1],
+            source=source,
+            size_voxels=size,
+            size_mm3=None if geometry.volume is None else size * geometry.volume,
+            centroid_voxel=tuple(centroid),
+            centroid_world=None if world is None else tuple(world[index]),
+            bbox=tuple((lo, hi) for lo, hi in box),
+            max_score=peak,
+            mean_score=mean,
+            matched_ids=tuple(m + 1 for m in partners),
+        )
+        for index, (size, kind, centroid, box, peak, mean, partners) in enumerate(columns)
+    ]
+
+
+def _all_records(
+    pred: Components,
+    truth: Components,
+    assignment: Assignment,
+    keys: np.ndarray,
+    mode: ScoreMode,
+    geometry: _Geometry,
+) -> tuple[ObjectRecord, ...]:
+    """Records of every predicted object, then of every GT object."""
+    pred_scores = _object_scores(pred, keys, mode)
+    gt_scores = _object_scores(truth, keys, mode)
+    gt_kinds = np.where(assignment.detected, TP_CODE, FN_CODE)
+    return tuple(
+        _records(pred, "pred", assignment.pred_kind, assignment.pred_matches, pred_scores, geometry)
+        + _records(truth, "gt", gt_kinds, assignment.gt_matches, gt_scores, geometry)
+    )
+
+
+def _admissible(
+    criterion: MatchCriterion,
+    pred: Components,
+    gt: Components,
+    kept: np.ndarray,
+    iou: dict[tuple[int, int], float],
+    min_iou: float,
+) -> list[tuple[int, ...]]:
+    if criterion == "iou":
+        pairs: list[list[int]] = [[] for _ in range(pred.n)]
+        for (i, g), value in sorted(iou.items()):
+            if value >= min_iou:
+                pairs[i].append(g)
+        return [tuple(p) for p in pairs]
+    admissible: list[tuple[int, ...]] = [()] * pred.n
+    if gt.n == 0 or not kept.any():
+        return admissible
+    hulls = build_hulls(gt)
+    rows = np.flatnonzero(kept)
+    found = mood_admissible(pred.sizes[rows], pred.centroids[rows], hulls, gt.sizes)
+    for row, partners in zip(rows, found, strict=True):
+        admissible[row] = partners
+    return admissible
+
+
+def match_objects(
+    score: np.ndarray,
+    gt: np.ndarray,
+    *,
+    threshold: float | None = None,
+    size_window: tuple[float, float] | None = None,
+    connectivity: Connectivity = "full",
+    spacing: Sequence[float] | None = None,
+    affine: np.ndarray | None = None,
+    criterion: MatchCriterion = "mood",
+    min_iou: float = 0.1,
+    one_to_one: bool = False,
+    mode: ScoreMode = "mood",
+) -> ObjectMatch:
+    """Match the predicted objects of one case to its GT objects.
+
+    Parameters
+    ----------
+    score : ndarray
+        2-D or 3-D score map; read as in :func:`binarize_scores`.
+    gt : ndarray
+        Ground truth of the same shape; a voxel is anomalous when its value is > 0.5.
+    threshold : float, optional
+        Voxels with score ``>= threshold`` are predicted. Defaults to 0.5 for binary maps.
+    size_window : (float, float), optional
+        Keep predicted objects with ``lo <= size <= hi`` voxels. Default: from this case's
+        GT objects, ``(0.5 * smallest, 2 * biggest)``; ``(0, inf)`` without GT objects.
+        The window applies to every criterion; pass ``(0, inf)`` to disable it.
+    connectivity : {"full", "face"}
+        Neighbourhood of the connected components (26 / 8 or 6 / 4).
+    spacing, affine : optional
+        Voxel spacing or voxel-to-world affine ((d+1) x (d+1)), for ``size_mm3`` and
+        ``centroid_world``; the affine wins when both are given.
+    criterion : {"mood", "iou"}
+        ``"mood"``: centre of mass in the GT hull and size ratio in (0.5, 2);
+        ``"iou"``: IoU >= ``min_iou``. Non-MOOD options; report them separately.
+    min_iou : float
+        IoU needed by ``criterion="iou"``, in (0, 1].
+    one_to_one : bool
+        Hungarian assignment among admissible pairs (most pairs, then highest IoU);
+        unassigned kept predicted objects are FP and ``matched_extra`` is 0.
+    mode : {"mood", "exact"}
+        How scores are read.
+
+    Returns
+    -------
+    ObjectMatch
+
+    Examples
+    --------
+    >>> gt = np.zeros((8, 8), dtype=bool); gt[2:5, 2:5] = True
+    >>> score = np.where(gt, 0.9, 0.1)
+    >>> m = match_objects(score, gt, threshold=0.5)
+    >>> (m.tp, m.fp, m.fn, m.f1)
+    (1, 0, 0, 1.0)
+    """
+    check_choice("connectivity", connectivity, get_args(Connectivity))
+    check_choice("criterion", criterion, get_args(MatchCriterion))
+    check_mode(mode)
+    if not 0 < min_iou <= 1:
+        raise ValueError(f"min_iou must be in (0, 1]; got {min_iou!r}")
+    keys = read_keys(score, mode)
+    gt_mask = truth_mask(gt, keys.shape)
+    geometry = _geometry(keys.ndim, spacing, affine)
+    value = resolve_threshold(keys, threshold, mode)
+    pred = find_components(keys >= key_threshold(value, mode=mode), connectivity)
+    truth = find_components(gt_mask, connectivity)
+    window = window_from_sizes(truth.sizes) if size_window is None else check_window(size_window)
+    kept = (pred.sizes >= window[0]) & (pred.sizes <= window[1])
+    iou = _iou(pred, truth) if criterion == "iou" or one_to_one else {}
+    admissible = _admissible(criterion, pred, truth, kept, iou, min_iou)
+    if one_to_one:
+        assignment = assign_one_to_one(kept, admissible, iou, truth.n)
+    else:
+        assignment = assign_many(kept, admissible, truth.n)
+    tp, fp, fn, discarded, extra = tally(assignment)
+    f1, precision, recall = ratios(tp, fp, fn)
+    return ObjectMatch(
+        tp=tp,
+        fp=fp,
+        fn=fn,
+        discarded=discarded,
+        matched_extra=extra,
+        f1=f1,
+        precision=precision,
+        recall=recall,
+        size_window=window,
+        threshold=value,
+        connectivity=connectivity,
+        criterion=criterion,
+        one_to_one=one_to_one,
+        mode=mode,
+        objects=_all_records(pred, truth, assignment, keys, mode, geometry),
+    )
+
+
+def object_labels(
+    score: np.ndarray,
+    gt: np.ndarray,
+    *,
+    threshold: float | None = None,
+    connectivity: Connectivity = "full",
+    mode: ScoreMode = "mood",
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return the (pred, GT) uint32 label images whose ids :func:`match_objects` reports.
+
+    Examples
+    --------
+    >>> gt = np.zeros((4, 4), dtype=bool); gt[0, 0] = gt[3, 3] = True
+    >>> pred_labels, gt_labels = object_labels(gt, gt)
+    >>> int(gt_labels.max())
+    2
+    """
+    keys = read_keys(score, mode)
+    gt_mask = truth_mask(gt, keys.shape)
+    value = resolve_threshold(keys, threshold, mode)
+    pred_labels, _ = label_objects(
+        keys >= key_threshold(value, mode=mode), connectivity=connectivity
+    )
+    gt_labels, _ = label_objects(gt_mask, connectivity=connectivity)
+    return pred_labels, gt_labels
+
+
+def kind_table(match: ObjectMatch, *, source: Source) -> np.ndarray:
+    """Return a uint8 lookup ``table[id]`` = kind code of each object of ``source``.
+
+    Codes are ``KINDS.index(kind) + 1`` (0 for background), so ``table[labels]`` turns a
+    label image from :func:`object_labels` into a kind image.
+
+    Examples
+    --------
+    >>> gt = np.zeros((4, 4), dtype=bool); gt[0, 0] = True
+    >>> kind_table(match_objects(gt, gt), source="gt").tolist()
+    [0, 1]
+    """
+    check_choice("source", source, get_args(Source))
+    records = [r for r in match.objects if r.source == source]
+    table = np.zeros(max((r.id for r in records), default=0) + 1, dtype=np.uint8)
+    for record in records:
+        table[record.id] = KINDS.index(record.kind) + 1
+    return table

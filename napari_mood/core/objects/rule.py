@@ -1,0 +1,156 @@
+"""The MOOD object rule shared by one-case matching and dataset counting.
+
+Which GT objects a predicted object can match (:func:`mood_admissible`), how matches are
+assigned (:func:`assign_many`, or :func:`assign_one_to_one`), how they are tallied and how
+the size window and the ratios are formed. :func:`napari_mood.core.objects.match.match_objects`
+and :func:`napari_mood.core.objects.dataset.count_objects` both call these, so the rule is
+written once.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from napari_mood.core.objects.hull import Hull, in_hull
+
+__all__ = [
+    "DISCARDED_CODE",
+    "EXTRA_CODE",
+    "FN_CODE",
+    "FP_CODE",
+    "TP_CODE",
+    "Assignment",
+    "KINDS",
+    "ObjectKind",
+    "assign_many",
+    "assign_one_to_one",
+    "check_window",
+    "mood_admissible",
+    "ratios",
+    "tally",
+    "window_from_sizes",
+]
+
+
+ObjectKind = Literal["TP", "FP", "FN", "matched-extra", "discarded"]
+
+
+#: Kinds in the order of their codes in :func:`kind_table` (code = index + 1; 0 = none).
+KINDS: tuple[ObjectKind, ...] = ("TP", "FP", "FN", "matched-extra", "discarded")
+
+
+#: Kind codes of :func:`~napari_mood.core.objects.match.kind_table` (``KINDS.index(kind) + 1``).
+TP_CODE, FP_CODE, FN_CODE, EXTRA_CODE, DISCARDED_CODE = (KINDS.index(k) + 1 for k in KINDS)
+
+
+@dataclass(frozen=True, eq=False)
+class Assignment:
+    """ObjectKind code and matched partners (0-based indices) of every pred and GT object."""
+
+    pred_kind: np.ndarray
+    pred_matches: tuple[tuple[int, ...], ...]
+    gt_matches: tuple[tuple[int, ...], ...]
+
+    @property
+    def detected(self) -> np.ndarray:
+        return np.array([bool(m) for m in self.gt_matches], dtype=bool)
+
+
+def check_window(window: tuple[float, float]) -> tuple[float, float]:
+    lo, hi = (float(v) for v in window)
+    if math.isnan(lo) or math.isnan(hi) or lo < 0 or lo > hi:
+        raise ValueError(
+            f"size_window must be (lo, hi) with 0 <= lo <= hi (hi may be inf); got {window!r}"
+        )
+    return lo, hi
+
+
+def window_from_sizes(gt_sizes: np.ndarray) -> tuple[float, float]:
+    if gt_sizes.size == 0:
+        return 0.0, math.inf
+    return 0.5 * float(gt_sizes.min()), 2.0 * float(gt_sizes.max())
+
+
+def ratios(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
+    """Return (F1, precision, recall); NaN where a denominator is 0."""
+
+    def ratio(num: int, den: int) -> float:
+        return num / den if den else math.nan
+
+    return ratio(2 * tp, 2 * tp + fp + fn), ratio(tp, tp + fp), ratio(tp, tp + fn)
+
+
+def mood_admissible(
+    sizes: np.ndarray, centroids: np.ndarray, hulls: Sequence[Hull], gt_sizes: np.ndarray
+) -> list[tuple[int, ...]]:
+    """GT indices each object matches: COM in the hull and ``0.5|G| < |P| < 2|G|``."""
+    hits = np.zeros((sizes.size, len(hulls)), dtype=bool)
+    for index, (hull, gsize) in enumerate(zip(hulls, gt_sizes, strict=True)):
+        ratio_ok = (2 * sizes > gsize) & (sizes < 2 * gsize)
+        if ratio_ok.any():
+            hits[ratio_ok, index] = in_hull(hull, centroids[ratio_ok])
+    return [tuple(int(g) for g in np.flatnonzero(row)) for row in hits]
+
+
+def assign_many(kept: np.ndarray, admissible: Sequence[tuple[int, ...]], n_gt: int) -> Assignment:
+    """MOOD assignment: every admissible pair counts; extras are claimed in id order."""
+    kinds = np.where(kept, FP_CODE, DISCARDED_CODE).astype(np.uint8)
+    detected = np.zeros(n_gt, dtype=bool)
+    gt_matches: list[list[int]] = [[] for _ in range(n_gt)]
+    pred_matches: list[tuple[int, ...]] = [()] * kept.size
+    for index in np.flatnonzero(kept).tolist():
+        partners = admissible[index]
+        if not partners:
+            continue
+        kinds[index] = TP_CODE if not detected[list(partners)].all() else EXTRA_CODE
+        detected[list(partners)] = True
+        pred_matches[index] = partners
+        for g in partners:
+            gt_matches[g].append(index)
+    return Assignment(kinds, tuple(pred_matches), tuple(tuple(m) for m in gt_matches))
+
+
+def assign_one_to_one(
+    kept: np.ndarray,
+    admissible: Sequence[tuple[int, ...]],
+    iou: dict[tuple[int, int], float],
+    n_gt: int,
+) -> Assignment:
+    """Hungarian assignment: most admissible pairs, then the highest total IoU."""
+    kinds = np.where(kept, FP_CODE, DISCARDED_CODE).astype(np.uint8)
+    rows = [i for i in np.flatnonzero(kept).tolist() if admissible[i]]
+    cols = sorted({g for i in rows for g in admissible[i]})
+    pred_matches: list[tuple[int, ...]] = [()] * kept.size
+    gt_matches: list[tuple[int, ...]] = [()] * n_gt
+    if rows:
+        bonus = min(len(rows), len(cols)) + 1.0  # any extra pair outweighs all IoU gains
+        weight = np.zeros((len(rows), len(cols)))
+        col_of = {g: j for j, g in enumerate(cols)}
+        for r, i in enumerate(rows):
+            for g in admissible[i]:
+                weight[r, col_of[g]] = bonus + iou.get((i, g), 0.0)
+        for r, c in zip(*linear_sum_assignment(weight, maximize=True), strict=True):
+            if weight[r, c] > 0:
+                i, g = rows[r], cols[c]
+                kinds[i] = TP_CODE
+                pred_matches[i], gt_matches[g] = (g,), (i,)
+    return Assignment(kinds, tuple(pred_matches), tuple(gt_matches))
+
+
+def tally(assignment: Assignment) -> tuple[int, int, int, int, int]:
+    """Return (tp, fp, fn, discarded, matched_extra); TP counts detected GT objects."""
+    kinds = assignment.pred_kind
+    detected = assignment.detected
+    return (
+        int(detected.sum()),
+        int(np.count_nonzero(kinds == FP_CODE)),
+        int(detected.size - detected.sum()),
+        int(np.count_nonzero(kinds == DISCARDED_CODE)),
+        int(np.count_nonzero(kinds == EXTRA_CODE)),
+    )
