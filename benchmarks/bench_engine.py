@@ -25,8 +25,8 @@ from pathlib import Path
 import nibabel as nib
 import numpy as np
 
-from napari_mood.core.evaluate import EvaluationOptions
 from napari_mood.core.io import MoodInputWarning, discover_dataset, discover_methods
+from napari_mood.core.results import EvaluationOptions
 from napari_mood.services.engine import run_evaluation
 
 sys.path.insert(0, str(Path(__file__).parent))

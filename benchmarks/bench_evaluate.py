@@ -112,8 +112,9 @@ def _decode(root: str, queue: mp.Queue) -> None:
 
 def _ours(root: str, queue: mp.Queue, tag: str = "ours") -> None:
     """Serial, in this process: the memory-bounded pipeline itself."""
-    from napari_mood.core.evaluate import EvaluationOptions, evaluate_dataset
+    from napari_mood.core.evaluate import evaluate_dataset
     from napari_mood.core.io import discover_dataset, discover_methods
+    from napari_mood.core.results import EvaluationOptions
 
     base = _rss_mb()
     start = time.perf_counter()
@@ -128,8 +129,8 @@ def _ours(root: str, queue: mp.Queue, tag: str = "ours") -> None:
 
 def _cli(root: str, queue: mp.Queue) -> None:
     """What ``napari-mood evaluate`` runs by default (local worker processes)."""
-    from napari_mood.core.evaluate import EvaluationOptions
     from napari_mood.core.io import discover_dataset, discover_methods
+    from napari_mood.core.results import EvaluationOptions
     from napari_mood.services.engine import run_evaluation
 
     base = _rss_mb()

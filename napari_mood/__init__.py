@@ -1,8 +1,9 @@
 """napari-mood: see, score and compare medical anomaly-detection outputs.
 
-The public API is GUI-free: importing this package never imports napari or Qt (the
-viewer lives in private modules loaded by the napari plugin manifest and the
-``napari-mood`` command line). Names are imported lazily on first use.
+The public API is GUI-free: importing this package never imports napari or Qt (the viewer
+lives in the private ``napari_mood._napari`` wing, loaded by the napari plugin manifest and
+by ``napari-mood demo`` / ``view``). Names are imported lazily on first use; type checkers
+and IDEs read them from ``__init__.pyi``.
 
 Examples
 --------
@@ -34,7 +35,7 @@ _API = {
     "describe_case": "napari_mood.core.objects",
     "count_objects": "napari_mood.core.objects",
     "best_object_threshold": "napari_mood.core.objects",
-    "EvaluationOptions": "napari_mood.core.evaluate",
+    "EvaluationOptions": "napari_mood.core.results",
     "evaluate_case": "napari_mood.core.evaluate",
     "evaluate_dataset": "napari_mood.core.evaluate",
     "discover_dataset": "napari_mood.core.io",
@@ -51,6 +52,12 @@ _API = {
     "bootstrap_ap": "napari_mood.core.ranking",
     "batch_average_precision": "napari_mood.core.ranking",
     "sample_data_dir": "napari_mood.services.datasets",
+    "run_evaluation": "napari_mood.services.engine",
+    "evaluate_folder": "napari_mood.services.evaluation",
+    "find_methods": "napari_mood.core.io",
+    "flag": "napari_mood.core.scores",
+    "gt_mask": "napari_mood.core.scores",
+    "ScoreMode": "napari_mood.core.scores",
 }
 
 __all__ = ["__version__", *sorted(_API)]

@@ -27,6 +27,7 @@ __all__ = [
     "AXIS_LABELS_3D",
     "GT_FILL_OPACITY",
     "METADATA_KEY",
+    "LayerData",
     "Role",
     "gt_colormap",
     "layer_info",
@@ -34,6 +35,8 @@ __all__ = [
 ]
 
 METADATA_KEY = "napari_mood"
+LayerData = tuple[Any, dict[str, Any], str]
+"""napari's layer data tuple: ``(data, kwargs, layer type)``."""
 Role = Literal["scan", "gt", "method"]
 ROLES: tuple[str, ...] = ("scan", "gt", "method")
 AXIS_LABELS_3D: tuple[str, ...] = ("axial", "coronal", "sagittal")  # planes the sliders pick

@@ -29,17 +29,23 @@ import logging
 import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from napari_mood._napari.layers import AXIS_LABELS_3D, GT_FILL_OPACITY, gt_colormap, mood_metadata
+from napari_mood._napari.layers import (
+    AXIS_LABELS_3D,
+    GT_FILL_OPACITY,
+    LayerData,
+    gt_colormap,
+    mood_metadata,
+)
 from napari_mood.core.case import (
     CaseData,
     PathLayout,
     find_case_folder_layout,
     first_anomalous_case,
     load_case,
-    methods_beside,
     methods_from_files,
 )
 from napari_mood.core.io import (
@@ -52,13 +58,21 @@ from napari_mood.core.io import (
     discover_methods,
     is_nifti,
     method_folder,
+    methods_beside,
 )
 from napari_mood.core.looks import DEFAULT_THRESHOLD, METHOD_COLORS, METHOD_OPACITY, method_colormap
 from napari_mood.core.scores import ScoreMode, threshold_limits
+from napari_mood.core.validate import Problem
 
-__all__ = ["LayerData", "case_layer_data", "get_reader", "read_dataset_case", "read_paths"]
+__all__ = [
+    "LoadedCase",
+    "case_layer_data",
+    "get_reader",
+    "load_case_layers",
+    "read_dataset_case",
+    "read_paths",
+]
 
-LayerData = tuple[Any, dict[str, Any], str]
 PathOrPaths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 _LOG = logging.getLogger(__name__)
 
@@ -177,8 +191,12 @@ def _load_dataset(layout: PathLayout, preds: dict[str, Any], mode: ScoreMode) ->
 def _load_dataset_case(
     dataset: MoodDataset, case: str, preds: dict[str, Any], mode: ScoreMode
 ) -> CaseData:
-    methods = _with_preds(methods_beside(dataset.root), preds, case)
-    return load_case(dataset, case, methods=methods, mode=mode)
+    try:
+        beside = methods_beside(dataset.root)
+    except MoodInputError as exc:  # an empty methods/ folder: show the case without methods
+        warnings.warn(f"{exc}; showing the case without methods", MoodInputWarning, stacklevel=2)
+        beside = {}
+    return load_case(dataset, case, methods=_with_preds(beside, preds, case), mode=mode)
 
 
 def _load_case_folder(layout: PathLayout, preds: dict[str, Any], mode: ScoreMode) -> CaseData:
@@ -250,6 +268,23 @@ def _map_names(paths: list[Path], *, taken: set[Path]) -> dict[str, Path]:
 def _warn(case: CaseData) -> None:
     for problem in case.problems:
         warnings.warn(str(problem), MoodInputWarning, stacklevel=3)
+
+
+@dataclass(frozen=True)
+class LoadedCase:
+    """A case read for the viewer: its layer data tuples and what was wrong."""
+
+    case: str
+    layers: list[LayerData]
+    problems: tuple[Problem, ...]
+
+
+def load_case_layers(
+    dataset: MoodDataset, case: str, methods: Mapping[str, MethodFolder]
+) -> LoadedCase:
+    """Read one case of a dataset (scan, GT, each method's map) as layer data (a worker job)."""
+    data = load_case(dataset, case, methods=methods)
+    return LoadedCase(case, case_layer_data(data), data.problems)
 
 
 def case_layer_data(case: CaseData, *, threshold: float = DEFAULT_THRESHOLD) -> list[LayerData]:

@@ -25,13 +25,14 @@ this state. Nothing here imports Qt or napari.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from psygnal import Signal
 
-from napari_mood._napari.layers import GT_FILL_OPACITY, METADATA_KEY, layer_info
+from napari_mood._napari.layers import GT_FILL_OPACITY, METADATA_KEY, LayerData, layer_info
 from napari_mood.core.looks import METHOD_COLORS, method_colormap
 from napari_mood.core.scores import check_threshold, threshold_limits
 
@@ -97,6 +98,7 @@ class MoodSession:
         self._scan: Any = None
         self._gt: Any = None
         self._methods: dict[str, Any] = {}
+        self._looks: dict[str, tuple[str, float]] = {}  # method -> (colour, threshold)
         viewer.layers.events.inserted.connect(self._on_layers_inserted)
         viewer.layers.events.removed.connect(self._on_layers_removed)
         viewer.dims.events.ndisplay.connect(self._on_dims_ndisplay, position="first")
@@ -209,6 +211,52 @@ class MoodSession:
         for name in self._methods:
             self.set_threshold(name, value)
 
+    # -- switching cases -----------------------------------------------------------
+
+    def replace_case(self, layers: Sequence[LayerData]) -> None:
+        """Show another case: its layers replace the shown scan, GT and methods.
+
+        Each method keeps its colour and display threshold (also a method absent from
+        the case in between), each layer role keeps its visibility and opacity, and the
+        first method is selected. Other layers (and docked widgets) stay.
+        """
+        from napari.layers import Layer
+
+        viewer = self.viewer
+        if viewer is None:
+            return
+        self._remember_looks()
+        old = [layer for layer in (self._scan, self._gt, *self._methods.values()) if layer]
+        shown = {_role_key(layer_info(layer)): (layer.visible, layer.opacity) for layer in old}
+        for layer in old:
+            if layer in viewer.layers:
+                viewer.layers.remove(layer)
+        for data, kwargs, kind in layers:
+            kwargs = self._with_look(kwargs)
+            key = _role_key(kwargs["metadata"][METADATA_KEY])
+            if key in shown:
+                kwargs["visible"], kwargs["opacity"] = shown[key]
+            viewer.add_layer(Layer.create(data, kwargs, kind))
+        if self._methods:
+            viewer.layers.selection.active = next(iter(self._methods.values()))
+
+    def _remember_looks(self) -> None:
+        for method in self.methods:
+            self._looks[method.name] = (method.color, method.threshold)
+
+    def _with_look(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        info = kwargs["metadata"][METADATA_KEY]
+        look = self._looks.get(info.get("method") or "") if info["role"] == "method" else None
+        if look is None:
+            return kwargs
+        color, threshold = look
+        return {
+            **kwargs,
+            "metadata": {METADATA_KEY: {**info, "color": color}},
+            "colormap": method_colormap(color),
+            "contrast_limits": list(threshold_limits(threshold)),
+        }
+
     # -- joining and leaving --------------------------------------------------------
 
     def close(self) -> None:
@@ -285,6 +333,11 @@ class MoodSession:
                 del self._methods[name]
                 layer.events.contrast_limits.disconnect(self._on_layer_contrast_limits)
                 self.methods_changed.emit()
+
+
+def _role_key(info: Mapping[str, Any] | None) -> tuple[str, str | None]:
+    info = info or {}
+    return info.get("role", ""), info.get("method")
 
 
 def _outline(layer: Any, viewer: Any) -> None:

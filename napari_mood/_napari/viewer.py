@@ -24,11 +24,14 @@ __all__ = [
     "SCREENSHOT_WINDOW_SIZE",
     "TAB_TITLES",
     "dock_plugin_widgets",
+    "export_view",
     "focus_case",
+    "focus_object",
     "load_into_viewer",
     "open_viewer",
     "run_demo",
     "save_window_screenshot",
+    "unwrap_viewer",
 ]
 
 PLUGIN_NAME = "napari-mood"
@@ -185,6 +188,88 @@ def focus_case(viewer: Any, session: MoodSession | None = None) -> None:
         world = gt.data_to_world((index, 0, 0))
         viewer.dims.set_point(0, float(world[0]))
     viewer.reset_view()
+
+
+FOCUS_FILL = 0.4
+"""Share of the canvas an object's bounding box fills after :func:`focus_object`."""
+FOCUS_MIN_EXTENT_MM = 40.0
+"""Smallest extent :func:`focus_object` zooms to (a single voxel is shown in context)."""
+
+
+def unwrap_viewer(viewer: Any) -> Any:
+    """The viewer itself rather than napari's ``PublicOnlyProxy`` around it.
+
+    napari hands plugin widgets a proxy whose attributes are proxies too: a layer got
+    through it is not ``is``-identical to the same layer in the layer list's events
+    (napari/napari#5767). Widgets compare layers by identity, so they keep the viewer.
+    """
+    return getattr(viewer, "__wrapped__", viewer)
+
+
+def focus_object(
+    viewer: Any,
+    layer: Any,
+    centroid_voxel: Sequence[float],
+    bbox: Sequence[tuple[int, int]],
+) -> None:
+    """Show an object: slider at its centroid, camera centred on it, zoomed to its box.
+
+    The zoom makes the object's bounding box (at least :data:`FOCUS_MIN_EXTENT_MM` wide)
+    fill about :data:`FOCUS_FILL` of the canvas.
+
+    Parameters
+    ----------
+    viewer : napari.Viewer
+    layer : napari.layers.Layer
+        A layer on the object's voxel grid (converts voxel indices to world coordinates).
+    centroid_voxel, bbox
+        As in :class:`napari_mood.core.objects.ObjectRecord`.
+    """
+    world = np.asarray(layer.data_to_world(tuple(centroid_voxel)), dtype=float)
+    for axis in viewer.dims.not_displayed:
+        viewer.dims.set_point(axis, float(world[axis]))
+    displayed = list(viewer.dims.displayed)
+    viewer.scene.camera.center = tuple(float(world[a]) for a in displayed)
+    scale = np.abs(np.asarray(layer.scale, dtype=float))
+    extent = max(max((bbox[a][1] - bbox[a][0]) * scale[a] for a in displayed), FOCUS_MIN_EXTENT_MM)
+    canvas = np.asarray(viewer.canvas.viewbox_size(viewer.layers), dtype=float)
+    viewer.scene.camera.zoom = float(FOCUS_FILL * canvas.min() / extent)
+
+
+class _ExportLook:
+    """Context: scale bar and the shown methods' colour bars on, then back as they were."""
+
+    def __init__(self, viewer: Any, layers: Sequence[Any]) -> None:
+        self._bar = viewer.canvas.overlays.scale_bar
+        self._layers = [layer for layer in layers if layer.visible and hasattr(layer, "colorbar")]
+        self._saved: tuple[bool, list[bool]] = (False, [])
+
+    def __enter__(self) -> _ExportLook:
+        self._saved = (self._bar.visible, [layer.colorbar.visible for layer in self._layers])
+        self._bar.visible = True
+        for layer in self._layers:
+            layer.colorbar.visible = True
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        visible, colorbars = self._saved
+        self._bar.visible = visible
+        for layer, shown in zip(self._layers, colorbars, strict=True):
+            layer.colorbar.visible = shown
+
+
+def export_view(viewer: Any, path: str | os.PathLike[str], method_layers: Sequence[Any]) -> Path:
+    """Save the canvas as a PNG with a scale bar and the methods' colour bars; returns it.
+
+    The scale bar's unit is the layers' ``units`` (mm for napari-mood layers).
+    """
+    out = Path(path)
+    if out.suffix.lower() != ".png":
+        out = out.with_suffix(".png")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with _ExportLook(viewer, method_layers):
+        viewer.screenshot(str(out), canvas_only=True)
+    return out
 
 
 def save_window_screenshot(viewer: Any, path: str | os.PathLike[str]) -> int:

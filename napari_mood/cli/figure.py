@@ -8,18 +8,25 @@ its cell says "no map".
 from __future__ import annotations
 
 import argparse
-import math
 import warnings
 from collections.abc import Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from napari_mood.core.io import MethodFolder, MoodDataset, MoodInputError, MoodInputWarning
+from napari_mood.cli._common import methods_from_args
+from napari_mood.core.io import (
+    MethodFolder,
+    MoodDataset,
+    MoodInputError,
+    MoodInputWarning,
+    discover_dataset,
+)
+from napari_mood.core.scores import check_threshold
 
 if TYPE_CHECKING:
     from napari_mood.services.figures import FigureCase
 
-__all__ = ["parse_cases", "parse_slices", "parse_thresholds", "run"]
+__all__ = ["main", "parse_cases", "parse_slices", "parse_thresholds"]
 
 AUTO = "auto"
 
@@ -91,14 +98,9 @@ def parse_thresholds(text: str | None, methods: Sequence[str]) -> float | dict[s
 
 def _threshold_value(text: str, what: str) -> float:
     try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0.0 <= value < 1.0:
-        raise MoodInputError(
-            None, f"{what}: {text!r} is not a threshold", "give a number in [0, 1)"
-        )
-    return value
+        return check_threshold(text, name=what)
+    except ValueError as exc:
+        raise MoodInputError(None, str(exc), "for example --thresholds 0.5") from exc
 
 
 def _figures() -> ModuleType:
@@ -111,9 +113,11 @@ def _figures() -> ModuleType:
     return figures
 
 
-def run(args: argparse.Namespace, dataset: MoodDataset, methods: Mapping[str, MethodFolder]) -> int:
+def main(args: argparse.Namespace) -> int:
     """Draw the figure described by parsed arguments; returns the exit status."""
     figures = _figures()
+    dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)
+    methods = methods_from_args(args)
     if args.dpi <= 0:
         raise MoodInputError(None, f"--dpi {args.dpi:g} is not positive", "for example --dpi 300")
     if args.max_cases < 1:

@@ -11,7 +11,7 @@ from napari_mood.core.io import MoodInputError, read_volume
 from napari_mood.core.simulate import simulate_cases
 from napari_mood.core.writers import write_mood_case
 
-__all__ = ["run"]
+__all__ = ["main"]
 
 KINDS = ("sphere", "cube", "shuffle", "slab", "pet", "mixed")
 
@@ -24,7 +24,7 @@ def _unit_range(data: np.ndarray) -> np.ndarray:
     return (np.nan_to_num(data, nan=lo) - lo) / (hi - lo if hi > lo else 1.0)
 
 
-def run(args: argparse.Namespace) -> int:
+def main(args: argparse.Namespace) -> int:
     """Write ``--normal`` normal and ``--count`` anomalous cases (``--per-case`` anomalies each)."""
     if args.kind not in KINDS:
         raise MoodInputError(

@@ -35,12 +35,12 @@ from typing import Literal
 import numpy as np
 
 from napari_mood.core.io import (
+    METHODS_FOLDER,
     MethodFolder,
     MoodDataset,
     MoodInputError,
     Volume,
     case_stem,
-    discover_methods,
     is_nifti,
     read_label,
     read_sample_label,
@@ -59,10 +59,12 @@ __all__ = [
     "LayoutKind",
     "PathLayout",
     "find_case_folder_layout",
+    "anomalous_cases",
+    "case_is_anomalous",
     "first_anomalous_case",
+    "is_anomalous",
     "guess_file_role",
     "load_case",
-    "methods_beside",
     "methods_from_files",
 ]
 
@@ -71,7 +73,6 @@ FileRole = Literal["scan", "gt", "method"]
 
 CASE_SCAN_NAMES: tuple[str, ...] = ("scan", "image")
 CASE_LABEL_NAMES: tuple[str, ...] = ("label", "gt")
-METHODS_FOLDER = "methods"
 _DATASET_PARTS = ("toy", "toy_label")
 
 
@@ -345,28 +346,48 @@ def methods_from_files(
     }
 
 
-def methods_beside(root: str | os.PathLike[str]) -> dict[str, MethodFolder]:
-    """Return the method folders found in ``root/methods/`` (empty when there are none).
+def is_anomalous(sample_label: int | None, gt_voxels: int | None) -> bool:
+    """Whether a case holds an anomaly: its sample label says so, else its GT has a voxel.
+
+    The one rule for "anomalous case" (reader, figures, dataset browser). A case with
+    neither label is normal.
 
     Examples
     --------
-    >>> sorted(methods_beside(sample_data_dir()))  # doctest: +SKIP
-    ['autoencoder', 'threshold']
+    >>> is_anomalous(1, None), is_anomalous(None, 12), is_anomalous(0, 12), is_anomalous(None, None)
+    (True, True, False, False)
     """
-    folder = Path(root) / METHODS_FOLDER
-    if not folder.is_dir():
-        return {}
+    if sample_label is not None:
+        return sample_label == 1
+    return bool(gt_voxels)
+
+
+def case_is_anomalous(dataset: MoodDataset, case: str) -> bool:
+    """Read a case's labels and apply :func:`is_anomalous`; unreadable labels count as normal."""
     try:
-        return discover_methods(folder)
+        sample = dataset.sample_labels.get(case)
+        if sample is not None:
+            return is_anomalous(read_sample_label(sample), None)
+        pixel = dataset.pixel_labels.get(case)
+        voxels = None if pixel is None else int(np.count_nonzero(read_label(pixel).mask))
+        return is_anomalous(None, voxels)
     except MoodInputError:
-        return {}
+        return False
+
+
+def anomalous_cases(dataset: MoodDataset, *, limit: int | None = None) -> list[str]:
+    """Return the dataset's anomalous cases in order (at most ``limit``)."""
+    found: list[str] = []
+    for case in dataset.cases:
+        if limit is not None and len(found) >= limit:
+            break
+        if case_is_anomalous(dataset, case):
+            found.append(case)
+    return found
 
 
 def first_anomalous_case(dataset: MoodDataset) -> str:
-    """Return the first case labelled anomalous, else the first case.
-
-    Sample labels (``1``) decide when there are any; otherwise pixel labels are read in
-    order until one holds an anomalous voxel.
+    """Return the first anomalous case (:func:`is_anomalous`), else the first case.
 
     Raises
     ------
@@ -378,21 +399,8 @@ def first_anomalous_case(dataset: MoodDataset) -> str:
         raise MoodInputError(
             dataset.root, "has no case", "add scans to toy/ and labels to toy_label/"
         )
-    for case in cases:
-        if _is_anomalous(dataset, case):
-            return case
-    return cases[0]
-
-
-def _is_anomalous(dataset: MoodDataset, case: str) -> bool:
-    try:
-        if dataset.sample_labels:
-            path = dataset.sample_labels.get(case)
-            return path is not None and read_sample_label(path) == 1
-        path = dataset.pixel_labels.get(case)
-        return path is not None and bool(read_label(path).mask.any())
-    except MoodInputError:
-        return False
+    found = anomalous_cases(dataset, limit=1)
+    return found[0] if found else cases[0]
 
 
 @dataclass(frozen=True)

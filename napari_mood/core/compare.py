@@ -28,7 +28,6 @@ from typing import Literal
 import numpy as np
 
 from napari_mood.core.curves import Curve, CurveAccumulator, curve_from_arrays
-from napari_mood.core.evaluate import DatasetEvaluation, MethodSummary
 from napari_mood.core.metrics import (
     UndefinedMetricWarning,
     auroc_from_curve,
@@ -38,6 +37,7 @@ from napari_mood.core.metrics import (
 )
 from napari_mood.core.objects import Connectivity, match_objects
 from napari_mood.core.ranking import bootstrap_ap, rank_methods
+from napari_mood.core.results import DatasetEvaluation, MethodSummary
 from napari_mood.core.scores import ScoreMode, check_mode, check_threshold, flag
 
 __all__ = [

@@ -28,9 +28,10 @@ import nibabel as nib
 import numpy as np
 from isal import igzip
 
-from napari_mood.core.scores import ONE_CODE, ScoreMode, check_mode
+from napari_mood.core.scores import ONE_CODE, ScoreMode, check_mode, gt_mask
 
 __all__ = [
+    "METHODS_FOLDER",
     "NIFTI_SUFFIXES",
     "MoodDataset",
     "MoodInputError",
@@ -41,9 +42,11 @@ __all__ = [
     "case_stem",
     "discover_dataset",
     "discover_methods",
+    "find_methods",
     "is_nifti",
     "load_nifti",
     "method_folder",
+    "methods_beside",
     "read_label",
     "read_sample_label",
     "read_sample_score",
@@ -52,6 +55,8 @@ __all__ = [
 ]
 
 NIFTI_SUFFIXES: tuple[str, ...] = (".nii.gz", ".nii")
+METHODS_FOLDER = "methods"
+"""Where a dataset keeps its methods' outputs: ``DATASET/methods/<METHOD>/``."""
 
 
 class MoodInputError(ValueError):
@@ -298,8 +303,8 @@ def read_label(path: str | os.PathLike[str]) -> LabelRead:
     """
     img = load_nifti(path)
     raw = _label_values(img)
+    mask = gt_mask(raw)  # equals the official clip(rint(x), 0, 1) == 1
     rounded = np.rint(raw) if raw.dtype.kind == "f" else raw
-    mask = rounded >= 1
     n_nonbinary = int(rounded.size - np.count_nonzero((rounded == 0) | (rounded == 1)))
     return LabelRead(
         _squeeze(mask), np.asarray(img.affine, dtype=np.float64), Path(path), n_nonbinary
@@ -560,6 +565,59 @@ def discover_methods(parent: str | os.PathLike[str]) -> dict[str, MethodFolder]:
             root,
             "has no method subfolders with .nii.gz maps or .nii.gz.txt scores",
             "check the folder",
+        )
+    return methods
+
+
+def methods_beside(root: str | os.PathLike[str]) -> dict[str, MethodFolder]:
+    """Return the methods in ``root/methods/``, or none when that folder does not exist.
+
+    The one rule for "a dataset's default methods" (command line, widgets, reader).
+
+    Raises
+    ------
+    MoodInputError
+        When ``root/methods/`` exists but holds no method folder.
+
+    Examples
+    --------
+    >>> sorted(methods_beside(sample_data_dir()))  # doctest: +SKIP
+    ['binary', 'oracle_noisy', 'residual']
+    """
+    folder = Path(root) / METHODS_FOLDER
+    return discover_methods(folder) if folder.is_dir() else {}
+
+
+def find_methods(
+    root: str | os.PathLike[str],
+    *,
+    preds: str | os.PathLike[str] | None = None,
+    pred: Mapping[str, str | os.PathLike[str]] | None = None,
+) -> dict[str, MethodFolder]:
+    """Return the methods to evaluate on the dataset ``root``.
+
+    Every subfolder of ``preds`` holding maps or scores, plus each ``pred`` folder under
+    its given name; with neither, the dataset's own ``root/methods/``
+    (:func:`methods_beside`).
+
+    Raises
+    ------
+    MoodInputError
+        When no method is found; the message says where napari-mood looked.
+    """
+    methods: dict[str, MethodFolder] = {}
+    if preds is not None:
+        methods.update(discover_methods(preds))
+    for name, folder in (pred or {}).items():
+        methods[name] = method_folder(folder, name=name)
+    if preds is None and not pred:
+        methods = methods_beside(root)
+    if not methods:
+        raise MoodInputError(
+            Path(root) / METHODS_FOLDER,
+            "no methods: this folder does not exist and no other method folder was given",
+            "put one folder per method under DATASET/methods/, or give --preds PARENT "
+            "or --pred NAME=DIR",
         )
     return methods
 

@@ -28,8 +28,8 @@ import numpy as np
 from napari_mood.core import objects as obj
 from napari_mood.core._checks import check_choice
 from napari_mood.core.curves import curve_from_arrays
-from napari_mood.core.evaluate import DatasetEvaluation
 from napari_mood.core.metrics import best_threshold
+from napari_mood.core.results import DatasetEvaluation
 from napari_mood.core.scores import ScoreMode, check_mode, check_threshold, gt_mask
 
 __all__ = [

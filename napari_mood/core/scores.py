@@ -73,7 +73,7 @@ def check_mode(mode: str) -> None:
     check_choice("mode", mode, SCORE_MODES)
 
 
-def check_threshold(threshold: float, *, name: str = "threshold") -> float:
+def check_threshold(threshold: float | str, *, name: str = "threshold") -> float:
     """Return ``threshold`` as a float; ValueError unless it is a finite number in [0, 1].
 
     Examples
@@ -88,10 +88,10 @@ def check_threshold(threshold: float, *, name: str = "threshold") -> float:
     try:
         value = float(threshold)
     except (TypeError, ValueError):
-        value = math.nan
+        raise ValueError(f"{name} must be a number in [0, 1]; got {threshold!r}") from None
     if math.isnan(value):
         raise ValueError(f"{name} is NaN; give a number in [0, 1]")
-    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+    if not 0.0 <= value <= 1.0:
         raise ValueError(f"{name} must be a number in [0, 1]; got {threshold!r}")
     return value
 

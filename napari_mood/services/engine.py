@@ -24,18 +24,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from napari_mood.core.evaluate import (
+from napari_mood.core.evaluate import case_maps, evaluate_case, summarise_dataset
+from napari_mood.core.io import MethodFolder, MoodDataset
+from napari_mood.core.results import (
     DEFAULT_OPTIONS,
     CaseEvaluation,
     DatasetEvaluation,
     EvaluationOptions,
     MethodCase,
     Progress,
-    case_maps,
-    evaluate_case,
-    summarise_dataset,
 )
-from napari_mood.core.io import MethodFolder, MoodDataset
 from napari_mood.core.validate import Problem
 
 __all__ = ["EngineStats", "ResultCache", "default_workers", "run_evaluation"]

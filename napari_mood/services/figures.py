@@ -46,14 +46,13 @@ from matplotlib.colors import Colormap, LinearSegmentedColormap, Normalize
 from matplotlib.figure import Figure
 
 from napari_mood.core.case import CaseData, load_case
+from napari_mood.core.case import anomalous_cases as find_anomalous_cases
 from napari_mood.core.curves import curve_from_arrays
 from napari_mood.core.io import (
     MethodFolder,
     MoodDataset,
     MoodInputError,
     case_stem,
-    read_label,
-    read_sample_label,
 )
 from napari_mood.core.looks import (
     DEFAULT_THRESHOLD,
@@ -63,13 +62,14 @@ from napari_mood.core.looks import (
     method_colormap,
 )
 from napari_mood.core.metrics import average_precision_from_curve, confusion_at
-from napari_mood.core.scores import threshold_limits
+from napari_mood.core.scores import check_threshold, threshold_limits
 from napari_mood.core.slices import CropBox, body_box, choose_slice
 
 __all__ = [
     "FIGURE_FORMATS",
     "FigureCase",
     "FigureRow",
+    "ViewFigure",
     "anomalous_cases",
     "case_annotation",
     "figure_rows",
@@ -77,6 +77,7 @@ __all__ = [
     "make_figure",
     "method_cmap",
     "save_figure",
+    "write_view_figure",
 ]
 
 FIGURE_FORMATS: tuple[str, ...] = ("png", "svg", "pdf")
@@ -205,28 +206,8 @@ def resolve_case(dataset: MoodDataset, case: str) -> str:
 
 
 def anomalous_cases(dataset: MoodDataset, *, limit: int = DEFAULT_MAX_CASES) -> list[str]:
-    """Return the first ``limit`` cases with an anomaly (sample label 1, else a GT voxel).
-
-    Cases whose label cannot be read are skipped.
-    """
-    found: list[str] = []
-    for case in dataset.cases:
-        if len(found) >= limit:
-            break
-        if _is_anomalous(dataset, case):
-            found.append(case)
-    return found
-
-
-def _is_anomalous(dataset: MoodDataset, case: str) -> bool:
-    try:
-        sample = dataset.sample_labels.get(case)
-        if sample is not None:
-            return read_sample_label(sample) == 1
-        pixel = dataset.pixel_labels.get(case)
-        return pixel is not None and bool(read_label(pixel).mask.any())
-    except MoodInputError:
-        return False
+    """Return the first ``limit`` anomalous cases (:func:`napari_mood.core.case.is_anomalous`)."""
+    return find_anomalous_cases(dataset, limit=limit)
 
 
 def figure_rows(
@@ -315,10 +296,7 @@ def _thresholds_for(
         chosen = {m: float(thresholds.get(m, DEFAULT_THRESHOLD)) for m in methods}
     else:
         chosen = dict.fromkeys(methods, float(thresholds))
-    bad = {m: t for m, t in chosen.items() if not 0.0 <= t <= 1.0}
-    if bad:
-        raise ValueError(f"thresholds must be in [0, 1], got {bad}")
-    return chosen
+    return {m: check_threshold(t, name=f"the threshold of {m}") for m, t in chosen.items()}
 
 
 def _colors_for(methods: Sequence[str], colors: Mapping[str, str] | None) -> dict[str, str]:
@@ -649,3 +627,42 @@ def save_figure(figure: Figure, path: str | os.PathLike[str], *, dpi: float = 30
     metadata: dict[str, Any] = dict(_NO_DATES[kind])
     figure.savefig(out, dpi=dpi, format=kind, facecolor="white", metadata=metadata or None)
     return out
+
+
+@dataclass(frozen=True)
+class ViewFigure:
+    """A figure of the case shown in the viewer (arrays are the layers' data, not copies).
+
+    ``index`` is the axial slice shown (None chooses it); thresholds and colours are the
+    methods' current ones.
+    """
+
+    path: Path
+    name: str
+    scan: Any
+    gt: Any
+    maps: Mapping[str, Any]
+    spacing: tuple[float, ...]
+    index: int | None
+    thresholds: Mapping[str, float]
+    colors: Mapping[str, str]
+    annotate: bool
+    dpi: float
+
+
+def write_view_figure(request: ViewFigure) -> Path:
+    """Draw and save the figure of the case shown (a worker job); returns the file."""
+    case = FigureCase(
+        name=request.name,
+        scan=None if request.scan is None else np.asarray(request.scan),
+        gt=None if request.gt is None else np.asarray(request.gt) > 0,
+        maps={name: np.asarray(data) for name, data in request.maps.items()},
+        spacing=request.spacing,
+    )
+    figure = make_figure(
+        [FigureRow(case, request.index)],
+        thresholds=request.thresholds,
+        colors=request.colors,
+        annotate=request.annotate,
+    )
+    return save_figure(figure, request.path, dpi=request.dpi)

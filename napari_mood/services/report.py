@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 
 from napari_mood.core.curves import CurveAccumulator, merge_accumulators
-from napari_mood.core.evaluate import DatasetEvaluation
 from napari_mood.core.io import MoodInputError
 from napari_mood.core.metrics import average_precision_from_curve
 from napari_mood.core.ranking import bootstrap_ap, rank_methods
+from napari_mood.core.results import DatasetEvaluation
 
 __all__ = ["ReportFiles", "read_categories", "write_report"]
 

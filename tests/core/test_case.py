@@ -12,10 +12,9 @@ from napari_mood.core.case import (
     first_anomalous_case,
     guess_file_role,
     load_case,
-    methods_beside,
     methods_from_files,
 )
-from napari_mood.core.io import MoodInputError, discover_dataset, discover_methods
+from napari_mood.core.io import MoodInputError, discover_dataset, discover_methods, methods_beside
 from tests.conftest import make_mood_folder, write_nifti
 
 SHAPE = (6, 7, 5)

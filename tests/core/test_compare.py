@@ -33,7 +33,7 @@ from napari_mood.core.compare import (
     shown_columns,
 )
 from napari_mood.core.curves import CurveAccumulator, curve_from_arrays
-from napari_mood.core.evaluate import EvaluationOptions, evaluate_dataset
+from napari_mood.core.evaluate import evaluate_dataset
 from napari_mood.core.io import discover_dataset, discover_methods
 from napari_mood.core.metrics import (
     UndefinedMetricWarning,
@@ -44,6 +44,7 @@ from napari_mood.core.metrics import (
 )
 from napari_mood.core.objects import match_objects
 from napari_mood.core.ranking import bootstrap_ap, rank_methods
+from napari_mood.core.results import EvaluationOptions
 from napari_mood.core.scores import flag
 from tests.conftest import make_mood_folder
 from tests.reference_scorer import clip_float16

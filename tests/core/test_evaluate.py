@@ -9,8 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from napari_mood.core.evaluate import EvaluationOptions, evaluate_dataset
+from napari_mood.core.evaluate import evaluate_dataset
 from napari_mood.core.io import MoodInputError, MoodInputWarning, discover_dataset, discover_methods
+from napari_mood.core.results import EvaluationOptions
 from tests.conftest import make_mood_folder, write_nifti
 from tests.reference_scorer import official_ap
 

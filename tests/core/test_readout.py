@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from napari_mood.core.curves import curve_from_arrays
-from napari_mood.core.evaluate import EvaluationOptions, evaluate_dataset
+from napari_mood.core.evaluate import evaluate_dataset
 from napari_mood.core.io import discover_dataset, discover_methods
 from napari_mood.core.metrics import confusion_at
 from napari_mood.core.objects import default_threshold_grid, match_objects
@@ -24,6 +24,7 @@ from napari_mood.core.readout import (
     match_method_names,
     threshold_readout,
 )
+from napari_mood.core.results import EvaluationOptions
 from napari_mood.core.scores import display_threshold, gt_mask
 from tests.conftest import make_mood_folder
 

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from scipy import ndimage as ndi
 
 from napari_mood.core import simulate as sim
+from napari_mood.core.simulate import kinds as sim_kinds
 from napari_mood.core.writers import nifti_gz_bytes, write_method_case, write_mood_case
 
 FAST = settings(max_examples=60, deadline=None)
@@ -181,7 +182,7 @@ def test_slab_writes_the_resized_image(scan: np.ndarray) -> None:
 def test_slab_default_image_and_texture_are_in_unit_range() -> None:
     image = sim.natural_image()
     assert image.ndim == 2 and 0.0 <= image.min() and image.max() <= 1.0 and image.std() > 0.1
-    texture = sim._procedural_texture(64)
+    texture = sim_kinds._procedural_texture(64)
     assert texture.shape == (64, 64) and 0.0 <= texture.min() and texture.max() <= 1.0
 
 

@@ -1,7 +1,7 @@
 """Dock widget: browse a dataset's cases by per-case metrics, open one, export figures.
 
-* **Evaluate** runs :func:`napari_mood.services.engine.run_evaluation` (pixel, sample and object
-  tasks, as ``napari-mood evaluate --task pixel,sample,object``) in a worker thread, one
+* **Evaluate** runs :func:`napari_mood.services.evaluation.evaluate_folder` (pixel, sample
+  and object tasks, as ``napari-mood evaluate --task pixel,sample,object``) in a worker thread, one
   case after the other (``workers=1``): the progress bar advances per case, Cancel stops
   after the current case, and no process pool is started from the GUI process. The
   numbers are the engine's, bit for bit the command line's.
@@ -10,8 +10,8 @@
   false-positive objects. Click a header to sort (numbers sort as numbers; empty cells
   always last); filter by method (its columns only) and by normal / abnormal case.
 * Double-click a row to open its case: the case's layers (scan, ground truth, maps) are
-  read in a worker and replace the shown case's layers; display thresholds, colours,
-  visibility and opacity of each method are kept, and docked widgets stay.
+  read in a worker and replace the shown case's layers
+  (:meth:`napari_mood._napari.session.MoodSession.replace_case`).
 * **Make figure...** draws :func:`napari_mood.services.figures.make_figure` of the shown case at
   the current slice and thresholds; **Export view...** saves the canvas with a scale bar
   and the methods' colour bars.
@@ -22,25 +22,19 @@ field (:attr:`napari_mood._napari.session.MoodSession.dataset`).
 
 from __future__ import annotations
 
-import math
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import numpy as np
-from napari.layers import Layer
 from qtpy.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
     QObject,
-    QSortFilterProxyModel,
     Qt,
     Signal,
 )
-from qtpy.QtGui import QColor, QIcon, QPixmap
 from qtpy.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -51,78 +45,42 @@ from qtpy.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QProgressBar,
-    QPushButton,
     QSpinBox,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
-from napari_mood._napari.layers import METADATA_KEY, layer_info
-from napari_mood._napari.reader import LayerData, case_layer_data
+from napari_mood._napari.reader import LoadedCase, load_case_layers
 from napari_mood._napari.session import MoodSession, get_session
-from napari_mood._napari.viewer import PLUGIN_NAME, focus_case
-from napari_mood._napari.widgets.worker import LatestWorker
-from napari_mood.core.case import load_case
-from napari_mood.core.evaluate import CaseRow, DatasetEvaluation, EvaluationOptions
-from napari_mood.core.io import (
-    MethodFolder,
-    MoodDataset,
-    case_stem,
-    discover_dataset,
-    discover_methods,
+from napari_mood._napari.viewer import PLUGIN_NAME, export_view, focus_case
+from napari_mood._napari.widgets import _kit as kit
+from napari_mood._napari.widgets.case_table import (
+    CASE_KINDS,
+    SORT_ROLE,
+    CaseSortProxy,
+    CaseTableModel,
 )
-from napari_mood.core.looks import METHOD_COLORS, method_colormap
-from napari_mood.core.scores import threshold_limits
-from napari_mood.core.validate import Problem
-from napari_mood.services.engine import run_evaluation
+from napari_mood._napari.widgets.worker import LatestWorker
+from napari_mood.core.io import case_stem
+from napari_mood.core.looks import method_color
+from napari_mood.core.results import EvaluationOptions
+from napari_mood.services.evaluation import EvaluationCancelled, FolderEvaluation, evaluate_folder
+from napari_mood.services.figures import ViewFigure, write_view_figure
 
 if TYPE_CHECKING:
     import napari
 
-__all__ = [
-    "BROWSER_OPTIONS",
-    "BrowserEvaluation",
-    "CaseTableModel",
-    "DatasetBrowserWidget",
-    "EvaluationCancelled",
-    "LoadedCase",
-    "evaluate_dataset_folder",
-    "load_case_layers",
-]
+__all__ = ["BROWSER_OPTIONS", "SORT_ROLE", "DatasetBrowserWidget"]
 
 BROWSER_OPTIONS = EvaluationOptions(tasks=("pixel", "sample", "object"))
-SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 ALL_METHODS = "All methods"
-CASE_KINDS = ("All cases", "Abnormal cases", "Normal cases")
 MAX_PROBLEMS_SHOWN = 3
 FIGURE_FILTER = "PDF (*.pdf);;PNG (*.png);;SVG (*.svg)"
 DEFAULT_DPI = 300
-SWATCH_SIZE = 10
 MIN_COLUMN_WIDTH = 36
 
-
-@dataclass(frozen=True)
-class MetricColumn:
-    """A per-method column of the table: a :class:`CaseRow` field and how to show it."""
-
-    title: str
-    field: str
-    digits: int | None
-    tip: str
-
-
-METRIC_COLUMNS: tuple[MetricColumn, ...] = (
-    MetricColumn("AP", "pixel_ap", 3, "voxel average precision of the case (empty: no anomaly)"),
-    MetricColumn(
-        "Dice", "dice", 3, "Dice at the method's best dataset-wide threshold (as evaluate)"
-    ),
-    MetricColumn("found", "object_tp", None, "ground-truth objects found (object task)"),
-    MetricColumn("missed", "object_fn", None, "ground-truth objects missed (object task)"),
-    MetricColumn("FP", "object_fp", None, "false-positive objects (object task)"),
-)
 
 TIPS = {
     "dataset": "MOOD dataset folder (holds toy/ and toy_label/). Dropping one on napari fills it.",
@@ -143,319 +101,7 @@ TIPS = {
 }
 
 
-class EvaluationCancelled(RuntimeError):
-    """Raised inside the worker when the user pressed Cancel."""
-
-
-# --------------------------------------------------------------------------- background work
-
-
-@dataclass(frozen=True)
-class BrowserEvaluation:
-    """What the browser evaluated: the dataset, its methods and the engine's result."""
-
-    dataset: MoodDataset
-    methods: Mapping[str, MethodFolder]
-    result: DatasetEvaluation
-
-
-def evaluate_dataset_folder(
-    dataset: Path,
-    methods_parent: Path | None = None,
-    *,
-    progress: Callable[[int, int, str], None] | None = None,
-    cancelled: threading.Event | None = None,
-) -> BrowserEvaluation:
-    """Discover a dataset and its methods and evaluate them in this thread (case by case).
-
-    Parameters
-    ----------
-    dataset : Path
-        MOOD dataset folder.
-    methods_parent : Path, optional
-        Folder of method folders (default ``dataset/methods``).
-    progress : callable(done, total, case), optional
-        Called after each case.
-    cancelled : threading.Event, optional
-        When set, the evaluation stops after the current case with
-        :class:`EvaluationCancelled`.
-
-    Raises
-    ------
-    MoodInputError
-        When the dataset or the methods folder cannot be used (the message names it).
-    """
-    found = discover_dataset(dataset)
-    methods = discover_methods(methods_parent or Path(dataset) / "methods")
-
-    def report(done: int, total: int, case: str) -> None:
-        if cancelled is not None and cancelled.is_set():
-            raise EvaluationCancelled(f"evaluation of {dataset} cancelled")
-        if progress is not None:
-            progress(done, total, case)
-
-    result, _ = run_evaluation(
-        found, methods, options=BROWSER_OPTIONS, workers=1, progress=report, warn=False
-    )
-    return BrowserEvaluation(found, methods, result)
-
-
-@dataclass(frozen=True)
-class LoadedCase:
-    """A case read for the viewer: its layer data tuples and what was wrong."""
-
-    case: str
-    layers: list[LayerData]
-    problems: tuple[Problem, ...]
-
-
-def load_case_layers(
-    dataset: MoodDataset, case: str, methods: Mapping[str, MethodFolder]
-) -> LoadedCase:
-    """Read one case (scan, GT, each method's map) as layer data tuples (worker thread)."""
-    data = load_case(dataset, case, methods=methods)
-    return LoadedCase(case, case_layer_data(data), data.problems)
-
-
-# --------------------------------------------------------------------------- table model
-
-
-def _is_abnormal(rows: Sequence[CaseRow]) -> bool:
-    voxels = next((r.gt_voxels for r in rows if r.gt_voxels is not None), None)
-    if voxels is not None:
-        return voxels > 0
-    return any(r.sample_label == 1 for r in rows)
-
-
-def _as_number(value: Any) -> float:
-    return math.nan if value is None else float(value)
-
-
-def _format(value: Any, digits: int | None) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    return f"{value:.{digits}f}" if digits is not None else str(int(value))
-
-
-class CaseTableModel(QAbstractTableModel):
-    """Cases (rows) x per-method metrics (columns) of a :class:`DatasetEvaluation`.
-
-    Column 0 is the case, column 1 its ground-truth voxels, then
-    :data:`METRIC_COLUMNS` for each method. ``SORT_ROLE`` gives the number behind a cell
-    (NaN when empty).
-    """
-
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._cases: tuple[str, ...] = ()
-        self._methods: tuple[str, ...] = ()
-        self._rows: dict[tuple[str, str], CaseRow] = {}
-        self._abnormal: dict[str, bool] = {}
-        self._gt_voxels: dict[str, int | None] = {}
-        self._colors: dict[str, str] = {}
-        self._compact = False
-
-    # -- content --------------------------------------------------------------------
-
-    def set_result(self, result: DatasetEvaluation, colors: Mapping[str, str]) -> None:
-        """Show a result; ``colors`` gives each method's swatch colour."""
-        self.beginResetModel()
-        self._methods = tuple(result.methods)
-        self._rows = {(r.case, r.method): r for r in result.per_case}
-        self._cases = tuple(dict.fromkeys(r.case for r in result.per_case))
-        by_case: dict[str, list[CaseRow]] = {}
-        for row in result.per_case:
-            by_case.setdefault(row.case, []).append(row)
-        self._abnormal = {case: _is_abnormal(rows) for case, rows in by_case.items()}
-        self._gt_voxels = {
-            case: next((r.gt_voxels for r in rows if r.gt_voxels is not None), None)
-            for case, rows in by_case.items()
-        }
-        self._colors = dict(colors)
-        self.endResetModel()
-
-    def set_compact_headers(self, compact: bool) -> None:
-        """Leave the method's name out of the headers (when one method is shown)."""
-        self._compact = compact
-        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, self.columnCount() - 1)
-
-    @property
-    def methods(self) -> tuple[str, ...]:
-        """Methods shown, in column order."""
-        return self._methods
-
-    @property
-    def cases(self) -> tuple[str, ...]:
-        """Case names, in source row order."""
-        return self._cases
-
-    def case_at(self, row: int) -> str:
-        """Case name of a source row."""
-        return self._cases[row]
-
-    def is_abnormal(self, row: int) -> bool:
-        """Whether the case of a source row has an anomaly."""
-        return self._abnormal[self._cases[row]]
-
-    def method_columns(self, method: str) -> range:
-        """Columns of one method."""
-        start = 2 + self._methods.index(method) * len(METRIC_COLUMNS)
-        return range(start, start + len(METRIC_COLUMNS))
-
-    def column_of(self, method: str, title: str) -> int:
-        """Column of a method's metric (``title`` as in :data:`METRIC_COLUMNS`)."""
-        titles = [c.title for c in METRIC_COLUMNS]
-        return self.method_columns(method)[titles.index(title)]
-
-    def _cell(self, column: int) -> tuple[str, MetricColumn] | None:
-        if column < 2:
-            return None
-        method, metric = divmod(column - 2, len(METRIC_COLUMNS))
-        return self._methods[method], METRIC_COLUMNS[metric]
-
-    # -- Qt model API -----------------------------------------------------------------
-
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._cases)
-
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else 2 + len(self._methods) * len(METRIC_COLUMNS)
-
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        case = self._cases[index.row()]
-        if index.column() == 0:
-            return self._case_data(case, role)
-        if index.column() == 1:
-            return self._voxels_data(case, role)
-        method, metric = self._cell(index.column())  # type: ignore[misc]
-        return self._metric_data(self._rows.get((case, method)), metric, role)
-
-    def _case_data(self, case: str, role: int) -> Any:
-        if role in (Qt.ItemDataRole.DisplayRole, SORT_ROLE):
-            return case_stem(case)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            kind = "has an anomaly" if self._abnormal[case] else "is normal"
-            return f"{case} {kind}; double-click to open it"
-        return None
-
-    def _voxels_data(self, case: str, role: int) -> Any:
-        voxels = self._gt_voxels.get(case)
-        if role == Qt.ItemDataRole.DisplayRole:
-            return _format(voxels, None)
-        if role == SORT_ROLE:
-            return _as_number(voxels)
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        return None
-
-    def _metric_data(self, row: CaseRow | None, metric: MetricColumn, role: int) -> Any:
-        value = None if row is None else getattr(row, metric.field)
-        if role == Qt.ItemDataRole.DisplayRole:
-            return _format(value, metric.digits)
-        if role == SORT_ROLE:
-            return _as_number(value)
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ForegroundRole and row is not None and row.status != "ok":
-            return QColor("gray")
-        if role == Qt.ItemDataRole.ToolTipRole and row is not None:
-            return _cell_tip(row, metric, value)
-        return None
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation != Qt.Orientation.Horizontal:
-            return None
-        cell = self._cell(section)
-        if cell is None:
-            titles = ("case", "GT\nvoxels")
-            tips = ("case name", "anomalous voxels in the ground truth (0: normal case)")
-            return {
-                int(Qt.ItemDataRole.DisplayRole): titles[section],
-                int(Qt.ItemDataRole.ToolTipRole): tips[section],
-            }.get(role)
-        method, metric = cell
-        if role == Qt.ItemDataRole.DisplayRole:
-            return metric.title if self._compact else f"{method}\n{metric.title}"
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{method}: {metric.tip}"
-        if role == Qt.ItemDataRole.DecorationRole and not self._compact:
-            return _swatch(self._colors.get(method, METHOD_COLORS[0]))
-        return None
-
-
-def _swatch(color: str) -> QIcon:
-    pixmap = QPixmap(SWATCH_SIZE, SWATCH_SIZE)
-    pixmap.fill(QColor(color))
-    return QIcon(pixmap)
-
-
-def _cell_tip(row: CaseRow, metric: MetricColumn, value: Any) -> str:
-    shown = _format(value, 4 if metric.digits else None) or "undefined"
-    status = "" if row.status == "ok" else f" (map {row.status}: scored as zeros)"
-    return f"{row.method} on {case_stem(row.case)}: {metric.title} {shown}{status}"
-
-
-class CaseSortProxy(QSortFilterProxyModel):
-    """Numeric sorting with empty (NaN) cells last in both orders; normal/abnormal filter."""
-
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._kind = CASE_KINDS[0]
-        self.setSortRole(SORT_ROLE)
-
-    def set_kind(self, kind: str) -> None:
-        """Show ``"All cases"``, ``"Abnormal cases"`` or ``"Normal cases"``."""
-        if kind not in CASE_KINDS:
-            raise ValueError(f"kind must be one of {CASE_KINDS}, got {kind!r}")
-        self._kind = kind
-        self.invalidateFilter()
-
-    def filterAcceptsRow(self, row: int, parent: QModelIndex) -> bool:
-        if self._kind == CASE_KINDS[0]:
-            return True
-        model: CaseTableModel = self.sourceModel()  # type: ignore[assignment]
-        return model.is_abnormal(row) == (self._kind == CASE_KINDS[1])
-
-    def lessThan(self, left: QModelIndex, right: QModelIndex) -> bool:
-        a, b = left.data(SORT_ROLE), right.data(SORT_ROLE)
-        if isinstance(a, str) or isinstance(b, str):
-            return str(a) < str(b)
-        a_nan, b_nan = math.isnan(a), math.isnan(b)
-        if a_nan or b_nan:
-            # Qt reverses the comparison for descending order: keep NaN at the end anyway
-            descending = self.sortOrder() == Qt.SortOrder.DescendingOrder
-            return (a_nan and not b_nan) if descending else (b_nan and not a_nan)
-        return bool(a < b)
-
-
 # --------------------------------------------------------------------------- widget
-
-
-class _Lifetime:
-    """Whether the widget still exists: worker callbacks arriving after it is gone are dropped."""
-
-    def __init__(self) -> None:
-        self.alive = True
-        self.run: _Run | None = None
-
-    def end(self, *_: object) -> None:
-        """The widget was destroyed: stop its evaluation, drop later callbacks."""
-        self.alive = False
-        if self.run is not None:
-            self.run.cancelled.set()
-
-    def guard(self, callback: Callable[..., None]) -> Callable[..., None]:
-        """Wrap a callback so that it only runs while the widget exists."""
-
-        def call(*args: Any) -> None:
-            if self.alive:
-                callback(*args)
-
-        return call
 
 
 class _ProgressRelay(QObject):
@@ -485,20 +131,18 @@ class DatasetBrowserWidget(QWidget):
         super().__init__(parent)
         self._viewer = viewer
         self._session: MoodSession = get_session(viewer)
-        self._evaluation: BrowserEvaluation | None = None
+        self._evaluation: FolderEvaluation | None = None
         self._run = _Run(0, threading.Event())
-        self._thresholds: dict[str, float] = {}
-        self._colors: dict[str, str] = {}
         self._relay = _ProgressRelay(self)
-        self._lifetime = _Lifetime()
-        guard = self._lifetime.guard
-        self._evaluator = LatestWorker(
-            guard(self._on_evaluator_returned),
-            on_error=guard(self._on_evaluator_errored),
-            on_busy=guard(self._on_evaluator_busy),
+        self._lifetime = kit.Lifetime(self)
+        self._lifetime.at_end(self._cancel_run)
+        self._evaluator = self._lifetime.worker(
+            self._on_evaluator_returned,
+            on_error=self._on_evaluator_errored,
+            on_busy=self._on_evaluator_busy,
         )
-        self._opener = LatestWorker(guard(self._on_opener_returned))
-        self._figure_maker = LatestWorker(self._on_figure_maker_returned)
+        self._opener = self._lifetime.worker(self._on_opener_returned)
+        self._figure_maker = LatestWorker(_notify_figure_saved)  # may finish after closing
         self._build()
         self._connect()
         self._on_session_case_changed()
@@ -518,10 +162,10 @@ class DatasetBrowserWidget(QWidget):
 
     def _build_inputs(self) -> QGridLayout:
         grid = QGridLayout()
-        self._dataset_edit = _line_edit(self, "dataset folder", TIPS["dataset"])
-        self._methods_edit = _line_edit(self, "DATASET/methods", TIPS["methods"])
-        self._dataset_button = _button(self, "Browse...", TIPS["dataset_button"])
-        self._methods_button = _button(self, "Browse...", TIPS["methods_button"])
+        self._dataset_edit = kit.line_edit(self, "dataset folder", TIPS["dataset"])
+        self._methods_edit = kit.line_edit(self, "DATASET/methods", TIPS["methods"])
+        self._dataset_button = kit.button(self, "Browse...", TIPS["dataset_button"])
+        self._methods_button = kit.button(self, "Browse...", TIPS["methods_button"])
         for row, (name, edit, button) in enumerate(
             (
                 ("Dataset", self._dataset_edit, self._dataset_button),
@@ -538,8 +182,8 @@ class DatasetBrowserWidget(QWidget):
 
     def _build_run_row(self) -> QHBoxLayout:
         row = QHBoxLayout()
-        self._evaluate_button = _button(self, "Evaluate", TIPS["evaluate"])
-        self._cancel_button = _button(self, "Cancel", TIPS["cancel"])
+        self._evaluate_button = kit.button(self, "Evaluate", TIPS["evaluate"])
+        self._cancel_button = kit.button(self, "Cancel", TIPS["cancel"])
         self._cancel_button.setEnabled(False)
         self._progress = QProgressBar(self)
         self._progress.setToolTip(TIPS["progress"])
@@ -585,8 +229,8 @@ class DatasetBrowserWidget(QWidget):
     def _build_export(self) -> QGroupBox:
         box = QGroupBox("Export", self)
         row = QHBoxLayout(box)
-        self._figure_button = _button(box, "Make figure...", TIPS["figure"])
-        self._export_button = _button(box, "Export view...", TIPS["export"])
+        self._figure_button = kit.button(box, "Make figure...", TIPS["figure"])
+        self._export_button = kit.button(box, "Export view...", TIPS["export"])
         self._dpi = QSpinBox(box)
         self._dpi.setRange(50, 1200)
         self._dpi.setValue(DEFAULT_DPI)
@@ -609,9 +253,7 @@ class DatasetBrowserWidget(QWidget):
         self._figure_button.clicked.connect(self._on_figure_button_clicked)
         self._export_button.clicked.connect(self._on_export_button_clicked)
         self._relay.advanced.connect(self._on_progress_advanced)
-        self._session.case_changed.connect(self._on_session_case_changed)
-        self.destroyed.connect(partial(_disconnect, self._session, self._on_session_case_changed))
-        self.destroyed.connect(self._lifetime.end)
+        self._lifetime.connect(self._session.case_changed, self._on_session_case_changed)
 
     # -- public API -------------------------------------------------------------------
 
@@ -621,7 +263,7 @@ class DatasetBrowserWidget(QWidget):
         return self._session
 
     @property
-    def evaluation(self) -> BrowserEvaluation | None:
+    def evaluation(self) -> FolderEvaluation | None:
         """The last evaluation shown in the table."""
         return self._evaluation
 
@@ -640,18 +282,18 @@ class DatasetBrowserWidget(QWidget):
             self._methods_edit.setText(str(methods))
         folder = self._dataset_edit.text().strip()
         if not folder:
-            _notify("warning", "Dataset browser: choose a dataset folder first (Browse...).")
+            kit.notify("warning", "Dataset browser: choose a dataset folder first (Browse...).")
             return
         parent = self._methods_edit.text().strip()
         self._run.cancelled.set()
         self._run = _Run(self._run.number + 1, threading.Event())
-        self._lifetime.run = self._run
         progress = partial(self._relay.advanced.emit, self._run.number)
         self._status.setText(f"Evaluating {folder}...")
         self._evaluator.submit(
-            evaluate_dataset_folder,
+            evaluate_folder,
             Path(folder),
-            Path(parent) if parent else None,
+            preds=Path(parent) if parent else None,
+            options=BROWSER_OPTIONS,
             progress=progress,
             cancelled=self._run.cancelled,
         )
@@ -666,7 +308,7 @@ class DatasetBrowserWidget(QWidget):
     def open_case(self, case: str) -> None:
         """Read a case of the evaluated dataset in the background and show it."""
         if self._evaluation is None:
-            _notify("warning", "Dataset browser: evaluate a dataset before opening its cases.")
+            kit.notify("warning", "Dataset browser: evaluate a dataset before opening its cases.")
             return
         evaluation = self._evaluation
         self._status.setText(f"Opening {case_stem(case)}...")
@@ -676,15 +318,14 @@ class DatasetBrowserWidget(QWidget):
         """Write a figure of the shown case (current slice and thresholds) in the background."""
         request = self._figure_request(Path(path))
         if request is not None:
-            self._figure_maker.submit(_write_figure, request)
+            self._figure_maker.submit(write_view_figure, request)
 
     def export_view(self, path: str | Path) -> Path:
         """Save the canvas as a PNG with a scale bar and the methods' colour bars."""
-        out = Path(path).with_suffix(".png") if Path(path).suffix.lower() != ".png" else Path(path)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with _ExportLook(self._viewer, [m.layer for m in self._session.methods]):
-            self._viewer.screenshot(str(out), canvas_only=True)
-        return out
+        return export_view(self._viewer, path, [m.layer for m in self._session.methods])
+
+    def _cancel_run(self) -> None:
+        self._run.cancelled.set()
 
     # -- inputs -----------------------------------------------------------------------
 
@@ -732,7 +373,7 @@ class DatasetBrowserWidget(QWidget):
             self._progress.setRange(0, 0)  # busy indicator until the first case is done
             self._progress.setVisible(True)
 
-    def _on_evaluator_returned(self, evaluation: BrowserEvaluation) -> None:
+    def _on_evaluator_returned(self, evaluation: FolderEvaluation) -> None:
         self._evaluation = evaluation
         self._progress.setVisible(False)
         self._model.set_result(
@@ -746,14 +387,11 @@ class DatasetBrowserWidget(QWidget):
         if isinstance(exc, EvaluationCancelled):
             return
         self._status.setText("Evaluation failed; see the notification.")
-        _notify("error", f"Dataset browser: {exc}")
+        kit.notify("error", f"Dataset browser: {exc}")
 
     def _method_colors(self, methods: Sequence[str]) -> dict[str, str]:
         shown = {m.name: m.color for m in self._session.methods}
-        return {
-            name: self._colors.get(name) or shown.get(name) or METHOD_COLORS[i % len(METHOD_COLORS)]
-            for i, name in enumerate(methods)
-        }
+        return {name: shown.get(name) or method_color(i) for i, name in enumerate(methods)}
 
     def _fill_method_filter(self, methods: tuple[str, ...]) -> None:
         current = self._method_filter.currentText()
@@ -764,7 +402,7 @@ class DatasetBrowserWidget(QWidget):
         self._method_filter.blockSignals(False)
         self._on_method_filter_changed(self._method_filter.currentText())
 
-    def _show_summary(self, evaluation: BrowserEvaluation) -> None:
+    def _show_summary(self, evaluation: FolderEvaluation) -> None:
         result = evaluation.result
         abnormal = sum(self._model.is_abnormal(r) for r in range(self._model.rowCount()))
         text = (
@@ -777,7 +415,7 @@ class DatasetBrowserWidget(QWidget):
             shown = "; ".join(str(p) for p in result.problems[:MAX_PROBLEMS_SHOWN])
             more = len(result.problems) - MAX_PROBLEMS_SHOWN
             tail = f" (and {more} more; hover the status line)" if more > 0 else ""
-            _notify("warning", f"Dataset browser: {shown}{tail}")
+            kit.notify("warning", f"Dataset browser: {shown}{tail}")
 
     # -- filters ----------------------------------------------------------------------
 
@@ -798,8 +436,7 @@ class DatasetBrowserWidget(QWidget):
         self.open_case(self._model.case_at(source.row()))
 
     def _on_opener_returned(self, loaded: LoadedCase) -> None:
-        self._remember_method_looks()
-        self._replace_case_layers(loaded.layers)
+        self._session.replace_case(loaded.layers)
         focus_case(self._viewer, self._session)
         if str(self._viewer.title).startswith(PLUGIN_NAME):
             self._viewer.title = f"{PLUGIN_NAME}: {loaded.case}"
@@ -807,44 +444,7 @@ class DatasetBrowserWidget(QWidget):
         self._status.setText(f"Showing {case_stem(loaded.case)}.")
         if loaded.problems:
             shown = "; ".join(str(p) for p in loaded.problems[:MAX_PROBLEMS_SHOWN])
-            _notify("warning", f"Dataset browser: {shown}")
-
-    def _remember_method_looks(self) -> None:
-        for method in self._session.methods:
-            self._thresholds[method.name] = method.threshold
-            self._colors[method.name] = method.color
-
-    def _replace_case_layers(self, layers: list[LayerData]) -> None:
-        old = [self._session.scan_layer, self._session.gt_layer]
-        old += [m.layer for m in self._session.methods]
-        looks = {_layer_key(layer): (layer.visible, layer.opacity) for layer in old if layer}
-        for layer in old:
-            if layer is not None and layer in self._viewer.layers:
-                self._viewer.layers.remove(layer)
-        for data, kwargs, kind in layers:
-            key = _layer_key_of(kwargs)
-            kwargs = self._with_method_look(kwargs)
-            if key in looks:
-                kwargs["visible"], kwargs["opacity"] = looks[key]
-            self._viewer.add_layer(Layer.create(data, kwargs, kind))
-        for method in self._session.methods:
-            if method.name in self._thresholds:
-                self._session.set_threshold(method.name, self._thresholds[method.name])
-        if self._session.methods:
-            self._viewer.layers.selection.active = self._session.methods[0].layer
-
-    def _with_method_look(self, kwargs: dict[str, Any]) -> dict[str, Any]:
-        info = kwargs["metadata"][METADATA_KEY]
-        name = info.get("method")
-        if info["role"] != "method" or name is None:
-            return kwargs
-        color = self._colors.get(name, info["color"])
-        threshold = self._thresholds.get(name)
-        metadata = {METADATA_KEY: {**info, "color": color}}
-        updated = {**kwargs, "metadata": metadata, "colormap": method_colormap(color)}
-        if threshold is not None:
-            updated["contrast_limits"] = list(threshold_limits(threshold))
-        return updated
+            kit.notify("warning", f"Dataset browser: {shown}")
 
     def _select_row(self, case: str) -> None:
         if case in self._model.cases:
@@ -871,23 +471,23 @@ class DatasetBrowserWidget(QWidget):
         try:
             out = self.export_view(path)
         except OSError as exc:
-            _notify("error", f"Export view: cannot write {path} ({exc}); choose another folder.")
+            kit.notify("error", f"Export view: cannot write {path} ({exc}); choose another folder.")
             return
-        _notify("info", f"View saved to {out}")
+        kit.notify("info", f"View saved to {out}")
 
-    def _figure_request(self, path: Path) -> _FigureRequest | None:
+    def _figure_request(self, path: Path) -> ViewFigure | None:
         session = self._session
         if session.scan_layer is None and not session.methods:
-            _notify("warning", "Make figure: nothing to draw; open a case first.")
+            kit.notify("warning", "Make figure: nothing to draw; open a case first.")
             return None
         if path.suffix.lower() not in (".png", ".svg", ".pdf"):
-            _notify(
+            kit.notify(
                 "warning",
                 f"Make figure: {path} must end in .pdf, .png or .svg; choose another name.",
             )
             return None
         reference = session.scan_layer or session.methods[0].layer
-        return _FigureRequest(
+        return ViewFigure(
             path=path,
             name=case_stem(session.case or "case"),
             scan=None if session.scan_layer is None else session.scan_layer.data,
@@ -901,104 +501,9 @@ class DatasetBrowserWidget(QWidget):
             dpi=self._dpi.value(),
         )
 
-    def _on_figure_maker_returned(self, path: Path) -> None:
-        _notify("info", f"Figure saved to {path}")
 
-
-@dataclass(frozen=True)
-class _FigureRequest:
-    """Everything the figure worker needs (arrays are the layers' data, not copies)."""
-
-    path: Path
-    name: str
-    scan: Any
-    gt: Any
-    maps: Mapping[str, Any]
-    spacing: tuple[float, ...]
-    index: int | None
-    thresholds: Mapping[str, float]
-    colors: Mapping[str, str]
-    annotate: bool
-    dpi: int
-
-
-def _write_figure(request: _FigureRequest) -> Path:
-    """Draw and save the figure of one case (worker thread)."""
-    from napari_mood.services.figures import FigureCase, FigureRow, make_figure, save_figure
-
-    case = FigureCase(
-        name=request.name,
-        scan=None if request.scan is None else np.asarray(request.scan),
-        gt=None if request.gt is None else np.asarray(request.gt) > 0,
-        maps={name: np.asarray(data) for name, data in request.maps.items()},
-        spacing=request.spacing,
-    )
-    figure = make_figure(
-        [FigureRow(case, request.index)],
-        thresholds=request.thresholds,
-        colors=request.colors,
-        annotate=request.annotate,
-    )
-    return save_figure(figure, request.path, dpi=request.dpi)
-
-
-class _ExportLook:
-    """Context: scale bar and the shown methods' colour bars on, then back as they were.
-
-    The scale bar's unit is the layers' ``units`` (napari derives it from the layer list;
-    changing units of shown layers does not redraw them in napari 0.9.2, so it is left).
-    """
-
-    def __init__(self, viewer: Any, layers: Sequence[Any]) -> None:
-        self._bar = viewer.canvas.overlays.scale_bar
-        self._layers = [layer for layer in layers if layer.visible and hasattr(layer, "colorbar")]
-        self._saved: tuple[bool, list[bool]] = (False, [])
-
-    def __enter__(self) -> _ExportLook:
-        self._saved = (self._bar.visible, [layer.colorbar.visible for layer in self._layers])
-        self._bar.visible = True
-        for layer in self._layers:
-            layer.colorbar.visible = True
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        visible, colorbars = self._saved
-        self._bar.visible = visible
-        for layer, shown in zip(self._layers, colorbars, strict=True):
-            layer.colorbar.visible = shown
+def _notify_figure_saved(path: Path) -> None:
+    kit.notify("info", f"Figure saved to {path}")
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _layer_key(layer: Any) -> tuple[str, str | None]:
-    info = layer_info(layer) or {}
-    return info.get("role", ""), info.get("method")
-
-
-def _layer_key_of(kwargs: Mapping[str, Any]) -> tuple[str, str | None]:
-    info = kwargs["metadata"][METADATA_KEY]
-    return info["role"], info.get("method")
-
-
-def _line_edit(parent: QWidget, placeholder: str, tip: str) -> QLineEdit:
-    edit = QLineEdit(parent)
-    edit.setPlaceholderText(placeholder)
-    edit.setToolTip(tip)
-    return edit
-
-
-def _button(parent: QWidget, text: str, tip: str) -> QPushButton:
-    button = QPushButton(text, parent)
-    button.setToolTip(tip)
-    return button
-
-
-def _notify(kind: str, message: str) -> None:
-    from napari.utils.notifications import show_error, show_info, show_warning
-
-    {"info": show_info, "warning": show_warning, "error": show_error}[kind](message)
-
-
-def _disconnect(session: MoodSession, slot: Callable[[], None], *_: object) -> None:
-    session.case_changed.disconnect(slot)

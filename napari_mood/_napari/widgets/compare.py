@@ -1,15 +1,7 @@
 """Dock widget: compare methods side by side (grid view) or voxel by voxel (difference).
 
-Grid view (:class:`CompareGrid`, Qt-free): napari's grid (``viewer.canvas.grid``) with one
-cell per method. Each cell holds three layers, bottom to top: the scan, the method's map at
-its threshold and the ground-truth outline; with ``stride`` = 3 napari puts each
-consecutive group of three layers in one cell. The first cell uses the session's own scan
-and GT layers; the other cells get helper copies that SHARE the data arrays (no copy)
-and are linked to the originals (contrast, colormap, opacity; outline / fill), so a change
-made on the original shows in every cell. Every method layer shows its name and a colorbar
-in its cell. The grid shares dims and camera: one slice, one zoom. Leaving the grid removes
-the helpers and restores the layer order, the visibility of every layer (methods keep the
-visibility set by their toggles), the overlays, the grid settings and the selection.
+Grid view: :class:`napari_mood._napari.grid.CompareGrid` (one grid cell per method: scan,
+map at its threshold, GT outline; helper copies share the arrays), with per-method toggles.
 
 Difference mode: one Labels layer with 1 = flagged by A only, 2 = by B only, 3 = by both
 (fixed colours :data:`DIFFERENCE_COLORS`), recomputed in a worker whenever a threshold of
@@ -18,11 +10,10 @@ A or B changes (:func:`napari_mood.core.compare.difference`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from qtpy.QtCore import QSignalBlocker, QTimer
+from qtpy.QtCore import QSignalBlocker
 from qtpy.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -35,18 +26,18 @@ from qtpy.QtWidgets import (
     QWidget,
 )
 
+from napari_mood._napari.grid import CompareGrid, helper_metadata
+from napari_mood._napari.helper_layers import add_helper_labels, set_helper_data
 from napari_mood._napari.session import MoodSession, SessionMethod, get_session
-from napari_mood._napari.widgets.common import connect_while_alive
-from napari_mood._napari.widgets.worker import LatestWorker
-from napari_mood.core.compare import A_ONLY, B_ONLY, BOTH, Difference, difference, grid_shape
+from napari_mood._napari.viewer import unwrap_viewer
+from napari_mood._napari.widgets import _kit as kit
+from napari_mood.core.compare import A_ONLY, B_ONLY, BOTH, Difference, difference
 
 if TYPE_CHECKING:
     import napari
 
-__all__ = ["COMPARE_KEY", "DIFFERENCE_COLORS", "CompareGrid", "CompareWidget", "unwrap_viewer"]
+__all__ = ["DIFFERENCE_COLORS", "CompareWidget"]
 
-#: Metadata key of the layers this module adds (the session ignores them).
-COMPARE_KEY = "napari_mood_compare"
 #: Colours of the difference labels (fixed: independent of the methods' colours).
 DIFFERENCE_COLORS: dict[Any, str] = {
     0: "transparent",
@@ -56,14 +47,6 @@ DIFFERENCE_COLORS: dict[Any, str] = {
     None: "transparent",
 }
 DIFFERENCE_OPACITY = 0.8
-SCAN_LINKS = ("contrast_limits", "gamma", "colormap", "opacity")
-#: How a method's name and colorbar are shown in its grid cell (restored on leaving).
-CELL_OVERLAYS: dict[str, dict[str, Any]] = {
-    "name_overlay": {"visible": True, "font_size": 11},
-    "colorbar": {"visible": True, "size": (14.0, 90.0), "font_size": 8.0, "tick_length": 3.0},
-}
-GT_LINKS = ("contour", "opacity")
-
 GRID_TIP = (
     "Show one grid cell per method: the scan, the method's map at its threshold and the "
     "ground-truth outline, with the method's name and colorbar. Slice and zoom are shared."
@@ -83,251 +66,6 @@ COUNT_TIPS = {
     B_ONLY: "Voxels flagged by method B only.",
     BOTH: "Voxels flagged by both methods.",
 }
-
-
-def unwrap_viewer(viewer: Any) -> Any:
-    """The viewer itself rather than napari's ``PublicOnlyProxy`` around it.
-
-    napari hands plugin widgets a proxy whose attributes are proxies too: a layer got
-    through it is not ``is``-identical to the same layer in the layer list's events
-    (napari/napari#5767), and a session keyed or weakly held by a short-lived proxy would
-    be lost. Widgets compare layers by identity, so they keep the viewer itself.
-    """
-    return getattr(viewer, "__wrapped__", viewer)
-
-
-def _helper_metadata(role: str, method: str | None = None) -> dict[str, dict[str, Any]]:
-    return {COMPARE_KEY: {"role": role, "method": method}}
-
-
-def _copy_layer(layer: Any, *, name: str, role: str, method: str) -> Any:
-    """A layer showing the same array as ``layer`` (no array copy), marked as a helper."""
-    from napari.layers import Layer
-
-    data, state, kind = layer.as_layer_data_tuple()
-    state.update(name=name, metadata=_helper_metadata(role, method))
-    copy = Layer.create(data, state, kind)
-    if hasattr(layer, "contour"):
-        copy.contour = layer.contour
-    return copy
-
-
-@dataclass
-class _SavedView:
-    """What entering the grid changes, to put it back exactly."""
-
-    order: list[Any]
-    visible: dict[int, bool]
-    grid: tuple[bool, tuple[int, int], int]
-    overlays: dict[int, dict[str, dict[str, Any]]]
-    active: Any
-
-
-@dataclass(frozen=True)
-class _Cell:
-    """One grid cell: the method's layer between its scan and GT (either may be absent)."""
-
-    method: str
-    layer: Any
-    layers: tuple[Any, ...]
-
-
-class CompareGrid:
-    """Napari's grid with one cell per method of a session (no Qt).
-
-    Parameters
-    ----------
-    viewer : napari.Viewer
-    session : MoodSession
-        The session whose scan, ground truth and methods are shown.
-    """
-
-    def __init__(self, viewer: Any, session: MoodSession) -> None:
-        self._viewer = viewer
-        self._session = session
-        self._cells: list[_Cell] = []
-        self._copies: list[Any] = []
-        self._links: list[tuple[list[Any], tuple[str, ...]]] = []
-        self._saved: _SavedView | None = None
-        self._base_visible: dict[int, bool] = {}
-
-    @property
-    def enabled(self) -> bool:
-        """Whether the grid is shown."""
-        return self._saved is not None
-
-    @property
-    def cells(self) -> dict[str, tuple[Any, ...]]:
-        """Layers of each method's cell, bottom to top (empty when the grid is off)."""
-        return {cell.method: cell.layers for cell in self._cells}
-
-    @property
-    def helpers(self) -> tuple[Any, ...]:
-        """The helper copies of the scan and GT added for the grid."""
-        return tuple(self._copies)
-
-    def enter(self) -> None:
-        """Show the grid (rebuilt when it is already shown).
-
-        Raises
-        ------
-        ValueError
-            When the session holds no method.
-        """
-        if self.enabled:
-            self.leave()
-        if not self._session.methods:
-            raise ValueError("no method map is loaded: open a dataset or method maps first")
-        layers = self._viewer.layers
-        self._saved = _SavedView(
-            order=list(layers),
-            visible={id(layer): layer.visible for layer in layers},
-            grid=self._grid_state(),
-            overlays={id(m.layer): _overlay_state(m.layer) for m in self._session.methods},
-            active=layers.selection.active,
-        )
-        self._build_cells()
-        self._arrange()
-        self._show_grid()
-        layers.selection.active = self._cells[0].layer  # not the last helper added
-
-    def leave(self) -> None:
-        """Return to the overlay view: helpers removed, order / visibility / grid restored."""
-        saved = self._saved
-        if saved is None:
-            return
-        self._viewer.canvas.grid.enabled = False
-        for layers, attributes in self._links:
-            self._viewer.layers.unlink_layers(layers, attributes)
-        method_layers = {id(cell.layer) for cell in self._cells}
-        for copy in self._copies:
-            if copy in self._viewer.layers:
-                self._viewer.layers.remove(copy)
-        self._restore(saved, method_layers)
-        self._cells, self._copies, self._links, self._saved = [], [], [], None
-        self._base_visible = {}
-
-    def set_method_visible(self, name: str, visible: bool) -> None:
-        """Show or hide a method (in the grid: its whole cell, and the grid is re-shaped)."""
-        layer = self._session.method(name).layer
-        cell = next((c for c in self._cells if c.method == name), None)
-        if cell is None:
-            layer.visible = visible
-            return
-        self._show_cell(cell, visible)
-        self._viewer.canvas.grid.shape = self._shape()
-
-    def _show_cell(self, cell: _Cell, shown: bool) -> None:
-        """Show the method and, if they were shown before the grid, its scan and GT."""
-        for layer in cell.layers:
-            layer.visible = shown and (layer is cell.layer or self._base_visible[id(layer)])
-
-    # -- building -------------------------------------------------------------------
-
-    def _grid_state(self) -> tuple[bool, tuple[int, int], int]:
-        grid = self._viewer.canvas.grid
-        return grid.enabled, tuple(grid.shape), grid.stride  # type: ignore[return-value]
-
-    def _build_cells(self) -> None:
-        scan, gt = self._session.scan_layer, self._session.gt_layer
-        scans, gts = [scan] if scan is not None else [], [gt] if gt is not None else []
-        originals = scans[:], gts[:]
-        for index, method in enumerate(self._session.methods):
-            below, above = originals
-            if index:
-                below = [self._copy(layer, "scan", method.name) for layer in originals[0]]
-                above = [self._copy(layer, "gt", method.name) for layer in originals[1]]
-                scans.extend(below)
-                gts.extend(above)
-            self._cells.append(_Cell(method.name, method.layer, (*below, method.layer, *above)))
-        for group, attributes in ((scans, SCAN_LINKS), (gts, GT_LINKS)):
-            if len(group) > 1:
-                self._viewer.layers.link_layers(group, attributes)
-                self._links.append((group, attributes))
-
-    def _copy(self, layer: Any, role: str, method: str) -> Any:
-        copy = _copy_layer(layer, name=f"{layer.name} [{method}]", role=role, method=method)
-        self._viewer.add_layer(copy)
-        self._copies.append(copy)
-        return copy
-
-    def _arrange(self) -> None:
-        """Cells first (bottom of the layer list), every other layer after them, hidden."""
-        in_cells = [layer for cell in self._cells for layer in cell.layers]
-        ids = {id(layer) for layer in in_cells}
-        others = [layer for layer in self._viewer.layers if id(layer) not in ids]
-        _reorder(self._viewer.layers, in_cells + others)
-        for layer in others:
-            layer.visible = False
-        self._base_visible = {id(layer): layer.visible for layer in in_cells}  # copies: as orig.
-        for cell in self._cells:
-            self._show_cell(cell, cell.layer.visible)
-            _set_overlays(cell.layer, CELL_OVERLAYS)
-
-    def _show_grid(self) -> None:
-        grid = self._viewer.canvas.grid
-        grid.stride = len(self._cells[0].layers)
-        grid.shape = self._shape()
-        grid.enabled = True
-
-    def _shape(self) -> tuple[int, int]:
-        shown = sum(1 for cell in self._cells if any(layer.visible for layer in cell.layers))
-        return grid_shape(max(shown, 1), canvas=self._canvas_size(), cell=self._cell_size())
-
-    def _canvas_size(self) -> tuple[float, float]:
-        height, width = self._viewer.canvas.size
-        return float(max(height, 1)), float(max(width, 1))
-
-    def _cell_size(self) -> tuple[float, float]:
-        extent = self._viewer.layers.extent.world
-        rows, cols = self._viewer.dims.displayed[-2:]
-        height = float(extent[1][rows] - extent[0][rows])
-        width = float(extent[1][cols] - extent[0][cols])
-        return max(height, 1e-6), max(width, 1e-6)
-
-    # -- restoring ------------------------------------------------------------------
-
-    def _restore(self, saved: _SavedView, method_layers: set[int]) -> None:
-        layers = self._viewer.layers
-        kept = [layer for layer in saved.order if layer in layers]
-        kept_ids = {id(layer) for layer in kept}
-        _reorder(layers, kept + [layer for layer in layers if id(layer) not in kept_ids])
-        for layer in kept:
-            if id(layer) not in method_layers:
-                layer.visible = saved.visible[id(layer)]
-        for layer in kept:
-            if id(layer) in saved.overlays:
-                _set_overlays(layer, saved.overlays[id(layer)])
-        grid = self._viewer.canvas.grid
-        grid.shape, grid.stride = saved.grid[1], saved.grid[2]
-        grid.enabled = saved.grid[0]
-        if saved.active in layers:
-            layers.selection.active = saved.active
-
-
-def _overlay_state(layer: Any) -> dict[str, dict[str, Any]]:
-    """The settings of a layer's overlays that :data:`CELL_OVERLAYS` changes."""
-    return {
-        overlay: {key: getattr(getattr(layer, overlay), key) for key in settings}
-        for overlay, settings in CELL_OVERLAYS.items()
-    }
-
-
-def _set_overlays(layer: Any, state: dict[str, dict[str, Any]]) -> None:
-    for overlay, settings in state.items():
-        for key, value in settings.items():
-            setattr(getattr(layer, overlay), key, value)
-
-
-def _reorder(layers: Any, order: list[Any]) -> None:
-    """Move ``layers`` (a napari LayerList) into ``order`` (the same layers)."""
-    for target, layer in enumerate(order):
-        current = layers.index(layer)
-        if current != target:
-            layers.move(current, target)
-
-
-# --------------------------------------------------------------------------- widget
 
 
 class _MethodToggle:
@@ -388,10 +126,10 @@ class CompareWidget(QWidget):
         self._toggles: dict[str, _MethodToggle] = {}
         self._diff_layer: Any = None
         self._diff_result: Difference | None = None
-        self._worker = LatestWorker(self._on_worker_result)
-        self._rebuild_timer = QTimer(self)  # coalesces layer changes (e.g. a viewer closing)
-        self._rebuild_timer.setSingleShot(True)
-        self._rebuild_timer.setInterval(0)
+        self._lifetime = kit.Lifetime(self)
+        self._worker = self._lifetime.worker(self._on_worker_result)
+        # coalesces layer changes (e.g. a viewer closing)
+        self._rebuild_timer = kit.single_shot(self, 0, self._on_rebuild_timer_timeout)
         self._build_ui()
         self._connect()
         self._on_session_methods_changed()
@@ -438,22 +176,18 @@ class CompareWidget(QWidget):
         return box
 
     def _connect(self) -> None:
-        self._rebuild_timer.timeout.connect(self._on_rebuild_timer_timeout)
         self._grid_button.clicked.connect(self._on_grid_clicked)
         self._overlay_button.clicked.connect(self._on_overlay_clicked)
         self._diff_check.toggled.connect(self._on_diff_toggled)
         self._combo_a.currentTextChanged.connect(self._on_combo_changed)
         self._combo_b.currentTextChanged.connect(self._on_combo_changed)
-        slots = (
-            (self._session.methods_changed, self._on_session_methods_changed),
-            (self._session.case_changed, self._on_session_case_changed),
-            (self._session.threshold_changed, self._on_session_threshold_changed),
-            (self._viewer.layers.events.removed, self._on_layers_removed),
-        )
-        connect_while_alive(self, slots)
-        self.destroyed.connect(partial(_disconnect_toggles, self._toggles))
-        self.destroyed.connect(partial(_leave_grid, self._grid))  # no helper left behind
-        self.destroyed.connect(partial(_cancel, self._worker))  # drop results still running
+        connect = self._lifetime.connect
+        connect(self._session.methods_changed, self._on_session_methods_changed)
+        connect(self._session.case_changed, self._on_session_case_changed)
+        connect(self._session.threshold_changed, self._on_session_threshold_changed)
+        connect(self._viewer.layers.events.removed, self._on_layers_removed)
+        self._lifetime.at_end(partial(_disconnect_toggles, self._toggles))
+        self._lifetime.at_end(self._grid.leave)  # no helper left behind
 
     # -- public API -----------------------------------------------------------------
 
@@ -482,7 +216,7 @@ class CompareWidget(QWidget):
         try:
             self._grid.enter()
         except ValueError as exc:
-            _notify(f"napari-mood compare: {exc}")
+            kit.notify("warning", f"napari-mood compare: {exc}")
             return
         self._sync_mode()
 
@@ -634,21 +368,18 @@ class CompareWidget(QWidget):
     def _show_difference_layer(self, result: Difference) -> None:
         name = "difference: {} vs {}".format(*self._pair())
         if self._diff_layer is not None and self._diff_layer in self._viewer.layers:
-            self._diff_layer.data = result.labels
+            set_helper_data(self._diff_layer, result.labels)
             self._diff_layer.name = name
             return
-        reference = self._session.method(self._pair()[0]).layer
-        self._diff_layer = self._viewer.add_labels(
+        self._diff_layer = add_helper_labels(
+            self._viewer,
             result.labels,
             name=name,
+            reference=self._session.method(self._pair()[0]).layer,
             colormap=DIFFERENCE_COLORS,
+            metadata=helper_metadata("difference"),
             opacity=DIFFERENCE_OPACITY,
-            blending="translucent",
-            scale=reference.scale,
-            translate=reference.translate,
-            metadata=_helper_metadata("difference"),
         )
-        self._diff_layer.editable = False
         gt = self._session.gt_layer
         if gt is not None:  # keep the GT outline on top
             layers = self._viewer.layers
@@ -671,20 +402,6 @@ class CompareWidget(QWidget):
         return {value: row.count.text() for value, row in self._counts.items()}
 
 
-def _notify(message: str) -> None:
-    from napari.utils.notifications import show_warning
-
-    show_warning(message)
-
-
-def _cancel(worker: LatestWorker, *_: object) -> None:
-    worker.cancel()
-
-
-def _leave_grid(grid: CompareGrid, *_: object) -> None:
-    grid.leave()
-
-
-def _disconnect_toggles(toggles: dict[str, _MethodToggle], *_: object) -> None:
+def _disconnect_toggles(toggles: dict[str, _MethodToggle]) -> None:
     for toggle in toggles.values():
         toggle.disconnect()

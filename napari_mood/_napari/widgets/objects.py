@@ -21,14 +21,10 @@ Without a ground truth every kept object is a false positive (the core's rule).
 
 from __future__ import annotations
 
-import html
-from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-from qtpy.QtCore import Qt, QTimer
+from qtpy.QtCore import Qt
 from qtpy.QtGui import QKeySequence
 from qtpy.QtWidgets import (
     QAbstractItemView,
@@ -40,58 +36,39 @@ from qtpy.QtWidgets import (
     QPushButton,
     QShortcut,
     QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
+from napari_mood._napari.helper_layers import add_helper_labels, helper_layers, set_helper_data
 from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.session import MoodSession, get_session
-from napari_mood._napari.widgets.common import connect_while_alive
-from napari_mood._napari.widgets.worker import LatestWorker
-from napari_mood.core.objects import KINDS, ObjectMatch, ObjectRecord, kind_table, match_objects
-from napari_mood.core.objects import object_labels as core_object_labels
+from napari_mood._napari.viewer import focus_object
+from napari_mood._napari.widgets import _kit as kit
+from napari_mood.core.objects import KINDS, ObjectRecord
+from napari_mood.services.object_views import (
+    KIND_TEXT,
+    SHOWN_KINDS,
+    MethodObjects,
+    listed,
+    match_methods,
+    matched_text,
+    summary_html,
+)
+from napari_mood.services.snapshots import MapSnapshot
 
 if TYPE_CHECKING:
     import napari
 
-__all__ = [
-    "ALL_METHODS",
-    "KIND_COLORS",
-    "MethodObjects",
-    "ObjectsWidget",
-    "compute_method_objects",
-    "focus_object",
-    "is_on_screen",
-    "objects_layer_name",
-    "summary_html",
-    "watch_dock",
-]
+__all__ = ["ALL_METHODS", "KIND_COLORS", "ObjectsWidget", "objects_layer_name"]
 
 ALL_METHODS = "All methods"
-SHOWN_KINDS: tuple[str, ...] = ("TP", "FP", "FN")
 KIND_COLORS: dict[str, str] = {"TP": "#2ee62e", "FP": "#ff3030", "FN": "#ffa01a"}
-SUMMARY_HEADER: tuple[tuple[str, str], ...] = (
-    ("Method", "left"),
-    ("Thr.", "right"),
-    ("TP", "right"),
-    ("FP", "right"),
-    ("FN", "right"),
-    ("F1", "right"),
-    ("Discarded", "right"),
-)
 SUMMARY_TIP = (
     "Object counts of the last match, per method: threshold used, true positives (GT "
     "objects found), false positives, false negatives (GT objects missed), F1, the size "
     "window in voxels that keeps predicted objects, and how many objects it discarded."
 )
-KIND_TEXT = {
-    "TP": "TP",
-    "FP": "FP",
-    "FN": "FN",
-    "matched-extra": "extra",
-    "discarded": "discarded",
-}
 OBJECTS_ROLE = "objects"
 CONTOUR = 1
 TABLE_STYLE = "QHeaderView::section { padding: 2px 4px; }"
@@ -99,8 +76,6 @@ CELL_PADDING = 12
 HEADER_PADDING = 26  # room for the sort arrow
 MIN_WIDTH = 420  # the table's columns fit without horizontal scrolling
 AUTO_DELAY_MS = 250
-FOCUS_FILL = 0.4
-FOCUS_MIN_EXTENT_MM = 40.0
 COLUMNS = ("Method", "Kind", "Voxels", "mm³", "Centroid", "Max", "Match")
 COLUMN_TIPS = (
     "Method whose prediction the object belongs to (or that missed it).",
@@ -127,125 +102,12 @@ PREVIOUS_TIP = "Go to the previous object of the table (key P while this panel h
 NEXT_TIP = "Go to the next object of the table (key N while this panel has focus)."
 TABLE_TIP = "Click a row to go to the object; click a header to sort."
 EMPTY_TEXT = "No score map loaded.\nOpen a MOOD dataset or case to match objects."
-_ORDER_ROLE = Qt.ItemDataRole.UserRole
 _ROW_ROLE = Qt.ItemDataRole.UserRole + 1
-
-
-# --------------------------------------------------------------------------- computation
-
-
-@dataclass(frozen=True, eq=False)
-class MethodObjects:
-    """One method's object match and its per-kind label images (``"TP"``, ``"FP"``, ``"FN"``)."""
-
-    method: str
-    match: ObjectMatch
-    images: dict[str, np.ndarray]
-    has_gt: bool
-
-
-def compute_method_objects(
-    method: str,
-    score: np.ndarray,
-    gt: np.ndarray | None,
-    *,
-    threshold: float,
-    spacing: Sequence[float],
-    source: str | None = None,
-) -> MethodObjects:
-    """Run the MOOD object rule on one map and build its TP / FP / FN label images.
-
-    Runs in a worker thread (no viewer access). Object ids in the images are the ids of
-    :attr:`ObjectMatch.objects` (predicted ids for TP and FP, GT ids for FN).
-
-    Raises
-    ------
-    ValueError
-        When the core refuses the map (e.g. NaN, other shape than the ground truth); the
-        message names the method and ``source`` (its file).
-    """
-    score = np.asarray(score)
-    truth = np.zeros(score.shape, dtype=bool) if gt is None else np.asarray(gt)
-    try:
-        match = match_objects(score, truth, threshold=threshold, spacing=tuple(spacing))
-    except ValueError as error:
-        where = method if source is None else f"{method} ({source})"
-        raise ValueError(f"cannot match the objects of {where}: {error}") from error
-    pred_labels, gt_labels = core_object_labels(score, truth, threshold=threshold)
-    images = {
-        "TP": _kind_image(pred_labels, kind_table(match, source="pred"), "TP"),
-        "FP": _kind_image(pred_labels, kind_table(match, source="pred"), "FP"),
-        "FN": _kind_image(gt_labels, kind_table(match, source="gt"), "FN"),
-    }
-    return MethodObjects(method, match, images, gt is not None)
-
-
-def _kind_image(labels: np.ndarray, table: np.ndarray, kind: str) -> np.ndarray:
-    """Keep the ids of ``kind`` objects; smallest unsigned dtype that holds them."""
-    keep = table[labels] == KINDS.index(kind) + 1  # type: ignore[arg-type]  # kind is a Kind
-    image = np.where(keep, labels, 0)
-    return image.astype(np.min_scalar_type(int(image.max(initial=0))))
-
-
-def _match_all(jobs: Sequence[dict[str, Any]]) -> tuple[MethodObjects, ...]:
-    return tuple(compute_method_objects(**job) for job in jobs)
-
-
-# --------------------------------------------------------------------------- viewer
-
-
-def is_on_screen(widget: QWidget) -> bool:
-    """Whether ``widget`` can be seen (Qt calls a dock tab behind another one visible)."""
-    return widget.isVisible() and not widget.visibleRegion().isEmpty()
-
-
-def watch_dock(widget: QWidget, slot: Any, watched: QDockWidget | None) -> QDockWidget | None:
-    """Connect ``slot(visible)`` to the dock holding ``widget`` unless it is ``watched``.
-
-    A dock's ``visibilityChanged`` tells when its tab comes to the front or goes behind.
-    Returns the dock (None when ``widget`` is not docked).
-    """
-    dock = widget.parentWidget()
-    while dock is not None and not isinstance(dock, QDockWidget):
-        dock = dock.parentWidget()
-    if dock is not None and dock is not watched:
-        dock.visibilityChanged.connect(slot)
-    return dock
 
 
 def objects_layer_name(method: str, kind: str) -> str:
     """Name of a method's objects layer, e.g. ``"residual FP objects"``."""
     return f"{method} {kind} objects"
-
-
-def focus_object(
-    viewer: Any,
-    layer: Any,
-    centroid_voxel: Sequence[float],
-    bbox: Sequence[tuple[int, int]],
-) -> None:
-    """Show an object: slider at its centroid, camera centred on it, zoomed to its box.
-
-    The zoom makes the object's bounding box (at least :data:`FOCUS_MIN_EXTENT_MM` wide)
-    fill about :data:`FOCUS_FILL` of the canvas.
-
-    Parameters
-    ----------
-    viewer : napari.Viewer
-    layer : napari.layers.Layer
-        A layer on the object's voxel grid (converts voxel indices to world coordinates).
-    centroid_voxel, bbox
-        As in :class:`napari_mood.core.objects.ObjectRecord`.
-    """
-    world = np.asarray(layer.data_to_world(tuple(centroid_voxel)), dtype=float)
-    for axis in viewer.dims.not_displayed:
-        viewer.dims.set_point(axis, float(world[axis]))
-    displayed = list(viewer.dims.displayed)
-    viewer.scene.camera.center = tuple(float(world[a]) for a in displayed)
-    scale = np.abs(np.asarray(layer.scale, dtype=float))
-    extent = max(max((bbox[a][1] - bbox[a][0]) * scale[a] for a in displayed), FOCUS_MIN_EXTENT_MM)
-    canvas = np.asarray(viewer.canvas.viewbox_size(viewer.layers), dtype=float)
-    viewer.scene.camera.zoom = float(FOCUS_FILL * canvas.min() / extent)
 
 
 def _objects_metadata(case: str | None, method: str, kind: str) -> dict[str, Any]:
@@ -256,95 +118,24 @@ def _objects_colormap(kind: str) -> dict[Any, str]:
     return {0: "transparent", None: KIND_COLORS[kind]}
 
 
-def _is_objects_layer(layer: Any) -> bool:
-    info = getattr(layer, "metadata", {}).get(METADATA_KEY)
-    return isinstance(info, dict) and info.get("role") == OBJECTS_ROLE
-
-
-# --------------------------------------------------------------------------- table
-
-
-class _SortItem(QTableWidgetItem):
-    """A table cell that sorts by its ``_ORDER_ROLE`` value (numbers sort as numbers)."""
-
-    def __lt__(self, other: QTableWidgetItem) -> bool:
-        mine, theirs = self.data(_ORDER_ROLE), other.data(_ORDER_ROLE)
-        if mine is None or theirs is None:
-            return super().__lt__(other)
-        return bool(mine < theirs)
-
-
-def _cell(text: str, order: Any, tip: str) -> _SortItem:
-    item = _SortItem(text)
-    item.setData(_ORDER_ROLE, order)
-    item.setToolTip(tip)
-    item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
-    return item
-
-
-def _matched_text(record: ObjectRecord) -> str:
-    if record.kind == "discarded":
-        return "outside window"
-    if record.kind == "FN":
-        return "missed"
-    if not record.matched_ids:
-        return "none"
-    ids = ", ".join(str(i) for i in record.matched_ids)
-    return f"GT {ids}" if record.source == "pred" else f"pred {ids}"
-
-
-def _row_cells(method: str, record: ObjectRecord) -> list[_SortItem]:
+def _row_cells(method: str, record: ObjectRecord) -> list[kit.SortItem]:
     centroid = ",".join(f"{v:.0f}" for v in record.centroid_voxel)
     mm3 = "" if record.size_mm3 is None else f"{record.size_mm3:.0f}"
-    texts_orders = (
+    texts_keys = (
         (method, method),
         (KIND_TEXT[record.kind], KINDS.index(record.kind)),
         (str(record.size_voxels), record.size_voxels),
         (mm3, record.size_mm3 or 0.0),
         (centroid, tuple(record.centroid_voxel)),
         (f"{record.max_score:.2f}", record.max_score),
-        (_matched_text(record), _matched_text(record)),
+        (matched_text(record), matched_text(record)),
     )
-    return [_cell(t, o, tip) for (t, o), tip in zip(texts_orders, COLUMN_TIPS, strict=True)]
-
-
-def _listed(record: ObjectRecord, extra: bool) -> bool:
-    if record.source == "gt":
-        return record.kind == "FN"
-    return record.kind in ("TP", "FP") or extra
-
-
-def _window_text(window: tuple[float, float]) -> str:
-    lo, hi = window
-    return f"{lo:,.0f}–{hi:,.0f}" if np.isfinite(hi) else f"≥ {lo:,.0f}"
-
-
-def summary_html(results: Sequence[MethodObjects]) -> str:
-    """Return the summary (rich text): counts per method, then the size window used."""
-    cells = "".join(f"<th align='{a}'>{h}</th>" for h, a in SUMMARY_HEADER)
-    rows = [f"<tr>{cells}</tr>"]
-    for result in results:
-        m = result.match
-        values = (
-            html.escape(result.method),
-            f"{m.threshold:.3f}",
-            str(m.tp),
-            str(m.fp),
-            str(m.fn),
-            "n/a" if np.isnan(m.f1) else f"{m.f1:.2f}",
-            str(m.discarded),
-        )
-        tds = "".join(
-            f"<td align='{a}'>{v}</td>" for v, (_, a) in zip(values, SUMMARY_HEADER, strict=True)
-        )
-        rows.append(f"<tr>{tds}</tr>")
-    text = f"<table cellspacing='0' cellpadding='4'>{''.join(rows)}</table>"
-    windows = sorted({_window_text(r.match.size_window) for r in results})
-    if windows:
-        text += f"Size window: {' / '.join(windows)} voxels"
-    if results and not all(r.has_gt for r in results):
-        text += "<br>No ground truth: every kept object counts as FP."
-    return text
+    cells = []
+    for (text, key), tip in zip(texts_keys, COLUMN_TIPS, strict=True):
+        item = kit.SortItem(text, key)
+        item.setToolTip(tip)
+        cells.append(item)
+    return cells
 
 
 # --------------------------------------------------------------------------- widget
@@ -366,10 +157,9 @@ class ObjectsWidget(QWidget):
         self._results: tuple[MethodObjects, ...] = ()
         self._rows: list[tuple[str, ObjectRecord]] = []
         self._dock: QDockWidget | None = None
-        self._worker = LatestWorker(self._on_worker_result, on_busy=self._on_worker_busy)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(AUTO_DELAY_MS)
+        self._lifetime = kit.Lifetime(self)
+        self._worker = self._lifetime.worker(self._on_worker_result, on_busy=self._on_worker_busy)
+        self._timer = kit.single_shot(self, AUTO_DELAY_MS, self._on_timer_timeout)
         self._build()
         self._connect()
         self._refresh_methods()
@@ -407,18 +197,19 @@ class ObjectsWidget(QWidget):
         table = QTableWidget(0, len(COLUMNS), self)
         table.setHorizontalHeaderLabels(COLUMNS)
         for column, tip in enumerate(COLUMN_TIPS):
-            table.horizontalHeaderItem(column).setToolTip(tip)
+            kit.present(table.horizontalHeaderItem(column), "header").setToolTip(tip)
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        table.verticalHeader().setVisible(False)
-        table.horizontalHeader().setStretchLastSection(True)
+        horizontal, vertical = kit.headers(table)
+        vertical.setVisible(False)
+        horizontal.setStretchLastSection(True)
         table.setSortingEnabled(True)
         table.sortItems(1, Qt.SortOrder.AscendingOrder)  # by kind: TP, FP, FN, ...
         table.setToolTip(TABLE_TIP)
         table.setMinimumHeight(160)
-        table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 6)
-        table.horizontalHeader().setMinimumSectionSize(24)
+        vertical.setDefaultSectionSize(table.fontMetrics().height() + 6)
+        horizontal.setMinimumSectionSize(24)
         table.setStyleSheet(TABLE_STYLE)
         return table
 
@@ -453,13 +244,10 @@ class ObjectsWidget(QWidget):
         self._table.itemSelectionChanged.connect(self._on_table_selection_changed)
         self._previous.clicked.connect(partial(self.step, -1))
         self._next.clicked.connect(partial(self.step, 1))
-        self._timer.timeout.connect(self._on_timer_timeout)
-        slots = (
-            (self._session.methods_changed, self._on_session_methods_changed),
-            (self._session.threshold_changed, self._on_session_threshold_changed),
-            (self._session.case_changed, self._on_session_case_changed),
-        )
-        connect_while_alive(self, slots)
+        connect = self._lifetime.connect
+        connect(self._session.methods_changed, self._on_session_methods_changed)
+        connect(self._session.threshold_changed, self._on_session_threshold_changed)
+        connect(self._session.case_changed, self._on_session_case_changed)
 
     # -- public ---------------------------------------------------------------------
 
@@ -487,14 +275,15 @@ class ObjectsWidget(QWidget):
 
     def run(self) -> None:
         """Match the selected methods' objects in a worker (results applied when done)."""
-        jobs = [self._job(name) for name in self.selected_methods()]
-        if jobs:
-            self._worker.submit(_match_all, jobs)
+        maps = [self._snapshot(name) for name in self.selected_methods()]
+        if maps:
+            gt = self._session.gt_layer
+            self._worker.submit(match_methods, maps, None if gt is None else gt.data)
 
     def table_records(self) -> list[tuple[str, ObjectRecord]]:
         """``(method, record)`` of each table row, in the table's current (sorted) order."""
         return [
-            self._rows[self._table.item(r, 0).data(_ROW_ROLE)]
+            self._rows[kit.cell(self._table, r, 0).data(_ROW_ROLE)]
             for r in range(self._table.rowCount())
         ]
 
@@ -507,17 +296,11 @@ class ObjectsWidget(QWidget):
         row = 0 if current < 0 else min(max(current + delta, 0), count - 1)
         self._table.selectRow(row)
 
-    def _job(self, name: str) -> dict[str, Any]:
+    def _snapshot(self, name: str) -> MapSnapshot:
         method = self._session.method(name)
-        gt = self._session.gt_layer
-        return {
-            "method": name,
-            "score": method.data,
-            "gt": None if gt is None else gt.data,
-            "threshold": method.threshold,
-            "spacing": tuple(abs(float(s)) for s in method.layer.scale),
-            "source": None if method.path is None else str(method.path),
-        }
+        spacing = tuple(abs(float(s)) for s in method.layer.scale)
+        source = None if method.path is None else str(method.path)
+        return MapSnapshot(name, method.data, method.threshold, method.color, spacing, source)
 
     # -- session -> widget ----------------------------------------------------------
 
@@ -544,7 +327,7 @@ class ObjectsWidget(QWidget):
     def showEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
         """Run the match postponed while the panel was hidden; follow its dock's tab."""
         super().showEvent(event)
-        self._dock = watch_dock(self, self._on_dock_visibility_changed, self._dock)
+        self._dock = kit.watch_dock(self, self._on_dock_visibility_changed, self._dock)
         self._on_dock_visibility_changed(True)
 
     def _on_dock_visibility_changed(self, visible: bool) -> None:
@@ -552,7 +335,7 @@ class ObjectsWidget(QWidget):
             self._schedule()
 
     def _on_timer_timeout(self) -> None:
-        if not is_on_screen(self):  # closed, or a tab behind another panel
+        if not kit.is_on_screen(self):  # closed, or a tab behind another panel
             self._stale = True
             return
         self.run()
@@ -590,39 +373,33 @@ class ObjectsWidget(QWidget):
 
     def _show_layers(self, results: tuple[MethodObjects, ...]) -> None:
         shown = {r.method for r in results}
-        for layer in [layer for layer in self._viewer.layers if _is_objects_layer(layer)]:
+        for layer in helper_layers(self._viewer, OBJECTS_ROLE):
             if layer.metadata[METADATA_KEY]["method"] not in shown:
                 self._viewer.layers.remove(layer)
-        active = self._viewer.layers.selection.active
         for result in results:
             for kind in SHOWN_KINDS:
                 self._show_kind(result, kind)
-        if active is not None and active in self._viewer.layers:
-            self._viewer.layers.selection.active = active  # adding a layer selects it
 
     def _show_kind(self, result: MethodObjects, kind: str) -> None:
-        name = objects_layer_name(result.method, kind)
         layer = self._objects_layer(result.method, kind)
-        reference = self._session.method(result.method).layer
         if layer is None:
-            layer = self._viewer.add_labels(
+            add_helper_labels(
+                self._viewer,
                 result.images[kind],
-                name=name,
-                scale=reference.scale,
-                translate=reference.translate,
+                name=objects_layer_name(result.method, kind),
+                reference=self._session.method(result.method).layer,
                 colormap=_objects_colormap(kind),
                 metadata=_objects_metadata(self._session.case, result.method, kind),
-                opacity=1.0,
+                contour=CONTOUR,
             )
-        else:
-            layer.data = result.images[kind]
-            layer.metadata[METADATA_KEY]["case"] = self._session.case
-        layer.contour = CONTOUR
+            return
+        set_helper_data(layer, result.images[kind])
+        layer.metadata[METADATA_KEY]["case"] = self._session.case
 
     def _objects_layer(self, method: str, kind: str) -> Any:
-        for layer in self._viewer.layers:
-            info = layer.metadata.get(METADATA_KEY) if _is_objects_layer(layer) else None
-            if info is not None and (info["method"], info["kind"]) == (method, kind):
+        for layer in helper_layers(self._viewer, OBJECTS_ROLE):
+            info = layer.metadata[METADATA_KEY]
+            if (info["method"], info["kind"]) == (method, kind):
                 return layer
         return None
 
@@ -634,7 +411,7 @@ class ObjectsWidget(QWidget):
             (r.method, record)
             for r in self._results
             for record in r.match.objects
-            if _listed(record, extra)
+            if listed(record, extra)
         ]
         table = self._table
         table.setSortingEnabled(False)
@@ -649,10 +426,10 @@ class ObjectsWidget(QWidget):
         _fit_columns(table)
 
     def _on_table_selection_changed(self) -> None:
-        rows = self._table.selectionModel().selectedRows()
+        rows = kit.present(self._table.selectionModel(), "selection").selectedRows()
         if not rows:
             return
-        method, record = self._rows[self._table.item(rows[0].row(), 0).data(_ROW_ROLE)]
+        method, record = self._rows[kit.cell(self._table, rows[0].row(), 0).data(_ROW_ROLE)]
         if method in self._session.method_names:
             reference = self._session.method(method).layer
             focus_object(self._viewer, reference, record.centroid_voxel, record.bbox)
@@ -662,7 +439,9 @@ def _fit_columns(table: QTableWidget) -> None:
     """Size columns to their text (Qt's own fit reserves a sort arrow in every column)."""
     metrics = table.fontMetrics()
     for column in range(table.columnCount()):
-        header = metrics.horizontalAdvance(table.horizontalHeaderItem(column).text())
-        cells = [table.item(row, column).text() for row in range(table.rowCount())]
+        header = metrics.horizontalAdvance(
+            kit.present(table.horizontalHeaderItem(column), "header").text()
+        )
+        cells = [kit.cell(table, row, column).text() for row in range(table.rowCount())]
         content = max((metrics.horizontalAdvance(text) for text in cells), default=0)
         table.setColumnWidth(column, max(content + CELL_PADDING, header + HEADER_PADDING))

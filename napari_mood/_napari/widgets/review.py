@@ -20,19 +20,16 @@ The regions, their ranking, the review file and the rule that brings verdicts ba
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-from qtpy.QtCore import Qt, QTimer
+from qtpy.QtCore import Qt
 from qtpy.QtGui import QKeySequence
 from qtpy.QtWidgets import (
     QButtonGroup,
     QCheckBox,
-    QComboBox,
     QDockWidget,
     QFileDialog,
     QFormLayout,
@@ -45,28 +42,27 @@ from qtpy.QtWidgets import (
     QWidget,
 )
 
+from napari_mood._napari.helper_layers import add_helper_labels, helper_layers, set_helper_data
 from napari_mood._napari.layers import METADATA_KEY, layer_info
 from napari_mood._napari.session import MoodSession, get_session
-from napari_mood._napari.widgets.common import connect_while_alive
-from napari_mood._napari.widgets.objects import focus_object, is_on_screen, watch_dock
-from napari_mood._napari.widgets.worker import LatestWorker
+from napari_mood._napari.viewer import focus_object
+from napari_mood._napari.widgets import _kit as kit
 from napari_mood.core.io import MoodInputError
-from napari_mood.core.objects import object_labels
+from napari_mood.core.regions import FlaggedRegion, RegionScope
 from napari_mood.services.review import (
     VERDICTS,
-    FlaggedRegion,
     ReviewFile,
     ReviewRecord,
-    Scope,
     Verdict,
     check_review_location,
     default_review_path,
     export_summary,
-    flagged_regions,
     match_reviews,
     now_iso,
     review_record,
 )
+from napari_mood.services.review_regions import FoundRegions, find_regions
+from napari_mood.services.snapshots import MapSnapshot
 
 if TYPE_CHECKING:
     import napari
@@ -79,11 +75,11 @@ REVIEW_COLOR = "#00e5ff"
 REVIEW_CONTOUR = 1
 AUTO_DELAY_MS = 250
 NOTE_DELAY_MS = 500
-SCOPES: tuple[tuple[str, Scope], ...] = (
+SCOPES: tuple[tuple[str, RegionScope], ...] = (
     ("Counted by the MOOD score (size window)", "window"),
     ("All flagged components", "all"),
 )
-VERDICT_TEXT: dict[str, tuple[str, str]] = {  # verdict -> (button text, key)
+VERDICT_TEXT: dict[Verdict, tuple[str, str]] = {  # verdict -> (button text, key)
     "true finding": ("True finding", "T"),
     "false alarm": ("False alarm", "F"),
     "unsure": ("Unsure", "U"),
@@ -111,56 +107,6 @@ EXPORT_TIP = (
 EMPTY_TEXT = "No score map loaded.\nOpen a MOOD dataset or case to review its flagged regions."
 
 
-@dataclass(frozen=True, eq=False)
-class _Regions:
-    """Flagged regions of one method at one threshold, with their label image."""
-
-    case: str | None
-    method: str
-    threshold: float
-    regions: tuple[FlaggedRegion, ...]
-    labels: np.ndarray
-
-
-def _find_regions(
-    *,
-    case: str | None,
-    method: str,
-    score: np.ndarray,
-    gt: np.ndarray | None,
-    threshold: float,
-    scope: Scope,
-    spacing: Sequence[float],
-    source: str | None,
-) -> _Regions:
-    """Worker: rank the flagged regions and label them (ids as in the regions).
-
-    A map the core refuses raises ValueError naming the method and its file.
-    """
-    score = np.asarray(score)
-    try:
-        regions = flagged_regions(score, gt, threshold=threshold, scope=scope, spacing=spacing)
-    except ValueError as error:
-        where = method if source is None else f"{method} ({source})"
-        raise ValueError(f"cannot review the regions of {where}: {error}") from error
-    truth = np.zeros(score.shape, dtype=bool) if gt is None else gt
-    labels, _ = object_labels(score, truth, threshold=threshold)
-    labels = labels.astype(np.min_scalar_type(int(labels.max(initial=0))))
-    return _Regions(case, method, threshold, regions, labels)
-
-
-def _notify_error(message: str) -> None:
-    from napari.utils.notifications import show_error
-
-    show_error(f"napari-mood: {message}")
-
-
-def _notify_info(message: str) -> None:
-    from napari.utils.notifications import show_info
-
-    show_info(f"napari-mood: {message}")
-
-
 class ReviewWidget(QWidget):
     """Step through a method's flagged regions and record a verdict for each.
 
@@ -174,16 +120,17 @@ class ReviewWidget(QWidget):
         super().__init__(parent)
         self._viewer = viewer
         self._session: MoodSession = get_session(viewer)
-        self._found: _Regions | None = None
+        self._found: FoundRegions | None = None
         self._index = -1
         self._verdicts: dict[int, ReviewRecord] = {}
         self._chosen_path: Path | None = None
         self._book: ReviewFile | None = None
         self._stale = True  # regions to search once the panel is visible
         self._dock: QDockWidget | None = None
-        self._worker = LatestWorker(self._on_worker_result, on_busy=self._on_worker_busy)
-        self._timer = _single_shot(self, AUTO_DELAY_MS, self._on_timer_timeout)
-        self._note_timer = _single_shot(self, NOTE_DELAY_MS, self._on_note_timer_timeout)
+        self._lifetime = kit.Lifetime(self)
+        self._worker = self._lifetime.worker(self._on_worker_result, on_busy=self._on_worker_busy)
+        self._timer = kit.single_shot(self, AUTO_DELAY_MS, self._on_timer_timeout)
+        self._note_timer = kit.single_shot(self, NOTE_DELAY_MS, self._on_note_timer_timeout)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._build()
         self._connect()
@@ -194,19 +141,19 @@ class ReviewWidget(QWidget):
     # -- building -------------------------------------------------------------------
 
     def _build(self) -> None:
-        self._method = _combo(self, METHOD_TIP, [])
-        self._scope = _combo(self, SCOPE_TIP, [text for text, _ in SCOPES])
+        self._method = kit.combo(self, METHOD_TIP, [])
+        self._scope = kit.combo(self, SCOPE_TIP, [text for text, _ in SCOPES])
         self._file = QLabel(self)
         self._file.setWordWrap(True)
-        self._change = _button(self, "Change…", CHANGE_TIP)
+        self._change = kit.button(self, "Change…", CHANGE_TIP)
         self._position = QLabel(self)
         self._position.setWordWrap(True)
         self._position.setToolTip("The region shown, in review order (highest max score first).")
         self._current = QLabel(self)
         self._current.setWordWrap(True)
         self._current.setToolTip("Verdict recorded for the region shown.")
-        self._previous = _button(self, "◀ Previous (P)", PREVIOUS_TIP)
-        self._next = _button(self, "Next (N) ▶", NEXT_TIP)
+        self._previous = kit.button(self, "◀ Previous (P)", PREVIOUS_TIP)
+        self._next = kit.button(self, "Next (N) ▶", NEXT_TIP)
         self._verdict_buttons = {v: self._verdict_button(v) for v in VERDICTS}
         self._group = QButtonGroup(self)
         for button in self._verdict_buttons.values():
@@ -220,7 +167,7 @@ class ReviewWidget(QWidget):
         self._progress = QLabel(self)
         self._progress.setWordWrap(True)
         self._progress.setToolTip("Verdicts recorded for this case and method.")
-        self._export = _button(self, "Export summary…", EXPORT_TIP)
+        self._export = kit.button(self, "Export summary…", EXPORT_TIP)
         self._empty = QLabel(EMPTY_TEXT, self)
         self._empty.setWordWrap(True)
         self._layout_widgets()
@@ -234,7 +181,7 @@ class ReviewWidget(QWidget):
 
     def _verdict_button(self, verdict: Verdict) -> QPushButton:
         text, key = VERDICT_TEXT[verdict]
-        button = _button(self, f"{text} ({key})", VERDICT_TIP.format(verdict=verdict, key=key))
+        button = kit.button(self, f"{text} ({key})", VERDICT_TIP.format(verdict=verdict, key=key))
         button.setCheckable(True)
         return button
 
@@ -246,8 +193,8 @@ class ReviewWidget(QWidget):
         review_file.addWidget(self._file, 1)
         review_file.addWidget(self._change)
         form.addRow("Review file", review_file)
-        steps = _row(self._previous, self._next)
-        verdicts = _row(*self._verdict_buttons.values())
+        steps = kit.row(self._previous, self._next)
+        verdicts = kit.row(*self._verdict_buttons.values())
         layout = QVBoxLayout(self)
         layout.addWidget(self._empty)
         layout.addLayout(form)
@@ -255,8 +202,8 @@ class ReviewWidget(QWidget):
             layout.addWidget(widget)
         layout.addLayout(steps)
         layout.addLayout(verdicts)
-        for widget in (self._note, self._advance, self._progress, self._export):
-            layout.addWidget(widget)
+        for extra in (self._note, self._advance, self._progress, self._export):
+            layout.addWidget(extra)
         layout.addStretch(1)
 
     def _shortcut(self, key: str, slot: Any) -> QShortcut:
@@ -277,12 +224,10 @@ class ReviewWidget(QWidget):
         self._note.editingFinished.connect(self._on_note_editing_finished)
         self._note.returnPressed.connect(self._on_note_return_pressed)
         self._export.clicked.connect(self._on_export_clicked)
-        slots = (
-            (self._session.methods_changed, self._on_session_methods_changed),
-            (self._session.threshold_changed, self._on_session_threshold_changed),
-            (self._session.case_changed, self._on_session_case_changed),
-        )
-        connect_while_alive(self, slots)
+        connect = self._lifetime.connect
+        connect(self._session.methods_changed, self._on_session_methods_changed)
+        connect(self._session.threshold_changed, self._on_session_threshold_changed)
+        connect(self._session.case_changed, self._on_session_case_changed)
 
     # -- public ---------------------------------------------------------------------
 
@@ -332,16 +277,20 @@ class ReviewWidget(QWidget):
         if name not in self._session.method_names:
             return
         method, gt = self._session.method(name), self._session.gt_layer
+        snapshot = MapSnapshot(
+            name,
+            method.data,
+            method.threshold,
+            method.color,
+            tuple(abs(float(s)) for s in method.layer.scale),
+            None if method.path is None else str(method.path),
+        )
         self._worker.submit(
-            _find_regions,
+            find_regions,
+            snapshot,
+            None if gt is None else gt.data,
             case=self._session.case,
-            method=name,
-            score=method.data,
-            gt=None if gt is None else gt.data,
-            threshold=method.threshold,
             scope=SCOPES[self._scope.currentIndex()][1],
-            spacing=tuple(abs(float(s)) for s in method.layer.scale),
-            source=None if method.path is None else str(method.path),
         )
 
     def select_method(self, name: str) -> None:
@@ -382,7 +331,7 @@ class ReviewWidget(QWidget):
         try:
             target = self._check_location(path)
         except MoodInputError as error:
-            _notify_error(f"{error}. The review file was not changed.")
+            kit.notify("error", f"napari-mood: {error}. The review file was not changed.")
             return False
         self._chosen_path = target
         self._open_book(target)
@@ -391,14 +340,16 @@ class ReviewWidget(QWidget):
     def export_summary_to(self, path: str | Path) -> tuple[Path, Path] | None:
         """Write the verdict counts per method to ``path`` and the judged regions beside it."""
         if self._book is None:
-            _notify_error("no review file is open: choose one with 'Change…' first")
+            kit.notify(
+                "error", "napari-mood: no review file is open: choose one with 'Change…' first"
+            )
             return None
         try:
             written = export_summary(self._check_location(path), self._book.records)
         except (MoodInputError, OSError) as error:
-            _notify_error(f"could not export the review summary: {error}")
+            kit.notify("error", f"napari-mood: could not export the review summary: {error}")
             return None
-        _notify_info(f"review summary written to {written[0]} and {written[1]}")
+        kit.notify("info", f"napari-mood: review summary written to {written[0]} and {written[1]}")
         return written
 
     # -- review file ----------------------------------------------------------------
@@ -422,7 +373,10 @@ class ReviewWidget(QWidget):
         try:
             self._book = ReviewFile(self._check_location(path))
         except MoodInputError as error:
-            _notify_error(f"{error}. Verdicts cannot be saved until you choose another file.")
+            kit.notify(
+                "error",
+                f"napari-mood: {error}. Verdicts cannot be saved until you choose another file.",
+            )
         self._show_file(path)
         self._match_verdicts()
         self._show_current(move=False)
@@ -437,9 +391,10 @@ class ReviewWidget(QWidget):
         try:
             self._book.save(record, replaces=replaces)
         except OSError as error:
-            _notify_error(
+            kit.notify(
+                "error",
                 f"could not save the verdict to {self._book.path} ({error}); "
-                "choose another review file with 'Change…'"
+                "choose another review file with 'Change…'",
             )
             return False
         self._verdicts[record.object_id] = record
@@ -511,7 +466,7 @@ class ReviewWidget(QWidget):
     def showEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
         """Start the postponed search, or go back to the region under review."""
         super().showEvent(event)
-        self._dock = watch_dock(self, self._on_dock_visibility_changed, self._dock)
+        self._dock = kit.watch_dock(self, self._on_dock_visibility_changed, self._dock)
         self._on_dock_visibility_changed(True)
 
     def _on_dock_visibility_changed(self, visible: bool) -> None:
@@ -524,7 +479,7 @@ class ReviewWidget(QWidget):
             self._focus(region)
 
     def _on_timer_timeout(self) -> None:
-        if not is_on_screen(self):  # closed, or a tab behind another panel
+        if not kit.is_on_screen(self):  # closed, or a tab behind another panel
             self._stale = True
             return
         self.run()
@@ -591,7 +546,7 @@ class ReviewWidget(QWidget):
         if busy and self._found is None:
             self._position.setText("Searching flagged regions…")
 
-    def _on_worker_result(self, found: _Regions) -> None:
+    def _on_worker_result(self, found: FoundRegions) -> None:
         if found.method not in self._session.method_names:
             return
         self._save_note()
@@ -600,38 +555,29 @@ class ReviewWidget(QWidget):
         self._show_labels(found)
         unjudged = [i for i, r in enumerate(found.regions) if r.object_id not in self._verdicts]
         self._index = unjudged[0] if unjudged else (0 if found.regions else -1)
-        self._show_current(move=is_on_screen(self))
+        self._show_current(move=kit.is_on_screen(self))
 
     # -- display --------------------------------------------------------------------
 
-    def _show_labels(self, found: _Regions) -> None:
+    def _show_labels(self, found: FoundRegions) -> None:
         layer = self._review_layer()
-        reference = self._session.method(found.method).layer
         if layer is None:
-            active = self._viewer.layers.selection.active
-            layer = self._viewer.add_labels(
+            layer = add_helper_labels(
+                self._viewer,
                 found.labels,
                 name=REVIEW_LAYER_NAME,
-                scale=reference.scale,
-                translate=reference.translate,
+                reference=self._session.method(found.method).layer,
                 colormap={0: "transparent", None: REVIEW_COLOR},
                 metadata={METADATA_KEY: {"role": REVIEW_ROLE, "case": found.case}},
-                opacity=1.0,
+                contour=REVIEW_CONTOUR,
             )
-            if active is not None:
-                self._viewer.layers.selection.active = active
         else:
-            layer.data = found.labels
+            set_helper_data(layer, found.labels)
         layer.metadata[METADATA_KEY]["method"] = found.method
-        layer.contour = REVIEW_CONTOUR
         layer.show_selected_label = True
 
     def _review_layer(self) -> Any:
-        for layer in self._viewer.layers:
-            info = layer.metadata.get(METADATA_KEY)
-            if isinstance(info, dict) and info.get("role") == REVIEW_ROLE:
-                return layer
-        return None
+        return next(helper_layers(self._viewer, REVIEW_ROLE), None)
 
     def _show_current(self, *, move: bool = True) -> None:
         """Show the current region's details; ``move`` the viewer to it."""
@@ -689,31 +635,3 @@ class ReviewWidget(QWidget):
         judged = list(self._verdicts.values())
         counts = " · ".join(f"{sum(r.verdict == v for r in judged)} {v}" for v in VERDICTS)
         self._progress.setText(f"Reviewed {len(judged)} of {total}: {counts}")
-
-
-def _single_shot(parent: QWidget, interval: int, slot: Any) -> QTimer:
-    timer = QTimer(parent)
-    timer.setSingleShot(True)
-    timer.setInterval(interval)
-    timer.timeout.connect(slot)
-    return timer
-
-
-def _combo(parent: QWidget, tip: str, items: Sequence[str]) -> QComboBox:
-    combo = QComboBox(parent)
-    combo.addItems(list(items))
-    combo.setToolTip(tip)
-    return combo
-
-
-def _button(parent: QWidget, text: str, tip: str) -> QPushButton:
-    button = QPushButton(text, parent)
-    button.setToolTip(tip)
-    return button
-
-
-def _row(*widgets: QWidget) -> QHBoxLayout:
-    row = QHBoxLayout()
-    for widget in widgets:
-        row.addWidget(widget)
-    return row

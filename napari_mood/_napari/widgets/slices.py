@@ -14,35 +14,31 @@ only moves the marker.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from functools import partial
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
-from qtpy.QtCore import QTimer
 from qtpy.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from napari_mood._napari.session import MoodSession, get_session
-from napari_mood._napari.widgets.worker import LatestWorker
+from napari_mood._napari.widgets import _kit as kit
 from napari_mood.core.looks import GT_COLOR
-from napari_mood.core.metrics import SliceScores, slice_scores
-from napari_mood.core.scores import gt_mask
+from napari_mood.services.slice_curves import (
+    METRICS,
+    NEEDS_GT,
+    SliceCurves,
+    compute_slice_curves,
+    gt_runs,
+)
+from napari_mood.services.snapshots import MapSnapshot
 
 if TYPE_CHECKING:
     import napari
 
-__all__ = ["METRICS", "SliceCurves", "SliceScoresWidget", "compute_slice_curves"]
+__all__ = ["SliceScoresWidget"]
 
-METRICS: dict[str, str] = {
-    "dice": "Dice at threshold",
-    "ap": "AP",
-    "flagged_voxels": "Flagged voxels",
-}
-"""Metric key (a :class:`~napari_mood.core.metrics.SliceScores` field) -> label."""
-NEEDS_GT = ("dice", "ap")
 UPDATE_DELAY_MS = 150
 CANVAS_MIN_HEIGHT = 220
 FONT_SIZE = 8
@@ -57,63 +53,6 @@ CANVAS_TIP = (
     "Per-slice score of each method (its colour) along the slider axis. Shaded: slices "
     "with ground-truth voxels. Dashed line: the slice shown. Click to show a slice."
 )
-
-
-@dataclass(frozen=True)
-class _MapSnapshot:
-    name: str
-    data: Any
-    threshold: float
-    color: str
-
-
-@dataclass(frozen=True, eq=False)
-class SliceCurves:
-    """Per-slice scores of every method along one axis, and the GT voxels per slice."""
-
-    axis: int
-    scores: Mapping[str, SliceScores]
-    colors: Mapping[str, str]
-    has_gt: bool
-
-    @property
-    def n_slices(self) -> int:
-        """Number of slices along the axis (0 without methods)."""
-        return next((len(s.gt_voxels) for s in self.scores.values()), 0)
-
-    @property
-    def gt_voxels(self) -> np.ndarray:
-        """GT voxels per slice (zeros without a ground truth)."""
-        first = next(iter(self.scores.values()), None)
-        return np.zeros(0, np.int64) if first is None else first.gt_voxels
-
-
-def compute_slice_curves(maps: Sequence[_MapSnapshot], gt: Any, *, axis: int) -> SliceCurves:
-    """Run :func:`slice_scores` for every map (GT used where its shape matches)."""
-    scores: dict[str, SliceScores] = {}
-    truth = None if gt is None else gt_mask(gt)
-    has_gt = truth is not None
-    for snapshot in maps:
-        data = np.asarray(snapshot.data)
-        labels = truth if truth is not None and truth.shape == data.shape else None
-        if labels is None:  # no GT, or a map of another grid: counts only, for every map
-            has_gt = False
-            labels = np.zeros(data.shape, dtype=bool)
-        scores[snapshot.name] = slice_scores(data, labels, axis=axis, threshold=snapshot.threshold)
-    return SliceCurves(axis, scores, {m.name: m.color for m in maps}, has_gt)
-
-
-def gt_runs(gt_voxels: np.ndarray) -> list[tuple[int, int]]:
-    """Half-open ``(start, stop)`` runs of consecutive slices holding GT voxels.
-
-    Examples
-    --------
-    >>> gt_runs(np.array([0, 2, 3, 0, 0, 1]))
-    [(1, 3), (5, 6)]
-    """
-    inside = np.concatenate([[False], np.asarray(gt_voxels) > 0, [False]])
-    edges = np.flatnonzero(np.diff(inside.astype(np.int8)))
-    return [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)]
 
 
 class SliceScoresWidget(QWidget):
@@ -131,7 +70,7 @@ class SliceScoresWidget(QWidget):
         self._curves: SliceCurves | None = None
         self._marker: Any = None
         self._background: Any = None  # the plot without the marker, for blitting
-        self._alive = [True]
+        self._lifetime = kit.Lifetime(self)
         self._colors = _theme_colors(viewer)
         self._metric = QComboBox(self)
         for key, label in METRICS.items():
@@ -149,10 +88,8 @@ class SliceScoresWidget(QWidget):
         self._canvas.setMinimumHeight(CANVAS_MIN_HEIGHT)
         self._canvas.setToolTip(CANVAS_TIP)
         self._ax = self._figure.add_subplot()
-        self._worker = LatestWorker(self._on_curves_returned, on_busy=self._on_busy)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(UPDATE_DELAY_MS)
+        self._worker = self._lifetime.worker(self._on_curves_returned, on_busy=self._on_busy)
+        self._timer = kit.single_shot(self, UPDATE_DELAY_MS, self._on_timer_timeout)
         self._lay_out()
         # the plot takes the dock's height (napari adds no stretch below expanding widgets)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
@@ -173,20 +110,15 @@ class SliceScoresWidget(QWidget):
 
     def _connect(self, viewer: napari.viewer.Viewer) -> None:
         self._metric.currentIndexChanged.connect(self._on_metric_index_changed)
-        self._timer.timeout.connect(self._on_timer_timeout)
         self._canvas.mpl_connect("button_press_event", self._on_canvas_button_press)
         self._canvas.mpl_connect("draw_event", self._on_canvas_draw)
-        slots = (
-            (self._session.methods_changed, self._on_session_changed),
-            (self._session.threshold_changed, self._on_session_changed),
-            (self._session.case_changed, self._on_session_changed),
-            (viewer.dims.events.order, self._on_dims_axis),
-            (viewer.dims.events.ndisplay, self._on_dims_axis),
-            (viewer.dims.events.point, self._on_dims_point),
-        )
-        for signal, slot in slots:
-            signal.connect(slot)
-        self.destroyed.connect(partial(_disconnect_all, slots, self._worker, self._alive))
+        connect = self._lifetime.connect
+        connect(self._session.methods_changed, self._on_session_changed)
+        connect(self._session.threshold_changed, self._on_session_changed)
+        connect(self._session.case_changed, self._on_session_changed)
+        connect(viewer.dims.events.order, self._on_dims_axis)
+        connect(viewer.dims.events.ndisplay, self._on_dims_axis)
+        connect(viewer.dims.events.point, self._on_dims_point)
 
     # -- public ---------------------------------------------------------------------
 
@@ -201,7 +133,7 @@ class SliceScoresWidget(QWidget):
         return self._curves
 
     @property
-    def metric(self) -> str:
+    def metric_key(self) -> str:
         """Key of the metric plotted (a :data:`METRICS` key)."""
         return str(self._metric.currentData())
 
@@ -251,7 +183,7 @@ class SliceScoresWidget(QWidget):
     def _on_timer_timeout(self) -> None:
         axis = self._session.slice_axis
         maps = tuple(
-            _MapSnapshot(m.name, m.data, m.threshold, m.color) for m in self._session.methods
+            MapSnapshot(m.name, m.data, m.threshold, m.color) for m in self._session.methods
         )
         if axis is None or not maps:
             self._worker.cancel()
@@ -263,13 +195,11 @@ class SliceScoresWidget(QWidget):
         self._worker.submit(compute_slice_curves, maps, gt_data, axis=axis)
 
     def _on_curves_returned(self, curves: SliceCurves) -> None:
-        if self._alive[0]:
-            self._curves = curves
-            self._draw()
+        self._curves = curves
+        self._draw()
 
     def _on_busy(self, busy: bool) -> None:
-        if self._alive[0]:
-            self._status.setText("Computing per-slice scores\u2026" if busy else self._caption())
+        self._status.setText("Computing per-slice scores\u2026" if busy else self._caption())
 
     # -- drawing --------------------------------------------------------------------
 
@@ -322,8 +252,8 @@ class SliceScoresWidget(QWidget):
             return "Per-slice scores need a 2-D view\n(switch napari to 2-D)."
         if self._curves is None:
             return "Computing\u2026"
-        if self.metric in NEEDS_GT and not self._curves.has_gt:
-            return f"{METRICS[self.metric]} needs a ground truth:\nchoose Flagged voxels."
+        if self.metric_key in NEEDS_GT and not self._curves.has_gt:
+            return f"{METRICS[self.metric_key]} needs a ground truth:\nchoose Flagged voxels."
         return ""
 
     def _plot(self, ax: Any, curves: SliceCurves) -> None:
@@ -331,7 +261,7 @@ class SliceScoresWidget(QWidget):
         for start, stop in gt_runs(curves.gt_voxels):
             ax.axvspan(start - 0.5, stop - 0.5, color=GT_COLOR, alpha=GT_SHADE_ALPHA, lw=0)
         for name, scores in curves.scores.items():
-            y = np.asarray(getattr(scores, self.metric), dtype=float)
+            y = np.asarray(getattr(scores, self.metric_key), dtype=float)
             few = np.count_nonzero(np.isfinite(y)) < 20
             ax.plot(
                 x,
@@ -343,12 +273,12 @@ class SliceScoresWidget(QWidget):
                 ms=2.5,
             )
         ax.set_xlim(-0.5, curves.n_slices - 0.5)
-        if self.metric in NEEDS_GT:
+        if self.metric_key in NEEDS_GT:
             ax.set_ylim(-0.02, 1.02)
         else:
             ax.set_ylim(bottom=0)
         ax.set_xlabel(f"{_axis_label(self._session, curves.axis)} slice", fontsize=FONT_SIZE)
-        ax.set_ylabel(METRICS[self.metric], fontsize=FONT_SIZE)
+        ax.set_ylabel(METRICS[self.metric_key], fontsize=FONT_SIZE)
         legend = ax.legend(
             fontsize=FONT_SIZE - 1,
             loc="upper left",
@@ -377,7 +307,7 @@ class SliceScoresWidget(QWidget):
         index = self._session.slice_index
         shown = "" if index is None else f" Slice shown: {index}."
         gt = " Shaded: slices with GT." if curves.has_gt else " No ground truth."
-        return f"{METRICS[self.metric]} per slice.{gt}{shown} Click to go to a slice."
+        return f"{METRICS[self.metric_key]} per slice.{gt}{shown} Click to go to a slice."
 
     # -- plot -> viewer -------------------------------------------------------------
 
@@ -417,12 +347,3 @@ def _style_axes(ax: Any, colors: Mapping[str, str]) -> None:
     for spine in ax.spines.values():
         spine.set_color(colors["grid"])
     ax.grid(True, color=colors["grid"], lw=0.5, alpha=0.6)
-
-
-def _disconnect_all(
-    slots: tuple[tuple[Any, Any], ...], worker: LatestWorker, alive: list[bool], *_: object
-) -> None:
-    alive[0] = False
-    worker.cancel()
-    for signal, slot in slots:
-        signal.disconnect(slot)

@@ -17,20 +17,16 @@ exported as CSV.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from qtpy.QtCore import Qt, QTimer
+from qtpy.QtCore import Qt
 from qtpy.QtGui import QColor, QFont
 from qtpy.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QComboBox,
     QFileDialog,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QProgressBar,
@@ -42,34 +38,30 @@ from qtpy.QtWidgets import (
 )
 
 from napari_mood._napari.session import MoodSession, get_session
-from napari_mood._napari.widgets.common import connect_while_alive
-from napari_mood._napari.widgets.compare import unwrap_viewer
-from napari_mood._napari.widgets.worker import LatestWorker
-from napari_mood.core.case import methods_beside
+from napari_mood._napari.viewer import unwrap_viewer
+from napari_mood._napari.widgets import _kit as kit
 from napari_mood.core.compare import (
     Column,
     ComparisonRow,
     ComparisonTable,
     best_methods,
-    case_comparison,
-    dataset_comparison,
     format_cell,
     format_table,
     shown_columns,
 )
-from napari_mood.core.evaluate import EvaluationOptions, Task
-from napari_mood.core.io import MoodInputError, discover_dataset
-from napari_mood.core.looks import DEFAULT_THRESHOLD
-from napari_mood.core.validate import Problem
-from napari_mood.services.engine import run_evaluation
+from napari_mood.services.comparison import (
+    TableResult,
+    case_table,
+    dataset_table,
+    describe_table,
+    problems_text,
+)
 
 if TYPE_CHECKING:
     import napari
 
-__all__ = ["N_BOOT", "SEED", "TableWidget", "evaluate_dataset_table"]
+__all__ = ["TableWidget"]
 
-N_BOOT = 1000
-SEED = 0
 RECOMPUTE_DELAY_MS = 250
 MAX_VISIBLE_ROWS = 8
 BEST_BACKGROUND = QColor(46, 110, 64)
@@ -90,74 +82,14 @@ NO_DATASET = "No dataset known: choose one with 'Dataset...'."
 STALE = "Thresholds changed since this evaluation: press Evaluate to update the object counts."
 
 
-# --------------------------------------------------------------------------- worker jobs
-
-
-def evaluate_dataset_table(
-    root: str | Path,
-    thresholds: Mapping[str, float],
-    *,
-    n_boot: int = N_BOOT,
-    seed: int = SEED,
-) -> tuple[ComparisonTable, tuple[Problem, ...]]:
-    """Evaluate a dataset's methods (``DATASET/methods/``) and return the comparison table.
-
-    Runs in one process (``workers=1``): this is called from a widget's worker thread.
-    Object counts are taken at ``thresholds[method]`` (:data:`DEFAULT_THRESHOLD` for
-    methods not given).
-
-    Raises
-    ------
-    MoodInputError
-        When ``root`` is not a dataset, holds no labels or no method folder.
-    """
-    dataset = discover_dataset(root)
-    methods = methods_beside(root)
-    if not methods:
-        raise MoodInputError(
-            Path(root) / "methods",
-            "holds no method folder",
-            "put one folder of score maps per method in DATASET/methods/",
-        )
-    tasks: tuple[Task, ...] = ("pixel", "object") if dataset.pixel_labels else ()
-    tasks += ("sample",) if dataset.sample_labels else ()
-    if not tasks:
-        raise MoodInputError(root, "holds no labels", "add toy_label/pixel or toy_label/sample")
-    options = EvaluationOptions(
-        tasks=tasks,
-        object_threshold={m: float(thresholds.get(m, DEFAULT_THRESHOLD)) for m in methods},
-    )
-    result, _ = run_evaluation(dataset, methods, options=options, workers=1, warn=False)
-    return dataset_comparison(result, n_boot=n_boot, seed=seed), result.problems
-
-
 # --------------------------------------------------------------------------- items
-
-
-class _SortItem(QTableWidgetItem):
-    """A cell that sorts by a number (undefined values sort below every number)."""
-
-    def __init__(self, text: str, key: float) -> None:
-        super().__init__(text)
-        self.key = key
-
-    def __lt__(self, other: QTableWidgetItem) -> bool:
-        if isinstance(other, _SortItem):
-            return self.key < other.key
-        return super().__lt__(other)
-
-
-def _sort_key(value: object) -> float:
-    if isinstance(value, int | float) and not (isinstance(value, float) and math.isnan(value)):
-        return float(value)
-    return -math.inf
 
 
 def _item(row: ComparisonRow, column: Column) -> QTableWidgetItem:
     if column.key == "method":
         item = QTableWidgetItem(row.method)
     else:
-        item = _SortItem(format_cell(row, column), _sort_key(getattr(row, column.key)))
+        item = kit.SortItem(format_cell(row, column), kit.sort_key(getattr(row, column.key)))
         item.setTextAlignment(int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter))
     item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
     item.setToolTip(column.tip)
@@ -189,12 +121,11 @@ class TableWidget(QWidget):
         self._session: MoodSession = get_session(unwrap_viewer(viewer))
         self._table: ComparisonTable | None = None
         self._picked: Path | None = None
-        self._worker = LatestWorker(
+        self._lifetime = kit.Lifetime(self)
+        self._worker = self._lifetime.worker(
             self._on_worker_result, on_error=self._on_worker_error, on_busy=self._on_worker_busy
         )
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(RECOMPUTE_DELAY_MS)
+        self._timer = kit.single_shot(self, RECOMPUTE_DELAY_MS, self._on_timer_timeout)
         self._build_ui()
         self._connect()
         self._schedule()
@@ -225,11 +156,11 @@ class TableWidget(QWidget):
         self._export = QPushButton("Export CSV...", self)
         self._export.setToolTip(EXPORT_TIP)
         layout = QVBoxLayout(self)
-        layout.addLayout(_row(self._scope, self._pick, self._evaluate, stretch=True))
+        layout.addLayout(kit.row(self._scope, self._pick, self._evaluate, stretch=True))
         layout.addWidget(self._status)
         layout.addWidget(self._busy)
         layout.addWidget(self._grid, 1)
-        layout.addLayout(_row(self._copy, self._export, stretch=True))
+        layout.addLayout(kit.row(self._copy, self._export, stretch=True))
         self._sync_buttons()
 
     def _build_table(self) -> QTableWidget:
@@ -237,25 +168,22 @@ class TableWidget(QWidget):
         grid.setToolTip(TABLE_TIP)
         grid.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         grid.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        grid.verticalHeader().setVisible(False)
-        grid.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        horizontal, vertical = kit.headers(grid)
+        vertical.setVisible(False)
+        horizontal.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         grid.setSortingEnabled(True)
         return grid
 
     def _connect(self) -> None:
-        self._timer.timeout.connect(self._on_timer_timeout)
         self._scope.currentIndexChanged.connect(self._on_scope_changed)
         self._pick.clicked.connect(self._on_pick_clicked)
         self._evaluate.clicked.connect(self._on_evaluate_clicked)
         self._copy.clicked.connect(self._on_copy_clicked)
         self._export.clicked.connect(self._on_export_clicked)
-        slots = (
-            (self._session.methods_changed, self._on_session_changed),
-            (self._session.case_changed, self._on_session_changed),
-            (self._session.threshold_changed, self._on_session_threshold_changed),
-        )
-        connect_while_alive(self, slots)
-        self.destroyed.connect(partial(_cancel, self._worker))  # drop results still running
+        connect = self._lifetime.connect
+        connect(self._session.methods_changed, self._on_session_changed)
+        connect(self._session.case_changed, self._on_session_changed)
+        connect(self._session.threshold_changed, self._on_session_threshold_changed)
 
     # -- public API -----------------------------------------------------------------
 
@@ -314,7 +242,7 @@ class TableWidget(QWidget):
 
     def displayed_methods(self) -> list[str]:
         """Methods in the order the table shows them (after sorting)."""
-        return [self._grid.item(row, 0).text() for row in range(self._grid.rowCount())]
+        return [kit.cell(self._grid, row, 0).text() for row in range(self._grid.rowCount())]
 
     def table_text(self, *, delimiter: str = ",") -> str:
         """The table as CSV (or tab-separated) text, rows in the displayed order."""
@@ -328,12 +256,14 @@ class TableWidget(QWidget):
         try:
             path.write_text(self.table_text(), encoding="utf-8")
         except OSError as exc:
-            _notify_error(f"napari-mood: cannot write {path}: {exc.strerror} (choose another file)")
+            kit.notify(
+                "error", f"napari-mood: cannot write {path}: {exc.strerror} (choose another file)"
+            )
         return path
 
     def copy_to_clipboard(self) -> None:
         """Copy the table (tab-separated) to the clipboard."""
-        QApplication.clipboard().setText(self.table_text(delimiter="\t"))
+        kit.present(QApplication.clipboard(), "clipboard").setText(self.table_text(delimiter="\t"))
 
     # -- handlers -------------------------------------------------------------------
 
@@ -378,22 +308,22 @@ class TableWidget(QWidget):
         if path:
             self.export_csv(path)
 
-    def _on_worker_result(self, result: Any) -> None:
+    def _on_worker_result(self, result: TableResult) -> None:
         table, problems = result
         if table.scope != self.scope:
             return
         self._table = table
         self._fill(table)
-        self._status.setText(_describe(table, problems))
+        self._status.setText(describe_table(table, problems))
         if problems:
-            _notify_info(_problems_text(table.name, problems))
+            kit.notify("info", problems_text(table.name, problems))
         self._sync_buttons()
 
     def _on_worker_error(self, exc: BaseException) -> None:
         self._table = None
         self._fill(None)
         self._status.setText(f"Could not compute the table: {exc}")
-        _notify_error(f"napari-mood comparison table: {exc}")
+        kit.notify("error", f"napari-mood comparison table: {exc}")
         self._sync_buttons()
 
     def _on_worker_busy(self, busy: bool) -> None:
@@ -420,7 +350,7 @@ class TableWidget(QWidget):
         self._status.setText(f"Computing case {self._session.case}...")
         scores = {m.name: m.data for m in methods}
         self._worker.submit(
-            _case_job, scores, gt.data, self._thresholds(), self._session.case or ""
+            case_table, scores, gt.data, self._thresholds(), self._session.case or ""
         )
 
     def _submit_dataset(self) -> None:
@@ -430,7 +360,7 @@ class TableWidget(QWidget):
             self._status.setText(NO_DATASET)
             return
         self._status.setText(f"Evaluating dataset {root.name}...")
-        self._worker.submit(evaluate_dataset_table, root, self._thresholds())
+        self._worker.submit(dataset_table, root, self._thresholds())
 
     # -- display --------------------------------------------------------------------
 
@@ -457,9 +387,9 @@ class TableWidget(QWidget):
         """Show every row (up to :data:`MAX_VISIBLE_ROWS`) without scrolling."""
         grid = self._grid
         rows = min(grid.rowCount(), MAX_VISIBLE_ROWS)
-        height = grid.horizontalHeader().height() + 2 * grid.frameWidth()
+        height = kit.headers(grid)[0].height() + 2 * grid.frameWidth()
         height += sum(grid.rowHeight(row) for row in range(rows))
-        height += grid.horizontalScrollBar().sizeHint().height()
+        height += kit.present(grid.horizontalScrollBar(), "scroll bar").sizeHint().height()
         grid.setMinimumHeight(height)
 
     def _fill_rows(self, table: ComparisonTable, columns: tuple[Column, ...]) -> None:
@@ -485,7 +415,7 @@ class TableWidget(QWidget):
             and thresholds[row.method] != row.object_threshold
             for row in table.rows
         )
-        self._status.setText(_describe(table, ()) + ("\n" + STALE if changed else ""))
+        self._status.setText(describe_table(table, ()) + ("\n" + STALE if changed else ""))
 
     def _sync_buttons(self) -> None:
         has_table = self._table is not None
@@ -494,51 +424,3 @@ class TableWidget(QWidget):
         dataset_scope = self.scope == "dataset"
         self._pick.setEnabled(dataset_scope)
         self._evaluate.setEnabled(dataset_scope)
-
-
-def _case_job(
-    scores: Mapping[str, Any], gt: Any, thresholds: Mapping[str, float], name: str
-) -> tuple[ComparisonTable, tuple[Problem, ...]]:
-    return case_comparison(scores, gt, thresholds=thresholds, name=name), ()
-
-
-def _describe(table: ComparisonTable, problems: tuple[Problem, ...]) -> str:
-    if table.scope == "case":
-        return f"Case {table.name}: objects at each method's display threshold; rank by pixel AP."
-    text = (
-        f"Dataset {table.name}: {table.n_cases} cases, {len(table.rows)} methods; "
-        f"rank by pooled pixel AP, 95% intervals from {N_BOOT} case-bootstrap resamples."
-    )
-    return text + (f" {len(problems)} input problem(s), see the notification." if problems else "")
-
-
-def _problems_text(name: str, problems: tuple[Problem, ...], limit: int = 5) -> str:
-    lines = [str(p) for p in problems[:limit]]
-    more = len(problems) - limit
-    tail = [f"... and {more} more (see `napari-mood evaluate {name}`)"] if more > 0 else []
-    return "\n".join([f"napari-mood: dataset {name}:", *lines, *tail])
-
-
-def _row(*widgets: QWidget, stretch: bool = False) -> QHBoxLayout:
-    layout = QHBoxLayout()
-    for widget in widgets:
-        layout.addWidget(widget)
-    if stretch:
-        layout.addStretch(1)
-    return layout
-
-
-def _cancel(worker: LatestWorker, *_: object) -> None:
-    worker.cancel()
-
-
-def _notify_error(message: str) -> None:
-    from napari.utils.notifications import show_error
-
-    show_error(message)
-
-
-def _notify_info(message: str) -> None:
-    from napari.utils.notifications import show_info
-
-    show_info(message)

@@ -1,7 +1,7 @@
 """Dock widget: display thresholds per method, what they flag, and the best threshold.
 
-The widget only wires Qt controls to :class:`napari_mood._napari.session.MoodSession` and to the
-pure functions of :mod:`napari_mood.core.readout`:
+The widget only wires Qt controls to :class:`napari_mood._napari.session.MoodSession` and
+to the jobs of :mod:`napari_mood.services.readouts` (run in a worker):
 
 * moving a slider calls ``session.set_threshold`` (the layer's contrast limits change, no
   data copy) and the rows follow the session's signals, so a threshold changed elsewhere
@@ -11,21 +11,18 @@ pure functions of :mod:`napari_mood.core.readout`:
   computed in a :class:`~napari_mood._napari.widgets.worker.LatestWorker` a moment after the
   last change, so dragging a slider stays smooth and stale results are dropped;
 * "Find best" computes, per method, the threshold with the best Dice or object F1 on the
-  case shown or on a toy dataset folder (MOOD's procedure, through
-  :func:`napari_mood.services.engine.run_evaluation`) and applies it.
+  case shown or on a toy dataset folder (MOOD's procedure,
+  :func:`napari_mood.services.evaluation.toy_thresholds`) and applies it.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from qtpy.QtCore import QSignalBlocker, Qt, QTimer
+from qtpy.QtCore import QSignalBlocker, Qt
 from qtpy.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -44,33 +41,25 @@ from qtpy.QtWidgets import (
 )
 
 from napari_mood._napari.session import MoodSession, SessionMethod, get_session
-from napari_mood._napari.widgets.worker import LatestWorker
-from napari_mood.core.evaluate import EvaluationOptions
-from napari_mood.core.io import MoodInputError, discover_dataset, discover_methods
-from napari_mood.core.readout import (
-    BestThreshold,
-    Criterion,
-    Readout,
-    best_case_threshold,
-    best_dataset_thresholds,
-    match_method_names,
-    threshold_readout,
-)
+from napari_mood._napari.widgets import _kit as kit
+from napari_mood.core.readout import BestCriterion, Readout
 from napari_mood.core.scores import display_threshold
+from napari_mood.services.evaluation import ThresholdChoice, toy_thresholds
+from napari_mood.services.readouts import best_on_case, best_text, compute_readouts, readout_text
+from napari_mood.services.snapshots import MapSnapshot
 
 if TYPE_CHECKING:
     import napari
 
-__all__ = ["BestResult", "ThresholdWidget", "find_best_on_case", "find_best_on_toy_dataset"]
+__all__ = ["SLIDER_STEPS", "ThresholdWidget"]
 
 SLIDER_STEPS = 1000
 SLIDER_MIN_WIDTH = 110
 BOX_MIN_WIDTH = 70
 READOUT_DELAY_MS = 120
 """Readouts start this long after the last threshold change (a drag sends many)."""
-CRITERIA: dict[str, Criterion] = {"Dice": "dice", "object F1": "object_f1"}
+CRITERIA: dict[str, BestCriterion] = {"Dice": "dice", "object F1": "object_f1"}
 SOURCES = ("this case", "toy dataset")
-METHODS_FOLDER = "methods"
 THRESHOLD_TIP = (
     "Display threshold of {name}: voxels scoring above it are coloured, the others are "
     "transparent. Display only: the scores are not changed."
@@ -101,136 +90,15 @@ EMPTY_TEXT = (
 )
 
 
-# --------------------------------------------------------------------------- computations
-
-
-@dataclass(frozen=True)
-class _MapSnapshot:
-    """What a worker needs of one method: its data and threshold at request time."""
-
-    name: str
-    data: Any
-    threshold: float
-    voxel_volume: float | None
-
-
-@dataclass(frozen=True)
-class BestResult:
-    """Best thresholds per method, where they were chosen and the methods left out."""
-
-    best: Mapping[str, BestThreshold]
-    source: str
-    missing: tuple[str, ...] = ()
-    available: tuple[str, ...] = ()
-    problems: tuple[str, ...] = ()
-
-
-def compute_readouts(maps: Sequence[_MapSnapshot], gt: Any) -> dict[str, Readout]:
-    """Readout of every map at its threshold (GT used where its shape matches)."""
-    readouts = {}
-    for snapshot in maps:
-        data = np.asarray(snapshot.data)
-        truth = gt if gt is not None and np.shape(gt) == data.shape else None
-        readouts[snapshot.name] = threshold_readout(
-            data, truth, threshold=snapshot.threshold, voxel_volume=snapshot.voxel_volume
-        )
-    return readouts
-
-
-def find_best_on_case(maps: Mapping[str, Any], gt: Any, by: Criterion) -> BestResult:
-    """Best threshold of every map on the case shown (see ``best_case_threshold``)."""
-    best = {name: best_case_threshold(np.asarray(data), gt, by=by) for name, data in maps.items()}
-    return BestResult(best, "this case")
-
-
-def find_best_on_toy_dataset(folder: Path, names: Sequence[str], by: Criterion) -> BestResult:
-    """MOOD's procedure: per method, the best threshold over a toy dataset's cases.
-
-    The methods are matched to ``folder/methods/<name>`` by name; the object F1 is
-    searched on the grid 0.01 .. 0.99 and the Dice threshold is the pooled best one.
-
-    Raises
-    ------
-    MoodInputError
-        When the folder is not a dataset, has no methods folder, or no method matches.
-    """
-    from napari_mood.services.engine import run_evaluation  # dask: imported when used
-
-    dataset = discover_dataset(folder)
-    methods_dir = Path(folder) / METHODS_FOLDER
-    if not methods_dir.is_dir():
-        raise MoodInputError(
-            folder, "has no methods/ folder", "put one folder per method under DATASET/methods/"
-        )
-    folders = discover_methods(methods_dir)
-    match = match_method_names(names, folders)
-    if not match.matched:
-        raise MoodInputError(
-            methods_dir,
-            f"has no folder named like the methods shown ({', '.join(names)}); "
-            f"it has {', '.join(sorted(folders))}",
-            "rename the folders or pick another toy dataset",
-        )
-    options = EvaluationOptions(tasks=("pixel", "object"), object_threshold="auto")
-    evaluation, _ = run_evaluation(
-        dataset, {n: folders[n] for n in match.matched}, options=options, warn=False
-    )
-    best = best_dataset_thresholds(evaluation, by=by)
-    source = f"toy dataset {dataset.name} ({len(evaluation.cases)} cases)"
-    problems = tuple(str(p) for p in evaluation.problems)
-    return BestResult(best, source, match.missing, tuple(sorted(folders)), problems)
-
-
-def _snapshot(method: SessionMethod) -> _MapSnapshot:
+def _snapshot(method: SessionMethod) -> MapSnapshot:
     layer = method.layer
-    volume = float(np.prod(layer.scale)) if layer.ndim == 3 else None
-    return _MapSnapshot(method.name, layer.data, method.threshold, volume)
+    spacing = tuple(abs(float(s)) for s in layer.scale) if layer.ndim == 3 else ()
+    return MapSnapshot(method.name, layer.data, method.threshold, method.color, spacing)
 
 
 def _gt_data(session: MoodSession) -> Any:
     layer = session.gt_layer
     return None if layer is None else np.asarray(layer.data)
-
-
-# --------------------------------------------------------------------------- text
-
-
-def _number(value: float, digits: int = 3) -> str:
-    return "n/a" if value is None or math.isnan(value) else f"{value:.{digits}f}"
-
-
-def readout_text(readout: Readout) -> str:
-    """Two short lines: what is flagged, then (with a GT) Dice and object counts."""
-    parts = [f"{readout.flagged:,} voxels", f"{readout.flagged_percent:.2f} %"]
-    if readout.flagged_mm3 is not None:
-        parts.append(f"{readout.flagged_mm3:,.0f} mm\u00b3")
-    text = " \u00b7 ".join(parts)
-    if readout.dice is None or readout.objects is None:
-        return f"{text}\nno ground truth: counts only"
-    objects = readout.objects
-    return (
-        f"{text}\nDice {_number(readout.dice)} \u00b7 objects TP {objects.tp} "
-        f"\u00b7 FP {objects.fp} \u00b7 FN {objects.fn}"
-    )
-
-
-def best_text(result: BestResult) -> str:
-    """One line per method found, then the methods left out."""
-    label = {"dice": "Dice", "object_f1": "object F1"}
-    lines = [f"On {result.source}:"]
-    lines += [
-        f"{name}: {b.threshold:.3f} ({label[b.criterion]} {_number(b.value)})"
-        for name, b in result.best.items()
-    ]
-    if result.missing:
-        lines.append(
-            f"No folder for {', '.join(result.missing)} under methods/ "
-            f"(has {', '.join(result.available)}): left unchanged."
-        )
-    if result.problems:
-        count = len(result.problems)
-        lines.append(f"{count} input problem{'s' if count > 1 else ''}: {result.problems[0]}")
-    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- widgets
@@ -292,8 +160,8 @@ class _BestThresholdBox(QGroupBox):
         self.browse = QToolButton(self)
         self.browse.setText("\u2026")
         self.browse.setToolTip(BROWSE_TIP)
-        self.find = QPushButton("Find best and apply", self)
-        self.find.setToolTip(FIND_TIP)
+        self.find_button = QPushButton("Find best and apply", self)
+        self.find_button.setToolTip(FIND_TIP)
         self.result = QLabel("", self)
         self.result.setWordWrap(True)
         self.result.setToolTip(RESULT_TIP)
@@ -305,9 +173,9 @@ class _BestThresholdBox(QGroupBox):
 
     def _lay_out(self) -> None:
         choose = QHBoxLayout()
-        choose.addWidget(_tipped(QLabel("Maximise", self), CRITERION_TIP))
+        choose.addWidget(kit.tipped(QLabel("Maximise", self), CRITERION_TIP))
         choose.addWidget(self.criterion, 1)
-        choose.addWidget(_tipped(QLabel("on", self), SOURCE_TIP))
+        choose.addWidget(kit.tipped(QLabel("on", self), SOURCE_TIP))
         choose.addWidget(self.source, 1)
         folder = QHBoxLayout()
         folder.addWidget(self.folder, 1)
@@ -315,11 +183,11 @@ class _BestThresholdBox(QGroupBox):
         layout = QVBoxLayout(self)
         layout.addLayout(choose)
         layout.addLayout(folder)
-        layout.addWidget(self.find)
+        layout.addWidget(self.find_button)
         layout.addWidget(self.result)
 
     @property
-    def by(self) -> Criterion:
+    def by(self) -> BestCriterion:
         """The criterion chosen."""
         return CRITERIA[self.criterion.currentText()]
 
@@ -352,7 +220,7 @@ class ThresholdWidget(QWidget):
         self._session: MoodSession = get_session(viewer)
         self._rows: dict[str, _ThresholdRow] = {}
         self._readouts: dict[str, Readout] = {}
-        self._alive = [True]  # False once Qt has deleted the widget (late worker callbacks)
+        self._lifetime = kit.Lifetime(self)
         self._link = QCheckBox("Link all methods", self)
         self._link.setToolTip(LINK_TIP)
         self._empty = QLabel(EMPTY_TEXT, self)
@@ -362,13 +230,13 @@ class ThresholdWidget(QWidget):
         self._best = _BestThresholdBox(self)
         self._grid = QGridLayout()
         self._grid.setColumnStretch(2, 1)
-        self._readout_worker = LatestWorker(self._on_readouts_returned, on_busy=self._on_busy)
-        self._best_worker = LatestWorker(
+        self._readout_worker = self._lifetime.worker(
+            self._on_readouts_returned, on_busy=self._on_busy
+        )
+        self._best_worker = self._lifetime.worker(
             self._on_best_returned, on_error=self._on_best_errored, on_busy=self._on_best_busy
         )
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(READOUT_DELAY_MS)
+        self._timer = kit.single_shot(self, READOUT_DELAY_MS, self._on_timer_timeout)
         self._lay_out()
         self._connect()
         self._rebuild_rows()
@@ -384,18 +252,12 @@ class ThresholdWidget(QWidget):
 
     def _connect(self) -> None:
         self._link.toggled.connect(self._on_link_toggled)
-        self._timer.timeout.connect(self._on_timer_timeout)
-        self._best.find.clicked.connect(self._on_find_clicked)
+        self._best.find_button.clicked.connect(self._on_find_clicked)
         self._best.browse.clicked.connect(self._on_browse_clicked)
-        slots = (
-            (self._session.methods_changed, self._on_session_methods_changed),
-            (self._session.threshold_changed, self._on_session_threshold_changed),
-            (self._session.case_changed, self._on_session_case_changed),
-        )
-        for signal, slot in slots:
-            signal.connect(slot)
-        workers = (self._readout_worker, self._best_worker)
-        self.destroyed.connect(partial(_disconnect_all, slots, workers, self._alive))
+        connect = self._lifetime.connect
+        connect(self._session.methods_changed, self._on_session_methods_changed)
+        connect(self._session.threshold_changed, self._on_session_threshold_changed)
+        connect(self._session.case_changed, self._on_session_case_changed)
 
     @property
     def session(self) -> MoodSession:
@@ -442,7 +304,7 @@ class ThresholdWidget(QWidget):
         self._readouts = {n: r for n, r in self._readouts.items() if n in self._rows}
         self._empty.setVisible(not self._rows)
         self._link.setEnabled(len(self._rows) > 1)
-        self._best.find.setEnabled(bool(self._rows))
+        self._best.find_button.setEnabled(bool(self._rows))
         self._schedule_readouts()
 
     def _add_row(self, index: int, method: SessionMethod) -> _ThresholdRow:
@@ -465,8 +327,6 @@ class ThresholdWidget(QWidget):
             self._readout_worker.submit(compute_readouts, maps, _gt_data(self._session))
 
     def _on_readouts_returned(self, readouts: dict[str, Readout]) -> None:
-        if not self._alive[0]:
-            return
         self._readouts.update(readouts)
         for name, readout in readouts.items():
             row = self._rows.get(name)
@@ -474,8 +334,6 @@ class ThresholdWidget(QWidget):
                 row.readout.setText(readout_text(readout))
 
     def _on_busy(self, busy: bool) -> None:
-        if not self._alive[0]:
-            return
         self._status.setText("Updating readouts\u2026" if busy else "")
 
     # -- widget -> session ----------------------------------------------------------
@@ -520,16 +378,14 @@ class ThresholdWidget(QWidget):
             if not folder:
                 box.show_result("Pick the toy dataset folder first (\u2026 button).")
                 return
-            self._best_worker.submit(find_best_on_toy_dataset, Path(folder), names, box.by)
+            self._best_worker.submit(toy_thresholds, Path(folder), names, by=box.by)
         elif session.gt_layer is None:
             box.show_result("This case has no ground truth: choose on a toy dataset.")
         else:
             maps = {m.name: m.data for m in session.methods}
-            self._best_worker.submit(find_best_on_case, maps, _gt_data(session), box.by)
+            self._best_worker.submit(best_on_case, maps, _gt_data(session), box.by)
 
-    def _on_best_returned(self, result: BestResult) -> None:
-        if not self._alive[0]:
-            return
+    def _on_best_returned(self, result: ThresholdChoice) -> None:
         best = {n: b for n, b in result.best.items() if n in self._session.method_names}
         if self.linked and len({b.threshold for b in best.values()}) > 1:
             self._link.setChecked(False)  # the methods' best thresholds differ
@@ -539,34 +395,10 @@ class ThresholdWidget(QWidget):
         self._best.show_result(best_text(result))
 
     def _on_best_errored(self, exc: BaseException) -> None:
-        from napari.utils.notifications import show_error
-
-        if not self._alive[0]:
-            return
         self._best.show_result(f"Not found: {exc}")
-        show_error(f"napari-mood: {exc}")
+        kit.notify("error", f"napari-mood: {exc}")
 
     def _on_best_busy(self, busy: bool) -> None:
-        if not self._alive[0]:
-            return
-        self._best.find.setEnabled(not busy and bool(self._rows))
+        self._best.find_button.setEnabled(not busy and bool(self._rows))
         if busy:
             self._best.show_result("Searching\u2026")
-
-
-def _tipped(widget: QWidget, tip: str) -> QWidget:
-    widget.setToolTip(tip)
-    return widget
-
-
-def _disconnect_all(
-    slots: tuple[tuple[object, object], ...],
-    workers: tuple[LatestWorker, ...],
-    alive: list[bool],
-    *_: object,
-) -> None:
-    alive[0] = False
-    for signal, slot in slots:
-        signal.disconnect(slot)  # type: ignore[attr-defined]
-    for worker in workers:
-        worker.cancel()  # results arriving after the widget is gone are dropped

@@ -14,10 +14,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_rgb
 
 from napari_mood.cli import main
-from napari_mood.core.evaluate import EvaluationOptions
 from napari_mood.core.io import discover_dataset, discover_methods
 from napari_mood.core.looks import GT_COLOR, METHOD_COLORS
 from napari_mood.core.orientation import display_transform
+from napari_mood.core.results import EvaluationOptions
 from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.engine import run_evaluation
 from napari_mood.services.figures import (
@@ -274,7 +274,7 @@ def test_cli_figure_defaults_to_the_anomalous_cases(tmp_path, capsys):
     [
         (["--cases", "brain_999"], "has no case 'brain_999'"),
         (["--thresholds", "nope=0.2"], "names no method"),
-        (["--thresholds", "2"], "is not a threshold"),
+        (["--thresholds", "2"], "must be a number in [0, 1]"),
         (["--slices", "x"], "is not a slice index"),
         (["--cases", "brain_001", "--slices", "400"], "outside 0..94"),
         (["--dpi", "0"], "not positive"),

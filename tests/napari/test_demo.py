@@ -20,7 +20,7 @@ from napari_mood._napari.viewer import (
 )
 from napari_mood._napari.widgets.threshold import ThresholdWidget
 from napari_mood.services.datasets import sample_data_dir
-from tests.widgets.conftest import LESION
+from tests.napari.conftest import LESION
 
 HAVE_SAMPLE = (sample_data_dir() / "toy").is_dir()
 needs_sample = pytest.mark.skipif(not HAVE_SAMPLE, reason="sample_data/ not generated yet")
@@ -90,6 +90,7 @@ def _check_window_png(pixels: np.ndarray) -> None:
 
 
 @needs_sample
+@pytest.mark.gui
 def test_run_demo_screenshot(tmp_path: Path):
     png = tmp_path / "demo.png"
     code = f"from napari_mood._napari.viewer import run_demo; raise SystemExit(run_demo(screenshot={str(png)!r}))"
@@ -100,6 +101,7 @@ def test_run_demo_screenshot(tmp_path: Path):
     assert heat.sum() > 100 and outline.sum() > 50
 
 
+@pytest.mark.gui
 def test_open_viewer_screenshot_of_a_dataset(tmp_path: Path, mood_dataset: Path):
     png = tmp_path / "shot.png"
     code = (

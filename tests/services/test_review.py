@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 from scipy import ndimage
 
 from napari_mood.core.io import MoodInputError
+from napari_mood.core.regions import FlaggedRegion, flagged_regions, rank_regions
 from napari_mood.services.review import (
     ENV_REVIEW_DIR,
     REVIEW_COLUMNS,
     SUMMARY_COLUMNS,
-    FlaggedRegion,
     ReviewFile,
     ReviewRecord,
     VerdictCounts,
@@ -28,9 +28,7 @@ from napari_mood.services.review import (
     default_review_dir,
     default_review_path,
     export_summary,
-    flagged_regions,
     match_reviews,
-    rank_regions,
     read_reviews,
     review_record,
     summarize_reviews,
@@ -393,7 +391,8 @@ def test_review_module_imports_no_gui():
 def test_docstring_examples_run():
     import doctest
 
-    import napari_mood.services.review as module
+    import napari_mood.core.regions as regions
+    import napari_mood.services.review as review
 
-    result = doctest.testmod(module)
-    assert result.failed == 0 and result.attempted >= 20
+    results = [doctest.testmod(module) for module in (regions, review)]
+    assert sum(r.failed for r in results) == 0 and sum(r.attempted for r in results) >= 20

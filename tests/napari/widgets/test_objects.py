@@ -28,7 +28,7 @@ from napari_mood.services.datasets import sample_data_dir
 pytestmark = pytest.mark.skipif(
     not (sample_data_dir() / "toy").is_dir(), reason="sample_data/ not generated yet"
 )
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 METHODS = ("binary", "oracle_noisy", "residual")
 
 

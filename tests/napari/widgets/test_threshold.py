@@ -24,12 +24,13 @@ from napari_mood._napari.viewer import SCREENSHOT_WINDOW_SIZE, dock_plugin_widge
 from napari_mood._napari.widgets.slices import SliceScoresWidget
 from napari_mood._napari.widgets.threshold import SLIDER_STEPS, ThresholdWidget
 from napari_mood.core.curves import curve_from_arrays
-from napari_mood.core.evaluate import EvaluationOptions, evaluate_dataset
+from napari_mood.core.evaluate import evaluate_dataset
 from napari_mood.core.io import MoodInputWarning, discover_dataset, discover_methods
 from napari_mood.core.looks import method_colormap
 from napari_mood.core.metrics import confusion_at
 from napari_mood.core.objects import match_objects
 from napari_mood.core.readout import best_case_threshold
+from napari_mood.core.results import EvaluationOptions
 from napari_mood.core.scores import display_threshold
 from napari_mood.services.datasets import sample_data_dir
 
@@ -207,7 +208,7 @@ def test_best_threshold_on_this_case_is_applied(sample_viewer, qtbot):
     for criterion, by in (("Dice", "dice"), ("object F1", "object_f1")):
         widget._link.setChecked(True)
         widget._best.criterion.setCurrentText(criterion)
-        qtbot.mouseClick(widget._best.find, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(widget._best.find_button, Qt.MouseButton.LeftButton)
         _wait(qtbot, widget)
         text = widget._best.result.text()
         assert text.startswith("On this case")

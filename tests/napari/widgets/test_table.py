@@ -14,8 +14,7 @@ from qtpy.QtGui import QColor
 from qtpy.QtWidgets import QApplication
 
 from napari_mood._napari.viewer import SCREENSHOT_WINDOW_SIZE, focus_case, load_into_viewer
-from napari_mood._napari.widgets import table as _table
-from napari_mood._napari.widgets.table import N_BOOT, SEED, STALE, TableWidget
+from napari_mood._napari.widgets.table import STALE, TableWidget
 from napari_mood.cli import main
 from napari_mood.core.compare import (
     ComparisonRow,
@@ -25,9 +24,10 @@ from napari_mood.core.compare import (
     shown_columns,
 )
 from napari_mood.core.metrics import UndefinedMetricWarning
+from napari_mood.services.comparison import N_BOOT, SEED
 from napari_mood.services.datasets import sample_data_dir
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 needs_sample = pytest.mark.skipif(
     not (sample_data_dir() / "toy").is_dir(), reason="sample_data/ not generated yet"
 )
@@ -44,7 +44,7 @@ def table_viewer(make_napari_viewer, mood_dataset: Path):
 @pytest.fixture
 def errors(monkeypatch) -> list[str]:
     messages: list[str] = []
-    monkeypatch.setattr(_table, "_notify_error", messages.append)
+    monkeypatch.setattr("napari.utils.notifications.show_error", messages.append)
     return messages
 
 

@@ -1,7 +1,9 @@
-"""Widget tests: real napari viewers (``make_napari_viewer(show=True)``) under xvfb.
+"""Tests of the napari wing. Viewer tests use real napari viewers
+(``make_napari_viewer(show=True)``) under xvfb.
 
-Every test here is marked ``gui`` and skipped when no display is available (run them with
-``xvfb-run -a python -m pytest tests/widgets``).
+Every test that uses a viewer fixture is marked ``gui`` and skipped when no display is
+available (run them with ``xvfb-run -a python -m pytest tests/napari``); the others (reader,
+manifest, session on a headless ``ViewerModel``) run anywhere.
 """
 
 from __future__ import annotations
@@ -16,10 +18,7 @@ from tests.conftest import write_nifti
 
 HERE = Path(__file__).parent
 # Warnings napari/Qt emit about the environment, not about napari-mood.
-ENVIRONMENT_WARNINGS = (
-    # napari under PyQt5 cannot detect the system theme (napari/utils/theme.py)
-    "ignore:System theme detection requires a Qt6 backend:UserWarning",
-)
+ENVIRONMENT_WARNINGS: tuple[str, ...] = ()  # none: napari on Qt6 warns about nothing here
 SHAPE = (12, 14, 10)
 AFFINE = np.diag([2.0, 1.5, 3.0, 1.0])
 LESION = (slice(6, 9), slice(5, 8), slice(3, 6))
@@ -29,6 +28,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     no_display = not os.environ.get("DISPLAY")
     for item in items:
         if HERE not in Path(str(item.fspath)).parents:
+            continue
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if not (fixtures & {"make_napari_viewer", "qtbot"} or item.get_closest_marker("gui")):
             continue
         item.add_marker(pytest.mark.gui)
         for spec in ENVIRONMENT_WARNINGS:

@@ -11,8 +11,9 @@ import nibabel as nib
 import numpy as np
 import pytest
 
-from napari_mood.core.evaluate import EvaluationOptions, evaluate_dataset
+from napari_mood.core.evaluate import evaluate_dataset
 from napari_mood.core.io import MoodInputWarning, discover_dataset, discover_methods
+from napari_mood.core.results import EvaluationOptions
 from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.engine import ResultCache, run_evaluation
 

@@ -163,3 +163,50 @@ def test_session_is_shared_through_napari_proxies(make_napari_viewer):
     assert get_session(viewer) is first
     assert get_session(PublicOnlyProxy(viewer)) is first
     assert first.viewer is viewer
+
+
+# ----------------------------------------------------------------------- switching cases
+# Headless: a ViewerModel has the layer list and dims the session watches (no display).
+
+
+@pytest.fixture
+def model_session(mood_dataset: Path):
+    from napari.components import ViewerModel
+
+    from napari_mood._napari.reader import read_dataset_case
+
+    viewer = ViewerModel()
+    session = get_session(viewer)
+    for data in read_dataset_case(mood_dataset, "case_1.nii.gz"):
+        viewer.add_layer(Layer.create(*data))
+    return viewer, session
+
+
+def test_replace_case_keeps_each_methods_look(model_session, mood_dataset: Path):
+    from napari_mood._napari.reader import read_dataset_case
+
+    viewer, session = model_session
+    session.set_threshold("a", 0.7)
+    session.method("b").layer.visible = False
+    extra = viewer.add_points([[0, 0, 0]], name="my points")
+    session.replace_case(read_dataset_case(mood_dataset, "case_0.nii.gz"))
+    assert session.case == "case_0.nii.gz" and session.method_names == ("a", "b")
+    assert session.threshold("a") == pytest.approx(0.7)
+    assert not session.method("b").layer.visible  # visibility kept per role
+    assert [m.color for m in session.methods] == list(METHOD_COLORS[:2])
+    assert extra in viewer.layers  # other layers stay
+    roles = [layer.metadata.get(METADATA_KEY, {}).get("role") for layer in viewer.layers]
+    assert roles.count("scan") == 1 and roles.count("gt") == 1 and roles.count("method") == 2
+    assert viewer.layers.selection.active is session.method("a").layer
+
+
+def test_replace_case_remembers_a_method_absent_in_between(model_session, mood_dataset: Path):
+    from napari_mood._napari.reader import read_dataset_case
+
+    viewer, session = model_session
+    session.set_threshold("b", 0.25)
+    without_b = [d for d in read_dataset_case(mood_dataset, "case_0.nii.gz") if d[1]["name"] != "b"]
+    session.replace_case(without_b)
+    assert session.method_names == ("a",)
+    session.replace_case(read_dataset_case(mood_dataset, "case_1.nii.gz"))
+    assert session.threshold("b") == pytest.approx(0.25)

@@ -12,7 +12,7 @@ from napari_mood._napari.sample_data import SAMPLE_CASES
 from napari_mood.core.io import case_stem, discover_dataset
 from napari_mood.services.datasets import sample_data_dir
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

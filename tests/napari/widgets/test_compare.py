@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 from napari.utils.colormaps import DirectLabelColormap
 
+from napari_mood._napari.grid import COMPARE_KEY
 from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.viewer import SCREENSHOT_WINDOW_SIZE, focus_case, load_into_viewer
-from napari_mood._napari.widgets import compare as _compare
-from napari_mood._napari.widgets.compare import COMPARE_KEY, DIFFERENCE_COLORS, CompareWidget
+from napari_mood._napari.widgets.compare import DIFFERENCE_COLORS, CompareWidget
 from napari_mood.core.compare import A_ONLY, B_ONLY, BOTH, grid_shape
 from napari_mood.core.scores import flag
 from napari_mood.services.datasets import sample_data_dir
 from tests.reference_scorer import clip_float16
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 needs_sample = pytest.mark.skipif(
     not (sample_data_dir() / "toy").is_dir(), reason="sample_data/ not generated yet"
 )
@@ -184,7 +184,7 @@ def test_a_method_leaving_rebuilds_the_grid(compare, qtbot):
 
 def test_grid_without_methods_says_what_to_do(make_napari_viewer, monkeypatch):
     messages: list[str] = []
-    monkeypatch.setattr(_compare, "_notify", messages.append)
+    monkeypatch.setattr("napari.utils.notifications.show_warning", messages.append)
     viewer = make_napari_viewer(show=True)
     widget = CompareWidget(viewer)
     widget.show_grid()

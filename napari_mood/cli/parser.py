@@ -1,0 +1,202 @@
+"""The ``napari-mood`` argument parser: subcommands, options and their value types."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from napari_mood._version import __version__
+from napari_mood.cli import evaluate, figure, simulate, validate, viewer
+from napari_mood.core.scores import SCORE_MODES
+
+__all__ = ["build_parser"]
+
+
+def _pred_pair(text: str) -> tuple[str, Path]:
+    name, sep, folder = text.partition("=")
+    if not sep or not name or not folder:
+        raise argparse.ArgumentTypeError(f"expected NAME=DIR, got {text!r}")
+    return name, Path(folder)
+
+
+def _size_window(text: str) -> tuple[float, float]:
+    parts = text.split(",")
+    try:
+        lo, hi = (float(p) for p in parts)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected LO,HI (two numbers), got {text!r}") from exc
+    if not 0 <= lo <= hi:
+        raise argparse.ArgumentTypeError(f"need 0 <= LO <= HI, got {text!r}")
+    return lo, hi
+
+
+def _threshold(text: str) -> float | str:
+    if text == "auto":
+        return text
+    try:
+        return float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected a number or 'auto', got {text!r}") from exc
+
+
+def _tasks(text: str) -> tuple[str, ...]:
+    tasks = tuple(t.strip() for t in text.split(",") if t.strip())
+    bad = [t for t in tasks if t not in ("pixel", "sample", "object")]
+    if bad or not tasks:
+        raise argparse.ArgumentTypeError(
+            f"tasks are pixel, sample, object (comma separated), got {text!r}"
+        )
+    return tasks
+
+
+def _add_method_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dataset", type=Path, help="folder holding toy/ and toy_label/")
+    parser.add_argument(
+        "--preds", type=Path, help="folder whose subfolders are methods (default: DATASET/methods)"
+    )
+    parser.add_argument(
+        "--pred",
+        type=_pred_pair,
+        action="append",
+        default=[],
+        metavar="NAME=DIR",
+        help="one method folder",
+    )
+    parser.add_argument(
+        "--labels", type=Path, help="label folder (holding pixel/ and sample/) if elsewhere"
+    )
+    parser.add_argument("--scans", default="toy", help="name of the scans subfolder (default: toy)")
+
+
+def _add_evaluate(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "evaluate", help="score methods on a MOOD-layout dataset like the official scorer"
+    )
+    _add_method_args(p)
+    p.add_argument("--task", type=_tasks, default=("pixel", "sample"), help="pixel,sample,object")
+    p.add_argument(
+        "--mode", choices=SCORE_MODES, default="mood", help="mood: float16 like the scorer"
+    )
+    p.add_argument(
+        "--strict", action="store_true", help="missing or invalid predictions are errors"
+    )
+    p.add_argument(
+        "--nan-policy", choices=("error", "zero"), default="error", help="what NaN scores mean"
+    )
+    p.add_argument(
+        "--sample-from-pixel", choices=("max", "mean", "top1"), help="sample score when no .txt"
+    )
+    p.add_argument(
+        "--batches", type=int, default=0, metavar="K", help="mean AP over K random case batches"
+    )
+    p.add_argument("--batch-size", type=int, default=20, help="cases per batch (default 20)")
+    p.add_argument(
+        "--seed", type=int, default=123, help="seed for batches and bootstrap (default 123)"
+    )
+    p.add_argument(
+        "--bootstrap", type=int, default=0, metavar="N", help="case bootstrap rounds for 95%% CIs"
+    )
+    p.add_argument("--threshold", type=_threshold, default=None, help="object task: FLOAT or auto")
+    p.add_argument("--toy", type=Path, help="object task: dataset to choose the auto threshold on")
+    p.add_argument(
+        "--toy-preds",
+        type=Path,
+        metavar="PARENT",
+        help="object task: the methods' outputs on the --toy dataset (default: TOY/methods)",
+    )
+    p.add_argument("--size-window", type=_size_window, help="object task: LO,HI in voxels")
+    p.add_argument("--connectivity", choices=("full", "face"), default="full", help="object task")
+    p.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    p.add_argument("--out", type=Path, help="write the result here instead of stdout")
+    p.add_argument("--workers", type=int, help="local worker processes (default: all cores)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="run on a dask.distributed scheduler")
+    p.add_argument("--cache", type=Path, metavar="DIR", help="reuse per-case results stored here")
+    p.add_argument(
+        "--report", type=Path, metavar="DIR", help="also write CSV, JSON and an HTML report"
+    )
+    p.add_argument(
+        "--categories",
+        type=Path,
+        metavar="CSV",
+        help="case,category file for the report (default: DATASET/categories.csv)",
+    )
+    p.add_argument(
+        "--verbose", action="store_true", help="print work done, cache hits, peak memory"
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar and no warnings on stderr")
+    p.set_defaults(func=evaluate.main)
+
+
+def _add_validate(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("validate", help="check a dataset and its methods without scoring")
+    _add_method_args(p)
+    p.set_defaults(func=validate.main)
+
+
+def _add_simulate(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("simulate", help="write a MOOD-layout dataset with toy anomalies")
+    p.add_argument("scan", type=Path, help="a normal scan (.nii / .nii.gz)")
+    p.add_argument(
+        "--out", type=Path, required=True, help="output dataset folder (must not hold the cases)"
+    )
+    p.add_argument("--kind", default="sphere", help="sphere, cube, shuffle, slab, pet or mixed")
+    p.add_argument("--count", type=int, default=3, help="anomalous cases to write (default 3)")
+    p.add_argument(
+        "--per-case", type=int, default=1, help="anomalies per anomalous case (default 1)"
+    )
+    p.add_argument("--normal", type=int, default=1, help="normal cases to write (default 1)")
+    p.add_argument("--prefix", default="case", help="case name prefix (default: case)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--overwrite", action="store_true", help="replace existing output files")
+    p.set_defaults(func=simulate.main)
+
+
+def _add_viewer(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("demo", help="open napari with the bundled sample case")
+    p.add_argument("--screenshot", type=Path, help="render the window to this PNG and exit")
+    p.set_defaults(func=viewer.demo)
+    p = sub.add_parser("view", help="open files, a case or a dataset in napari")
+    p.add_argument("paths", type=Path, nargs="+")
+    p.add_argument("--pred", type=_pred_pair, action="append", default=[], metavar="NAME=DIR")
+    p.add_argument("--screenshot", type=Path, help="render the window to this PNG and exit")
+    p.set_defaults(func=viewer.view)
+
+
+def _add_figure(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "figure", help="draw slices x (scan, ground truth, methods) as a PNG, SVG or PDF figure"
+    )
+    _add_method_args(p)
+    p.add_argument("--out", type=Path, required=True, help="figure file: .png, .svg or .pdf")
+    p.add_argument(
+        "--cases", help="CASE,CASE,... one row each (default: the first cases with anomalies)"
+    )
+    p.add_argument(
+        "--slices",
+        help="axial slice per case, or several slices of one case: N,N,... ('auto' chooses)",
+    )
+    p.add_argument("--thresholds", help="display thresholds: NAME=T,... or one T (default 0.5)")
+    p.add_argument("--dpi", type=float, default=300, help="resolution (default 300)")
+    p.add_argument(
+        "--annotate", action="store_true", help="write case AP and Dice in each method's cells"
+    )
+    p.add_argument("--no-crop", action="store_true", help="do not crop the slices to the body")
+    p.add_argument(
+        "--max-cases", type=int, default=6, help="cases drawn when --cases is omitted (default 6)"
+    )
+    p.set_defaults(func=figure.main)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of the ``napari-mood`` command."""
+    parser = argparse.ArgumentParser(
+        prog="napari-mood", description="See, score and compare MOOD anomaly-detection outputs."
+    )
+    parser.add_argument("--version", action="version", version=f"napari-mood {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_viewer(sub)
+    _add_evaluate(sub)
+    _add_validate(sub)
+    _add_simulate(sub)
+    _add_figure(sub)
+    return parser

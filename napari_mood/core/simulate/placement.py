@@ -1,0 +1,260 @@
+"""Where an anomaly goes: argument checks, body mask, centre choice and region masks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import reduce
+from typing import Any, Literal, get_args
+
+import numpy as np
+from scipy import ndimage as ndi
+
+from napari_mood.core._checks import check_choice
+
+__all__ = [
+    "Anomaly",
+    "AnomalyKind",
+    "DEFAULT_SIZE_RANGES",
+    "GAP",
+    "KINDS",
+    "REGIONS",
+    "Region",
+    "Seed",
+    "as_scan",
+    "avoid_of",
+    "body_of",
+    "check_center",
+    "check_unit",
+    "choose_center",
+    "make_region_mask",
+    "place_region",
+    "region_box",
+    "resolve_size",
+]
+
+
+AnomalyKind = Literal["sphere", "cube", "shuffle", "slab", "pet"]
+
+
+Region = Literal["sphere", "cube"]
+
+
+Seed = int | np.random.Generator | None
+
+
+KINDS: tuple[str, ...] = get_args(AnomalyKind)
+
+
+REGIONS: tuple[str, ...] = get_args(Region)
+
+
+DEFAULT_SIZE_RANGES: Mapping[str, tuple[int, int]] = {
+    "sphere": (3, 10),
+    "cube": (3, 8),
+    "shuffle": (4, 10),
+    "slab": (8, 20),
+    "pet": (5, 12),
+}
+
+
+GAP = 2.0  # voxels kept free between an anomaly and ``avoid``
+
+
+@dataclass(frozen=True, eq=False)
+class Anomaly:
+    """One simulated anomaly.
+
+    Attributes
+    ----------
+    scan : ndarray
+        The new scan, with the anomaly.
+    mask : ndarray of bool
+        Ground truth: the anomaly's region.
+    kind : str
+        One of ``KINDS``.
+    center : tuple of int
+        Voxel index of the region's centre.
+    size : float
+        Radius (sphere), half-width (cube) or in-plane half-width (slab), in voxels.
+    params : mapping
+        The other parameters used (intensity, patch size, axis, degree, ...).
+    """
+
+    scan: np.ndarray
+    mask: np.ndarray
+    kind: str
+    center: tuple[int, ...]
+    size: float
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+def as_scan(scan: np.ndarray) -> np.ndarray:
+    arr = np.asarray(scan)
+    if arr.ndim not in (2, 3):
+        raise ValueError(f"scan must be 2-D or 3-D, got {arr.ndim}-D with shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError("scan is empty")
+    if not np.issubdtype(arr.dtype, np.floating):
+        arr = arr.astype(np.float64)
+    low, high = float(np.min(arr)), float(np.max(arr))
+    if not (0.0 <= low and high <= 1.0):
+        raise ValueError(
+            f"scan values must lie in [0, 1] (found {low:g} .. {high:g}); "
+            "rescale first, e.g. scan / scan.max()"
+        )
+    return arr
+
+
+def check_unit(name: str, value: float) -> float:
+    value = float(value)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must lie in [0, 1], got {value:g}")
+    return value
+
+
+def body_of(arr: np.ndarray, body_mask: np.ndarray | None) -> np.ndarray:
+    if body_mask is None:
+        return arr > 0
+    body = np.asarray(body_mask, dtype=bool)
+    if body.shape != arr.shape:
+        raise ValueError(f"body_mask shape {body.shape} differs from scan shape {arr.shape}")
+    return body
+
+
+def avoid_of(arr: np.ndarray, avoid: np.ndarray | None) -> np.ndarray | None:
+    if avoid is None:
+        return None
+    mask = np.asarray(avoid, dtype=bool)
+    if mask.shape != arr.shape:
+        raise ValueError(f"avoid shape {mask.shape} differs from scan shape {arr.shape}")
+    return mask if mask.any() else None
+
+
+def resolve_size(
+    size: float | None, size_range: tuple[int, int], rng: np.random.Generator
+) -> float:
+    if size is not None:
+        if not (np.isfinite(size) and size > 0):
+            raise ValueError(f"size must be a positive number of voxels, got {size!r}")
+        return float(size)
+    low, high = size_range
+    if not 0 < low <= high:
+        raise ValueError(f"size_range must satisfy 0 < low <= high, got {size_range!r}")
+    return float(rng.integers(int(low), int(high), endpoint=True))
+
+
+def check_center(center: Sequence[int], shape: tuple[int, ...]) -> tuple[int, ...]:
+    point = tuple(int(c) for c in center)
+    if len(point) != len(shape):
+        raise ValueError(f"center {tuple(center)} needs {len(shape)} coordinates")
+    if any(not 0 <= c < n for c, n in zip(point, shape, strict=True)):
+        raise ValueError(f"center {point} lies outside the scan of shape {shape}")
+    return point
+
+
+def choose_center(
+    shape: tuple[int, ...],
+    below: tuple[int, ...],
+    above: tuple[int, ...],
+    radius: float,
+    body: np.ndarray,
+    avoid: np.ndarray | None,
+    rng: np.random.Generator,
+) -> tuple[int, ...]:
+    """Random centre whose box ``[c - below, c + above]`` fits in the volume (see policies)."""
+    allowed = np.zeros(shape, dtype=bool)
+    bounds = tuple(slice(b, n - a) for b, a, n in zip(below, above, shape, strict=True))
+    allowed[bounds] = True
+    if avoid is not None:
+        allowed &= ndi.distance_transform_edt(~avoid) > radius + GAP
+    if not allowed.any():
+        raise ValueError(
+            f"no room for an anomaly reaching {radius:g} voxels from its centre in a scan "
+            f"of shape {shape}"
+            + (" away from the earlier anomalies" if avoid is not None else "")
+            + "; use a smaller size or count"
+        )
+    inside = body if body.all() else ndi.distance_transform_edt(body) > radius
+    for candidates in (allowed & inside, allowed & body, allowed):
+        flat = np.flatnonzero(candidates)
+        if flat.size:
+            pick = flat[rng.integers(flat.size)]
+            return tuple(int(i) for i in np.unravel_index(pick, shape))
+    raise AssertionError("unreachable: allowed is not empty")
+
+
+def place_region(
+    arr: np.ndarray,
+    center: Sequence[int] | None,
+    size: float,
+    region: str,
+    body: np.ndarray,
+    avoid: np.ndarray | None,
+    rng: np.random.Generator,
+) -> tuple[int, ...]:
+    if center is not None:
+        return check_center(center, arr.shape)
+    half = (int(size),) * arr.ndim
+    radius = size if region == "sphere" else size * np.sqrt(arr.ndim)
+    return choose_center(arr.shape, half, half, radius, body, avoid, rng)
+
+
+def region_box(
+    shape: tuple[int, ...], center: tuple[int, ...], below: Sequence[int], above: Sequence[int]
+) -> tuple[slice, ...]:
+    """Slices of the box ``[c - below, c + above]`` cut at the volume border."""
+    return tuple(
+        slice(max(c - b, 0), min(c + a + 1, n))
+        for c, b, a, n in zip(center, below, above, shape, strict=True)
+    )
+
+
+def make_region_mask(
+    shape: Sequence[int],
+    center: Sequence[int],
+    size: float,
+    *,
+    region: Region = "sphere",
+) -> np.ndarray:
+    """Return the boolean mask of a sphere or cube, cut at the volume border.
+
+    Parameters
+    ----------
+    shape : sequence of int
+        Shape of the volume (2-D or 3-D).
+    center : sequence of int
+        Voxel index of the centre (inside the volume).
+    size : float
+        Radius of the sphere (voxels within Euclidean distance ``size``) or half-width of
+        the cube (voxels within ``size`` along every axis).
+    region : {'sphere', 'cube'}
+        Shape of the region.
+
+    Returns
+    -------
+    ndarray of bool
+        The region.
+
+    Examples
+    --------
+    >>> int(make_region_mask((5, 5), (2, 2), 1, region="sphere").sum())
+    5
+    >>> int(make_region_mask((5, 5), (2, 2), 1, region="cube").sum())
+    9
+    """
+    check_choice("region", region, REGIONS)
+    shape = tuple(int(n) for n in shape)
+    point = check_center(center, shape)
+    if not (np.isfinite(size) and size >= 0):
+        raise ValueError(f"size must be a non-negative number of voxels, got {size!r}")
+    reach = (int(size),) * len(shape)
+    box = region_box(shape, point, reach, reach)
+    offsets = [o - c for o, c in zip(np.ogrid[box], point, strict=True)]
+    if region == "sphere":
+        inside = sum(o.astype(np.float64) ** 2 for o in offsets) <= size**2
+    else:
+        inside = reduce(np.logical_and, [np.abs(o) <= size for o in offsets])
+    mask = np.zeros(shape, dtype=bool)
+    mask[box] = inside
+    return mask

@@ -1,0 +1,92 @@
+"""Jobs of the comparison table: methods x metrics for the case shown or for a dataset.
+
+Current case: :func:`~napari_mood.core.compare.case_comparison` on the maps and ground
+truth shown. Dataset: the dataset's methods evaluated as ``napari-mood evaluate`` does
+(:func:`~napari_mood.services.evaluation.evaluate_folder`), then
+:func:`~napari_mood.core.compare.dataset_comparison` with case-bootstrap rank intervals.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from napari_mood.core.compare import ComparisonTable, case_comparison, dataset_comparison
+from napari_mood.core.io import MoodInputError, discover_dataset, find_methods
+from napari_mood.core.looks import DEFAULT_THRESHOLD
+from napari_mood.core.results import EvaluationOptions, Task
+from napari_mood.core.validate import Problem
+from napari_mood.services.evaluation import evaluate_folder
+
+__all__ = [
+    "N_BOOT",
+    "SEED",
+    "TableResult",
+    "case_table",
+    "dataset_table",
+    "describe_table",
+    "problems_text",
+]
+
+N_BOOT = 1000
+SEED = 0
+TableResult = tuple[ComparisonTable, tuple[Problem, ...]]
+
+
+def dataset_table(
+    root: str | os.PathLike[str],
+    thresholds: Mapping[str, float],
+    *,
+    n_boot: int = N_BOOT,
+    seed: int = SEED,
+) -> TableResult:
+    """Evaluate a dataset's methods (``DATASET/methods/``) and return the comparison table.
+
+    Runs in this thread (no process pool: called from a widget's worker). Object counts
+    are taken at ``thresholds[method]`` (:data:`~napari_mood.core.looks.DEFAULT_THRESHOLD`
+    for methods not given).
+
+    Raises
+    ------
+    MoodInputError
+        When ``root`` is not a dataset, holds no labels or no methods.
+    """
+    dataset = discover_dataset(root)
+    methods = find_methods(dataset.root)
+    tasks: tuple[Task, ...] = ("pixel", "object") if dataset.pixel_labels else ()
+    tasks += ("sample",) if dataset.sample_labels else ()
+    if not tasks:
+        raise MoodInputError(root, "holds no labels", "add toy_label/pixel or toy_label/sample")
+    options = EvaluationOptions(
+        tasks=tasks,
+        object_threshold={m: float(thresholds.get(m, DEFAULT_THRESHOLD)) for m in methods},
+    )
+    found = evaluate_folder(dataset, methods=methods, options=options)
+    return dataset_comparison(found.result, n_boot=n_boot, seed=seed), found.result.problems
+
+
+def case_table(
+    scores: Mapping[str, Any], gt: Any, thresholds: Mapping[str, float], name: str
+) -> TableResult:
+    """The comparison table of the case shown (no input problems to report)."""
+    return case_comparison(scores, gt, thresholds=thresholds, name=name), ()
+
+
+def describe_table(table: ComparisonTable, problems: tuple[Problem, ...]) -> str:
+    """One sentence saying what the table shows."""
+    if table.scope == "case":
+        return f"Case {table.name}: objects at each method's display threshold; rank by pixel AP."
+    text = (
+        f"Dataset {table.name}: {table.n_cases} cases, {len(table.rows)} methods; "
+        f"rank by pooled pixel AP, 95% intervals from {N_BOOT} case-bootstrap resamples."
+    )
+    return text + (f" {len(problems)} input problem(s), see the notification." if problems else "")
+
+
+def problems_text(name: str, problems: tuple[Problem, ...], limit: int = 5) -> str:
+    """The first ``limit`` input problems of a dataset, one per line."""
+    lines = [str(p) for p in problems[:limit]]
+    more = len(problems) - limit
+    tail = [f"... and {more} more (see `napari-mood evaluate {name}`)"] if more > 0 else []
+    return "\n".join([f"napari-mood: dataset {name}:", *lines, *tail])

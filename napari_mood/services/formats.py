@@ -1,0 +1,122 @@
+"""A dataset evaluation as text: an aligned table for people, CSV per case, stable JSON."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from dataclasses import asdict, fields
+from typing import Any
+
+from napari_mood.core.results import DatasetEvaluation
+
+__all__ = ["FORMATS", "format_csv", "format_json", "format_result", "format_table"]
+
+FORMATS = ("table", "csv", "json")
+
+
+def format_result(result: DatasetEvaluation, fmt: str) -> str:
+    """The result in one of :data:`FORMATS`."""
+    return {"table": format_table, "csv": format_csv, "json": format_json}[fmt](result)
+
+
+def _fmt(value: Any, digits: int = 4) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else f"{value:.{digits}f}"
+    return str(value)
+
+
+def format_table(result: DatasetEvaluation) -> str:
+    """Aligned table for people, methods sorted by AP."""
+    header = ["method"]
+    rows: list[list[str]] = []
+    tasks = result.options.tasks
+    if "pixel" in tasks:
+        header += ["pixel AP", "AUROC", "FPR@95", "best Dice", "@thr", "missing", "invalid"]
+    if "sample" in tasks:
+        header += ["sample AP", "s.AUROC", "s.missing"]
+    if "object" in tasks:
+        header += ["obj F1", "TP", "FP", "FN", "obj thr"]
+    for name in result.ranked_methods():
+        rows.append(_table_row(name, result))
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    lines = [f"dataset {result.dataset}: {len(result.cases)} cases, mode {result.options.mode}"]
+    lines.append(
+        "  ".join(
+            h.ljust(w) if i == 0 else h.rjust(w)
+            for i, (h, w) in enumerate(zip(header, widths, strict=True))
+        )
+    )
+    for r in rows:
+        lines.append(
+            "  ".join(
+                c.ljust(w) if i == 0 else c.rjust(w)
+                for i, (c, w) in enumerate(zip(r, widths, strict=True))
+            )
+        )
+    lines += _extra_lines(result)
+    return "\n".join(lines) + "\n"
+
+
+def _table_row(name: str, result: DatasetEvaluation) -> list[str]:
+    s = result.methods[name]
+    row = [name]
+    if s.pixel is not None:
+        p = s.pixel
+        row += [
+            _fmt(p.ap),
+            _fmt(p.auroc),
+            _fmt(p.fpr95),
+            _fmt(p.best_dice),
+            _fmt(p.best_dice_threshold, 3),
+            str(len(p.missing)),
+            str(len(p.invalid)),
+        ]
+    if s.sample is not None:
+        row += [_fmt(s.sample.ap), _fmt(s.sample.auroc), str(len(s.sample.missing))]
+    if s.object is not None:
+        c = s.object.counts
+        row += [_fmt(c.f1), str(c.tp), str(c.fp), str(c.fn), _fmt(c.threshold, 2)]
+    return row
+
+
+def _extra_lines(result: DatasetEvaluation) -> list[str]:
+    lines = []
+    for name in result.ranked_methods():
+        p = result.methods[name].pixel
+        if p is None:
+            continue
+        if "batch_ap" in p.extra:
+            b = p.extra["batch_ap"]
+            lines.append(
+                f"{name}: mean AP over {b['n_batches']} batches of {b['batch_size']} cases = {b['mean']:.4f}"
+            )
+        if "ap_ci95" in p.extra:
+            lo, hi = p.extra["ap_ci95"]
+            lines.append(f"{name}: pixel AP 95% bootstrap interval [{lo:.4f}, {hi:.4f}]")
+    return lines
+
+
+def format_csv(result: DatasetEvaluation) -> str:
+    """CSV with one row per case x method (empty cells for undefined values)."""
+    buffer = io.StringIO()
+    names = [f.name for f in fields(result.per_case[0])] if result.per_case else ["case", "method"]
+    writer = csv.DictWriter(buffer, fieldnames=names, lineterminator="\n")
+    writer.writeheader()
+    for row in result.per_case:
+        values = asdict(row)
+        writer.writerow(
+            {
+                k: ("" if v is None or (isinstance(v, float) and math.isnan(v)) else v)
+                for k, v in values.items()
+            }
+        )
+    return buffer.getvalue()
+
+
+def format_json(result: DatasetEvaluation) -> str:
+    """The stable JSON documented in the README (NaN written as null)."""
+    return json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n"

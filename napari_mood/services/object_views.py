@@ -1,0 +1,175 @@
+"""Jobs of the object-matching widget: match a method's objects and draw them per kind.
+
+For each method, :func:`~napari_mood.core.objects.match_objects` on its map and the ground
+truth at its display threshold, with one label image per shown kind (``TP`` / ``FP``:
+predicted ids, ``FN``: the missed GT ids), plus the texts of the summary and table.
+Without a ground truth every kept object is a false positive (the core's rule).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from napari_mood.core.objects import KINDS, ObjectMatch, ObjectRecord, kind_table, match_objects
+from napari_mood.core.objects import object_labels as core_object_labels
+from napari_mood.services.snapshots import MapSnapshot
+
+__all__ = [
+    "KIND_TEXT",
+    "SHOWN_KINDS",
+    "MethodObjects",
+    "compute_method_objects",
+    "listed",
+    "match_methods",
+    "matched_text",
+    "summary_html",
+    "window_text",
+]
+
+SHOWN_KINDS: tuple[str, ...] = ("TP", "FP", "FN")
+KIND_TEXT = {
+    "TP": "TP",
+    "FP": "FP",
+    "FN": "FN",
+    "matched-extra": "extra",
+    "discarded": "discarded",
+}
+SUMMARY_HEADER: tuple[tuple[str, str], ...] = (
+    ("Method", "left"),
+    ("Thr.", "right"),
+    ("TP", "right"),
+    ("FP", "right"),
+    ("FN", "right"),
+    ("F1", "right"),
+    ("Discarded", "right"),
+)
+
+
+@dataclass(frozen=True, eq=False)
+class MethodObjects:
+    """One method's object match and its per-kind label images (``"TP"``, ``"FP"``, ``"FN"``)."""
+
+    method: str
+    match: ObjectMatch
+    images: Mapping[str, np.ndarray]
+    has_gt: bool
+
+
+def compute_method_objects(snapshot: MapSnapshot, gt: np.ndarray | None) -> MethodObjects:
+    """Run the MOOD object rule on one map and build its TP / FP / FN label images.
+
+    Object ids in the images are the ids of :attr:`ObjectMatch.objects` (predicted ids for
+    TP and FP, GT ids for FN).
+
+    Raises
+    ------
+    ValueError
+        When the core refuses the map (e.g. NaN, another shape than the ground truth);
+        the message names the method and its file.
+
+    Examples
+    --------
+    >>> gt = np.zeros((6, 6), bool); gt[1:3, 1:3] = True
+    >>> result = compute_method_objects(MapSnapshot("m", gt * 0.9, 0.5), gt)
+    >>> (result.match.tp, int(result.images["TP"].max()))
+    (1, 1)
+    """
+    score = np.asarray(snapshot.data)
+    truth = np.zeros(score.shape, dtype=bool) if gt is None else np.asarray(gt)
+    spacing = snapshot.spacing or None
+    try:
+        match = match_objects(score, truth, threshold=snapshot.threshold, spacing=spacing)
+    except ValueError as error:
+        raise ValueError(f"cannot match the objects of {snapshot.describe()}: {error}") from error
+    pred_labels, gt_labels = core_object_labels(score, truth, threshold=snapshot.threshold)
+    pred_table = kind_table(match, source="pred")
+    images = {
+        "TP": _kind_image(pred_labels, pred_table, "TP"),
+        "FP": _kind_image(pred_labels, pred_table, "FP"),
+        "FN": _kind_image(gt_labels, kind_table(match, source="gt"), "FN"),
+    }
+    return MethodObjects(snapshot.name, match, images, gt is not None)
+
+
+def match_methods(maps: Sequence[MapSnapshot], gt: Any) -> tuple[MethodObjects, ...]:
+    """:func:`compute_method_objects` for every map (one worker job)."""
+    truth = None if gt is None else np.asarray(gt)
+    return tuple(compute_method_objects(snapshot, truth) for snapshot in maps)
+
+
+def _kind_image(labels: np.ndarray, table: np.ndarray, kind: str) -> np.ndarray:
+    """Keep the ids of ``kind`` objects; smallest unsigned dtype that holds them."""
+    keep = table[labels] == KINDS.index(kind) + 1  # type: ignore[arg-type]  # kind is a Kind
+    image = np.where(keep, labels, 0)
+    return image.astype(np.min_scalar_type(int(image.max(initial=0))))
+
+
+def matched_text(record: ObjectRecord) -> str:
+    """What became of an object, for the table's "Match" column.
+
+    Examples
+    --------
+    >>> gt = np.zeros((6, 6), bool); gt[1:3, 1:3] = True
+    >>> [matched_text(r) for r in match_objects(gt * 0.9, gt, threshold=0.5).objects]
+    ['GT 1', 'pred 1']
+    """
+    if record.kind == "discarded":
+        return "outside window"
+    if record.kind == "FN":
+        return "missed"
+    if not record.matched_ids:
+        return "none"
+    ids = ", ".join(str(i) for i in record.matched_ids)
+    return f"GT {ids}" if record.source == "pred" else f"pred {ids}"
+
+
+def listed(record: ObjectRecord, extra: bool) -> bool:
+    """Whether the table lists ``record`` (TP, FP and missed GT; others when ``extra``)."""
+    if record.source == "gt":
+        return record.kind == "FN"
+    return record.kind in ("TP", "FP") or extra
+
+
+def window_text(window: tuple[float, float]) -> str:
+    """The size window in words, e.g. ``"2–50"`` or ``"≥ 0"``.
+
+    Examples
+    --------
+    >>> window_text((2.0, 50.0)), window_text((0.0, float("inf")))
+    ('2–50', '≥ 0')
+    """
+    lo, hi = window
+    return f"{lo:,.0f}–{hi:,.0f}" if np.isfinite(hi) else f"≥ {lo:,.0f}"
+
+
+def summary_html(results: Sequence[MethodObjects]) -> str:
+    """Return the summary (rich text): counts per method, then the size window used."""
+    cells = "".join(f"<th align='{a}'>{h}</th>" for h, a in SUMMARY_HEADER)
+    rows = [f"<tr>{cells}</tr>"]
+    for result in results:
+        m = result.match
+        values = (
+            html.escape(result.method),
+            f"{m.threshold:.3f}",
+            str(m.tp),
+            str(m.fp),
+            str(m.fn),
+            "n/a" if np.isnan(m.f1) else f"{m.f1:.2f}",
+            str(m.discarded),
+        )
+        tds = "".join(
+            f"<td align='{a}'>{v}</td>" for v, (_, a) in zip(values, SUMMARY_HEADER, strict=True)
+        )
+        rows.append(f"<tr>{tds}</tr>")
+    text = f"<table cellspacing='0' cellpadding='4'>{''.join(rows)}</table>"
+    windows = sorted({window_text(r.match.size_window) for r in results})
+    if windows:
+        text += f"Size window: {' / '.join(windows)} voxels"
+    if results and not all(r.has_gt for r in results):
+        text += "<br>No ground truth: every kept object counts as FP."
+    return text

@@ -1,0 +1,110 @@
+"""The widgets' jobs, headless: each is a GUI-free function checked against the core."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from napari_mood.core.compare import case_comparison
+from napari_mood.core.metrics import slice_scores
+from napari_mood.core.objects import match_objects, object_labels
+from napari_mood.core.readout import threshold_readout
+from napari_mood.core.regions import flagged_regions
+from napari_mood.services.comparison import case_table, describe_table, problems_text
+from napari_mood.services.evaluation import ThresholdChoice
+from napari_mood.services.object_views import (
+    compute_method_objects,
+    listed,
+    match_methods,
+    summary_html,
+    window_text,
+)
+from napari_mood.services.readouts import best_on_case, best_text, compute_readouts, readout_text
+from napari_mood.services.review_regions import find_regions
+from napari_mood.services.slice_curves import compute_slice_curves, gt_runs
+from napari_mood.services.snapshots import MapSnapshot
+
+
+@pytest.fixture
+def case() -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    gt = np.zeros((6, 12, 12), bool)
+    gt[2:4, 3:7, 3:7] = True
+    rng = np.random.default_rng(0)
+    good = np.where(gt, 0.9, 0.1) + rng.uniform(0, 0.05, gt.shape)
+    noisy = np.where(gt, 0.6, 0.2) + rng.uniform(0, 0.5, gt.shape)
+    return gt, {"good": good.astype(np.float32), "noisy": noisy.astype(np.float32)}
+
+
+def test_readouts_equal_the_core(case):
+    gt, maps = case
+    snaps = [MapSnapshot(n, m, 0.5, spacing=(2.0, 1.0, 1.0)) for n, m in maps.items()]
+    readouts = compute_readouts(snaps, gt)
+    for name, scores in maps.items():
+        expected = threshold_readout(scores, gt, threshold=0.5, voxel_volume=2.0)
+        assert readouts[name] == expected
+    assert "Dice" in readout_text(readouts["good"])
+    assert "no ground truth" in readout_text(compute_readouts(snaps, None)["good"])
+    assert compute_readouts(snaps, np.zeros((2, 2), bool))["good"].dice is None  # other grid
+
+
+def test_best_on_case_and_its_text(case):
+    gt, maps = case
+    choice = best_on_case(maps, gt, "dice")
+    assert choice.best["good"].value == pytest.approx(1.0)
+    text = best_text(ThresholdChoice(choice.best, "this case", ("x",), ("good",)))
+    assert "good:" in text and "No folder for x" in text
+
+
+def test_slice_curves_equal_slice_scores(case):
+    gt, maps = case
+    curves = compute_slice_curves([MapSnapshot("good", maps["good"], 0.5, "#fff")], gt, axis=1)
+    expected = slice_scores(maps["good"], gt, axis=1, threshold=0.5)
+    np.testing.assert_array_equal(curves.scores["good"].dice, expected.dice)
+    assert curves.has_gt and curves.n_slices == 12 and curves.colors["good"] == "#fff"
+    assert gt_runs(curves.gt_voxels) == [(3, 7)]
+    no_gt = compute_slice_curves([MapSnapshot("good", maps["good"], 0.5)], None, axis=0)
+    assert not no_gt.has_gt
+
+
+def test_method_objects_equal_match_objects(case):
+    gt, maps = case
+    result = compute_method_objects(MapSnapshot("noisy", maps["noisy"], 0.6), gt)
+    match = match_objects(maps["noisy"], gt, threshold=0.6)
+    assert (result.match.tp, result.match.fp, result.match.fn) == (match.tp, match.fp, match.fn)
+    pred_labels, _ = object_labels(maps["noisy"], gt, threshold=0.6)
+    fp_ids = {r.id for r in match.objects if r.source == "pred" and r.kind == "FP"}
+    assert set(np.unique(result.images["FP"])) - {0} == fp_ids
+    assert np.all(np.isin(pred_labels[result.images["FP"] > 0], list(fp_ids)))
+    html = summary_html(match_methods([MapSnapshot("noisy", maps["noisy"], 0.6)], gt))
+    assert "noisy" in html and "Size window" in html
+    assert all(listed(r, False) == (r.kind in ("TP", "FP", "FN")) for r in match.objects)
+    assert window_text((0.0, float("inf"))) == "≥ 0"
+
+
+def test_jobs_name_the_method_and_file_when_the_core_refuses(case):
+    gt, maps = case
+    bad = maps["good"].copy()
+    bad[0, 0, 0] = np.nan
+    snapshot = MapSnapshot("good", bad, 0.5, source="/data/good.nii.gz")
+    with pytest.raises(ValueError, match=r"good \(/data/good.nii.gz\).*NaN"):
+        compute_method_objects(snapshot, gt)
+    with pytest.raises(ValueError, match=r"good \(/data/good.nii.gz\).*NaN"):
+        find_regions(snapshot, gt, case="c", scope="all")
+
+
+def test_regions_equal_flagged_regions_with_their_labels(case):
+    gt, maps = case
+    found = find_regions(MapSnapshot("noisy", maps["noisy"], 0.6), gt, case="c", scope="all")
+    assert found.regions == flagged_regions(maps["noisy"], gt, threshold=0.6, scope="all")
+    labels, _ = object_labels(maps["noisy"], gt, threshold=0.6)
+    np.testing.assert_array_equal(found.labels, labels)
+    assert found.labels.dtype == np.uint8 and (found.case, found.method) == ("c", "noisy")
+
+
+def test_case_table_equals_case_comparison(case):
+    gt, maps = case
+    table, problems = case_table(maps, gt, {"good": 0.5, "noisy": 0.6}, "c")
+    expected = case_comparison(maps, gt, thresholds={"good": 0.5, "noisy": 0.6}, name="c")
+    assert table == expected and problems == ()
+    assert describe_table(table, ()).startswith("Case c")
+    assert "and 2 more" in problems_text("d", tuple(range(7)), limit=5)  # type: ignore[arg-type]
