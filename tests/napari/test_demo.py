@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from qtpy.QtGui import QImage
+from matplotlib.image import imread
 
 from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.session import get_session
@@ -75,12 +75,9 @@ def test_sample_case_menu_entry(make_napari_viewer):
 def _screenshot_in_subprocess(code: str, png: Path) -> np.ndarray:
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
-    image = QImage(str(png))
-    assert not image.isNull(), f"{png} was not written"
-    buffer = image.convertToFormat(QImage.Format.Format_RGB888)
-    width, height = buffer.width(), buffer.height()
-    data = np.frombuffer(buffer.constBits().asstring(buffer.sizeInBytes()), np.uint8)
-    return data.reshape(height, buffer.bytesPerLine())[:, : 3 * width].reshape(height, width, 3)
+    assert png.is_file(), f"{png} was not written"
+    rgba = imread(png)  # floats in [0, 1]; independent of the Qt binding
+    return np.round(rgba[..., :3] * 255).astype(np.uint8)
 
 
 def _check_window_png(pixels: np.ndarray) -> None:

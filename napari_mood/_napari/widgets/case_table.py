@@ -242,8 +242,16 @@ class CaseSortProxy(QSortFilterProxyModel):
         """Show ``"All cases"``, ``"Abnormal cases"`` or ``"Normal cases"``."""
         if kind not in CASE_KINDS:
             raise ValueError(f"kind must be one of {CASE_KINDS}, got {kind!r}")
+        begin = getattr(
+            self, "beginFilterChange", None
+        )  # Qt >= 6.10; invalidateFilter is deprecated
+        if begin is None:
+            self._kind = kind
+            self.invalidateFilter()
+            return
+        begin()
         self._kind = kind
-        self.invalidateFilter()
+        self.endFilterChange()
 
     def filterAcceptsRow(self, row: int, parent: QModelIndex) -> bool:
         if self._kind == CASE_KINDS[0]:

@@ -90,7 +90,7 @@ def _item(row: ComparisonRow, column: Column) -> QTableWidgetItem:
         item = QTableWidgetItem(row.method)
     else:
         item = kit.SortItem(format_cell(row, column), kit.sort_key(getattr(row, column.key)))
-        item.setTextAlignment(int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter))
+        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
     item.setToolTip(column.tip)
     return item

@@ -10,6 +10,7 @@ into a silent except.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from napari.qt.threading import create_worker
@@ -58,9 +59,9 @@ class LatestWorker:
         """Run ``fn(*args, **kwargs)`` in a thread; return the napari worker."""
         self._generation += 1
         generation = self._generation
-        worker = create_worker(fn, *args, _start_thread=False, _ignore_errors=True, **kwargs)
-        worker.returned.connect(lambda result: self._returned(generation, result))
-        worker.errored.connect(lambda exc: self._errored(generation, exc))
+        # errors come back as values: napari's own ``errored`` handlers break on PySide6
+        worker = create_worker(_capture, fn, args, kwargs, _start_thread=False)
+        worker.returned.connect(lambda outcome: self._returned(generation, outcome))
         worker.finished.connect(lambda: self._finished(worker))
         self._workers.add(worker)
         if self._on_busy is not None:
@@ -72,18 +73,32 @@ class LatestWorker:
         """Forget pending requests: their results will be dropped."""
         self._generation += 1
 
-    def _returned(self, generation: int, result: Any) -> None:
-        if generation == self._generation:
-            self._on_result(result)
-
-    def _errored(self, generation: int, exc: BaseException) -> None:
-        if generation == self._generation:
-            self._on_error(exc)
+    def _returned(self, generation: int, outcome: _Outcome) -> None:
+        if generation != self._generation:
+            return
+        if outcome.error is not None:
+            self._on_error(outcome.error)
+        else:
+            self._on_result(outcome.value)
 
     def _finished(self, worker: Any) -> None:
         self._workers.discard(worker)
         if self._on_busy is not None and not self._workers:
             self._on_busy(False)
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    value: Any = None
+    error: Exception | None = None
+
+
+def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Outcome:
+    """Run ``fn``; an exception is returned, for the main thread's error handler."""
+    try:
+        return _Outcome(value=fn(*args, **kwargs))
+    except Exception as error:  # handed to on_error on the main thread, never hidden
+        return _Outcome(error=error)
 
 
 def _notify_error(exc: BaseException) -> None:

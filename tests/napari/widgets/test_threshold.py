@@ -55,9 +55,8 @@ def test_plugin_widget_lists_the_methods_with_tooltips(widget_viewer):
     assert widget._rows["a"].slider.value() == SLIDER_STEPS // 2
     assert "transparent" in widget._rows["a"].slider.toolTip()
     assert widget._empty.isHidden()
-    controls = widget.findChildren(
-        (QAbstractButton, QSlider, QAbstractSpinBox, QComboBox, QLineEdit)
-    )
+    kinds = (QAbstractButton, QSlider, QAbstractSpinBox, QComboBox, QLineEdit)
+    controls = [c for kind in kinds for c in widget.findChildren(kind)]
     controls = [c for c in controls if not isinstance(c.parent(), (QAbstractSpinBox, QComboBox))]
     assert len(controls) == 10  # link, 2 x (slider, box), 2 combos, folder, browse, find
     for control in controls:
