@@ -31,15 +31,6 @@ from napari_mood.core.io import (
 from napari_mood.core.io import (
     method_folder as method_folder,
 )
-from napari_mood.core.io import (
-    read_label as read_label,
-)
-from napari_mood.core.io import (
-    read_scores as read_scores,
-)
-from napari_mood.core.io import (
-    read_volume as read_volume,
-)
 from napari_mood.core.metrics import (
     auroc as auroc,
 )
@@ -60,6 +51,15 @@ from napari_mood.core.metrics import (
 )
 from napari_mood.core.metrics import (
     slice_scores as slice_scores,
+)
+from napari_mood.core.nifti import (
+    read_label as read_label,
+)
+from napari_mood.core.nifti import (
+    read_scores as read_scores,
+)
+from napari_mood.core.nifti import (
+    read_volume as read_volume,
 )
 from napari_mood.core.objects import (
     best_object_threshold as best_object_threshold,

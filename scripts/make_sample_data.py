@@ -30,7 +30,7 @@ import numpy as np
 from scipy import ndimage as ndi
 
 from napari_mood.core import simulate as sim
-from napari_mood.core.writers import write_method_case, write_mood_case
+from napari_mood.services.writers import write_method_case, write_mood_case
 
 SEED = 20240601
 TEMPLATE = "mni_icbm152_t1_tal_nlin_sym_09a_converted.nii.gz"
@@ -272,7 +272,7 @@ def build(out: Path) -> None:
             affine,
             header,
             scan_levels=SCAN_LEVELS,
-            overwrite=True,
+            force=True,
         )
     for method, results in method_outputs(cases, healthy, method_rng).items():
         levels = 1 if method == "binary" else MAP_LEVELS
@@ -285,7 +285,7 @@ def build(out: Path) -> None:
                 affine,
                 header,
                 map_levels=levels,
-                overwrite=True,
+                force=True,
             )
     text = json.dumps(manifest(cases, affine), indent=1, sort_keys=True) + "\n"
     (out / "cases.json").write_text(text)

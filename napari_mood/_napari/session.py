@@ -35,6 +35,7 @@ from psygnal import Signal
 from napari_mood._napari.layers import GT_FILL_OPACITY, METADATA_KEY, LayerData, layer_info
 from napari_mood.core.looks import METHOD_COLORS, method_colormap
 from napari_mood.core.scores import check_threshold, threshold_limits
+from napari_mood.services.output import Inputs
 
 __all__ = ["MoodSession", "SessionMethod", "get_session"]
 
@@ -134,6 +135,21 @@ class MoodSession:
         info = self._first_info()
         folder = None if info is None else info.get("dataset")
         return None if folder is None else Path(folder)
+
+    def inputs(self) -> Inputs:
+        """The files and folders shown: outputs may not land in or on them (output guard).
+
+        The dataset folder, every layer's file and the folder of each method's map.
+        """
+        layers = [self._scan, self._gt, *self._methods.values()]
+        paths = [(layer_info(layer) or {}).get("path") for layer in layers if layer is not None]
+        files = [Path(p) for p in paths if p]
+        method_folders = [
+            Path(p).parent
+            for layer in self._methods.values()
+            if (p := (layer_info(layer) or {}).get("path"))
+        ]
+        return Inputs.of(folders=[self.dataset, *method_folders], files=files)
 
     def _first_info(self) -> Any:
         layers = [self._scan, self._gt, *self._methods.values()]

@@ -17,6 +17,7 @@ from napari_mood._napari.reader import read_paths
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood.core.io import MoodInputError
 from napari_mood.services.datasets import sample_data_dir
+from napari_mood.services.output import atomic_path
 
 __all__ = [
     "DOCK_ORDER",
@@ -266,9 +267,13 @@ def export_view(viewer: Any, path: str | os.PathLike[str], method_layers: Sequen
     out = Path(path)
     if out.suffix.lower() != ".png":
         out = out.with_suffix(".png")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with _ExportLook(viewer, method_layers):
-        viewer.screenshot(str(out), canvas_only=True)
+    with _ExportLook(viewer, method_layers), atomic_path(out) as temporary:
+        png = temporary.with_suffix(".png")  # napari picks the format by the name
+        try:
+            viewer.screenshot(str(png), canvas_only=True)
+            png.replace(temporary)
+        finally:
+            png.unlink(missing_ok=True)
     return out
 
 

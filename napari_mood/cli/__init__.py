@@ -8,7 +8,9 @@ or output cannot be used (the message names the file), 2 usage error.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 import warnings
 from collections.abc import Callable, Sequence
 
@@ -20,14 +22,19 @@ __all__ = ["main"]
 def _run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     try:
         return func(args)
-    except MoodInputError as exc:
+    except MoodInputError as exc:  # inputs and outputs, incl. the output guard's refusals
         print(f"napari-mood: error: {exc}", file=sys.stderr)
         return 1
-    except FileExistsError as exc:
-        print(
-            f"napari-mood: error: {exc} (use --overwrite, or another --out folder)", file=sys.stderr
-        )
-        return 1
+    except KeyboardInterrupt:
+        print("napari-mood: interrupted (nothing half-written was left behind)", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader of stdout went away (e.g. `| head`)
+        sys.stderr.close()
+        return 0
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -36,17 +43,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    with warnings.catch_warnings():
-        if getattr(args, "quiet", False):
-            warnings.simplefilter("ignore", MoodInputWarning)
-        else:
-            warnings.simplefilter("always", MoodInputWarning)
-            warnings.showwarning = _show_warning
-        return _run(args.func, args)
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
+    try:
+        with warnings.catch_warnings():
+            if getattr(args, "quiet", False):
+                warnings.simplefilter("ignore")  # --quiet: no warning on stderr
+            else:
+                warnings.simplefilter("always", MoodInputWarning)
+                warnings.showwarning = _show_warning  # one line each, never source code
+            return _run(args.func, args)
+    finally:
+        if in_main:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
-    print(f"napari-mood: warning: {message}", file=sys.stderr)
+    kind = "" if issubclass(category, MoodInputWarning) else f"{category.__name__}: "
+    print(f"napari-mood: warning: {kind}{message}", file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

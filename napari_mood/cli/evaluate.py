@@ -9,8 +9,15 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from napari_mood.cli._common import ProgressBar, methods_from_args
-from napari_mood.core.io import MethodFolder, MoodInputError, MoodInputWarning, discover_dataset
-from napari_mood.core.results import DatasetEvaluation, EvaluationOptions
+from napari_mood.core.io import (
+    MethodFolder,
+    MoodDataset,
+    MoodInputError,
+    MoodInputWarning,
+    check_labels_for,
+    discover_dataset,
+)
+from napari_mood.core.results import DatasetEvaluation, EvaluationOptions, Task
 from napari_mood.services.evaluation import (
     FolderEvaluation,
     add_statistics,
@@ -18,15 +25,27 @@ from napari_mood.services.evaluation import (
     toy_thresholds,
 )
 from napari_mood.services.formats import format_csv, format_result
+from napari_mood.services.output import (
+    Inputs,
+    check_output_file,
+    check_output_folder,
+    write_text_atomic,
+)
+from napari_mood.services.report import REPORT_FILES
 
 __all__ = ["main", "options_from_args"]
 
 
-def options_from_args(args: argparse.Namespace) -> EvaluationOptions:
-    """Build :class:`EvaluationOptions` from parsed arguments."""
+def options_from_args(
+    args: argparse.Namespace, dataset: MoodDataset | None = None
+) -> EvaluationOptions:
+    """Build :class:`EvaluationOptions` from parsed arguments.
+
+    Without ``--task``: pixel and sample, those whose labels the dataset has.
+    """
     threshold = args.threshold if args.threshold is not None else 0.5
     return EvaluationOptions(
-        tasks=tuple(args.task),
+        tasks=tuple(args.task) if args.task is not None else default_tasks(dataset),
         mode=args.mode,
         strict=args.strict,
         nan_policy=args.nan_policy,
@@ -35,6 +54,15 @@ def options_from_args(args: argparse.Namespace) -> EvaluationOptions:
         size_window=args.size_window,
         connectivity=args.connectivity,
     )
+
+
+def default_tasks(dataset: MoodDataset | None) -> tuple[Task, ...]:
+    """Pixel and sample, those whose labels exist (both when none does: the error names both)."""
+    if dataset is None:
+        return ("pixel", "sample")
+    found: tuple[Task, ...] = ("pixel",) if dataset.pixel_labels else ()
+    found += ("sample",) if dataset.sample_labels else ()
+    return found or ("pixel", "sample")
 
 
 def _toy_thresholds(
@@ -86,11 +114,34 @@ def _print_stats(found: FolderEvaluation) -> None:
     )
 
 
+def _check_outputs(args: argparse.Namespace, inputs: Inputs) -> None:
+    """Refuse unusable outputs before any work (inputs, existing files, writability)."""
+    if args.out is not None:
+        check_output_file(args.out, inputs=inputs, force=args.force, what="--out")
+    if args.report is not None:
+        check_output_folder(
+            args.report, inputs=inputs, force=args.force, names=REPORT_FILES, what="--report"
+        )
+    if args.cache is not None:
+        check_output_folder(args.cache, inputs=inputs, force=True, what="--cache")
+
+
+def _inputs(
+    args: argparse.Namespace, dataset: MoodDataset, methods: Mapping[str, MethodFolder]
+) -> Inputs:
+    extra = [args.toy, args.toy_preds, args.categories]
+    return Inputs.of(dataset, methods, folders=extra[:2], files=extra[2:])
+
+
 def main(args: argparse.Namespace) -> int:
     """Run ``evaluate`` with parsed arguments; returns the exit code."""
     dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)
     methods = methods_from_args(args)
-    options = _object_options(args, methods, options_from_args(args))
+    inputs = _inputs(args, dataset, methods)
+    _check_outputs(args, inputs)
+    options = options_from_args(args, dataset)
+    check_labels_for(dataset, options.tasks)
+    options = _object_options(args, methods, options)
     found = evaluate_folder(
         dataset,
         methods=methods,
@@ -111,17 +162,16 @@ def main(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     if args.report is not None:
-        _write_report(args, result)
+        _write_report(args, result, inputs)
     text = format_result(result, args.format)
     if args.out is None:
         sys.stdout.write(text)
     else:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text, encoding="utf-8")
+        write_text_atomic(args.out, text)
     return 0
 
 
-def _write_report(args: argparse.Namespace, result: DatasetEvaluation) -> None:
+def _write_report(args: argparse.Namespace, result: DatasetEvaluation, inputs: Inputs) -> None:
     try:
         from napari_mood.services import report
     except ImportError as exc:
@@ -139,5 +189,7 @@ def _write_report(args: argparse.Namespace, result: DatasetEvaluation) -> None:
         categories=categories,
         n_boot=args.bootstrap or 1000,
         seed=args.seed,
+        inputs=inputs,
+        force=args.force,
     )
     print(f"report written to {files.html}", file=sys.stderr)

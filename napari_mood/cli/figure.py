@@ -22,6 +22,7 @@ from napari_mood.core.io import (
     discover_dataset,
 )
 from napari_mood.core.scores import check_threshold
+from napari_mood.services.output import Inputs, check_output_file
 
 if TYPE_CHECKING:
     from napari_mood.services.figures import FigureCase
@@ -118,12 +119,10 @@ def main(args: argparse.Namespace) -> int:
     figures = _figures()
     dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)
     methods = methods_from_args(args)
-    if args.dpi <= 0:
-        raise MoodInputError(None, f"--dpi {args.dpi:g} is not positive", "for example --dpi 300")
-    if args.max_cases < 1:
-        raise MoodInputError(None, f"--max-cases {args.max_cases} is below 1", "give 1 or more")
     if args.out.suffix.lower().lstrip(".") not in figures.FIGURE_FORMATS:
         raise MoodInputError(args.out, "is not a .png, .svg or .pdf file", "change --out")
+    inputs = Inputs.of(dataset, methods)
+    check_output_file(args.out, inputs=inputs, force=args.force, what="--out")
     cases = parse_cases(args.cases) or figures.anomalous_cases(dataset, limit=args.max_cases)
     if not cases:
         raise MoodInputError(dataset.root, "has no case with an anomaly", "name cases with --cases")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 from napari_mood._version import __version__
 from napari_mood.cli import evaluate, figure, simulate, validate, viewer
-from napari_mood.core.scores import SCORE_MODES
+from napari_mood.core.scores import SCORE_MODES, check_threshold
 
 __all__ = ["build_parser"]
 
@@ -34,9 +35,55 @@ def _threshold(text: str) -> float | str:
     if text == "auto":
         return text
     try:
-        return float(text)
+        return check_threshold(text)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"expected a number or 'auto', got {text!r}") from exc
+        raise argparse.ArgumentTypeError(f"{exc} (or 'auto')") from exc
+
+
+def _integer(text: str, *, minimum: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"must be {minimum} or more, got {value}")
+    return value
+
+
+def _count(text: str) -> int:
+    """A whole number >= 0."""
+    return _integer(text, minimum=0)
+
+
+def _positive(text: str) -> int:
+    """A whole number >= 1."""
+    return _integer(text, minimum=1)
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
+    return value
+
+
+def _name_part(text: str) -> str:
+    if not text or any(sep in text for sep in "/\\") or text in (".", ".."):
+        raise argparse.ArgumentTypeError(f"must be a plain file-name part, got {text!r}")
+    return text
+
+
+def _add_force(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--force",
+        "--overwrite",
+        dest="force",
+        action="store_true",
+        help=f"replace existing {what} (never an input file)",
+    )
 
 
 def _tasks(text: str) -> tuple[str, ...]:
@@ -73,7 +120,12 @@ def _add_evaluate(sub: argparse._SubParsersAction) -> None:
         "evaluate", help="score methods on a MOOD-layout dataset like the official scorer"
     )
     _add_method_args(p)
-    p.add_argument("--task", type=_tasks, default=("pixel", "sample"), help="pixel,sample,object")
+    p.add_argument(
+        "--task",
+        type=_tasks,
+        default=None,
+        help="pixel,sample,object (default: pixel and sample, those whose labels exist)",
+    )
     p.add_argument(
         "--mode", choices=SCORE_MODES, default="mood", help="mood: float16 like the scorer"
     )
@@ -87,14 +139,18 @@ def _add_evaluate(sub: argparse._SubParsersAction) -> None:
         "--sample-from-pixel", choices=("max", "mean", "top1"), help="sample score when no .txt"
     )
     p.add_argument(
-        "--batches", type=int, default=0, metavar="K", help="mean AP over K random case batches"
+        "--batches", type=_count, default=0, metavar="K", help="mean AP over K random case batches"
     )
-    p.add_argument("--batch-size", type=int, default=20, help="cases per batch (default 20)")
+    p.add_argument("--batch-size", type=_positive, default=20, help="cases per batch (default 20)")
     p.add_argument(
-        "--seed", type=int, default=123, help="seed for batches and bootstrap (default 123)"
+        "--seed", type=_count, default=123, help="seed for batches and bootstrap (default 123)"
     )
     p.add_argument(
-        "--bootstrap", type=int, default=0, metavar="N", help="case bootstrap rounds for 95%% CIs"
+        "--bootstrap",
+        type=_count,
+        default=0,
+        metavar="N",
+        help="case bootstrap rounds for 95%% CIs",
     )
     p.add_argument("--threshold", type=_threshold, default=None, help="object task: FLOAT or auto")
     p.add_argument("--toy", type=Path, help="object task: dataset to choose the auto threshold on")
@@ -108,7 +164,8 @@ def _add_evaluate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--connectivity", choices=("full", "face"), default="full", help="object task")
     p.add_argument("--format", choices=("table", "csv", "json"), default="table")
     p.add_argument("--out", type=Path, help="write the result here instead of stdout")
-    p.add_argument("--workers", type=int, help="local worker processes (default: all cores)")
+    _add_force(p, "--out and --report files")
+    p.add_argument("--workers", type=_positive, help="local worker processes (default: all cores)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="run on a dask.distributed scheduler")
     p.add_argument("--cache", type=Path, metavar="DIR", help="reuse per-case results stored here")
     p.add_argument(
@@ -139,15 +196,19 @@ def _add_simulate(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--out", type=Path, required=True, help="output dataset folder (must not hold the cases)"
     )
-    p.add_argument("--kind", default="sphere", help="sphere, cube, shuffle, slab, pet or mixed")
-    p.add_argument("--count", type=int, default=3, help="anomalous cases to write (default 3)")
     p.add_argument(
-        "--per-case", type=int, default=1, help="anomalies per anomalous case (default 1)"
+        "--kind", choices=simulate.KINDS, default="sphere", help="kind of anomaly (default sphere)"
     )
-    p.add_argument("--normal", type=int, default=1, help="normal cases to write (default 1)")
-    p.add_argument("--prefix", default="case", help="case name prefix (default: case)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--overwrite", action="store_true", help="replace existing output files")
+    p.add_argument("--count", type=_count, default=3, help="anomalous cases to write (default 3)")
+    p.add_argument(
+        "--per-case", type=_positive, default=1, help="anomalies per anomalous case (default 1)"
+    )
+    p.add_argument("--normal", type=_count, default=1, help="normal cases to write (default 1)")
+    p.add_argument(
+        "--prefix", type=_name_part, default="case", help="case name prefix (default: case)"
+    )
+    p.add_argument("--seed", type=_count, default=0, help="random seed (default 0)")
+    _add_force(p, "output files")
     p.set_defaults(func=simulate.main)
 
 
@@ -168,6 +229,7 @@ def _add_figure(sub: argparse._SubParsersAction) -> None:
     )
     _add_method_args(p)
     p.add_argument("--out", type=Path, required=True, help="figure file: .png, .svg or .pdf")
+    _add_force(p, "figure files")
     p.add_argument(
         "--cases", help="CASE,CASE,... one row each (default: the first cases with anomalies)"
     )
@@ -176,13 +238,16 @@ def _add_figure(sub: argparse._SubParsersAction) -> None:
         help="axial slice per case, or several slices of one case: N,N,... ('auto' chooses)",
     )
     p.add_argument("--thresholds", help="display thresholds: NAME=T,... or one T (default 0.5)")
-    p.add_argument("--dpi", type=float, default=300, help="resolution (default 300)")
+    p.add_argument("--dpi", type=_positive_float, default=300, help="resolution (default 300)")
     p.add_argument(
         "--annotate", action="store_true", help="write case AP and Dice in each method's cells"
     )
     p.add_argument("--no-crop", action="store_true", help="do not crop the slices to the body")
     p.add_argument(
-        "--max-cases", type=int, default=6, help="cases drawn when --cases is omitted (default 6)"
+        "--max-cases",
+        type=_positive,
+        default=6,
+        help="cases drawn when --cases is omitted (default 6)",
     )
     p.set_defaults(func=figure.main)
 

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 import numpy as np
 
-from napari_mood.core.io import MoodInputError, read_volume
+from napari_mood.core.case import find_case_folder_layout
+from napari_mood.core.nifti import read_volume
 from napari_mood.core.simulate import simulate_cases
-from napari_mood.core.writers import write_mood_case
+from napari_mood.core.writers import mood_case_files
+from napari_mood.services.output import Inputs, check_output_folder
+from napari_mood.services.writers import write_files
 
-__all__ = ["main"]
+__all__ = ["KINDS", "main"]
 
 KINDS = ("sphere", "cube", "shuffle", "slab", "pet", "mixed")
 
@@ -24,16 +28,36 @@ def _unit_range(data: np.ndarray) -> np.ndarray:
     return (np.nan_to_num(data, nan=lo) - lo) / (hi - lo if hi > lo else 1.0)
 
 
+def _inputs(scan: Path) -> Inputs:
+    """The scan, its folder and, when it lives in a dataset, the whole dataset."""
+    layout = find_case_folder_layout(scan.parent)
+    dataset = layout.path if layout.kind == "dataset" else None
+    return Inputs.of(folders=(scan.parent, dataset), files=(scan,))
+
+
+def _planned(args: argparse.Namespace) -> list[str]:
+    names = [f"{args.prefix}_{i:03d}" for i in range(args.normal + args.count)]
+    return [
+        part
+        for name in names
+        for part in (
+            f"toy/{name}.nii.gz",
+            f"toy_label/pixel/{name}.nii.gz",
+            f"toy_label/sample/{name}.nii.gz.txt",
+        )
+    ]
+
+
 def main(args: argparse.Namespace) -> int:
-    """Write ``--normal`` normal and ``--count`` anomalous cases (``--per-case`` anomalies each)."""
-    if args.kind not in KINDS:
-        raise MoodInputError(
-            None, f"unknown --kind {args.kind!r}", f"choose one of {', '.join(KINDS)}"
-        )
-    if args.out.resolve() == args.scan.parent.resolve():
-        raise MoodInputError(
-            args.out, "is the scan's own folder", "write the dataset to a new folder"
-        )
+    """Write ``--normal`` normal and ``--count`` anomalous cases (``--per-case`` anomalies each).
+
+    The output folder is checked first (not the scan's folder or dataset, no file replaced
+    without ``--force``, writable); then the scan is read and the cases are simulated.
+    """
+    inputs = _inputs(args.scan)
+    check_output_folder(
+        args.out, inputs=inputs, force=args.force, names=_planned(args), what="--out"
+    )
     volume = read_volume(args.scan)
     scan = _unit_range(volume.data.astype(np.float32))
     cases = simulate_cases(
@@ -45,11 +69,13 @@ def main(args: argparse.Namespace) -> int:
         prefix=args.prefix,
         seed=args.seed,
     )
-    paths = [
-        write_mood_case(args.out, c.name, c.scan, c.mask, volume.affine, overwrite=args.overwrite)
-        for c in cases
-    ]
-    for case, (scan_path, _, _) in zip(cases, paths, strict=True):
+    files = {}
+    for case in cases:
+        files.update(mood_case_files(args.out, case.name, case.scan, case.mask, volume.affine))
+    write_files(files, inputs=inputs, force=args.force)
+    for case in cases:
         kinds = ", ".join(a.kind for a in case.anomalies) or "normal"
-        print(f"{scan_path}: {kinds}, {int(case.mask.sum())} anomalous voxels")
+        print(
+            f"{args.out / 'toy' / case.name}.nii.gz: {kinds}, {int(case.mask.sum())} anomalous voxels"
+        )
     return 0

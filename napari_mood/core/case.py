@@ -39,14 +39,11 @@ from napari_mood.core.io import (
     MethodFolder,
     MoodDataset,
     MoodInputError,
-    Volume,
     case_stem,
     is_nifti,
-    read_label,
     read_sample_label,
-    read_scores,
-    read_volume,
 )
+from napari_mood.core.nifti import Volume, read_label, read_scores, read_volume
 from napari_mood.core.orientation import DisplayTransform, display_transform
 from napari_mood.core.scores import ScoreMode, check_mode
 from napari_mood.core.validate import Problem, check_affine, check_label, check_scores, check_shape

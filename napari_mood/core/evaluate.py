@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,15 +33,12 @@ import numpy as np
 from napari_mood.core import objects as obj
 from napari_mood.core.curves import CurveAccumulator, merge_accumulators
 from napari_mood.core.io import (
-    LabelRead,
     MethodFolder,
     MoodDataset,
     MoodInputError,
     MoodInputWarning,
-    read_label,
     read_sample_label,
     read_sample_score,
-    read_scores,
 )
 from napari_mood.core.metrics import (
     auroc_from_curve,
@@ -51,6 +48,7 @@ from napari_mood.core.metrics import (
     fpr_at_tpr,
     sample_score_from_pixel,
 )
+from napari_mood.core.nifti import LabelRead, ScoreRead, read_label, read_scores, read_shape
 from napari_mood.core.results import (
     DEFAULT_OPTIONS,
     CaseEvaluation,
@@ -66,9 +64,21 @@ from napari_mood.core.results import (
     Status,
 )
 from napari_mood.core.scores import ScoreMode
-from napari_mood.core.validate import Problem, check_affine, check_label, check_scores, check_shape
+from napari_mood.core.validate import (
+    Problem,
+    check_affine,
+    check_label,
+    check_scores,
+    check_shape,
+    ignored_problems,
+)
 
 __all__ = ["case_maps", "evaluate_case", "evaluate_dataset", "summarise_dataset"]
+
+
+def _then(hint: str, consequence: str) -> str:
+    """What to do, then what happens to the case meanwhile."""
+    return f"{hint}; {consequence}" if hint else consequence
 
 
 def _problem(
@@ -82,7 +92,12 @@ def _retag(problems: Sequence[Problem], case: str, method: str | None) -> list[P
 
 
 def _read_map(
-    path: Path | None, label: LabelRead, case: str, method: str, options: EvaluationOptions
+    path: Path | None,
+    label: LabelRead,
+    case: str,
+    method: str,
+    options: EvaluationOptions,
+    scan_shape: Callable[[], tuple[int, ...] | None] = lambda: None,
 ) -> tuple[np.ndarray | None, Status, list[Problem]]:
     """Read one map with the policy; None scores mean 'all zeros'."""
     if path is None:
@@ -94,13 +109,13 @@ def _read_map(
     try:
         read = read_scores(path, mode=options.mode)
     except MoodInputError as exc:
-        return _fail(
-            _problem("unreadable", exc.path, exc.problem, "the case scores as zeros", case, method),
-            options,
-        )
+        hint = _then(exc.hint, "the case scores as zeros")
+        return _fail(_problem("unreadable", exc.path, exc.problem, hint, case, method), options)
     shape = check_shape(read.scores.shape, label.mask.shape, path)
     if shape:
-        return _fail(_retag(shape, case, method)[0], options)
+        return _fail(
+            _label_is_off(_retag(shape, case, method)[0], read, label, scan_shape()), options
+        )
     problems = _retag(
         check_affine(read.affine, label.affine, path) + check_scores(read), case, method
     )
@@ -112,6 +127,22 @@ def _read_map(
         read.scores[np.isnan(read.scores)] = 0
         problems = [p if p.kind != "nan" else _nan_zeroed(p) for p in problems]
     return read.scores, "ok", problems
+
+
+def _label_is_off(
+    problem: Problem, read: ScoreRead, label: LabelRead, scan: tuple[int, ...] | None
+) -> Problem:
+    """When the map matches the scan but the label does not, say that the label is off."""
+    if scan is None or tuple(read.scores.shape) != scan or scan == label.mask.shape:
+        return problem
+    message = (
+        f"shape {tuple(read.scores.shape)} matches the scan but not the label "
+        f"{label.path} {tuple(label.mask.shape)}"
+    )
+    hint = "the label is on another grid than its scan: fix the label (the case scores as zeros)"
+    return Problem(
+        problem.kind, problem.severity, problem.path, message, hint, problem.case, problem.method
+    )
 
 
 def _nan_zeroed(problem: Problem) -> Problem:
@@ -168,12 +199,28 @@ def _score_method(
     return MethodCase(method, status, accumulator, objects, derived, max_score)
 
 
+def _lazy_shape(path: Path | None) -> Callable[[], tuple[int, ...] | None]:
+    """Read a scan's shape from its header on first use only (None if unknown)."""
+    known: list[tuple[int, ...] | None] = []
+
+    def shape() -> tuple[int, ...] | None:
+        if not known:
+            try:
+                known.append(None if path is None else read_shape(path))
+            except MoodInputError:
+                known.append(None)
+        return known[0]
+
+    return shape
+
+
 def evaluate_case(
     case: str,
     label_path: Path,
     maps: Mapping[str, Path | None],
     *,
     options: EvaluationOptions = DEFAULT_OPTIONS,
+    scan_path: Path | None = None,
 ) -> CaseEvaluation:
     """Read one case's label and every method's map once, and score them.
 
@@ -188,6 +235,9 @@ def evaluate_case(
         The pixel label file.
     maps : mapping of method name -> Path or None
         Each method's map for this case (None: the method has none).
+    scan_path : Path, optional
+        The case's scan: only its header is read, and only to say whether the label or a
+        map is on the wrong grid when they differ.
 
     Examples
     --------
@@ -199,12 +249,14 @@ def evaluate_case(
     except MoodInputError as exc:
         if options.strict:
             raise
-        problem = Problem("unreadable", "error", exc.path, exc.problem, "the case is skipped", case)
+        hint = _then(exc.hint, "the case is skipped")
+        problem = Problem("unreadable", "error", exc.path, exc.problem, hint, case)
         return CaseEvaluation(case, None, {}, (problem,))
     problems = _retag(check_label(label), case, None)
     results: dict[str, MethodCase] = {}
+    scan_shape = _lazy_shape(scan_path)
     for method, path in maps.items():
-        scores, status, found = _read_map(path, label, case, method, options)
+        scores, status, found = _read_map(path, label, case, method, options, scan_shape)
         problems += found
         results[method] = _score_method(scores, status, label, method, case, options)
         del scores
@@ -272,10 +324,11 @@ def _sample_cases(
         except MoodInputError as exc:
             if options.strict:
                 raise
-            problems.append(
-                Problem("unreadable", "error", exc.path, exc.problem, "the case is skipped", case)
-            )
+            hint = _then(exc.hint, "the case is skipped")
+            problems.append(Problem("unreadable", "error", exc.path, exc.problem, hint, case))
             continue
+        label, found = _binary_sample_label(label, label_path, case)
+        problems += found
         score, status, problem = _sample_score(method.sample.get(case), case, method.name, options)
         if status != "ok" and case in derived:
             out[case] = _SampleCase(label, derived[case], "ok", True)
@@ -283,6 +336,15 @@ def _sample_cases(
         problems += problem
         out[case] = _SampleCase(label, score, status, False)
     return out, problems
+
+
+def _binary_sample_label(label: int, path: Path, case: str) -> tuple[int, list[Problem]]:
+    """Labels other than 0/1 are clipped, as pixel labels are (the official scorer crashes)."""
+    if label in (0, 1):
+        return label, []
+    clipped = min(max(label, 0), 1)
+    message = f"sample label {label} is not 0 or 1 (read as {clipped}, clipped like pixel labels)"
+    return clipped, [Problem("nonbinary", "warning", path, message, 'write "0" or "1"', case)]
 
 
 def _sample_score(
@@ -300,11 +362,19 @@ def _sample_score(
         _fail(problem, options)
         return 0.0, "missing", [problem]
     try:
-        value = read_sample_score(path)
+        value = read_sample_score(path, clip=False)
     except MoodInputError as exc:
-        problem = _problem("unreadable", exc.path, exc.problem, "counts as 0", case, method)
+        hint = _then(exc.hint, "counts as 0")
+        problem = _problem("unreadable", exc.path, exc.problem, hint, case, method)
         _fail(problem, options)
         return 0.0, "invalid", [problem]
+    if not math.isnan(value) and not 0.0 <= value <= 1.0:
+        clipped = min(max(value, 0.0), 1.0)
+        message = f"sample score {value!r} is outside [0, 1] (clipped to {clipped!r})"
+        warning = Problem(
+            "range", "warning", path, message, "write a score in [0, 1]", case, method
+        )
+        return clipped, "ok", [warning]
     if math.isnan(value):
         if options.nan_policy == "error":
             raise MoodInputError(
@@ -443,7 +513,9 @@ def _serial_map(
     out = []
     for i, case in enumerate(cases):
         maps = case_maps(dataset, methods, case)
-        out.append(evaluate_case(case, dataset.pixel_labels[case], maps, options=options))
+        scan = dataset.scans.get(case)
+        label = dataset.pixel_labels[case]
+        out.append(evaluate_case(case, label, maps, options=options, scan_path=scan))
         if progress is not None:
             progress(i + 1, len(cases), case)
     return out
@@ -457,7 +529,8 @@ def _summarise(
 ) -> tuple[
     dict[str, MethodSummary], list[CaseRow], list[Problem], dict[str, dict[str, CurveAccumulator]]
 ]:
-    problems = [p for ev in evaluations for p in ev.problems]
+    problems = ignored_problems(dataset, methods)
+    problems += [p for ev in evaluations for p in ev.problems]
     summaries: dict[str, MethodSummary] = {}
     rows: list[CaseRow] = []
     accs: dict[str, dict[str, CurveAccumulator]] = {}

@@ -1,7 +1,8 @@
-"""Reading volumes, score files and MOOD folders: the only file input in the core.
+"""MOOD folders, sample-task text files and the input errors: with :mod:`.nifti` (the
+volumes), the only file input in the core.
 
 Everything here is read-only: no function in this module writes to, renames or creates
-anything inside an input folder.
+anything anywhere (outputs go through :mod:`napari_mood.services.output`).
 
 MOOD layout (as the official scorer ``scripts/evalresults.py`` of MIC-DKFZ/mood sees it)::
 
@@ -16,19 +17,13 @@ The list of cases is driven by the label folders, like the official scorer.
 
 from __future__ import annotations
 
-import gzip
 import os
 import warnings
-import zlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import nibabel as nib
 import numpy as np
-from isal import igzip
-
-from napari_mood.core.scores import ONE_CODE, ScoreMode, check_mode, gt_mask
 
 __all__ = [
     "METHODS_FOLDER",
@@ -37,21 +32,16 @@ __all__ = [
     "MoodInputError",
     "MoodInputWarning",
     "MethodFolder",
-    "ScoreRead",
-    "Volume",
     "case_stem",
     "discover_dataset",
+    "check_labels_for",
     "discover_methods",
     "find_methods",
     "is_nifti",
-    "load_nifti",
     "method_folder",
     "methods_beside",
-    "read_label",
     "read_sample_label",
     "read_sample_score",
-    "read_scores",
-    "read_volume",
 ]
 
 NIFTI_SUFFIXES: tuple[str, ...] = (".nii.gz", ".nii")
@@ -72,54 +62,6 @@ class MoodInputError(ValueError):
 
 class MoodInputWarning(UserWarning):
     """An input is usable but suspicious (the message names the file)."""
-
-
-@dataclass(frozen=True)
-class Volume:
-    """A volume read from a NIfTI file.
-
-    Attributes
-    ----------
-    data : ndarray
-        2-D or 3-D array (4-D files with one volume are squeezed).
-    affine : ndarray
-        4 x 4 voxel-to-world matrix.
-    path : Path or None
-        The file it came from.
-    """
-
-    data: np.ndarray
-    affine: np.ndarray
-    path: Path | None = None
-
-    @property
-    def spacing(self) -> tuple[float, ...]:
-        """Voxel size along each array axis (norm of the affine columns)."""
-        norms = np.linalg.norm(self.affine[:3, : self.data.ndim], axis=0)
-        return tuple(float(n) if n > 0 else 1.0 for n in norms)
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        """Shape of the data."""
-        return tuple(self.data.shape)
-
-
-@dataclass(frozen=True)
-class ScoreRead:
-    """A score map read as the pixel task reads it, with what was repaired on the way.
-
-    ``scores`` is float16 clipped to [0, 1] in ``mood`` mode and float32 clipped in
-    ``exact`` mode; NaN voxels are kept as NaN (the caller applies the NaN policy).
-    """
-
-    scores: np.ndarray
-    affine: np.ndarray
-    path: Path
-    n_nan: int
-    n_posinf: int
-    n_neginf: int
-    n_below: int
-    n_above: int
 
 
 def is_nifti(path: str | os.PathLike[str]) -> bool:
@@ -143,191 +85,30 @@ def case_stem(name: str) -> str:
     return name
 
 
-def _decompress(path: Path) -> bytes:
-    raw = path.read_bytes()
-    if not raw:
-        raise MoodInputError(path, "the file is empty", "re-export or re-download it")
-    try:
-        return igzip.decompress(raw)
-    except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
-        raise MoodInputError(
-            path,
-            f"is not a readable gzip file ({exc})",
-            "the file is corrupt or truncated: re-export it",
-        ) from exc
-
-
-def load_nifti(path: str | os.PathLike[str]) -> nib.Nifti1Image:
-    """Open a ``.nii`` / ``.nii.gz`` file as a nibabel image, decoding gzip with ISA-L.
-
-    Raises
-    ------
-    MoodInputError
-        When the file is missing, empty, corrupt or not NIfTI.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise MoodInputError(path, "file not found", "check the path")
-    if not is_nifti(path):
-        raise MoodInputError(path, "is not a NIfTI file", "expected a .nii or .nii.gz file")
-    content = _decompress(path) if path.name.lower().endswith(".gz") else path.read_bytes()
-    return _image_from_bytes(path, content)
-
-
-def _image_from_bytes(path: Path, content: bytes) -> nib.Nifti1Image:
-    if len(content) < 348:
-        raise MoodInputError(
-            path, "is too short to be NIfTI", "the file is truncated: re-export it"
-        )
-    sizeof_hdr = int.from_bytes(content[:4], "little")
-    klass = nib.Nifti2Image if sizeof_hdr in (540, 469893120) else nib.Nifti1Image
-    try:
-        img = klass.from_bytes(content)
-    except (
-        nib.filebasedimages.ImageFileError,
-        nib.spatialimages.HeaderDataError,
-        ValueError,
-    ) as exc:
-        raise MoodInputError(path, f"is not a valid NIfTI file ({exc})", "re-export it") from exc
-    _check_ndim(path, img.shape)
-    return img
-
-
-def _check_ndim(path: Path, shape: tuple[int, ...]) -> None:
-    extra = [s for s in shape[3:] if s != 1]
-    if len(shape) < 2 or extra:
-        raise MoodInputError(
-            path,
-            f"has shape {shape}",
-            "napari-mood reads 2-D and 3-D volumes (4-D only with a single volume); "
-            "split the 4-D file into 3-D volumes first",
-        )
-
-
-def _squeeze(data: np.ndarray) -> np.ndarray:
-    while data.ndim > 3 and data.shape[-1] == 1:
-        data = data[..., 0]
-    return data
-
-
-def read_volume(path: str | os.PathLike[str], *, dtype: type = np.float32) -> Volume:
-    """Read a NIfTI volume as floating point, with its affine.
-
-    Parameters
-    ----------
-    path : path-like
-        ``.nii`` or ``.nii.gz`` file (2-D, 3-D, or 4-D with one volume).
-    dtype : numpy float type
-        Type of the returned data (scaling from the header is applied).
-
-    Examples
-    --------
-    >>> vol = read_volume("scan.nii.gz")  # doctest: +SKIP
-    >>> vol.data.shape, vol.spacing  # doctest: +SKIP
-    ((99, 117, 95), (2.0, 2.0, 2.0))
-    """
-    img = load_nifti(path)
-    data = _squeeze(np.asarray(img.get_fdata(dtype=dtype)))
-    return Volume(data=data, affine=np.asarray(img.affine, dtype=np.float64), path=Path(path))
-
-
-def read_scores(path: str | os.PathLike[str], *, mode: ScoreMode = "mood") -> ScoreRead:
-    """Read a score map as the MOOD pixel task does.
-
-    In ``mood`` mode the data are read with ``get_fdata(dtype=np.float16)`` (as the
-    official scorer) and clipped to [0, 1]; ``exact`` keeps float32. NaN voxels stay NaN
-    and are counted, as are infinities and values outside [0, 1] (before clipping).
-
-    Examples
-    --------
-    >>> read = read_scores("method/toy_0.nii.gz")  # doctest: +SKIP
-    >>> read.scores.dtype  # doctest: +SKIP
-    dtype('float16')
-    """
-    check_mode(mode)
-    img = load_nifti(path)
-    dtype = np.float16 if mode == "mood" else np.float32
-    with np.errstate(over="ignore"):  # beyond float16 range -> inf, clipped to 1 below
-        scores = _squeeze(np.asarray(img.get_fdata(dtype=dtype)))
-    affine = np.asarray(img.affine, dtype=np.float64)
-    if _in_unit_range(scores):  # the common case: nothing to count or clip
-        return ScoreRead(scores, affine, Path(path), 0, 0, 0, 0, 0)
-    counts = _range_counts(scores)
-    np.clip(scores, 0.0, 1.0, out=scores)
-    scores += scores.dtype.type(0.0)  # -0.0 -> +0.0
-    return ScoreRead(scores, affine, Path(path), *counts)
-
-
-def _in_unit_range(scores: np.ndarray) -> bool:
-    """True when every value is in [0, 1] (no NaN, no -0.0), checked cheaply."""
-    if scores.size == 0:
-        return True
-    if scores.dtype == np.float16:
-        # float16 codes 0..0x3C00 are exactly the values +0.0 .. 1.0
-        return int(scores.view(np.uint16).max()) <= ONE_CODE
-    return bool(0.0 <= scores.min() and scores.max() <= 1.0) and not np.signbit(scores).any()
-
-
-def _range_counts(scores: np.ndarray) -> tuple[int, int, int, int, int]:
-    n_nan = int(np.count_nonzero(np.isnan(scores)))
-    n_posinf = int(np.count_nonzero(np.isposinf(scores)))
-    n_neginf = int(np.count_nonzero(np.isneginf(scores)))
-    n_below = int(np.count_nonzero(scores < 0))
-    n_above = int(np.count_nonzero(scores > 1))
-    return n_nan, n_posinf, n_neginf, n_below, n_above
-
-
-@dataclass(frozen=True)
-class LabelRead:
-    """A ground-truth mask read as the official scorer reads it.
-
-    ``mask`` is ``clip(rint(data), 0, 1) == 1``; ``n_nonbinary`` counts voxels whose
-    rounded value was neither 0 nor 1 (they were clipped).
-    """
-
-    mask: np.ndarray
-    affine: np.ndarray
-    path: Path
-    n_nonbinary: int
-
-
-def read_label(path: str | os.PathLike[str]) -> LabelRead:
-    """Read a binary GT mask: ``clip(rint(value), 0, 1) == 1`` as the official scorer.
-
-    Integer files without scaling are compared without a float copy.
-
-    Examples
-    --------
-    >>> read_label("toy_label/pixel/toy_0.nii.gz").mask.dtype  # doctest: +SKIP
-    dtype('bool')
-    """
-    img = load_nifti(path)
-    raw = _label_values(img)
-    mask = gt_mask(raw)  # equals the official clip(rint(x), 0, 1) == 1
-    rounded = np.rint(raw) if raw.dtype.kind == "f" else raw
-    n_nonbinary = int(rounded.size - np.count_nonzero((rounded == 0) | (rounded == 1)))
-    return LabelRead(
-        _squeeze(mask), np.asarray(img.affine, dtype=np.float64), Path(path), n_nonbinary
-    )
-
-
-def _label_values(img: nib.Nifti1Image) -> np.ndarray:
-    proxy = img.dataobj
-    slope, inter = getattr(proxy, "slope", 1.0), getattr(proxy, "inter", 0.0)
-    native = np.dtype(img.get_data_dtype())
-    if native.kind in "iub" and slope == 1 and inter == 0 and hasattr(proxy, "get_unscaled"):
-        return np.asarray(proxy.get_unscaled())
-    return np.asarray(img.get_fdata())  # float64, exactly what the official scorer rounds
+_BOM = "\ufeff"
 
 
 def _first_line(path: Path) -> str:
+    """The first line as the official scorer reads it (UTF-8; a BOM is not skipped)."""
+    if path.is_symlink() and not path.exists():
+        raise MoodInputError(path, "is a broken symbolic link", "point it to an existing file")
     try:
         with path.open("r", encoding="utf-8", errors="strict") as handle:
-            return handle.readline()
+            line = handle.readline()
     except UnicodeDecodeError as exc:
         raise MoodInputError(
             path, "is not a text file", "write a single number on the first line"
         ) from exc
+    except OSError as exc:
+        raise MoodInputError(path, f"cannot be read ({exc.strerror or exc})", "check it") from exc
+    if line.startswith(_BOM):
+        raise MoodInputError(
+            path,
+            "starts with a byte-order mark (as Excel or Notepad save UTF-8); the official "
+            "scorer cannot parse it either",
+            "save it as plain UTF-8 without a BOM (e.g. `sed -i '1s/^\\xEF\\xBB\\xBF//'`)",
+        )
+    return line
 
 
 def read_sample_label(path: str | os.PathLike[str]) -> int:
@@ -348,8 +129,8 @@ def read_sample_label(path: str | os.PathLike[str]) -> int:
         ) from exc
 
 
-def read_sample_score(path: str | os.PathLike[str]) -> float:
-    """Read a sample score: ``float`` of the first line, clipped to [0, 1].
+def read_sample_score(path: str | os.PathLike[str], *, clip: bool = True) -> float:
+    """Read a sample score: ``float`` of the first line, clipped to [0, 1] (``clip``).
 
     NaN is returned as NaN (the caller applies the NaN policy).
 
@@ -366,7 +147,9 @@ def read_sample_score(path: str | os.PathLike[str]) -> float:
         raise MoodInputError(
             path, f"first line {text.strip()!r} is not a number", "write one float in [0, 1]"
         ) from exc
-    return value if np.isnan(value) else float(np.clip(value, 0.0, 1.0))
+    if not clip or np.isnan(value):
+        return value
+    return float(np.clip(value, 0.0, 1.0))
 
 
 @dataclass(frozen=True)
@@ -400,16 +183,20 @@ def _listdir(folder: Path) -> list[str]:
     return sorted(n for n in os.listdir(folder) if not n.startswith("."))
 
 
+def _file_like(path: Path) -> bool:
+    """A file, or a broken link to one (reading it then says so, naming it)."""
+    return path.is_file() or (path.is_symlink() and not path.exists())
+
+
 def _nifti_files(folder: Path) -> tuple[dict[str, Path], list[Path]]:
     found: dict[str, Path] = {}
     ignored: list[Path] = []
     for name in _listdir(folder):
         path = folder / name
-        (
-            found.__setitem__(name, path)
-            if is_nifti(name) and path.is_file()
-            else ignored.append(path)
-        )
+        if is_nifti(name) and _file_like(path):
+            found[name] = path
+        else:
+            ignored.append(path)
     return found, ignored
 
 
@@ -418,13 +205,23 @@ def _text_files(folder: Path) -> tuple[dict[str, Path], list[Path]]:
     ignored: list[Path] = []
     for name in _listdir(folder):
         path = folder / name
-        ok = name.endswith(".txt") and path.is_file()
-        (found.__setitem__(name[: -len(".txt")], path) if ok else ignored.append(path))
+        if name.endswith(".txt") and _file_like(path):
+            found[name[: -len(".txt")]] = path
+        else:
+            ignored.append(path)
     return found, ignored
 
 
 def _label_root(root: Path, labels: Path | None, scans: str) -> Path | None:
     if labels is not None:
+        if not (labels / "pixel").is_dir() and not (labels / "sample").is_dir():
+            raise MoodInputError(
+                labels,
+                "holds no pixel/ or sample/ label folder"
+                if labels.is_dir()
+                else "label folder not found",
+                "give --labels the folder that holds pixel/ and sample/",
+            )
         return labels
     for candidate in (root / f"{scans}_label", root / "toy_label", root / "label", root / "labels"):
         if candidate.is_dir():
@@ -474,6 +271,32 @@ def discover_dataset(
             "point to the folder that contains toy/ and toy_label/, or use --scans / --labels",
         )
     return MoodDataset(root, scans_dir, pixel, sample, scan_files, tuple(ignored + scan_ignored))
+
+
+LABELS_NEEDED = {"pixel": "pixel", "object": "pixel", "sample": "sample"}
+
+
+def check_labels_for(dataset: MoodDataset, tasks: Iterable[str]) -> None:
+    """Refuse to score a task without its labels (it would print AP 0 for everything).
+
+    Raises
+    ------
+    MoodInputError
+        Naming the label folder that was looked for and what to do.
+    """
+    for task in tasks:
+        kind = LABELS_NEEDED[task]
+        found = dataset.pixel_labels if kind == "pixel" else dataset.sample_labels
+        if not found:
+            where = dataset.root / "toy_label" / kind
+            raise MoodInputError(
+                where,
+                f"no {kind} labels for the {task} task: no *.nii.gz"
+                + (".txt" if kind == "sample" else "")
+                + " files there",
+                f"put the ground truth in DATASET/toy_label/{kind}/, point --labels to the "
+                "folder holding pixel/ and sample/, or leave the task out (--task)",
+            )
 
 
 def _read_label_root(
@@ -538,7 +361,7 @@ def _other_files(folder: Path) -> set[Path]:
     return {
         folder / n
         for n in names
-        if not (is_nifti(n) or n.endswith(".txt")) and (folder / n).is_file()
+        if not (is_nifti(n) or n.endswith(".txt")) and not (folder / n).is_dir()
     }
 
 
@@ -560,6 +383,8 @@ def discover_methods(parent: str | os.PathLike[str]) -> dict[str, MethodFolder]:
         sub = root / name
         if sub.is_dir() and _has_outputs(sub):
             methods[name] = method_folder(sub)
+        elif sub.is_dir():
+            warn_input(sub, "holds no .nii.gz maps and no .nii.gz.txt scores; not a method")
     if not methods:
         raise MoodInputError(
             root,

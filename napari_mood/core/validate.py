@@ -16,17 +16,14 @@ from typing import Literal
 import numpy as np
 
 from napari_mood.core.io import (
-    LabelRead,
     MethodFolder,
     MoodDataset,
     MoodInputError,
     MoodInputWarning,
-    ScoreRead,
-    read_label,
     read_sample_label,
     read_sample_score,
-    read_scores,
 )
+from napari_mood.core.nifti import LabelRead, ScoreRead, read_label, read_scores, read_shape
 
 __all__ = [
     "Problem",
@@ -38,6 +35,7 @@ __all__ = [
     "check_scores",
     "check_shape",
     "emit",
+    "ignored_problems",
     "validate_dataset",
 ]
 
@@ -254,9 +252,26 @@ def validate_dataset(
     problems = _folder_problems(dataset, methods)
     for case, label_path in sorted(dataset.pixel_labels.items()):
         problems += _validate_pixel_case(case, label_path, methods, read_maps=read_maps)
+        problems += _label_against_scan(case, label_path, dataset.scans.get(case))
     for case, label_path in sorted(dataset.sample_labels.items()):
         problems += _validate_sample_case(case, label_path, methods)
     return problems
+
+
+def ignored_problems(dataset: MoodDataset, methods: Mapping[str, MethodFolder]) -> list[Problem]:
+    """Files that sit where inputs are expected but are not read (stray files, folders)."""
+    found = [
+        Problem("ignored", "warning", p, "not a label or scan file (ignored)")
+        for p in dataset.ignored
+    ]
+    for name, method in methods.items():
+        found += [
+            Problem(
+                "ignored", "warning", p, "not a score map or sample score (ignored)", "", None, name
+            )
+            for p in method.ignored
+        ]
+    return found
 
 
 def _folder_problems(dataset: MoodDataset, methods: Mapping[str, MethodFolder]) -> list[Problem]:
@@ -271,10 +286,7 @@ def _folder_problems(dataset: MoodDataset, methods: Mapping[str, MethodFolder]) 
                 "add toy_label/pixel and toy_label/sample",
             )
         )
-    problems += [
-        Problem("ignored", "warning", p, "not a label or scan file (ignored)")
-        for p in dataset.ignored
-    ]
+    problems += ignored_problems(dataset, methods)
     for name, method in methods.items():
         pixel = _tag(
             check_case_names(dataset.pixel_labels, method.pixel, method.path, what="pixel map"),
@@ -307,6 +319,23 @@ def _validate_pixel_case(
         if path is not None:
             problems += _tag(_validate_map(path, label), case, name)
     return problems
+
+
+def _label_against_scan(case: str, label_path: Path, scan_path: Path | None) -> list[Problem]:
+    """A label on another grid than its scan (then every map is wrongly blamed)."""
+    if scan_path is None:
+        return []
+    try:
+        label, scan = read_shape(label_path), read_shape(scan_path)
+    except MoodInputError as exc:
+        return [_unreadable(exc, case, None)]
+    found = check_shape(label, scan, label_path, reference_name=f"its scan {scan_path.name}")
+    return [
+        Problem(
+            p.kind, p.severity, p.path, p.message, "fix the label: maps are compared with it", case
+        )
+        for p in found
+    ]
 
 
 def _validate_map(path: Path, label: LabelRead) -> list[Problem]:

@@ -1,6 +1,10 @@
-"""Write MOOD-layout cases and method outputs (the writing counterpart of ``io.py``).
+"""The bytes of MOOD-layout cases and method outputs (the counterpart of ``io.py``).
 
-Layout written (official MOOD naming; ``NAME`` has no extension)::
+Pure: these functions return ``{path: bytes}`` plans and write nothing; the files are
+written by :mod:`napari_mood.services.writers` through the output guard (inputs never
+touched, nothing replaced without ``force``, atomic writes).
+
+Layout (official MOOD naming; ``NAME`` has no extension)::
 
     OUT/toy/NAME.nii.gz                     scan
     OUT/toy_label/pixel/NAME.nii.gz         pixel label, uint8 0/1
@@ -10,8 +14,7 @@ Layout written (official MOOD naming; ``NAME`` has no extension)::
 
 Files are gzip-compressed NIfTI-1 written deterministically (gzip mtime 0, no file
 name in the gzip header, level 9), so the same arrays give the same bytes on the same
-zlib. Existing files are never overwritten unless ``overwrite=True``; the check is done
-for every file of the call before anything is written.
+zlib.
 
 ``levels`` stores values in [0, 1] as integers ``k`` with ``k / levels`` the value
 (``uint8`` up to 255 levels, else ``uint16``) and ``scl_slope`` about ``1 / levels``, so
@@ -118,20 +121,6 @@ def nifti_gz_bytes(
     return gzip.compress(payload, compresslevel=9, mtime=0)
 
 
-def _check_free(paths: list[Path], overwrite: bool) -> None:
-    existing = [str(path) for path in paths if path.exists()]
-    if existing and not overwrite:
-        raise FileExistsError(
-            "refusing to overwrite existing files (pass overwrite=True): " + ", ".join(existing)
-        )
-
-
-def _write(path: Path, blob: bytes) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(blob)
-    return path
-
-
 def _label_array(mask: np.ndarray) -> np.ndarray:
     array = np.asarray(mask)
     if array.dtype != bool and not np.isin(array, (0, 1)).all():
@@ -146,7 +135,7 @@ def _score_text(score: float) -> str:
     return f"{value!r}\n"
 
 
-def write_mood_case(
+def mood_case_files(
     out_dir: PathLike,
     name: str,
     scan: np.ndarray,
@@ -156,9 +145,11 @@ def write_mood_case(
     *,
     scans_folder: str = "toy",
     scan_levels: int | None = None,
-    overwrite: bool = False,
-) -> tuple[Path, Path, Path]:
-    """Write one case of a MOOD-layout dataset: scan, pixel label and sample label.
+) -> dict[Path, bytes]:
+    """The files of one case of a MOOD-layout dataset: scan, pixel label and sample label.
+
+    Nothing is written: :func:`napari_mood.services.writers.write_mood_case` writes them
+    through the output guard.
 
     Parameters
     ----------
@@ -179,24 +170,20 @@ def write_mood_case(
         Name of the scans folder; labels go to ``{scans_folder}_label``.
     scan_levels : int, optional
         Quantise the scan to ``scan_levels`` levels (values must lie in [0, 1]).
-    overwrite : bool
-        Replace existing files instead of raising FileExistsError.
 
     Returns
     -------
-    (Path, Path, Path)
-        Scan, pixel label and sample label files.
+    dict of Path -> bytes
+        Scan, pixel label and sample label files, in that order.
 
     Examples
     --------
-    >>> import tempfile
-    >>> out = Path(tempfile.mkdtemp())
     >>> scan, mask = np.zeros((4, 4, 4)), np.zeros((4, 4, 4), bool)
-    >>> paths = write_mood_case(out, "toy_0", scan, mask, np.eye(4))
-    >>> [p.relative_to(out).as_posix() for p in paths]
-    ['toy/toy_0.nii.gz', 'toy_label/pixel/toy_0.nii.gz', 'toy_label/sample/toy_0.nii.gz.txt']
-    >>> paths[2].read_text()
-    '0\\n'
+    >>> files = mood_case_files("out", "toy_0", scan, mask, np.eye(4))
+    >>> [p.as_posix() for p in files]
+    ['out/toy/toy_0.nii.gz', 'out/toy_label/pixel/toy_0.nii.gz', 'out/toy_label/sample/toy_0.nii.gz.txt']
+    >>> list(files.values())[2]
+    b'0\\n'
     """
     stem = _checked_stem(name)
     if not scans_folder or any(sep in scans_folder for sep in "/\\"):
@@ -211,17 +198,15 @@ def write_mood_case(
         labels / "pixel" / f"{stem}.nii.gz",
         labels / "sample" / f"{stem}.nii.gz.txt",
     ]
-    _check_free(paths, overwrite)
     blobs = (
         nifti_gz_bytes(scan_array, affine, header, levels=scan_levels),
         nifti_gz_bytes(label, affine, header),
         f"{int(label.any())}\n".encode(),
     )
-    scan_path, pixel_path, sample_path = (_write(p, b) for p, b in zip(paths, blobs, strict=True))
-    return scan_path, pixel_path, sample_path
+    return dict(zip(paths, blobs, strict=True))
 
 
-def write_method_case(
+def method_case_files(
     method_dir: PathLike,
     name: str,
     score_map: np.ndarray | None = None,
@@ -230,9 +215,10 @@ def write_method_case(
     header: nib.Nifti1Header | None = None,
     *,
     map_levels: int | None = None,
-    overwrite: bool = False,
-) -> tuple[Path, ...]:
-    """Write a method's output for one case: pixel score map and/or sample score.
+) -> dict[Path, bytes]:
+    """The files of a method's output for one case: pixel score map and/or sample score.
+
+    Nothing is written (see :func:`napari_mood.services.writers.write_method_case`).
 
     Parameters
     ----------
@@ -250,21 +236,16 @@ def write_method_case(
         Template header for the map.
     map_levels : int, optional
         Quantise the map to ``map_levels`` levels (values must lie in [0, 1]).
-    overwrite : bool
-        Replace existing files instead of raising FileExistsError.
 
     Returns
     -------
-    tuple of Path
-        The files written (map first).
+    dict of Path -> bytes
+        The files (map first).
 
     Examples
     --------
-    >>> import tempfile
-    >>> out = Path(tempfile.mkdtemp()) / "my_method"
-    >>> paths = write_method_case(out, "toy_0", sample_score=0.25)
-    >>> paths[0].name, paths[0].read_text()
-    ('toy_0.nii.gz.txt', '0.25\\n')
+    >>> method_case_files("my_method", "toy_0", sample_score=0.25)
+    {PosixPath('my_method/toy_0.nii.gz.txt'): b'0.25\\n'}
     """
     stem = _checked_stem(name)
     if score_map is None and sample_score is None:
@@ -278,5 +259,4 @@ def write_method_case(
         jobs.append((root / f"{stem}.nii.gz", blob))
     if sample_score is not None:
         jobs.append((root / f"{stem}.nii.gz.txt", _score_text(sample_score).encode()))
-    _check_free([path for path, _ in jobs], overwrite)
-    return tuple(_write(path, blob) for path, blob in jobs)
+    return dict(jobs)

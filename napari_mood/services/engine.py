@@ -6,39 +6,47 @@ time. Per-case results are small (two integer histograms and object counts per m
 and are merged in case order by :func:`napari_mood.core.evaluate.summarise_dataset`, so
 a parallel run gives the same numbers as a serial one, bit for bit.
 
-The cache stores each (case, method) result under a key made of the label's and the
-map's path, size and modification time and of every option that changes the result; a
-rerun after adding a method or a case, or touching one file, recomputes only that.
+The cache (:mod:`napari_mood.services.cache`) stores each (case, method) result under a
+key made of the files' content stamps and of every option that changes the result; a
+rerun after adding a method or a case, or changing one file, recomputes only that.
+
+Local worker processes die with the main process, whatever ends it (Ctrl-C, SIGTERM,
+``kill -9``): they ignore SIGINT (the main process stops them) and ask Linux to send
+them SIGTERM when their parent dies (``PR_SET_PDEATHSIG``). An unreachable scheduler
+fails within :data:`SCHEDULER_TIMEOUT_S` seconds with a message.
 
 GUI-free; dask is required, ``dask.distributed`` only for ``scheduler=ADDRESS``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
+import ctypes
+import multiprocessing
 import os
-import pickle
+import signal
+import sys
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from napari_mood.core.evaluate import case_maps, evaluate_case, summarise_dataset
-from napari_mood.core.io import MethodFolder, MoodDataset
+from napari_mood.core.io import MethodFolder, MoodDataset, MoodInputError
 from napari_mood.core.results import (
     DEFAULT_OPTIONS,
     CaseEvaluation,
     DatasetEvaluation,
     EvaluationOptions,
-    MethodCase,
     Progress,
 )
-from napari_mood.core.validate import Problem
+from napari_mood.services.cache import LabelEntry, MethodEntry, ResultCache, file_stamp
 
 __all__ = ["EngineStats", "ResultCache", "default_workers", "run_evaluation"]
 
-CACHE_VERSION = 1
+SCHEDULER_TIMEOUT_S = 5
+"""How long to try to reach a ``--scheduler`` before giving up."""
+_PR_SET_PDEATHSIG = 1
 
 
 @dataclass(frozen=True)
@@ -58,6 +66,7 @@ class _Task:
     case: str
     label_path: Path
     maps: Mapping[str, Path | None]
+    scan_path: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -86,21 +95,13 @@ def peak_memory_mb() -> float:
 
 
 def _run_task(task: _Task, options: EvaluationOptions) -> _TaskResult:
-    evaluation = evaluate_case(task.case, task.label_path, task.maps, options=options)
+    evaluation = evaluate_case(
+        task.case, task.label_path, task.maps, options=options, scan_path=task.scan_path
+    )
     return _TaskResult(evaluation, peak_memory_mb())
 
 
 # --------------------------------------------------------------------------- cache
-
-
-def _stamp(path: Path | None) -> list[Any]:
-    if path is None:
-        return [None]
-    try:
-        st = path.stat()
-    except OSError:
-        return [str(path), None, None]
-    return [str(path.resolve()), st.st_size, st.st_mtime_ns]
 
 
 def _options_key(options: EvaluationOptions, method: str) -> dict[str, Any]:
@@ -117,45 +118,6 @@ def _options_key(options: EvaluationOptions, method: str) -> dict[str, Any]:
     }
 
 
-class ResultCache:
-    """Per-case results on disk, keyed by file stamps and options (pickle files).
-
-    Only this process writes the cache; workers never do. A corrupt or unreadable
-    entry counts as a miss.
-    """
-
-    def __init__(self, folder: str | os.PathLike[str]) -> None:
-        self.folder = Path(folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
-
-    @staticmethod
-    def key(kind: str, *parts: Any) -> str:
-        """Hash of a JSON description of what the entry depends on."""
-        text = json.dumps([CACHE_VERSION, kind, *parts], sort_keys=True, default=str)
-        return hashlib.sha256(text.encode()).hexdigest()
-
-    def _path(self, key: str) -> Path:
-        return self.folder / key[:2] / f"{key}.pkl"
-
-    def get(self, key: str) -> Any | None:
-        """Return the stored value or None."""
-        path = self._path(key)
-        try:
-            with path.open("rb") as handle:
-                return pickle.load(handle)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
-            return None
-
-    def put(self, key: str, value: Any) -> None:
-        """Store a value atomically (write to a temporary file, then rename)."""
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        with tmp.open("wb") as handle:
-            pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
-        tmp.replace(path)
-
-
 @dataclass(frozen=True)
 class _CaseKeys:
     label: str
@@ -163,13 +125,24 @@ class _CaseKeys:
 
 
 def _case_keys(
-    case: str, label_path: Path, maps: Mapping[str, Path | None], options: EvaluationOptions
+    case: str,
+    label_path: Path,
+    maps: Mapping[str, Path | None],
+    options: EvaluationOptions,
+    scan_path: Path | None,
 ) -> _CaseKeys:
-    label_stamp = _stamp(label_path)
+    label_stamp = file_stamp(label_path)
     label_key = ResultCache.key("label", case, label_stamp, options.strict)
+    scan_stamp = file_stamp(scan_path)  # a map's problem may name the scan's grid
     method_keys = {
         name: ResultCache.key(
-            "method", case, name, label_stamp, _stamp(path), _options_key(options, name)
+            "method",
+            case,
+            name,
+            label_stamp,
+            scan_stamp,
+            file_stamp(path),
+            _options_key(options, name),
         )
         for name, path in maps.items()
     }
@@ -178,31 +151,33 @@ def _case_keys(
 
 def _from_cache(
     cache: ResultCache | None, keys: _CaseKeys
-) -> tuple[
-    tuple[int | None, tuple[Problem, ...]] | None, dict[str, tuple[MethodCase, tuple[Problem, ...]]]
-]:
+) -> tuple[LabelEntry | None, dict[str, MethodEntry]]:
     if cache is None:
         return None, {}
-    label = cache.get(keys.label)
-    found = {name: hit for name, key in keys.methods.items() if (hit := cache.get(key)) is not None}
+    label = cache.get_label(keys.label)
+    found = {
+        name: hit
+        for name, key in keys.methods.items()
+        if (hit := cache.get_method(key)) is not None
+    }
     return label, found
 
 
 def _store(cache: ResultCache, keys: _CaseKeys, evaluation: CaseEvaluation) -> None:
     label_problems = tuple(p for p in evaluation.problems if p.method is None)
-    cache.put(keys.label, (evaluation.gt_voxels, label_problems))
+    cache.put_label(keys.label, (evaluation.gt_voxels, label_problems))
     if evaluation.gt_voxels is None:
         return
     for name, result in evaluation.methods.items():
         problems = tuple(p for p in evaluation.problems if p.method == name)
-        cache.put(keys.methods[name], (result, problems))
+        cache.put_method(keys.methods[name], (result, problems))
 
 
 def _assemble(
     case: str,
     maps: Mapping[str, Path | None],
-    label: tuple[int | None, tuple[Problem, ...]],
-    found: Mapping[str, tuple[MethodCase, tuple[Problem, ...]]],
+    label: LabelEntry,
+    found: Mapping[str, MethodEntry],
 ) -> CaseEvaluation:
     gt_voxels, problems = label
     if gt_voxels is None:
@@ -214,9 +189,7 @@ def _assemble(
 
 def _split(
     evaluation: CaseEvaluation,
-) -> tuple[
-    tuple[int | None, tuple[Problem, ...]], dict[str, tuple[MethodCase, tuple[Problem, ...]]]
-]:
+) -> tuple[LabelEntry, dict[str, MethodEntry]]:
     label = (evaluation.gt_voxels, tuple(p for p in evaluation.problems if p.method is None))
     found = {
         name: (result, tuple(p for p in evaluation.problems if p.method == name))
@@ -237,6 +210,26 @@ def _run_serial(
         done(i, _run_task(task, options))
 
 
+def _die_with_parent(parent: int) -> None:
+    """Worker start-up: leave Ctrl-C to the parent; get SIGTERM when the parent dies."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool now: cancel queued tasks and end its processes."""
+    processes = list(getattr(pool, "_processes", {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(timeout=5)
+
+
 def _run_local(workers: int) -> Runner:
     def run(
         tasks: Sequence[_Task], options: EvaluationOptions, done: Callable[[int, _TaskResult], None]
@@ -253,8 +246,19 @@ def _run_local(workers: int) -> Runner:
             if isinstance(key, str) and key.startswith("case-"):
                 done(int(key[5:]), result)
 
-        with Callback(posttask=posttask):
-            dask.compute(*delayed, scheduler="processes", num_workers=workers)
+        pool = ProcessPoolExecutor(
+            workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_die_with_parent,
+            initargs=(os.getpid(),),
+        )
+        try:
+            with Callback(posttask=posttask):
+                dask.compute(*delayed, scheduler="processes", pool=pool)
+        except BaseException:
+            _stop(pool)  # Ctrl-C, SIGTERM or an error: no worker is left running
+            raise
+        pool.shutdown(wait=True)
 
     return run
 
@@ -269,7 +273,15 @@ def _run_distributed(address: str) -> Runner:
             raise RuntimeError(
                 "--scheduler needs dask.distributed: pip install 'napari-mood[cluster]'"
             ) from exc
-        with Client(address) as client:
+        try:
+            client = Client(address, timeout=f"{SCHEDULER_TIMEOUT_S}s")
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise MoodInputError(
+                None,
+                f"cannot reach the dask scheduler at {address!r} ({exc})",
+                "start it (`dask scheduler`) or check --scheduler ADDRESS",
+            ) from exc
+        with client:
             futures = client.map(_run_task, list(tasks), options=options, pure=False)
             index = {future.key: i for i, future in enumerate(futures)}
             for future in as_completed(futures):
@@ -347,7 +359,7 @@ def run_evaluation(
     >>> stats.computed, stats.cached  # doctest: +SKIP
     (40, 0)
     """
-    store = ResultCache(Path(cache).expanduser()) if cache is not None else None
+    store = ResultCache(cache) if cache is not None else None
     cases = sorted(dataset.pixel_labels) if options.needs_maps else []
     labels, found, tasks, keys = _plan(dataset, methods, cases, options, store)
     n_cached = sum(len(f) for f in found.values())
@@ -389,12 +401,13 @@ def _plan(
     for case in cases:
         label_path = dataset.pixel_labels[case]
         maps = case_maps(dataset, methods, case)
-        keys[case] = _case_keys(case, label_path, maps, options)
+        scan_path = dataset.scans.get(case)
+        keys[case] = _case_keys(case, label_path, maps, options, scan_path)
         label, hits = _from_cache(store, keys[case])
         found[case] = dict(hits)
         if label is not None and (label[0] is None or len(hits) == len(maps)):
             labels[case] = label
             continue
         todo = {name: path for name, path in maps.items() if name not in hits}
-        tasks.append(_Task(case, label_path, todo or maps))
+        tasks.append(_Task(case, label_path, todo or maps, scan_path))
     return labels, found, tasks, keys

@@ -64,6 +64,7 @@ from napari_mood.core.looks import (
 from napari_mood.core.metrics import average_precision_from_curve, confusion_at
 from napari_mood.core.scores import check_threshold, threshold_limits
 from napari_mood.core.slices import CropBox, body_box, choose_slice
+from napari_mood.services.output import Inputs, atomic_path, check_output_file
 
 __all__ = [
     "FIGURE_FORMATS",
@@ -612,10 +613,15 @@ def save_figure(figure: Figure, path: str | os.PathLike[str], *, dpi: float = 30
     files whose images are embedded at ``dpi``. Dates are left out, so the same figure
     gives the same file.
 
+    The file is written atomically; callers check it first with
+    :func:`napari_mood.services.output.check_output_file` (inputs, existing files).
+
     Raises
     ------
     ValueError
         When the extension is not ``.png``, ``.svg`` or ``.pdf`` or ``dpi`` is not positive.
+    OutputRefused
+        When the file cannot be written (the old one, if any, is kept).
     """
     out = Path(path)
     kind = out.suffix.lower().lstrip(".")
@@ -623,9 +629,11 @@ def save_figure(figure: Figure, path: str | os.PathLike[str], *, dpi: float = 30
         raise ValueError(f"{out}: unsupported figure type {out.suffix!r}; use .png, .svg or .pdf")
     if not (math.isfinite(dpi) and dpi > 0):
         raise ValueError(f"dpi must be a positive number, got {dpi!r}")
-    out.parent.mkdir(parents=True, exist_ok=True)
     metadata: dict[str, Any] = dict(_NO_DATES[kind])
-    figure.savefig(out, dpi=dpi, format=kind, facecolor="white", metadata=metadata or None)
+    with atomic_path(out) as temporary:  # never half a figure, never a lost old one
+        figure.savefig(
+            temporary, dpi=dpi, format=kind, facecolor="white", metadata=metadata or None
+        )
     return out
 
 
@@ -648,10 +656,16 @@ class ViewFigure:
     colors: Mapping[str, str]
     annotate: bool
     dpi: float
+    inputs: Inputs | None = None
 
 
 def write_view_figure(request: ViewFigure) -> Path:
-    """Draw and save the figure of the case shown (a worker job); returns the file."""
+    """Draw and save the figure of the case shown (a worker job); returns the file.
+
+    The viewer's save dialog has asked before replacing a file; the path may still not be
+    an input (the guard refuses it).
+    """
+    check_output_file(request.path, inputs=request.inputs, force=True, what="the figure")
     case = FigureCase(
         name=request.name,
         scan=None if request.scan is None else np.asarray(request.scan),

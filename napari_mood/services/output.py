@@ -124,7 +124,7 @@ def _writable_place(path: Path, what: str) -> None:
 
 
 def check_output_file(
-    path: PathLike, *, inputs: Inputs = Inputs(), force: bool = False, what: str = "the output"
+    path: PathLike, *, inputs: Inputs | None = None, force: bool = False, what: str = "the output"
 ) -> Path:
     """Check a file output before any work; return it (``~`` expanded, not resolved).
 
@@ -141,7 +141,7 @@ def check_output_file(
     napari_mood.services.output.OutputRefused: /data/mood/x.csv: the output would be written inside the input folder /data/mood (inputs are read-only to napari-mood: choose a place outside the data)
     """
     target = Path(path).expanduser()
-    _refuse_inputs(target, inputs, what)
+    _refuse_inputs(target, inputs or Inputs(), what)
     if target.is_dir():
         raise OutputRefused(target, f"{what} is a folder", "give a file name")
     if target.exists() or target.is_symlink():
@@ -156,7 +156,7 @@ def check_output_file(
 def check_output_folder(
     path: PathLike,
     *,
-    inputs: Inputs = Inputs(),
+    inputs: Inputs | None = None,
     force: bool = False,
     names: Sequence[str] = (),
     what: str = "the output folder",
@@ -167,7 +167,7 @@ def check_output_folder(
     them that exists needs ``force``.
     """
     folder = Path(path).expanduser()
-    _refuse_inputs(folder, inputs, what)
+    _refuse_inputs(folder, inputs or Inputs(), what)
     if folder.exists() and not folder.is_dir():
         raise OutputRefused(folder, f"{what} is a file", "give a folder")
     existing = [name for name in names if (folder / name).exists()]

@@ -25,19 +25,24 @@ from napari_mood.core.io import MoodInputError
 from napari_mood.core.metrics import average_precision_from_curve
 from napari_mood.core.ranking import bootstrap_ap, rank_methods
 from napari_mood.core.results import DatasetEvaluation
+from napari_mood.services.output import Inputs, check_output_folder, write_text_atomic
 
-__all__ = ["ReportFiles", "read_categories", "write_report"]
+__all__ = ["REPORT_FILES", "ReportFiles", "read_categories", "write_report"]
 
 N_WORST = 5
+
+
+#: The files a report folder receives (their order is :class:`ReportFiles`' fields).
+REPORT_FILES: tuple[str, str, str] = ("results.csv", "results.json", "report.html")
 
 
 @dataclass(frozen=True)
 class ReportFiles:
     """Paths written by :func:`write_report`."""
 
-    html: Path
-    json: Path
     csv: Path
+    json: Path
+    html: Path
 
 
 def read_categories(path: str | Path) -> dict[str, str]:
@@ -54,7 +59,7 @@ def read_categories(path: str | Path) -> dict[str, str]:
             path, "categories file not found", "give a CSV with columns case,category"
         )
     out: dict[str, str] = {}
-    with path.open(newline="", encoding="utf-8") as handle:
+    with path.open(newline="", encoding="utf-8-sig") as handle:  # a BOM (Excel) is dropped
         for i, row in enumerate(csv.reader(handle)):
             if not row or row[0].startswith("#"):
                 continue
@@ -285,16 +290,21 @@ def write_report(
     categories: Mapping[str, str] | None = None,
     n_boot: int = 1000,
     seed: int = 0,
+    inputs: Inputs | None = None,
+    force: bool = False,
 ) -> ReportFiles:
-    """Write ``results.csv``, ``results.json`` and ``report.html`` into ``folder``."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    files = ReportFiles(folder / "report.html", folder / "results.json", folder / "results.csv")
-    files.csv.write_text(csv_text, encoding="utf-8")
-    files.json.write_text(
-        json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n", encoding="utf-8"
+    """Write ``results.csv``, ``results.json`` and ``report.html`` into ``folder``.
+
+    The folder is checked by the output guard first (not inside the inputs, no report
+    file replaced without ``force``); the HTML is drawn before anything is written and
+    each file is written atomically.
+    """
+    folder = check_output_folder(
+        folder, inputs=inputs, force=force, names=REPORT_FILES, what="the report folder"
     )
-    files.html.write_text(
-        render_html(result, categories=categories, n_boot=n_boot, seed=seed), encoding="utf-8"
-    )
+    page = render_html(result, categories=categories, n_boot=n_boot, seed=seed)
+    files = ReportFiles(*(folder / name for name in REPORT_FILES))
+    write_text_atomic(files.csv, csv_text)
+    write_text_atomic(files.json, json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n")
+    write_text_atomic(files.html, page)
     return files

@@ -214,7 +214,7 @@ def test_simulate_writes_a_dataset_that_evaluates(capsys, tmp_path):
         for i in range(3)
     ] == ["0", "1", "1"]
     code, _, err = _run(capsys, "simulate", str(scan), "--out", str(out), "--count", "2")
-    assert code == 1 and "--overwrite" in err
+    assert code == 1 and "--force" in err and "already holds" in err
 
 
 def test_console_script_entry_point():
@@ -240,6 +240,7 @@ def _object_json(capsys, tmp_path, *extra: str) -> tuple[dict, str]:
     code, _, err = _run(
         capsys,
         "evaluate",
+        "--force",
         str(SAMPLE),
         "--task",
         "object",
@@ -254,7 +255,7 @@ def _object_json(capsys, tmp_path, *extra: str) -> tuple[dict, str]:
 
 
 def test_object_task_matches_core_counts(capsys, tmp_path):
-    from napari_mood.core.io import read_label, read_scores
+    from napari_mood.core.nifti import read_label, read_scores
     from napari_mood.core.objects import count_objects, describe_case
 
     result, _ = _object_json(capsys, tmp_path, "--threshold", "0.4", "--connectivity", "face")

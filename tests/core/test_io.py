@@ -15,12 +15,10 @@ from napari_mood.core.io import (
     discover_dataset,
     discover_methods,
     method_folder,
-    read_label,
     read_sample_label,
     read_sample_score,
-    read_scores,
-    read_volume,
 )
+from napari_mood.core.nifti import read_label, read_scores, read_volume
 from tests.conftest import make_mood_folder, write_nifti
 
 

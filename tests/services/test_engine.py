@@ -15,7 +15,7 @@ from napari_mood.core.evaluate import evaluate_dataset
 from napari_mood.core.io import MoodInputWarning, discover_dataset, discover_methods
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.services.datasets import sample_data_dir
-from napari_mood.services.engine import ResultCache, run_evaluation
+from napari_mood.services.engine import run_evaluation
 
 OPTIONS = EvaluationOptions(tasks=("pixel", "sample", "object"), object_threshold=0.4)
 
@@ -111,13 +111,3 @@ def test_cache_entries_depend_on_options(dataset, tmp_path):
             cache=cache,
         )
     assert stats.cached == 0 and stats.computed == 21
-
-
-def test_corrupt_cache_entry_is_a_miss(tmp_path):
-    cache = ResultCache(tmp_path / "c")
-    key = ResultCache.key("x", 1)
-    cache.put(key, {"a": 1})
-    assert cache.get(key) == {"a": 1}
-    path = next((tmp_path / "c").rglob("*.pkl"))
-    path.write_bytes(b"not a pickle")
-    assert cache.get(key) is None

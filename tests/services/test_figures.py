@@ -277,8 +277,6 @@ def test_cli_figure_defaults_to_the_anomalous_cases(tmp_path, capsys):
         (["--thresholds", "2"], "must be a number in [0, 1]"),
         (["--slices", "x"], "is not a slice index"),
         (["--cases", "brain_001", "--slices", "400"], "outside 0..94"),
-        (["--dpi", "0"], "not positive"),
-        (["--max-cases", "0"], "below 1"),
     ],
 )
 def test_cli_figure_bad_inputs_exit_1_with_a_message(tmp_path, capsys, extra, message):
@@ -286,6 +284,16 @@ def test_cli_figure_bad_inputs_exit_1_with_a_message(tmp_path, capsys, extra, me
     err = capsys.readouterr().err
     assert "napari-mood: error:" in err and message in err
     assert not (tmp_path / "f.png").exists()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [(["--dpi", "0"], "must be a positive number"), (["--max-cases", "0"], "must be 1 or more")],
+)
+def test_cli_figure_bad_numbers_are_usage_errors(tmp_path, capsys, extra, message):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["figure", str(SAMPLE), "--out", str(tmp_path / "f.png"), *extra])
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
 
 
 def test_cli_figure_bad_output_or_dataset_exit_1(tmp_path, capsys):

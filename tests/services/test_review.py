@@ -5,8 +5,10 @@ from __future__ import annotations
 import csv
 import json
 import os
+import stat
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -18,22 +20,24 @@ from scipy import ndimage
 from napari_mood.core.io import MoodInputError
 from napari_mood.core.regions import FlaggedRegion, flagged_regions, rank_regions
 from napari_mood.services.review import (
+    ReviewRecord,
+    VerdictCounts,
+    match_reviews,
+    review_record,
+    summarize_reviews,
+    with_verdict,
+)
+from napari_mood.services.review_store import (
     ENV_REVIEW_DIR,
     REVIEW_COLUMNS,
     SUMMARY_COLUMNS,
     ReviewFile,
-    ReviewRecord,
-    VerdictCounts,
     check_review_location,
     default_review_dir,
     default_review_path,
     export_summary,
-    match_reviews,
+    read_journal,
     read_reviews,
-    review_record,
-    summarize_reviews,
-    with_verdict,
-    write_reviews,
 )
 
 
@@ -215,7 +219,7 @@ def test_file_round_trip_keeps_every_field(tmp_path_factory, note):
     path = tmp_path_factory.mktemp("r") / "review.csv"
     region = FlaggedRegion(7, 12, 96.0, (1.25, 2.5, 3.0), ((0, 3),) * 3, 0.8125, 0.5, True)
     record = _record(region, "false alarm", note=note)
-    write_reviews(path, [record])
+    ReviewFile(path).save(record)
     (back,) = read_reviews(path)
     assert back == record
     assert [p.name for p in path.parent.iterdir()] == ["review.csv"]  # no temporary left
@@ -224,7 +228,7 @@ def test_file_round_trip_keeps_every_field(tmp_path_factory, note):
 def test_file_has_the_documented_columns(tmp_path: Path):
     path = tmp_path / "review.csv"
     region = _region(1, (1.0, 2.0, 3.0), ((0, 3),) * 3)
-    write_reviews(path, [_record(region, note='says "hi", twice\nsecond line')])
+    ReviewFile(path).save(_record(region, note='says "hi", twice\nsecond line'))
     with path.open(newline="") as stream:
         rows = list(csv.DictReader(stream))
     assert tuple(rows[0]) == REVIEW_COLUMNS
@@ -233,18 +237,19 @@ def test_file_has_the_documented_columns(tmp_path: Path):
     assert rows[0]["verdict"] == "true finding"
 
 
-def test_failed_write_leaves_the_old_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_failed_write_leaves_the_file_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     path = tmp_path / "review.csv"
     region = _region(1, (1.0,), ((0, 3),))
-    write_reviews(path, [_record(region, "unsure")])
+    ReviewFile(path).save(_record(region, "unsure"))
     before = path.read_bytes()
 
-    def broken_replace(src, dst):
+    def full_disk(descriptor, data):
         raise OSError("disk full")
 
-    monkeypatch.setattr(os, "replace", broken_replace)
+    monkeypatch.setattr(os, "write", full_disk)
     with pytest.raises(OSError, match="disk full"):
-        write_reviews(path, [_record(region, "true finding")])
+        ReviewFile(path).save(_record(region, "true finding"))
+    monkeypatch.undo()
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["review.csv"]
 
@@ -396,3 +401,80 @@ def test_docstring_examples_run():
 
     results = [doctest.testmod(module) for module in (regions, review)]
     assert sum(r.failed for r in results) == 0 and sum(r.attempted for r in results) >= 20
+
+
+# --------------------------------------------------------------------------- sharing
+
+
+def test_two_writers_keep_each_others_verdicts(tmp_path: Path):
+    path = tmp_path / "review.csv"
+    r1, r2, r3 = (_record(_region(i, (float(i),), ((i, i + 1),)), "unsure") for i in (1, 2, 3))
+    a, b = ReviewFile(path), ReviewFile(path)
+    a.save(r1)
+    b.save(r2)
+    a.save(r3)
+    assert sorted(r.object_id for r in read_reviews(path)) == [1, 2, 3]
+    assert sorted(r.object_id for r in a.records) == [1, 2, 3]  # a sees b's verdict
+
+
+def _append_verdicts(path: str, start: int, count: int) -> None:
+    book = ReviewFile(path)
+    for i in range(start, start + count):
+        book.save(_record(_region(i, (float(i),), ((i, i + 1),)), "false alarm"))
+
+
+def test_processes_writing_at_once_lose_nothing(tmp_path: Path):
+    import multiprocessing
+
+    path = tmp_path / "review.csv"
+    context = multiprocessing.get_context("spawn")
+    workers = [
+        context.Process(target=_append_verdicts, args=(str(path), 100 * k, 25)) for k in range(4)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    assert all(worker.exitcode == 0 for worker in workers)
+    ids = sorted(r.object_id for r in read_reviews(path))
+    assert ids == sorted(100 * k + i for k in range(4) for i in range(25))
+    assert path.read_text().count("case,method,threshold") == 1  # one header
+
+
+def test_permissions_are_kept_and_a_read_only_file_is_refused(tmp_path: Path):
+    path = tmp_path / "review.csv"
+    region = _region(1, (1.0,), ((0, 3),))
+    ReviewFile(path).save(_record(region, "unsure"))
+    path.chmod(0o664)
+    ReviewFile(path).save(_record(region, "false alarm"))
+    assert stat.S_IMODE(path.stat().st_mode) == 0o664
+    path.chmod(0o444)
+    before = path.read_bytes()
+    if os.geteuid() != 0:  # root may write anyway; the check is on the permission bits
+        with pytest.raises(MoodInputError, match="read-only"):
+            ReviewFile(path)
+    assert path.read_bytes() == before and stat.S_IMODE(path.stat().st_mode) == 0o444
+
+
+def test_withdrawn_verdicts_and_moved_verdicts(tmp_path: Path):
+    path = tmp_path / "review.csv"
+    book = ReviewFile(path)
+    first = _record(_region(1, (1.0,), ((0, 3),)), "unsure")
+    book.save(first)
+    moved = _record(_region(2, (1.0,), ((0, 3),)), "true finding")
+    book.save(moved, replaces=first)
+    assert [r.object_id for r in book.records] == [2]
+    book.withdraw(moved, time="2030-01-01T00:00:00+00:00")
+    assert book.records == () and read_reviews(path) == ()
+    assert len(read_journal(path)) == 4  # nothing is ever rewritten
+
+
+def test_files_of_earlier_versions_and_excel_boms_read(tmp_path: Path):
+    path = tmp_path / "old.csv"
+    old_columns = [c for c in REVIEW_COLUMNS if c != "reviewer"]
+    row = "c,m,0.5,1,1.0000,2.0000,3,,0.9,unsure,a note,2025-01-01T00:00:00+00:00"
+    path.write_text("\ufeff" + ",".join(old_columns) + "\n" + row + "\n", encoding="utf-8")
+    (record,) = read_reviews(path)
+    assert (record.verdict, record.note, record.reviewer) == ("unsure", "a note", "")
+    ReviewFile(path).save(replace(record, verdict="false alarm", time="2025-02-01T00:00:00+00:00"))
+    assert [r.verdict for r in read_reviews(path)] == ["false alarm"]

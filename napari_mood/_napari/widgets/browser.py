@@ -63,11 +63,12 @@ from napari_mood._napari.widgets.case_table import (
     CaseTableModel,
 )
 from napari_mood._napari.widgets.worker import LatestWorker
-from napari_mood.core.io import case_stem
+from napari_mood.core.io import MoodInputError, case_stem
 from napari_mood.core.looks import method_color
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.services.evaluation import EvaluationCancelled, FolderEvaluation, evaluate_folder
 from napari_mood.services.figures import ViewFigure, write_view_figure
+from napari_mood.services.output import check_output_file
 
 if TYPE_CHECKING:
     import napari
@@ -321,8 +322,20 @@ class DatasetBrowserWidget(QWidget):
             self._figure_maker.submit(write_view_figure, request)
 
     def export_view(self, path: str | Path) -> Path:
-        """Save the canvas as a PNG with a scale bar and the methods' colour bars."""
-        return export_view(self._viewer, path, [m.layer for m in self._session.methods])
+        """Save the canvas as a PNG with a scale bar and the methods' colour bars.
+
+        Raises
+        ------
+        MoodInputError
+            When the path is among the inputs or cannot be written (nothing is written).
+        """
+        target = check_output_file(
+            Path(path).with_suffix(".png"),
+            inputs=self._session.inputs(),
+            force=True,
+            what="the view",
+        )
+        return export_view(self._viewer, target, [m.layer for m in self._session.methods])
 
     def _cancel_run(self) -> None:
         self._run.cancelled.set()
@@ -470,8 +483,8 @@ class DatasetBrowserWidget(QWidget):
             return
         try:
             out = self.export_view(path)
-        except OSError as exc:
-            kit.notify("error", f"Export view: cannot write {path} ({exc}); choose another folder.")
+        except (OSError, MoodInputError) as exc:
+            kit.notify("error", f"Export view: {exc}")
             return
         kit.notify("info", f"View saved to {out}")
 
@@ -499,6 +512,7 @@ class DatasetBrowserWidget(QWidget):
             colors={m.name: m.color for m in session.methods},
             annotate=self._annotate.isChecked(),
             dpi=self._dpi.value(),
+            inputs=session.inputs(),
         )
 
 

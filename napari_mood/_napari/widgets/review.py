@@ -51,17 +51,19 @@ from napari_mood.core.io import MoodInputError
 from napari_mood.core.regions import FlaggedRegion, RegionScope
 from napari_mood.services.review import (
     VERDICTS,
-    ReviewFile,
     ReviewRecord,
     Verdict,
-    check_review_location,
-    default_review_path,
-    export_summary,
     match_reviews,
     now_iso,
     review_record,
 )
 from napari_mood.services.review_regions import FoundRegions, find_regions
+from napari_mood.services.review_store import (
+    ReviewFile,
+    check_review_location,
+    default_review_path,
+    export_summary,
+)
 from napari_mood.services.snapshots import MapSnapshot
 
 if TYPE_CHECKING:
@@ -345,7 +347,12 @@ class ReviewWidget(QWidget):
             )
             return None
         try:
-            written = export_summary(self._check_location(path), self._book.records)
+            written = export_summary(
+                self._check_location(path),
+                self._book.records,
+                inputs=self._session.inputs(),
+                force=True,  # the save dialog asked before replacing
+            )
         except (MoodInputError, OSError) as error:
             kit.notify("error", f"napari-mood: could not export the review summary: {error}")
             return None

@@ -49,6 +49,7 @@ from napari_mood.core.compare import (
     format_table,
     shown_columns,
 )
+from napari_mood.core.io import MoodInputError
 from napari_mood.services.comparison import (
     TableResult,
     case_table,
@@ -56,6 +57,7 @@ from napari_mood.services.comparison import (
     describe_table,
     problems_text,
 )
+from napari_mood.services.output import check_output_file, write_text_atomic
 
 if TYPE_CHECKING:
     import napari
@@ -251,14 +253,17 @@ class TableWidget(QWidget):
         return format_table(self._table, delimiter=delimiter, order=self.displayed_methods())
 
     def export_csv(self, path: str | Path) -> Path:
-        """Write the table as CSV to ``path``; a notification names the file if that fails."""
+        """Write the table as CSV to ``path`` (the save dialog asked before replacing a file).
+
+        Refused inside the data shown or where it cannot be written: a notification names
+        the file and says what to do.
+        """
         path = Path(path)
         try:
-            path.write_text(self.table_text(), encoding="utf-8")
-        except OSError as exc:
-            kit.notify(
-                "error", f"napari-mood: cannot write {path}: {exc.strerror} (choose another file)"
-            )
+            check_output_file(path, inputs=self._session.inputs(), force=True, what="the table")
+            write_text_atomic(path, self.table_text())
+        except MoodInputError as exc:
+            kit.notify("error", f"napari-mood: {exc}")
         return path
 
     def copy_to_clipboard(self) -> None:

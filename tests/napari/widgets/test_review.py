@@ -21,7 +21,7 @@ from napari_mood._napari.widgets.review import AUTO_DELAY_MS, REVIEW_LAYER_NAME,
 from napari_mood.core.objects import object_labels
 from napari_mood.core.regions import flagged_regions
 from napari_mood.services.datasets import sample_data_dir
-from napari_mood.services.review import ENV_REVIEW_DIR, SUMMARY_COLUMNS, read_reviews
+from napari_mood.services.review_store import ENV_REVIEW_DIR, SUMMARY_COLUMNS, read_reviews
 
 ROOT = Path(__file__).resolve().parents[3]
 HAVE_SAMPLE = (sample_data_dir() / "toy").is_dir()

@@ -23,7 +23,6 @@ from napari_mood.core.compare import (
     format_cell,
     shown_columns,
 )
-from napari_mood.core.metrics import UndefinedMetricWarning
 from napari_mood.services.comparison import N_BOOT, SEED
 from napari_mood.services.datasets import sample_data_dir
 
@@ -167,6 +166,15 @@ def test_export_csv_and_copy_follow_the_displayed_order(table_viewer, qtbot, tmp
     assert tsv == rows
 
 
+def test_export_into_the_data_is_refused(table_viewer, qtbot, mood_dataset, errors):
+    _, widget = table_viewer
+    _wait(qtbot, widget)
+    target = mood_dataset / "methods" / "a" / "table.csv"
+    widget.export_csv(target)
+    assert not target.exists()
+    assert str(target) in errors[-1] and "inside the input folder" in errors[-1]
+
+
 def test_cases_without_gt_or_maps_say_what_to_do(make_napari_viewer, qtbot):
     viewer = make_napari_viewer(show=True)
     widget = TableWidget(viewer)
@@ -189,8 +197,7 @@ def _cli_json(dataset: Path, tmp_path: Path) -> dict:
     argv = ["evaluate", str(dataset), "--task", "pixel,object", "--format", "json"]
     argv += ["--out", str(out), "--quiet", "--workers", "1"]
     argv += ["--bootstrap", str(N_BOOT), "--seed", str(SEED)]
-    with pytest.warns(UndefinedMetricWarning, match="no positive voxel"):  # healthy resamples
-        assert main(argv) == 0
+    assert main(argv) == 0  # --quiet: no warning is shown (healthy resamples warn)
     return json.loads(out.read_text())
 
 
@@ -241,7 +248,7 @@ def test_bad_dataset_folder_is_reported(table_viewer, qtbot, tmp_path, errors):
     assert widget.table is None and "Could not compute" in widget._status.text()
     assert len(viewer.layers) == 4  # the viewer is untouched
     widget.export_csv(tmp_path)  # a folder: cannot be written
-    assert str(tmp_path) in errors[-1] and "choose another file" in errors[-1]
+    assert str(tmp_path) in errors[-1] and "is a folder" in errors[-1]
 
 
 @needs_sample

@@ -1,0 +1,390 @@
+"""The one NIfTI reader: every decoding failure becomes a problem naming the file.
+
+``load_nifti`` decodes a ``.nii`` / ``.nii.gz`` file (gzip with ISA-L) and refuses, with
+a :class:`~napari_mood.core.io.MoodInputError` saying what to do, anything that is not one
+2-D or 3-D volume of real numbers whose data fit in the file; ``read_volume`` /
+``read_scores`` / ``read_label`` / ``read_shape`` read what the viewer and the scorer need,
+exactly as the official MOOD scorer reads it (float16 maps clipped to [0, 1]; labels
+``clip(rint(x), 0, 1) == 1``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import logging
+import os
+import warnings
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import nibabel as nib
+import numpy as np
+from isal import igzip
+
+from napari_mood.core.io import MoodInputError, is_nifti, warn_input
+from napari_mood.core.scores import ONE_CODE, ScoreMode, check_mode, gt_mask
+
+__all__ = [
+    "LabelRead",
+    "ScoreRead",
+    "Volume",
+    "load_nifti",
+    "read_label",
+    "read_scores",
+    "read_shape",
+    "read_volume",
+]
+
+
+@dataclass(frozen=True)
+class Volume:
+    """A volume read from a NIfTI file.
+
+    Attributes
+    ----------
+    data : ndarray
+        2-D or 3-D array (4-D files with one volume are squeezed).
+    affine : ndarray
+        4 x 4 voxel-to-world matrix.
+    path : Path or None
+        The file it came from.
+    """
+
+    data: np.ndarray
+    affine: np.ndarray
+    path: Path | None = None
+
+    @property
+    def spacing(self) -> tuple[float, ...]:
+        """Voxel size along each array axis (norm of the affine columns)."""
+        norms = np.linalg.norm(self.affine[:3, : self.data.ndim], axis=0)
+        return tuple(float(n) if n > 0 else 1.0 for n in norms)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Shape of the data."""
+        return tuple(self.data.shape)
+
+
+@dataclass(frozen=True)
+class ScoreRead:
+    """A score map read as the pixel task reads it, with what was repaired on the way.
+
+    ``scores`` is float16 clipped to [0, 1] in ``mood`` mode and float32 clipped in
+    ``exact`` mode; NaN voxels are kept as NaN (the caller applies the NaN policy).
+    """
+
+    scores: np.ndarray
+    affine: np.ndarray
+    path: Path
+    n_nan: int
+    n_posinf: int
+    n_neginf: int
+    n_below: int
+    n_above: int
+
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+_REEXPORT = "the file is damaged or truncated: re-export or re-download it"
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise MoodInputError(
+            path, f"cannot be read ({exc.strerror or exc})", "check its permissions"
+        ) from exc
+    if not raw:
+        raise MoodInputError(path, "the file is empty", "re-export or re-download it")
+    return raw
+
+
+def _looks_like_nifti(content: bytes) -> bool:
+    size = int.from_bytes(content[:4], "little") if len(content) >= 4 else 0
+    return size in (348, 540) or content[344:347] in (b"n+1", b"ni1")
+
+
+def _decompress(path: Path, raw: bytes) -> bytes:
+    if not raw.startswith(_GZIP_MAGIC):
+        if _looks_like_nifti(raw):
+            raise MoodInputError(
+                path,
+                "is not gzip-compressed although its name ends in .gz",
+                "rename it to .nii, or compress it with gzip",
+            )
+        raise MoodInputError(path, "is not a gzip file", _REEXPORT)
+    try:
+        return igzip.decompress(raw)
+    except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise MoodInputError(path, f"is not a readable gzip file ({exc})", _REEXPORT) from exc
+
+
+def load_nifti(path: str | os.PathLike[str]) -> nib.Nifti1Image:
+    """Open a ``.nii`` / ``.nii.gz`` file as a nibabel image, decoding gzip with ISA-L.
+
+    Every way a file can fail to decode becomes a :class:`MoodInputError` naming the
+    file and what to do, checked before any large allocation: missing, unreadable, empty,
+    a folder, not gzip although named ``.gz``, damaged gzip, not NIfTI, a header whose
+    data would not fit in the file (truncated files, absurd dimensions), more than one
+    volume, voxels that are not one real number (RGB, complex). nibabel's warnings about
+    the file are re-emitted as :class:`MoodInputWarning` naming it.
+
+    Raises
+    ------
+    MoodInputError
+        See above.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise MoodInputError(path, "is a folder, not a NIfTI file", "give the .nii.gz file")
+    if path.is_symlink() and not path.exists():
+        raise MoodInputError(path, "is a broken symbolic link", "point it to an existing file")
+    if not path.is_file():
+        raise MoodInputError(path, "file not found", "check the path")
+    if not is_nifti(path):
+        raise MoodInputError(path, "is not a NIfTI file", "expected a .nii or .nii.gz file")
+    raw = _read_bytes(path)
+    content = _decompress(path, raw) if path.name.lower().endswith(".gz") else raw
+    with warnings.catch_warnings(record=True) as caught, _nibabel_log() as logged:
+        warnings.simplefilter("always")
+        img = _image_from_bytes(path, content)
+    for message in [str(w.message) for w in caught] + logged:
+        warn_input(path, message)
+    return img
+
+
+@contextlib.contextmanager
+def _nibabel_log() -> Iterator[list[str]]:
+    """Collect what nibabel logs about a file (instead of printing it without the name)."""
+    messages: list[str] = []
+    handler = _ListHandler(messages)
+    logger = logging.getLogger("nibabel.global")
+    saved, logger.handlers = logger.handlers, [handler]
+    try:
+        yield messages
+    finally:
+        logger.handlers = saved
+
+
+class _ListHandler(logging.Handler):
+    def __init__(self, messages: list[str]) -> None:
+        super().__init__(logging.WARNING)
+        self._messages = messages
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self._messages.append(record.getMessage())
+
+
+def _image_from_bytes(path: Path, content: bytes) -> nib.Nifti1Image:
+    if len(content) < 348:
+        raise MoodInputError(path, "is too short to be NIfTI", _REEXPORT)
+    sizeof_hdr = int.from_bytes(content[:4], "little")
+    klass = nib.Nifti2Image if sizeof_hdr in (540, 469893120) else nib.Nifti1Image
+    try:
+        img = klass.from_bytes(content)
+    except (
+        nib.filebasedimages.ImageFileError,
+        nib.spatialimages.HeaderDataError,
+        ValueError,
+        TypeError,
+        OverflowError,
+    ) as exc:
+        raise MoodInputError(path, f"is not a valid NIfTI file ({exc})", "re-export it") from exc
+    _check_ndim(path, img.shape)
+    _check_voxel_type(path, img)
+    _check_size(path, img, len(content))
+    return img
+
+
+def _check_voxel_type(path: Path, img: nib.Nifti1Image) -> None:
+    dtype = np.dtype(img.get_data_dtype())
+    if dtype.kind in "biuf" and dtype.fields is None:
+        return
+    what = "RGB (colour) voxels" if dtype.fields else f"{dtype} voxels"
+    raise MoodInputError(
+        path,
+        f"holds {what}",
+        "scans, labels and score maps hold one real number per voxel: convert the file",
+    )
+
+
+def _check_size(path: Path, img: nib.Nifti1Image, available: int) -> None:
+    """The header's data must fit in the file (refused before anything is allocated)."""
+    header = img.header
+    itemsize = np.dtype(img.get_data_dtype()).itemsize
+    offset = max(int(header["vox_offset"]), int(header.sizeof_hdr))
+    needed = offset + int(np.prod(img.shape, dtype=object)) * itemsize
+    if needed > available:
+        raise MoodInputError(
+            path,
+            f"is truncated or its header is wrong: shape {img.shape} of {itemsize}-byte voxels "
+            f"needs {needed:,} bytes, the file holds {available:,}",
+            _REEXPORT,
+        )
+
+
+def _data(path: Path, read: Callable[[], np.ndarray]) -> np.ndarray:
+    """Decode voxel data; any failure becomes a MoodInputError naming the file."""
+    try:
+        with np.errstate(over="ignore"):
+            return np.asarray(read())
+    except (ValueError, TypeError, OSError, EOFError, zlib.error, MemoryError) as exc:
+        raise MoodInputError(path, f"its voxels cannot be decoded ({exc})", _REEXPORT) from exc
+
+
+def _check_ndim(path: Path, shape: tuple[int, ...]) -> None:
+    extra = [s for s in shape[3:] if s != 1]
+    if len(shape) < 2 or extra:
+        raise MoodInputError(
+            path,
+            f"has shape {shape}",
+            "napari-mood reads 2-D and 3-D volumes (4-D only with a single volume); "
+            "split the 4-D file into 3-D volumes first",
+        )
+
+
+def _squeeze(data: np.ndarray) -> np.ndarray:
+    while data.ndim > 3 and data.shape[-1] == 1:
+        data = data[..., 0]
+    return data
+
+
+def read_shape(path: str | os.PathLike[str]) -> tuple[int, ...]:
+    """The voxel-grid shape of a NIfTI file from its header only (cheap: no voxel is read).
+
+    Raises
+    ------
+    MoodInputError
+        When the header cannot be read.
+    """
+    path = Path(path)
+    opener = igzip.open if path.name.lower().endswith(".gz") else open
+    try:
+        with opener(path, "rb") as stream:
+            head = stream.read(540)
+        size = int.from_bytes(head[:4], "little")
+        klass = nib.Nifti2Header if size in (540, 469893120) else nib.Nifti1Header
+        header = klass.from_fileobj(io.BytesIO(head))
+    except (OSError, EOFError, zlib.error, ValueError, nib.spatialimages.HeaderDataError) as exc:
+        raise MoodInputError(path, f"its header cannot be read ({exc})", _REEXPORT) from exc
+    shape = tuple(int(s) for s in header.get_data_shape())
+    while len(shape) > 3 and shape[-1] == 1:  # as _squeeze does to the data
+        shape = shape[:-1]
+    return shape
+
+
+def read_volume(path: str | os.PathLike[str], *, dtype: type = np.float32) -> Volume:
+    """Read a NIfTI volume as floating point, with its affine.
+
+    Parameters
+    ----------
+    path : path-like
+        ``.nii`` or ``.nii.gz`` file (2-D, 3-D, or 4-D with one volume).
+    dtype : numpy float type
+        Type of the returned data (scaling from the header is applied).
+
+    Examples
+    --------
+    >>> vol = read_volume("scan.nii.gz")  # doctest: +SKIP
+    >>> vol.data.shape, vol.spacing  # doctest: +SKIP
+    ((99, 117, 95), (2.0, 2.0, 2.0))
+    """
+    img = load_nifti(path)
+    data = _squeeze(_data(Path(path), lambda: img.get_fdata(dtype=dtype)))
+    return Volume(data=data, affine=np.asarray(img.affine, dtype=np.float64), path=Path(path))
+
+
+def read_scores(path: str | os.PathLike[str], *, mode: ScoreMode = "mood") -> ScoreRead:
+    """Read a score map as the MOOD pixel task does.
+
+    In ``mood`` mode the data are read with ``get_fdata(dtype=np.float16)`` (as the
+    official scorer) and clipped to [0, 1]; ``exact`` keeps float32. NaN voxels stay NaN
+    and are counted, as are infinities and values outside [0, 1] (before clipping).
+
+    Examples
+    --------
+    >>> read = read_scores("method/toy_0.nii.gz")  # doctest: +SKIP
+    >>> read.scores.dtype  # doctest: +SKIP
+    dtype('float16')
+    """
+    check_mode(mode)
+    img = load_nifti(path)
+    dtype = np.float16 if mode == "mood" else np.float32
+    # beyond the float16 range -> inf, clipped to 1 below
+    scores = _squeeze(_data(Path(path), lambda: img.get_fdata(dtype=dtype)))
+    affine = np.asarray(img.affine, dtype=np.float64)
+    if _in_unit_range(scores):  # the common case: nothing to count or clip
+        return ScoreRead(scores, affine, Path(path), 0, 0, 0, 0, 0)
+    counts = _range_counts(scores)
+    np.clip(scores, 0.0, 1.0, out=scores)
+    scores += scores.dtype.type(0.0)  # -0.0 -> +0.0
+    return ScoreRead(scores, affine, Path(path), *counts)
+
+
+def _in_unit_range(scores: np.ndarray) -> bool:
+    """True when every value is in [0, 1] (no NaN, no -0.0), checked cheaply."""
+    if scores.size == 0:
+        return True
+    if scores.dtype == np.float16:
+        # float16 codes 0..0x3C00 are exactly the values +0.0 .. 1.0
+        return int(scores.view(np.uint16).max()) <= ONE_CODE
+    return bool(0.0 <= scores.min() and scores.max() <= 1.0) and not np.signbit(scores).any()
+
+
+def _range_counts(scores: np.ndarray) -> tuple[int, int, int, int, int]:
+    n_nan = int(np.count_nonzero(np.isnan(scores)))
+    n_posinf = int(np.count_nonzero(np.isposinf(scores)))
+    n_neginf = int(np.count_nonzero(np.isneginf(scores)))
+    n_below = int(np.count_nonzero(scores < 0))
+    n_above = int(np.count_nonzero(scores > 1))
+    return n_nan, n_posinf, n_neginf, n_below, n_above
+
+
+@dataclass(frozen=True)
+class LabelRead:
+    """A ground-truth mask read as the official scorer reads it.
+
+    ``mask`` is ``clip(rint(data), 0, 1) == 1``; ``n_nonbinary`` counts voxels whose
+    rounded value was neither 0 nor 1 (they were clipped).
+    """
+
+    mask: np.ndarray
+    affine: np.ndarray
+    path: Path
+    n_nonbinary: int
+
+
+def read_label(path: str | os.PathLike[str]) -> LabelRead:
+    """Read a binary GT mask: ``clip(rint(value), 0, 1) == 1`` as the official scorer.
+
+    Integer files without scaling are compared without a float copy.
+
+    Examples
+    --------
+    >>> read_label("toy_label/pixel/toy_0.nii.gz").mask.dtype  # doctest: +SKIP
+    dtype('bool')
+    """
+    img = load_nifti(path)
+    raw = _data(Path(path), lambda: _label_values(img))
+    mask = gt_mask(raw)  # equals the official clip(rint(x), 0, 1) == 1
+    rounded = np.rint(raw) if raw.dtype.kind == "f" else raw
+    n_nonbinary = int(rounded.size - np.count_nonzero((rounded == 0) | (rounded == 1)))
+    return LabelRead(
+        _squeeze(mask), np.asarray(img.affine, dtype=np.float64), Path(path), n_nonbinary
+    )
+
+
+def _label_values(img: nib.Nifti1Image) -> np.ndarray:
+    proxy = img.dataobj
+    slope, inter = getattr(proxy, "slope", 1.0), getattr(proxy, "inter", 0.0)
+    native = np.dtype(img.get_data_dtype())
+    if native.kind in "iub" and slope == 1 and inter == 0 and hasattr(proxy, "get_unscaled"):
+        return np.asarray(proxy.get_unscaled())
+    return np.asarray(img.get_fdata())  # float64, exactly what the official scorer rounds

@@ -1,0 +1,440 @@
+"""The review file: an append-only journal that several viewers and reviewers share safely.
+
+One CSV row per event (:data:`REVIEW_COLUMNS`). Recording a verdict appends its row under
+an exclusive lock (``flock``) in a single write, flushed to disk before the verdict is
+acknowledged; a row whose ``verdict`` is ``withdrawn`` takes the verdict of its region key
+back (undo, or a verdict moved to another region). Nothing is ever rewritten, so two
+viewers, two reviewers or two processes keep every acknowledged verdict, the file keeps
+its permissions, and a read-only file is refused (never replaced). Reading folds the
+journal: the newest row of each key ``(case, method, threshold, object_id)`` wins.
+Files written by earlier versions (one row per key, no ``reviewer`` column) read the same.
+A BOM (a file saved by Excel) is accepted.
+
+The default location is :func:`default_review_dir` (``$NAPARI_MOOD_REVIEW_DIR`` when
+set), one file per dataset (:func:`default_review_path`); a location inside the dataset
+folder, or in the folder of a scan, ground truth or map file, is refused
+(:func:`check_review_location`).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import math
+import os
+import re
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from napari_mood.core._checks import check_choice
+from napari_mood.core.io import MoodInputError
+from napari_mood.core.scores import check_threshold
+from napari_mood.services.output import Inputs, check_output_file, write_text_atomic
+from napari_mood.services.review import (
+    VERDICTS,
+    ReviewRecord,
+    check_time,
+    summarize_reviews,
+)
+
+try:  # POSIX; elsewhere a single O_APPEND write of one row is all the protection there is
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = [
+    "ENV_REVIEW_DIR",
+    "REVIEW_COLUMNS",
+    "SUMMARY_COLUMNS",
+    "WITHDRAWN",
+    "ReviewFile",
+    "check_review_location",
+    "default_review_dir",
+    "default_review_path",
+    "export_summary",
+    "read_journal",
+    "read_reviews",
+]
+
+ENV_REVIEW_DIR = "NAPARI_MOOD_REVIEW_DIR"
+APP_NAME = "napari-mood"
+REVIEW_COLUMNS: tuple[str, ...] = (
+    "case",
+    "method",
+    "threshold",
+    "object_id",
+    "centroid_voxel",
+    "centroid_world_mm",
+    "size_voxels",
+    "size_mm3",
+    "max_score",
+    "verdict",
+    "note",
+    "time",
+    "reviewer",
+)
+_OPTIONAL_COLUMNS = ("reviewer",)
+SUMMARY_COLUMNS: tuple[str, ...] = ("method", "cases", "regions", *VERDICTS)
+WITHDRAWN = "withdrawn"
+"""The ``verdict`` of a row that takes the verdict of its key back."""
+_BAD_FILE_HINT = "choose another review file, or move this one away to start a new one"
+_LOCATION_HINT = "choose a folder outside the data, e.g. the default one"
+
+
+# --------------------------------------------------------------------------- rows
+
+
+def _format_point(values: Sequence[float]) -> str:
+    return " ".join(f"{v:.4f}" for v in values)
+
+
+def _row(record: ReviewRecord, verdict: str | None = None) -> tuple[str, ...]:
+    return (
+        record.case,
+        record.method,
+        repr(record.threshold),
+        str(record.object_id),
+        _format_point(record.centroid_voxel),
+        _format_point(record.centroid_world_mm),
+        str(record.size_voxels),
+        "" if record.size_mm3 is None else repr(record.size_mm3),
+        repr(record.max_score),
+        record.verdict if verdict is None else verdict,
+        record.note,
+        record.time,
+        record.reviewer,
+    )
+
+
+def _csv_text(header: Sequence[str] | None, rows: Iterable[Sequence[object]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    if header is not None:
+        writer.writerow(header)
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def _parse_point(text: str) -> tuple[float, ...]:
+    values = tuple(float(v) for v in text.split())
+    if not all(math.isfinite(v) for v in values):
+        raise ValueError(f"coordinates must be finite numbers, got {text!r}")
+    return values
+
+
+def _event_from_row(row: Mapping[str, str | None]) -> tuple[ReviewRecord, bool]:
+    """A journal row as (record, withdrawn)."""
+    cell = {c: (row.get(c) or "") for c in REVIEW_COLUMNS}
+    verdict = cell["verdict"]
+    withdrawn = verdict == WITHDRAWN
+    if not withdrawn:
+        check_choice("verdict", verdict, VERDICTS)
+    voxel, world = _parse_point(cell["centroid_voxel"]), _parse_point(cell["centroid_world_mm"])
+    if len(voxel) != len(world) or not voxel:
+        raise ValueError("centroid_voxel and centroid_world_mm need the same number of values")
+    record = ReviewRecord(
+        case=cell["case"],
+        method=cell["method"],
+        threshold=check_threshold(float(cell["threshold"])),
+        object_id=int(cell["object_id"]),
+        centroid_voxel=voxel,
+        centroid_world_mm=world,
+        size_voxels=int(cell["size_voxels"]),
+        size_mm3=float(cell["size_mm3"]) if cell["size_mm3"] else None,
+        max_score=float(cell["max_score"]),
+        verdict=VERDICTS[0] if withdrawn else verdict,  # type: ignore[arg-type]  # checked
+        note=cell["note"],
+        time=cell["time"],
+        reviewer=cell["reviewer"],
+    )
+    check_time(record.time)
+    return record, withdrawn
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _read_text(source: Path) -> str:
+    try:
+        return source.read_text(encoding="utf-8-sig")  # a BOM (Excel) is dropped
+    except (OSError, UnicodeDecodeError) as error:
+        raise MoodInputError(source, f"cannot be read ({error})", _BAD_FILE_HINT) from error
+
+
+def read_journal(path: str | os.PathLike[str]) -> tuple[tuple[ReviewRecord, bool], ...]:
+    """Every event of a review file, in order: ``(record, withdrawn)``.
+
+    Raises
+    ------
+    MoodInputError
+        When the file is not a readable napari-mood review file (the message names the
+        file, the row and what to do).
+    """
+    source = Path(path)
+    if not source.exists():
+        return ()
+    reader = csv.DictReader(io.StringIO(_read_text(source)))
+    required = [c for c in REVIEW_COLUMNS if c not in _OPTIONAL_COLUMNS]
+    missing = [c for c in required if c not in (reader.fieldnames or ())]
+    if missing:
+        problem = f"is not a napari-mood review file (no column {', '.join(missing)})"
+        raise MoodInputError(source, problem, _BAD_FILE_HINT)
+    events = []
+    for line, row in enumerate(reader, start=2):
+        try:
+            events.append(_event_from_row(row))
+        except (ValueError, TypeError) as error:
+            raise MoodInputError(
+                source, f"line {line} is malformed ({error})", _BAD_FILE_HINT
+            ) from error
+    return tuple(events)
+
+
+def _fold(events: Iterable[tuple[ReviewRecord, bool]]) -> tuple[ReviewRecord, ...]:
+    current: dict[tuple[str, str, float, int], ReviewRecord] = {}
+    for record, withdrawn in events:
+        current.pop(record.key, None)
+        if not withdrawn:
+            current[record.key] = record
+    return tuple(current.values())
+
+
+def read_reviews(path: str | os.PathLike[str]) -> tuple[ReviewRecord, ...]:
+    """The current verdicts of a review file (the journal folded); a missing file has none.
+
+    Raises
+    ------
+    MoodInputError
+        See :func:`read_journal`.
+    """
+    return _fold(read_journal(path))
+
+
+# --------------------------------------------------------------------------- the file
+
+
+class ReviewFile:
+    """A review journal on disk; every verdict is appended (and flushed) at once.
+
+    Parameters
+    ----------
+    path : path-like
+        The CSV file (created with its header on the first verdict).
+
+    Raises
+    ------
+    MoodInputError
+        When an existing file cannot be read (:func:`read_journal`), is read-only, or the
+        folder cannot receive it.
+
+    Examples
+    --------
+    >>> book = ReviewFile(tmp / "review.csv")  # doctest: +SKIP
+    >>> book.save(review_record(region, ..., verdict="unsure"))  # doctest: +SKIP
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self._path = Path(path).expanduser()
+        if self._path.is_dir():
+            raise MoodInputError(self._path, "is a folder", "give a .csv file name")
+        if self._path.exists() and not os.access(self._path, os.W_OK):
+            raise MoodInputError(
+                self._path,
+                "is read-only: verdicts could not be saved to it",
+                "make it writable or choose another review file",
+            )
+        self._stamp: tuple[int, int] | None = None
+        self._records: tuple[ReviewRecord, ...] = ()
+        self._refresh()
+
+    @property
+    def path(self) -> Path:
+        """The file."""
+        return self._path
+
+    @property
+    def records(self) -> tuple[ReviewRecord, ...]:
+        """Current verdicts, including those another viewer or process appended since."""
+        self._refresh()
+        return self._records
+
+    def _refresh(self) -> None:
+        try:
+            st = self._path.stat()
+        except FileNotFoundError:
+            self._stamp, self._records = None, ()
+            return
+        stamp = (st.st_size, st.st_mtime_ns)
+        if stamp != self._stamp:
+            self._records = read_reviews(self._path)
+            self._stamp = stamp
+
+    def save(self, record: ReviewRecord, *, replaces: ReviewRecord | None = None) -> None:
+        """Record a verdict; ``replaces`` (another key) is withdrawn in the same write.
+
+        Raises
+        ------
+        OSError
+            When the row cannot be written (nothing was acknowledged).
+        """
+        rows = []
+        if replaces is not None and replaces.key != record.key:
+            rows.append(_row(replace(replaces, time=record.time), WITHDRAWN))
+        rows.append(_row(record))
+        self._append(rows)
+
+    def withdraw(self, record: ReviewRecord, *, time: str) -> None:
+        """Take the verdict of ``record``'s region back (undo)."""
+        self._append([_row(replace(record, time=time), WITHDRAWN)])
+
+    def _append(self, rows: Sequence[Sequence[str]]) -> None:
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+        descriptor = os.open(self._path, flags, 0o666)
+        try:
+            if fcntl is not None:
+                fcntl.flock(descriptor, fcntl.LOCK_EX)
+            empty = os.fstat(descriptor).st_size == 0
+            text = _csv_text(REVIEW_COLUMNS if empty else None, rows)
+            os.write(descriptor, text.encode("utf-8"))
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)  # closing releases the lock
+        self._stamp = None
+        self._refresh()
+
+
+# --------------------------------------------------------------------------- summary
+
+
+def export_summary(
+    path: str | os.PathLike[str],
+    records: Iterable[ReviewRecord],
+    *,
+    inputs: Inputs | None = None,
+    force: bool = False,
+) -> tuple[Path, Path]:
+    """Write the verdict counts per method to ``path`` and every judged region beside it.
+
+    The regions go to ``<stem>-objects.csv`` in the same folder (review-file columns,
+    sorted by case, method and max score). Both are checked by the output guard first
+    (``force`` when the user confirmed replacing them) and written atomically.
+
+    Returns
+    -------
+    (Path, Path)
+        The counts file and the regions file.
+    """
+    rows = tuple(records)
+    counts_path = Path(path)
+    objects_path = counts_path.with_name(f"{counts_path.stem}-objects.csv")
+    for target in (counts_path, objects_path):
+        check_output_file(target, inputs=inputs, force=force, what="the review summary")
+    table = [
+        (c.method, c.cases, c.regions, c.true_finding, c.false_alarm, c.unsure)
+        for c in summarize_reviews(rows)
+    ]
+    write_text_atomic(counts_path, _csv_text(SUMMARY_COLUMNS, table))
+    ordered = sorted(rows, key=lambda r: (r.case, r.method, -r.max_score, r.object_id))
+    write_text_atomic(objects_path, _csv_text(REVIEW_COLUMNS, [_row(r) for r in ordered]))
+    return counts_path, objects_path
+
+
+# --------------------------------------------------------------------------- location
+
+
+def default_review_dir(
+    environ: Mapping[str, str] | None = None,
+    *,
+    platform: str | None = None,
+    home: Path | None = None,
+) -> Path:
+    """Return the folder review files go to by default.
+
+    ``$NAPARI_MOOD_REVIEW_DIR`` when set; else the user data folder: Linux
+    ``$XDG_DATA_HOME/napari-mood/reviews`` (``~/.local/share/...``), macOS
+    ``~/Library/Application Support/napari-mood/reviews``, Windows
+    ``%LOCALAPPDATA%\\napari-mood\\reviews``.
+
+    Examples
+    --------
+    >>> default_review_dir({}, platform="linux", home=Path("/home/ana")).as_posix()
+    '/home/ana/.local/share/napari-mood/reviews'
+    >>> default_review_dir({"NAPARI_MOOD_REVIEW_DIR": "/tmp/r"}).as_posix()
+    '/tmp/r'
+    """
+    env = os.environ if environ is None else environ
+    if env.get(ENV_REVIEW_DIR):
+        return Path(env[ENV_REVIEW_DIR]).expanduser()
+    platform = sys.platform if platform is None else platform
+    home = Path.home() if home is None else home
+    if platform.startswith("win"):
+        base = Path(env.get("LOCALAPPDATA") or home / "AppData" / "Local")
+    elif platform == "darwin":
+        base = home / "Library" / "Application Support"
+    else:
+        base = Path(env.get("XDG_DATA_HOME") or home / ".local" / "share")
+    return base / APP_NAME / "reviews"
+
+
+def default_review_path(dataset: Path | None, *, directory: Path | None = None) -> Path:
+    """Return the default review file of a dataset: ``<name>-<hash of its path>.csv``.
+
+    The hash keeps two datasets with the same folder name apart; without a dataset the
+    file is ``reviews.csv``.
+
+    Examples
+    --------
+    >>> default_review_path(None, directory=Path("/r")).as_posix()
+    '/r/reviews.csv'
+    >>> default_review_path(Path("/data/mood"), directory=Path("/r")).name.startswith("mood-")
+    True
+    """
+    folder = default_review_dir() if directory is None else directory
+    if dataset is None:
+        return folder / "reviews.csv"
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", dataset.name) or "dataset"
+    digest = hashlib.sha1(str(dataset.resolve()).encode(), usedforsecurity=False).hexdigest()[:8]
+    return folder / f"{name}-{digest}.csv"
+
+
+def check_review_location(
+    path: str | os.PathLike[str],
+    *,
+    datasets: Iterable[str | os.PathLike[str] | None] = (),
+    files: Iterable[str | os.PathLike[str] | None] = (),
+) -> Path:
+    """Return ``path`` resolved, refusing a location among the input data.
+
+    Refused: anywhere inside a dataset folder, and the folder of any input file (scan,
+    ground truth, score map). Sub-folders of an input file's folder are allowed, so that
+    opening a file from one's home folder does not forbid the user data folder.
+
+    Raises
+    ------
+    MoodInputError
+        Naming the input folder and what to do instead.
+
+    Examples
+    --------
+    >>> check_review_location("/data/mood/notes/review.csv", datasets=["/data/mood"])
+    Traceback (most recent call last):
+    ...
+    napari_mood.core.io.MoodInputError: /data/mood/notes/review.csv: is inside the dataset folder /data/mood (choose a folder outside the data, e.g. the default one)
+    >>> check_review_location("/home/ana/review.csv", files=["/home/ana/scan.nii.gz"])
+    Traceback (most recent call last):
+    ...
+    napari_mood.core.io.MoodInputError: /home/ana/review.csv: is in the folder of the input file /home/ana/scan.nii.gz (choose a folder outside the data, e.g. the default one)
+    """
+    target = Path(path).expanduser().resolve()
+    for folder in (Path(d).expanduser().resolve() for d in datasets if d is not None):
+        if target.is_relative_to(folder):
+            raise MoodInputError(target, f"is inside the dataset folder {folder}", _LOCATION_HINT)
+    for file in (Path(f).expanduser().resolve() for f in files if f is not None):
+        if target.parent == file.parent:
+            problem = f"is in the folder of the input file {file}"
+            raise MoodInputError(target, problem, _LOCATION_HINT)
+    return target
