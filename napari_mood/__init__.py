@@ -51,6 +51,8 @@ _API = {
     "kendall_tau_b": "napari_mood.core.ranking",
     "bootstrap_ap": "napari_mood.core.ranking",
     "batch_average_precision": "napari_mood.core.ranking",
+    "listing_batch_ap": "napari_mood.core.ranking",
+    "mood_splits": "napari_mood.core.ranking",
     "sample_data_dir": "napari_mood.services.datasets",
     "run_evaluation": "napari_mood.services.engine",
     "evaluate_folder": "napari_mood.services.evaluation",

@@ -86,6 +86,12 @@ from napari_mood.core.ranking import (
     kendall_tau_b as kendall_tau_b,
 )
 from napari_mood.core.ranking import (
+    listing_batch_ap as listing_batch_ap,
+)
+from napari_mood.core.ranking import (
+    mood_splits as mood_splits,
+)
+from napari_mood.core.ranking import (
     rank_methods as rank_methods,
 )
 from napari_mood.core.results import (

@@ -51,6 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 warnings.simplefilter("ignore")  # --quiet: no warning on stderr
             else:
                 warnings.simplefilter("always", MoodInputWarning)
+                warnings.filterwarnings("always", module=r"napari_mood\.")  # ours: every one
                 warnings.showwarning = _show_warning  # one line each, never source code
             return _run(args.func, args)
     finally:

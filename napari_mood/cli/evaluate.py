@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 
 from napari_mood.cli._common import ProgressBar, methods_from_args
 from napari_mood.core.io import (
@@ -17,6 +19,7 @@ from napari_mood.core.io import (
     check_labels_for,
     discover_dataset,
 )
+from napari_mood.core.ranking import check_splits
 from napari_mood.core.results import DatasetEvaluation, EvaluationOptions, Task
 from napari_mood.services.evaluation import (
     FolderEvaluation,
@@ -114,6 +117,33 @@ def _print_stats(found: FolderEvaluation) -> None:
     )
 
 
+def read_splits(path: Path, dataset: MoodDataset, tasks: Sequence[Task]) -> list[list[int]]:
+    """An official ``splits.json``: a JSON list of batches of label-folder indices.
+
+    The indices must fit the label folder of each task scored with batches (pixel and
+    object tasks use ``pixel/``, the sample task ``sample/``).
+
+    Raises
+    ------
+    MoodInputError
+        When the file cannot be read or its indices do not fit the label folders.
+    """
+    try:
+        splits = json.loads(path.read_text(encoding="utf-8-sig"))
+        for task, listing in (("pixel", dataset.pixel_listing), ("sample", dataset.sample_listing)):
+            if task in tasks and listing:
+                check_splits(splits, len(listing))
+    except OSError as exc:
+        raise MoodInputError(path, f"cannot be read ({exc.strerror})", "check --splits") from exc
+    except (ValueError, TypeError) as exc:
+        raise MoodInputError(
+            path,
+            f"is not an official splits.json for this dataset ({exc})",
+            "give a JSON list of batches, each a list of indices into sorted(os.listdir(label folder))",
+        ) from exc
+    return [list(batch) for batch in splits]
+
+
 def _check_outputs(args: argparse.Namespace, inputs: Inputs) -> None:
     """Refuse unusable outputs before any work (inputs, existing files, writability)."""
     if args.out is not None:
@@ -140,6 +170,7 @@ def main(args: argparse.Namespace) -> int:
     inputs = _inputs(args, dataset, methods)
     _check_outputs(args, inputs)
     options = options_from_args(args, dataset)
+    splits = None if args.splits is None else read_splits(args.splits, dataset, options.tasks)
     check_labels_for(dataset, options.tasks)
     options = _object_options(args, methods, options)
     found = evaluate_folder(
@@ -160,6 +191,8 @@ def main(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         bootstrap=args.bootstrap,
         seed=args.seed,
+        dataset=dataset,
+        splits=splits,
     )
     if args.report is not None:
         _write_report(args, result, inputs)

@@ -14,9 +14,14 @@ __all__ = ["build_parser"]
 
 
 def _pred_pair(text: str) -> tuple[str, Path]:
+    """``NAME=DIR``, or a bare ``DIR`` named after its folder."""
     name, sep, folder = text.partition("=")
-    if not sep or not name or not folder:
-        raise argparse.ArgumentTypeError(f"expected NAME=DIR, got {text!r}")
+    if not sep:
+        path = Path(text)
+        name = path.name or path.resolve().name
+        return name, path
+    if not name or not folder:
+        raise argparse.ArgumentTypeError(f"expected NAME=DIR or DIR, got {text!r}")
     return name, Path(folder)
 
 
@@ -106,8 +111,8 @@ def _add_method_args(parser: argparse.ArgumentParser) -> None:
         type=_pred_pair,
         action="append",
         default=[],
-        metavar="NAME=DIR",
-        help="one method folder",
+        metavar="[NAME=]DIR",
+        help="one method folder (named NAME, or after the folder); repeat for several",
     )
     parser.add_argument(
         "--labels", type=Path, help="label folder (holding pixel/ and sample/) if elsewhere"
@@ -142,6 +147,12 @@ def _add_evaluate(sub: argparse._SubParsersAction) -> None:
         "--batches", type=_count, default=0, metavar="K", help="mean AP over K random case batches"
     )
     p.add_argument("--batch-size", type=_positive, default=20, help="cases per batch (default 20)")
+    p.add_argument(
+        "--splits",
+        type=Path,
+        metavar="FILE",
+        help="batches from an official splits.json (lists of label-folder indices); replaces --batches/--seed",
+    )
     p.add_argument(
         "--seed", type=_count, default=123, help="seed for batches and bootstrap (default 123)"
     )
@@ -218,7 +229,7 @@ def _add_viewer(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=viewer.demo)
     p = sub.add_parser("view", help="open files, a case or a dataset in napari")
     p.add_argument("paths", type=Path, nargs="+")
-    p.add_argument("--pred", type=_pred_pair, action="append", default=[], metavar="NAME=DIR")
+    p.add_argument("--pred", type=_pred_pair, action="append", default=[], metavar="[NAME=]DIR")
     p.add_argument("--screenshot", type=Path, help="render the window to this PNG and exit")
     p.set_defaults(func=viewer.view)
 

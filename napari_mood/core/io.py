@@ -158,6 +158,11 @@ class MoodDataset:
 
     Case names are label file names without ``.txt`` (for example ``toy_0.nii.gz``),
     exactly the names the official scorer joins with a method folder.
+
+    ``pixel_listing`` / ``sample_listing`` are the label folders as the official scorer
+    lists them, ``sorted(os.listdir(folder))``: every entry, hidden and stray files
+    included. Its challenge batches index these listings
+    (:func:`napari_mood.core.ranking.listing_batch_ap`).
     """
 
     root: Path
@@ -166,6 +171,8 @@ class MoodDataset:
     sample_labels: Mapping[str, Path] = field(default_factory=dict)
     scans: Mapping[str, Path] = field(default_factory=dict)
     ignored: tuple[Path, ...] = ()
+    pixel_listing: tuple[str, ...] = ()
+    sample_listing: tuple[str, ...] = ()
 
     @property
     def cases(self) -> tuple[str, ...]:
@@ -262,6 +269,10 @@ def discover_dataset(
         raise MoodInputError(root, "is not a folder", "give the folder holding toy/ and toy_label/")
     label_root = _label_root(root, None if labels is None else Path(labels), scans)
     pixel, sample, ignored = _read_label_root(label_root)
+    pixel_listing, sample_listing = (
+        _official_listing(None if label_root is None else label_root / kind)
+        for kind in ("pixel", "sample")
+    )
     scans_dir = root / scans if (root / scans).is_dir() else None
     scan_files, scan_ignored = _nifti_files(scans_dir) if scans_dir else ({}, [])
     if not (pixel or sample or scan_files):
@@ -270,7 +281,23 @@ def discover_dataset(
             f"holds no MOOD data (no {scans}/*.nii.gz and no labels in toy_label/pixel or toy_label/sample)",
             "point to the folder that contains toy/ and toy_label/, or use --scans / --labels",
         )
-    return MoodDataset(root, scans_dir, pixel, sample, scan_files, tuple(ignored + scan_ignored))
+    return MoodDataset(
+        root,
+        scans_dir,
+        pixel,
+        sample,
+        scan_files,
+        tuple(ignored + scan_ignored),
+        pixel_listing,
+        sample_listing,
+    )
+
+
+def _official_listing(folder: Path | None) -> tuple[str, ...]:
+    """``sorted(os.listdir(folder))``, as the official scorer lists a label folder."""
+    if folder is None or not folder.is_dir():
+        return ()
+    return tuple(sorted(os.listdir(folder)))
 
 
 LABELS_NEEDED = {"pixel": "pixel", "object": "pixel", "sample": "sample"}

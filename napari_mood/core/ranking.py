@@ -277,38 +277,155 @@ def bootstrap_ap(
 
 @dataclass(frozen=True, eq=False)
 class BatchAP:
-    """AP of the MOOD challenge batch procedure.
+    """AP of the MOOD challenge batch procedure (``bootstrap_dir``).
 
-    ``splits[k]`` are the case indices of batch ``k`` and ``scores[k]`` its pooled voxel
-    AP; ``mean`` is their mean (the challenge score).
+    ``splits[k]`` are the indices of batch ``k`` into the label folder's listing,
+    ``entries[k]`` the listed names they point to, ``scored[k]`` the readable cases
+    among them and ``scores[k]`` their pooled AP (NaN when no entry of the batch could be
+    read). ``mean`` is the mean over the batches that have a score (the challenge score).
     """
 
     mean: float
     scores: tuple[float, ...]
     splits: tuple[tuple[int, ...], ...]
     seed: int
+    entries: tuple[tuple[str, ...], ...] = ()
+    scored: tuple[tuple[str, ...], ...] = ()
+
+
+class BatchWarning(UserWarning):
+    """A challenge batch could not be formed as asked (the official scorer would stop)."""
 
 
 def mood_splits(
-    n_cases: int, *, n_runs: int = 10, batch_size: int = 2, seed: int = 123
+    n_entries: int, *, n_runs: int = 10, batch_size: int = 2, seed: int = 123
 ) -> tuple[tuple[int, ...], ...]:
-    """Case-index batches drawn exactly like MOOD ``scripts/evalresults.py bootstrap_dir``.
+    """Index batches drawn exactly like MOOD ``scripts/evalresults.py bootstrap_dir``.
 
     Equivalent to ``random.seed(seed)`` followed by ``n_runs`` calls of
-    ``random.sample(range(n_cases), k=batch_size)`` (without touching the global
-    generator). Cases must be ordered as the scorer orders them: by sorted file name.
+    ``random.sample(range(n_entries), k=batch_size)`` (without touching the global
+    generator). The indices point into the label folder's listing,
+    ``sorted(os.listdir(folder))``, every entry included.
 
     Examples
     --------
     >>> mood_splits(5, n_runs=2, batch_size=2, seed=123)
     ((0, 2), (0, 3))
     """
-    if not 1 <= batch_size <= n_cases:
-        raise ValueError(f"batch_size must be in [1, n_cases={n_cases}], got {batch_size}")
+    if not 1 <= batch_size <= n_entries:
+        raise ValueError(f"batch_size must be in [1, n_entries={n_entries}], got {batch_size}")
     if n_runs < 1:
         raise ValueError(f"n_runs must be >= 1, got {n_runs}")
     generator = random.Random(seed)
-    return tuple(tuple(generator.sample(range(n_cases), k=batch_size)) for _ in range(n_runs))
+    return tuple(tuple(generator.sample(range(n_entries), k=batch_size)) for _ in range(n_runs))
+
+
+def check_splits(splits: Sequence[Sequence[int]], n_entries: int) -> tuple[tuple[int, ...], ...]:
+    """Validate batches (e.g. an official ``splits.json``) against a listing's length.
+
+    Indices are read as the official ``bootstrap_dir`` reads them (numpy indexing of the
+    listing): integers in ``[-n_entries, n_entries)``, negative ones counted from the end;
+    they are returned normalised to ``[0, n_entries)``. An empty batch is kept (it scores
+    NaN, see :func:`listing_batch_ap`).
+
+    Raises
+    ------
+    ValueError
+        When ``splits`` is empty, a batch is not a list, or an index is not an integer
+        or out of range.
+
+    Examples
+    --------
+    >>> check_splits([[0, -1], []], 3)
+    ((0, 2), ())
+    """
+    if isinstance(splits, (str, bytes, Mapping)) or not splits:
+        raise ValueError("splits must be a non-empty list of batches")
+    batches = []
+    for batch in splits:
+        if isinstance(batch, (str, bytes, Mapping)) or not isinstance(batch, Sequence):
+            raise ValueError(f"each batch must be a list of indices, got {batch!r}")
+        for i in batch:
+            if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+                raise ValueError(f"split index {i!r} is not an integer")
+            if not -n_entries <= i < n_entries:
+                raise ValueError(
+                    f"split index {i} is outside the {n_entries} entries of the label folder"
+                )
+        batches.append(tuple(int(i) % n_entries for i in batch))
+    return tuple(batches)
+
+
+def listing_batch_ap(
+    listing: Sequence[str],
+    accumulators: Mapping[str, CurveAccumulator],
+    *,
+    n_runs: int = 10,
+    batch_size: int = 2,
+    seed: int = 123,
+    splits: Sequence[Sequence[int]] | None = None,
+) -> BatchAP:
+    """The MOOD challenge score: mean pooled AP over random batches of label-folder entries.
+
+    Exactly ``bootstrap_dir``: batches index ``listing`` (``sorted(os.listdir(label_dir))``,
+    stray and hidden entries included; :func:`mood_splits`, or ``splits``, e.g. an
+    official ``splits.json``), and within a batch the entries that cannot be scored
+    (stray files, unreadable labels: absent from ``accumulators``) are skipped, so a
+    batch may hold fewer than ``batch_size`` cases. Where the official procedure stops
+    with an error, this says so with a :class:`BatchWarning` and goes on:
+
+    - ``batch_size`` larger than the listing: each batch takes every entry;
+    - a batch with no scorable entry: its AP is NaN and it is left out of the mean.
+
+    A batch without a positive scores 0.0 (as scikit-learn), with one
+    :class:`UndefinedMetricWarning` saying how many.
+
+    Examples
+    --------
+    >>> accs = {}
+    >>> for name, scores, labels in [("a", [0.9, 0.1], [1, 0]), ("b", [0.2, 0.6], [1, 0])]:
+    ...     accs[name] = CurveAccumulator()
+    ...     accs[name].add(np.array(scores), np.array(labels))
+    >>> batch = listing_batch_ap([".DS_Store", "a", "b"], accs, splits=[[0, 1], [1, 2]])
+    >>> batch.scored, batch.scores
+    ((('a',), ('a', 'b')), (1.0, 0.8333333333333333))
+    """
+    if splits is None:
+        size = batch_size
+        if batch_size > len(listing):
+            size = len(listing)
+            warnings.warn(
+                f"batch size {batch_size} is larger than the {len(listing)} entries of the "
+                "label folder: each batch takes every entry (the official scorer stops here)",
+                BatchWarning,
+                stacklevel=2,
+            )
+        splits = mood_splits(len(listing), n_runs=n_runs, batch_size=size, seed=seed)
+    batches = check_splits(splits, len(listing))
+    entries = tuple(tuple(listing[i] for i in batch) for batch in batches)
+    scored = tuple(tuple(n for n in names if n in accumulators) for names in entries)
+    empty = np.array([not names for names in scored])
+    aps = np.full(len(batches), math.nan)
+    if not empty.all():
+        pooled = [_pooled_ap([accumulators[n] for n in names]) for names in scored if names]
+        aps[~empty] = _zero_if_no_positive(np.array(pooled), what="batches")
+    if empty.any():
+        warnings.warn(
+            f"{int(empty.sum())} of {len(batches)} batches hold no readable case: their AP is "
+            "NaN and they are left out of the mean (the official scorer stops with ValueError "
+            "here)",
+            BatchWarning,
+            stacklevel=2,
+        )
+    finite = aps[np.isfinite(aps)]
+    return BatchAP(
+        mean=float(np.mean(finite)) if finite.size else math.nan,
+        scores=tuple(float(ap) for ap in aps),
+        splits=batches,
+        seed=seed,
+        entries=entries,
+        scored=scored,
+    )
 
 
 def batch_average_precision(
@@ -319,12 +436,7 @@ def batch_average_precision(
     seed: int = 123,
     splits: Sequence[Sequence[int]] | None = None,
 ) -> BatchAP:
-    """The MOOD challenge score: mean pooled voxel AP over random batches of cases.
-
-    Batches come from :func:`mood_splits` (defaults as ``bootstrap_dir``: 10 runs of 2
-    cases, seed 123) unless ``splits`` is given (e.g. read from a ``splits.json``). A batch
-    without a positive voxel scores 0.0 (as scikit-learn), with one
-    :class:`UndefinedMetricWarning` saying how many.
+    """:func:`listing_batch_ap` when every listed entry is a readable case (in order).
 
     Examples
     --------
@@ -336,21 +448,14 @@ def batch_average_precision(
     >>> batch_average_precision(accs, n_runs=1, batch_size=2).scores
     (0.8333333333333333,)
     """
-    n_cases = len(accumulators_per_case)
-    if splits is None:
-        splits = mood_splits(n_cases, n_runs=n_runs, batch_size=batch_size, seed=seed)
-    batches = tuple(tuple(int(i) for i in batch) for batch in splits)
-    if not batches or any(not batch for batch in batches):
-        raise ValueError("splits must be a non-empty list of non-empty batches")
-    if any(not 0 <= i < n_cases for batch in batches for i in batch):
-        raise ValueError(f"split indices must be in [0, {n_cases})")
-    aps = np.array([_pooled_ap([accumulators_per_case[i] for i in b]) for b in batches])
-    aps = _zero_if_no_positive(aps, what="batches")
-    return BatchAP(
-        mean=float(np.mean(aps)),
-        scores=tuple(float(ap) for ap in aps),
-        splits=batches,
+    names = [str(i) for i in range(len(accumulators_per_case))]
+    return listing_batch_ap(
+        names,
+        dict(zip(names, accumulators_per_case, strict=True)),
+        n_runs=n_runs,
+        batch_size=batch_size,
         seed=seed,
+        splits=splits,
     )
 
 

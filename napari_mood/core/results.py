@@ -159,6 +159,7 @@ class SampleSummary:
     n_cases: int
     missing: tuple[str, ...]
     from_pixel: tuple[str, ...]
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -249,7 +250,9 @@ def _summary_dict(summary: MethodSummary) -> dict[str, Any]:
         pixel.update(pixel.pop("extra"))
         out["pixel"] = _json_safe(pixel)
     if summary.sample is not None:
-        out["sample"] = _json_safe(asdict(summary.sample))
+        sample = asdict(summary.sample)
+        sample.update(sample.pop("extra"))
+        out["sample"] = _json_safe(sample)
     if summary.object is not None:
         c = summary.object.counts
         out["object"] = _json_safe(

@@ -13,9 +13,12 @@ import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
+
+import numpy as np
 
 from napari_mood.core import ranking
+from napari_mood.core.curves import CurveAccumulator
 from napari_mood.core.io import (
     METHODS_FOLDER,
     MethodFolder,
@@ -25,7 +28,12 @@ from napari_mood.core.io import (
     find_methods,
 )
 from napari_mood.core.readout import BestCriterion, BestThreshold, best_dataset_thresholds
-from napari_mood.core.results import DatasetEvaluation, EvaluationOptions
+from napari_mood.core.results import (
+    DatasetEvaluation,
+    EvaluationOptions,
+    PixelSummary,
+    SampleSummary,
+)
 from napari_mood.services.engine import EngineStats, run_evaluation
 
 __all__ = [
@@ -184,31 +192,81 @@ def toy_thresholds(
 
 
 def add_statistics(
-    result: DatasetEvaluation, *, batches: int, batch_size: int, bootstrap: int, seed: int
+    result: DatasetEvaluation,
+    *,
+    batches: int,
+    batch_size: int,
+    bootstrap: int,
+    seed: int,
+    dataset: MoodDataset | None = None,
+    splits: Sequence[Sequence[int]] | None = None,
 ) -> DatasetEvaluation:
-    """Add challenge batch AP and bootstrap intervals to each method's pixel summary."""
-    if not (batches or bootstrap):
+    """Add the challenge batch AP (pixel and sample tasks) and bootstrap intervals.
+
+    Batches follow the official ``bootstrap_dir`` to the letter
+    (:func:`~napari_mood.core.ranking.listing_batch_ap`): they index the label folders'
+    listings of ``dataset`` (every entry, stray and unreadable ones included, skipped
+    inside a batch), drawn with ``seed`` unless ``splits`` (an official ``splits.json``)
+    is given.
+    """
+    if not (batches or bootstrap or splits):
         return result
     methods = {}
     for name, summary in result.methods.items():
-        accs = tuple(result.case_accumulators.get(name, {}).values())
-        if summary.pixel is None or not accs:
-            methods[name] = summary
-            continue
-        extra: dict[str, Any] = dict(summary.pixel.extra)
-        if batches:
-            size = min(batch_size, len(accs))
-            b = ranking.batch_average_precision(accs, n_runs=batches, batch_size=size, seed=seed)
-            extra["batch_ap"] = {
-                "mean": b.mean,
-                "n_batches": batches,
-                "batch_size": size,
-                "seed": seed,
-                "aps": list(b.scores),
-                "splits": [list(x) for x in b.splits],
-            }
-        if bootstrap:
-            ci = ranking.bootstrap_ap(accs, n_boot=bootstrap, seed=seed)
-            extra["ap_ci95"] = [ci.low, ci.high]
-        methods[name] = replace(summary, pixel=replace(summary.pixel, extra=extra))
+        pixel, sample = summary.pixel, summary.sample
+        if pixel is not None and result.case_accumulators.get(name):
+            accs = result.case_accumulators[name]
+            listing = dataset.pixel_listing if dataset is not None else tuple(sorted(accs))
+            pixel = _with_stats(pixel, accs, listing, batches, batch_size, bootstrap, seed, splits)
+        if sample is not None and (batches or splits):
+            accs = _sample_accumulators(result, name)
+            listing = dataset.sample_listing if dataset is not None else tuple(sorted(accs))
+            sample = _with_stats(sample, accs, listing, batches, batch_size, 0, seed, splits)
+        methods[name] = replace(summary, pixel=pixel, sample=sample)
     return replace(result, methods=methods)
+
+
+def _sample_accumulators(result: DatasetEvaluation, method: str) -> dict[str, CurveAccumulator]:
+    """One accumulator per scored sample case, keyed by its label file name (``CASE.txt``)."""
+    accs = {}
+    for row in result.per_case:
+        if row.method == method and row.sample_label is not None and row.sample_score is not None:
+            acc = CurveAccumulator(mode="exact")
+            acc.add(np.array([row.sample_score]), np.array([row.sample_label == 1]))
+            accs[f"{row.case}.txt"] = acc
+    return accs
+
+
+_Summary = TypeVar("_Summary", PixelSummary, SampleSummary)
+
+
+def _with_stats(
+    summary: _Summary,
+    accs: Mapping[str, CurveAccumulator],
+    listing: Sequence[str],
+    batches: int,
+    batch_size: int,
+    bootstrap: int,
+    seed: int,
+    splits: Sequence[Sequence[int]] | None,
+) -> _Summary:
+    extra: dict[str, Any] = dict(summary.extra)
+    if batches or splits:
+        b = ranking.listing_batch_ap(
+            listing, accs, n_runs=batches, batch_size=batch_size, seed=seed, splits=splits
+        )
+        extra["batch_ap"] = {
+            "mean": b.mean,
+            "n_batches": len(b.splits),
+            "batch_size": max(len(s) for s in b.splits),
+            "seed": seed,
+            "aps": list(b.scores),
+            "splits": [list(x) for x in b.splits],
+            "split_entries": [list(x) for x in b.entries],
+            "scored_cases": [list(x) for x in b.scored],
+            "from_splits_file": splits is not None,
+        }
+    if bootstrap:
+        ci = ranking.bootstrap_ap(tuple(accs.values()), n_boot=bootstrap, seed=seed)
+        extra["ap_ci95"] = [ci.low, ci.high]
+    return replace(summary, extra=extra)

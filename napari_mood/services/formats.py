@@ -86,15 +86,16 @@ def _table_row(name: str, result: DatasetEvaluation) -> list[str]:
 def _extra_lines(result: DatasetEvaluation) -> list[str]:
     lines = []
     for name in result.ranked_methods():
-        p = result.methods[name].pixel
-        if p is None:
-            continue
-        if "batch_ap" in p.extra:
-            b = p.extra["batch_ap"]
-            lines.append(
-                f"{name}: mean AP over {b['n_batches']} batches of {b['batch_size']} cases = {b['mean']:.4f}"
-            )
-        if "ap_ci95" in p.extra:
+        summary = result.methods[name]
+        for task, part in (("pixel", summary.pixel), ("sample", summary.sample)):
+            if part is not None and "batch_ap" in part.extra:
+                b = part.extra["batch_ap"]
+                lines.append(
+                    f"{name}: {task} AP, mean over {b['n_batches']} batches of up to "
+                    f"{b['batch_size']} cases = {_fmt(b['mean'])}"
+                )
+        p = summary.pixel
+        if p is not None and "ap_ci95" in p.extra:
             lo, hi = p.extra["ap_ci95"]
             lines.append(f"{name}: pixel AP 95% bootstrap interval [{lo:.4f}, {hi:.4f}]")
     return lines

@@ -147,8 +147,11 @@ def test_usage_errors_exit_2(capsys):
         main(["evaluate", str(SAMPLE), "--task", "voxels"])
     assert exc.value.code == 2
     with pytest.raises(SystemExit) as exc:
-        main(["evaluate", str(SAMPLE), "--pred", "nonsense"])
+        main(["evaluate", str(SAMPLE), "--pred", "=nonsense"])
     assert exc.value.code == 2
+    capsys.readouterr()
+    assert main(["evaluate", str(SAMPLE), "--pred", "nonsense"]) == 1
+    assert "nonsense" in capsys.readouterr().err
 
 
 def test_missing_dataset_is_a_clear_error(capsys, tmp_path):

@@ -15,6 +15,7 @@ from sklearn.metrics import average_precision_score
 from napari_mood.core.curves import CurveAccumulator
 from napari_mood.core.metrics import UndefinedMetricWarning
 from napari_mood.core.ranking import (
+    BatchWarning,
     batch_average_precision,
     bootstrap_ap,
     bootstrap_ci,
@@ -278,11 +279,30 @@ def test_batch_without_positives_scores_zero_with_one_warning() -> None:
 
 def test_batch_average_precision_validation() -> None:
     accs = _accumulators(_cases(3))
-    with pytest.raises(ValueError, match="batch_size"):
-        batch_average_precision(accs, batch_size=4)
+    with pytest.warns(BatchWarning, match="batch size 4 is larger than the 3 entries"):
+        result = batch_average_precision(accs, batch_size=4, n_runs=2)
+    assert all(sorted(batch) == [0, 1, 2] for batch in result.splits)
     with pytest.raises(ValueError, match="n_runs"):
         batch_average_precision(accs, n_runs=0)
-    with pytest.raises(ValueError, match="split indices"):
+    with pytest.raises(ValueError, match="outside the 3 entries"):
         batch_average_precision(accs, splits=[[0, 3]])
     with pytest.raises(ValueError, match="non-empty"):
-        batch_average_precision(accs, splits=[[]])
+        batch_average_precision(accs, splits=[])
+    for bad in ([[0.0, 1]], [[True]], ["01"], [0, 1]):
+        with pytest.raises(ValueError):
+            batch_average_precision(accs, splits=bad)
+
+
+def test_split_indices_read_as_numpy_indexing() -> None:
+    """Negative indices count from the end (numpy indexing, as ``bootstrap_dir``)."""
+    accs = _accumulators(_cases(3))
+    wrapped = batch_average_precision(accs, splits=[[-1, -3]])
+    plain = batch_average_precision(accs, splits=[[2, 0]])
+    assert wrapped.splits == ((2, 0),) and wrapped.scores == plain.scores
+
+
+def test_empty_batch_is_nan_and_left_out_of_the_mean() -> None:
+    accs = _accumulators(_cases(3))
+    with pytest.warns(BatchWarning, match="1 of 2 batches hold no readable case"):
+        result = batch_average_precision(accs, splits=[[], [0, 1]])
+    assert math.isnan(result.scores[0]) and result.mean == result.scores[1]
