@@ -18,11 +18,27 @@ says, because the scorer compares voxels, not world positions.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 import nibabel as nib
 import numpy as np
 
-__all__ = ["DisplayTransform", "display_transform"]
+__all__ = [
+    "CONVENTIONS",
+    "PLANES",
+    "Convention",
+    "DisplayTransform",
+    "Plane",
+    "PlaneView",
+    "display_transform",
+    "oriented_plane",
+    "plane_view",
+]
+
+Plane = Literal["axial", "coronal", "sagittal"]
+PLANES: tuple[Plane, ...] = get_args(Plane)
+Convention = Literal["radiological", "neurological"]
+CONVENTIONS: tuple[Convention, ...] = get_args(Convention)
 
 
 @dataclass(frozen=True)
@@ -137,3 +153,106 @@ def _display_flip(ras_axis: int, sign: int) -> bool:
     # R and S increase along the display axis; A decreases (anterior at the top)
     wants_increasing = ras_axis != 1
     return (sign > 0) != wants_increasing
+
+
+# --------------------------------------------------------------------------- planes
+
+
+@dataclass(frozen=True)
+class PlaneView:
+    """How one plane of a display-ordered ``(S, A, R)`` volume is shown on screen.
+
+    The 2-D slice has rows = display axis ``row_axis`` and columns = ``col_axis``;
+    ``flip_rows`` / ``flip_cols`` say whether the screen runs opposite to the array
+    (row 0 drawn at the bottom, column 0 drawn at the right). ``letters`` are the patient
+    directions at the (top, bottom, left, right) edges of the screen.
+    """
+
+    plane: Plane
+    convention: Convention
+    slice_axis: int
+    row_axis: int
+    col_axis: int
+    flip_rows: bool
+    flip_cols: bool
+    letters: tuple[str, str, str, str]
+
+
+# display axes: 0 = inferior -> superior, 1 = anterior -> posterior, 2 = left -> right
+_PLANE_AXES: dict[str, tuple[int, int, int, bool]] = {
+    # plane: (slice axis, row axis, col axis, rows flipped so that superior is up)
+    "axial": (0, 1, 2, False),  # anterior at the top
+    "coronal": (1, 0, 2, True),
+    "sagittal": (2, 0, 1, True),  # anterior at the left in both conventions
+}
+
+
+def plane_view(plane: Plane, *, convention: Convention = "radiological") -> PlaneView:
+    """How ``plane`` is shown: superior up, anterior up (axial) or left (sagittal).
+
+    ``radiological``: the patient's right on the screen's left (as if facing the
+    patient), in axial and coronal planes; ``neurological``: the patient's left on the
+    left. Sagittal planes look the same in both (anterior on the left).
+
+    Examples
+    --------
+    >>> plane_view("axial").letters
+    ('A', 'P', 'R', 'L')
+    >>> plane_view("coronal", convention="neurological").letters
+    ('S', 'I', 'L', 'R')
+    """
+    if plane not in PLANES:
+        raise ValueError(f"plane must be one of {list(PLANES)}, got {plane!r}")
+    if convention not in CONVENTIONS:
+        raise ValueError(f"convention must be one of {list(CONVENTIONS)}, got {convention!r}")
+    slice_axis, row_axis, col_axis, flip_rows = _PLANE_AXES[plane]
+    flip_cols = convention == "radiological" and plane != "sagittal"
+    top, bottom = ("A", "P") if plane == "axial" else ("S", "I")
+    left, right = ("A", "P") if plane == "sagittal" else ("L", "R")
+    if flip_cols:
+        left, right = right, left
+    return PlaneView(
+        plane,
+        convention,
+        slice_axis,
+        row_axis,
+        col_axis,
+        flip_rows,
+        flip_cols,
+        (top, bottom, left, right),
+    )
+
+
+def oriented_plane(
+    volume: np.ndarray,
+    index: int,
+    *,
+    plane: Plane = "axial",
+    convention: Convention = "radiological",
+) -> np.ndarray:
+    """Slice ``index`` of a display-ordered volume as it appears on screen (a view).
+
+    Row 0 of the result is the top of the screen, column 0 its left.
+
+    Examples
+    --------
+    >>> v = np.arange(8).reshape(2, 2, 2)
+    >>> oriented_plane(v, 0, plane="axial", convention="neurological").tolist()
+    [[0, 1], [2, 3]]
+    >>> oriented_plane(v, 0, plane="axial").tolist()  # radiological: left-right swapped
+    [[1, 0], [3, 2]]
+    """
+    view = plane_view(plane, convention=convention)
+    if volume.ndim != 3:
+        raise ValueError(f"expected a 3-D volume, got shape {volume.shape}")
+    size = volume.shape[view.slice_axis]
+    if not 0 <= index < size:
+        raise ValueError(f"{plane} slice {index} outside [0, {size})")
+    flat = np.take(volume, index, axis=view.slice_axis)
+    if view.row_axis > view.col_axis:  # remaining axes come out in increasing order
+        flat = flat.T
+    if view.flip_rows:
+        flat = flat[::-1, :]
+    if view.flip_cols:
+        flat = flat[:, ::-1]
+    return flat
