@@ -13,6 +13,7 @@ import hashlib
 import io
 import json
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -424,3 +425,438 @@ def test_third_party_warnings_name_the_file(capsys, data: Path):
     assert f"napari-mood: warning: {image}: pixdim[1,2,3] should be non-zero" in err
     for line in err.splitlines():
         assert line.startswith("napari-mood: warning:"), line
+
+
+# --------------------------------------------------------------------------- QA pass (issue 11)
+
+
+def _flip_byte(path: Path, offset: int = 20) -> None:
+    """One byte of the deflate stream changed: a damaged gzip (ISA-L raises IsalError)."""
+    blob = bytearray(path.read_bytes())
+    blob[offset] ^= 0xFF
+    path.write_bytes(bytes(blob))
+
+
+def test_a_bit_flipped_map_costs_only_its_case(capsys, data: Path):
+    broken = data / "methods" / "a" / "c1.nii.gz"
+    _flip_byte(broken)
+    before = _checksums(data)
+    for workers in ("1", "2"):
+        code, out, err = _cli(
+            capsys, "evaluate", str(data), "--format", "json", "--workers", workers
+        )
+        assert code == 0 and "Traceback" not in err, err
+        assert f"{broken}: is not a readable gzip file" in err and "re-download" in err
+        assert json.loads(out)["methods"]["a"]["pixel"]["invalid"] == ["c1.nii.gz"]
+    code, out, _ = _cli(capsys, "validate", str(data))
+    assert code == 1 and f"{broken}: is not a readable gzip file" in out
+    assert _checksums(data) == before
+
+
+def test_a_bit_flipped_label_skips_its_case(capsys, data: Path):
+    label = data / "toy_label" / "pixel" / "c1.nii.gz"
+    _flip_byte(label)
+    code, out, err = _cli(capsys, "evaluate", str(data), "--task", "pixel", "--format", "json")
+    assert code == 0 and f"{label}: is not a readable gzip file" in err
+    assert "the case is skipped" in err
+    code, out, _ = _cli(capsys, "validate", str(data))
+    assert code == 1 and f"{label}: is not a readable gzip file" in out
+
+
+def test_a_bit_flipped_scan_is_named(capsys, data: Path, tmp_path: Path):
+    scan = data / "toy" / "c1.nii.gz"
+    _flip_byte(scan)
+    code, _, err = _cli(capsys, "evaluate", str(data), "--task", "pixel", "--quiet")
+    assert code == 0 and "Traceback" not in err  # the scan is not needed to score
+    code, out, _ = _cli(capsys, "validate", str(data))
+    assert code == 1 and f"{scan}: its header cannot be read" in out
+    err = _refused(
+        capsys, data, "simulate", str(scan), "--out", str(tmp_path / "s"), names=str(scan)
+    )
+    assert "is not a readable gzip file" in err
+
+
+def test_a_bit_flipped_map_on_the_toy_set_and_in_the_reader(capsys, data: Path, tmp_path: Path):
+    import shutil
+
+    toy = tmp_path / "toy"
+    shutil.copytree(data, toy)
+    _flip_byte(toy / "methods" / "a" / "c1.nii.gz")
+    code, out, err = _cli(
+        capsys, "evaluate", str(data), "--task", "object", "--threshold", "auto", "--toy", str(toy)
+    )
+    assert code == 0 and "Traceback" not in err
+    from napari_mood._napari.reader import read_dataset_case
+
+    _flip_byte(data / "toy" / "c1.nii.gz")
+    with pytest.warns(MoodInputWarning, match="is not a readable gzip file"):
+        layers = read_dataset_case(data, "c1.nii.gz")
+    assert [kwargs["name"] for _, kwargs, _ in layers] == ["a", "b", "c1 GT"]
+
+
+def test_a_map_that_is_a_folder_fifo_or_device_is_named_never_read(capsys, data: Path):
+    folder = data / "methods" / "a" / "c1.nii.gz"
+    folder.unlink()
+    folder.mkdir()
+    fifo = data / "methods" / "b" / "c1.nii.gz"
+    fifo.unlink()
+    os.mkfifo(fifo)
+    device = data / "methods" / "a" / "c2.nii.gz"
+    device.unlink()
+    device.symlink_to("/dev/zero")
+    score = data / "methods" / "b" / "c2.nii.gz.txt"
+    score.unlink()
+    os.mkfifo(score)
+    code, out, err = _cli(capsys, "evaluate", str(data), "--format", "json")
+    assert code == 0 and "Traceback" not in err
+    assert f"{folder}: is a folder, not a NIfTI file" in err
+    assert f"{fifo}: is a FIFO (named pipe), not a NIfTI file" in err
+    assert f"{device}: is a character device (through a symbolic link)" in err
+    assert f"{score}: is a FIFO (named pipe), not a text file" in err
+    assert "never reads pipes or devices" in err and "no pixel map" not in err
+    methods = json.loads(out)["methods"]
+    assert methods["a"]["pixel"]["invalid"] == ["c1.nii.gz", "c2.nii.gz"]
+
+
+def test_a_label_that_is_a_folder_or_fifo_is_named(capsys, data: Path):
+    folder = data / "toy_label" / "pixel" / "c1.nii.gz"
+    folder.unlink()
+    folder.mkdir()
+    fifo = data / "toy_label" / "sample" / "c2.nii.gz.txt"
+    fifo.unlink()
+    os.mkfifo(fifo)
+    code, out, err = _cli(capsys, "evaluate", str(data))
+    assert code == 0 and "Traceback" not in err
+    assert (
+        f"{folder}: is a folder, not a NIfTI file -> give the file itself; the case is skipped"
+        in err
+    )
+    assert f"{fifo}: is a FIFO (named pipe), not a text file" in err
+    assert "not a label or scan file" not in err
+
+
+def test_gzip_bomb_in_a_map_warns_and_costs_no_memory(capsys, data: Path):
+    import tracemalloc
+    import zlib
+
+    broken = data / "methods" / "a" / "c1.nii.gz"
+    image = nib.load(broken)
+    plain = nib.Nifti1Image(np.asarray(image.dataobj), image.affine).to_bytes()
+    packer = zlib.compressobj(1, zlib.DEFLATED, 31)
+    parts = [packer.compress(plain)]
+    zeros = bytes(2**20)
+    parts += [packer.compress(zeros) for _ in range(200)]  # + 200 MiB of zeros, ~200 KB packed
+    broken.write_bytes(b"".join([*parts, packer.flush()]))
+    tracemalloc.start()
+    try:
+        code, out, err = _cli(capsys, "evaluate", str(data), "--task", "pixel", "--workers", "1")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert code == 0 and peak < 50 * 2**20, peak
+    assert f"{broken}: more than 1 MiB of data after the voxels its header describes" in err
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        ({"vox_offset": 1e9}, "needs 1,000,00"),
+        ({"dim0": 0}, "its header declares no voxels (shape (0,)): the header is damaged"),
+    ],
+)
+def test_damaged_headers_give_one_line_saying_so(capsys, data: Path, damage, message):
+    broken = data / "methods" / "a" / "c1.nii.gz"
+    image = nib.load(broken)
+    header = image.header.copy()
+    if "vox_offset" in damage:
+        header["vox_offset"] = damage["vox_offset"]
+    else:
+        header["dim"][0] = damage["dim0"]
+    blob = bytearray(nib.Nifti1Image(np.asarray(image.dataobj), image.affine).to_bytes())
+    blob[:348] = header.binaryblock
+    broken.write_bytes(gzip.compress(bytes(blob)))
+    code, _, err = _cli(capsys, "evaluate", str(data), "--task", "pixel")
+    assert code == 0 and f"{broken}: " in err and message in err
+    assert "split the 4-D file" not in err
+    for line in err.splitlines():
+        assert line.startswith("napari-mood: "), line
+
+
+def _with_affine(path: Path, affine: np.ndarray) -> None:
+    image = nib.load(path)
+    header = image.header.copy()
+    header.set_sform(affine, code=1)
+    header.set_qform(None, code=0)
+    nib.save(nib.Nifti1Image(np.asarray(image.dataobj), None, header), path)
+
+
+def test_a_nan_affine_is_called_damaged(capsys, data: Path):
+    broken = data / "methods" / "a" / "c1.nii.gz"
+    affine = np.eye(4)
+    affine[0, 3] = np.nan
+    _with_affine(broken, affine)
+    code, _, err = _cli(capsys, "evaluate", str(data), "--task", "pixel")
+    assert code == 0 and f"{broken}: its affine holds NaN or infinite values" in err
+    assert "by up to nan" not in err
+
+
+def test_affines_name_the_right_reference_and_a_moved_scan_is_reported(capsys, data: Path):
+    moved = np.diag([1.0, 1.0, 1.0, 1.0])
+    moved[0, 3] = 50
+    map_a = data / "methods" / "a" / "c1.nii.gz"
+    _with_affine(map_a, moved)
+    code, _, err = _cli(capsys, "evaluate", str(data), "--task", "pixel")
+    assert f"{map_a}: affine differs from that of the label by up to 50" in err
+    assert "from the scan's" not in err
+    scan = data / "toy" / "c2.nii.gz"
+    _with_affine(scan, moved)
+    code, _, err = _cli(capsys, "evaluate", str(data), "--task", "pixel")
+    assert (
+        code == 0 and f"{scan}: affine differs from that of its label c2.nii.gz by up to 50" in err
+    )
+    code, out, _ = _cli(capsys, "validate", str(data))
+    assert f"{scan}: affine differs from that of its label c2.nii.gz" in out
+
+
+@pytest.mark.parametrize("command", ["evaluate", "validate", "figure"])
+def test_a_mistyped_scans_folder_is_an_error(capsys, data: Path, tmp_path: Path, command: str):
+    extra = ["--out", str(tmp_path / "f.png"), "--cases", "c1"] if command == "figure" else []
+    err = _refused(
+        capsys, data, command, str(data), "--scans", "nope", *extra, names=str(data / "nope")
+    )
+    assert "scans folder not found" in err
+
+
+def test_the_same_method_name_twice_is_a_usage_error(capsys, data: Path):
+    err = _refused(
+        capsys,
+        data,
+        "evaluate",
+        str(data),
+        "--pred",
+        f"r={data / 'methods' / 'a'}",
+        "--pred",
+        f"r={data / 'methods' / 'b'}",
+        code=2,
+    )
+    assert "'r' given twice" in err
+
+
+@pytest.mark.parametrize(
+    ("how", "what"),
+    [
+        ("--pred", "the dataset folder itself"),
+        ("--preds", "the dataset folder itself"),
+        ("labels", "a label folder of the dataset"),
+    ],
+)
+def test_the_dataset_is_not_a_method_folder(capsys, data: Path, how: str, what: str):
+    argv = {
+        "--pred": ["--pred", f"r={data}"],
+        "--preds": ["--preds", str(data)],
+        "labels": ["--pred", str(data / "toy_label" / "pixel")],
+    }[how]
+    err = _refused(capsys, data, "evaluate", str(data), *argv, names=what)
+    assert "give DATASET/methods" in err
+
+
+def test_stray_files_in_a_method_folder_are_reported_by_evaluate(capsys, data: Path):
+    folder = data / "methods" / "a"
+    (folder / "notes.txt").write_text("to do")
+    (folder / "c9.nii.gz").write_bytes((folder / "c1.nii.gz").read_bytes())
+    code, _, err = _cli(capsys, "evaluate", str(data))
+    assert code == 0
+    lines = [line for line in err.splitlines() if "without a label" in line]
+    assert lines == [
+        f"napari-mood: warning: {folder}: 1 files for cases without a label are not scored: "
+        f"{name} -> remove them"
+        for name in ("c9.nii.gz", "notes.txt")
+    ]
+
+
+def test_flat_maps_beside_a_pixel_folder_are_reported(capsys, data: Path):
+    folder = data / "methods" / "a"
+    (folder / "pixel").mkdir()
+    (folder / "pixel" / "c1.nii.gz").write_bytes((folder / "c1.nii.gz").read_bytes())
+    code, _, err = _cli(capsys, "evaluate", str(data), "--task", "pixel")
+    assert code == 0
+    assert f"{folder}: holds 3 maps or scores directly (c0.nii.gz, c1.nii.gz, c2.nii.gz)" in err
+    assert "they are read from pixel/ only" in err
+    code, out, _ = _cli(capsys, "validate", str(data))
+    assert f"{folder / 'pixel' / 'c0.nii.gz'}: no pixel map for case c0.nii.gz" in out
+
+
+@pytest.mark.parametrize("place", ["/proc/r.csv", "dangling/r.csv"])
+def test_an_impossible_out_place_is_refused_before_the_work(
+    capsys, data: Path, tmp_path: Path, place: str
+):
+    if place.startswith("dangling"):
+        (tmp_path / "dangling").symlink_to(tmp_path / "gone")
+        place = str(tmp_path / place)
+    (data / "methods" / "a" / "c2.nii.gz").unlink()  # the run would warn about it
+    err = _refused(capsys, data, "evaluate", str(data), "--out", place, names=place)
+    assert "no pixel map" not in err  # refused before the work
+
+
+@pytest.mark.parametrize(
+    "outputs",
+    [
+        ("--report", "X", "--out", "X"),
+        ("--cache", "X", "--out", "X"),
+        ("--report", "X", "--out", "X/results.csv"),
+        ("--report", "X", "--cache", "X"),
+    ],
+)
+def test_overlapping_outputs_are_refused_up_front(capsys, data: Path, tmp_path: Path, outputs):
+    argv = [a.replace("X", str(tmp_path / "x")) for a in outputs]
+    err = _refused(capsys, data, "evaluate", str(data), *argv, names="overlap")
+    assert not (tmp_path / "x").exists(), err
+
+
+def test_an_empty_out_is_a_usage_error(capsys, data: Path):
+    err = _refused(capsys, data, "evaluate", str(data), "--out", "", code=2)
+    assert "must not be empty" in err
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link to a fifo", "device"])
+def test_a_fifo_or_device_out_is_never_replaced(capsys, data: Path, tmp_path: Path, kind: str):
+    special = tmp_path / "special"
+    if kind == "device":
+        if os.geteuid() != 0:
+            pytest.skip("mknod needs root")
+        os.mknod(special, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    else:
+        os.mkfifo(special)
+    out = special
+    if kind == "link to a fifo":
+        out = tmp_path / "link.csv"
+        out.symlink_to(special)
+    err = _refused(
+        capsys, data, "evaluate", str(data), "--out", str(out), "--force", names=str(out)
+    )
+    assert "not a regular file" in err
+    mode = special.stat().st_mode
+    assert stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
+@pytest.mark.parametrize(
+    ("content", "default"),
+    [(b"\xff\xfecase,cat\n", False), (b"\x00\x01binary\x00", True)],
+)
+def test_a_bad_categories_file_is_refused_before_the_work(
+    capsys, data: Path, tmp_path: Path, content: bytes, default: bool
+):
+    categories = data / "categories.csv" if default else tmp_path / "cats.csv"
+    categories.write_bytes(content)
+    (data / "methods" / "a" / "c2.nii.gz").unlink()  # the run would warn about it
+    extra = [] if default else ["--categories", str(categories)]
+    err = _refused(
+        capsys, data, "evaluate", str(data), "--report", str(tmp_path / "r"), *extra,
+        names=str(categories),
+    )  # fmt: skip
+    assert "no pixel map" not in err and not (tmp_path / "r").exists()
+
+
+def test_a_missing_categories_file_is_refused_before_the_work(capsys, data: Path, tmp_path: Path):
+    (data / "methods" / "a" / "c2.nii.gz").unlink()
+    err = _refused(
+        capsys, data, "evaluate", str(data), "--report", str(tmp_path / "r"),
+        "--categories", str(tmp_path / "nope.csv"), names="nope.csv",
+    )  # fmt: skip
+    assert "not found" in err and "no pixel map" not in err
+
+
+def test_a_toy_set_without_pixel_labels_is_refused(capsys, data: Path, tmp_path: Path):
+    import shutil
+
+    toy = tmp_path / "toy"
+    shutil.copytree(data, toy)
+    shutil.rmtree(toy / "toy_label")
+    err = _refused(
+        capsys, data, "evaluate", str(data), "--task", "object", "--threshold", "auto",
+        "--toy", str(toy), names=str(toy / "toy_label" / "pixel"),
+    )  # fmt: skip
+    assert "needs them" in err
+
+
+def _scan_file(tmp_path: Path, data: np.ndarray) -> Path:
+    return write_nifti(tmp_path / "scans" / "scan.nii.gz", data)
+
+
+@pytest.mark.parametrize(
+    ("volume", "argv", "message"),
+    [
+        (np.full(SHAPE, 0.5, np.float32), ("--per-case", "10000"), "use a smaller --per-case"),
+        (np.full((1, 1, 1), 0.5, np.float32), ("--kind", "mixed"), "no room"),
+        (np.where(np.eye(10, 11)[..., None] > 0, np.nan, 0.5) * np.ones(SHAPE), (), "NaN"),
+        (np.where(np.eye(10, 11)[..., None] > 0, np.inf, 0.5) * np.ones(SHAPE), (), "infinite"),
+    ],
+)
+def test_simulate_refuses_what_it_cannot_do_in_one_line(
+    capsys, data: Path, tmp_path: Path, volume: np.ndarray, argv, message: str
+):
+    scan = _scan_file(tmp_path, volume.astype(np.float32))
+    err = _refused(
+        capsys, data, "simulate", str(scan), "--out", str(tmp_path / "s"), *argv, names=str(scan)
+    )
+    assert message in err and not (tmp_path / "s").exists()
+
+
+def test_simulate_names_a_constant_scan(capsys, data: Path, tmp_path: Path):
+    scan = _scan_file(tmp_path, np.full((40, 40, 40), -1000, np.float32))
+    code, out, err = _cli(capsys, "simulate", str(scan), "--out", str(tmp_path / "s"))
+    assert code == 0
+    assert err.strip().splitlines() == [
+        f"napari-mood: warning: {scan}: every voxel is -1000 (a constant scan): the cases are "
+        "simulated on it set to 0"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [(("--batches", "1000000000"), "at most 100,000"), (("--dpi", "100000"), "at most 2400")],
+)
+def test_huge_counts_are_usage_errors(capsys, data: Path, tmp_path: Path, argv, message):
+    command = "figure" if argv[0] == "--dpi" else "evaluate"
+    extra = ["--out", str(tmp_path / "f.png")] if command == "figure" else []
+    err = _refused(capsys, data, command, str(data), *argv, *extra, code=2)
+    assert message in err
+
+
+def test_each_warning_is_printed_once_with_a_readable_category(capsys, data: Path):
+    code, _, err = _cli(
+        capsys, "evaluate", str(data), "--task", "pixel", "--batches", "5", "--batch-size", "100"
+    )
+    assert code == 0
+    batch = [line for line in err.splitlines() if "batch size 100" in line]
+    assert len(batch) == 1 and batch[0].startswith("napari-mood: warning: batches: ")
+    assert "BatchWarning" not in err and "UndefinedMetricWarning" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (("--threshold", "0.3"), "ignored: --threshold applies to the object task only"),
+        (("--toy", "TOY"), "ignored: --toy chooses the object threshold"),
+        (("--task", "object", "--toy", "TOY"), "ignored: --toy chooses the object threshold"),
+        (("--categories", "CATS"), "ignored: --categories is read by --report only"),
+    ],
+)
+def test_options_that_do_nothing_are_named(capsys, data: Path, tmp_path: Path, argv, message):
+    cats = tmp_path / "cats.csv"
+    cats.write_text("case,category\nc1,big\n")
+    argv = [a.replace("TOY", str(data)).replace("CATS", str(cats)) for a in argv]
+    code, _, err = _cli(capsys, "evaluate", str(data), *argv)
+    assert code == 0 and f"napari-mood: warning: {message}" in err
+
+
+def test_a_dangling_cache_link_is_named(capsys, data: Path, tmp_path: Path):
+    cache = tmp_path / "cache"
+    cache.symlink_to(tmp_path / "gone")
+    err = _refused(capsys, data, "evaluate", str(data), "--cache", str(cache), names=str(cache))
+    assert "broken symbolic link" in err and "Errno" not in err
+
+
+def test_minus_zero_threshold_prints_as_zero(capsys, data: Path):
+    code, out, _ = _cli(capsys, "evaluate", str(data), "--task", "object", "--threshold", "-0")
+    assert code == 0 and "-0.00" not in out and "0.00" in out

@@ -8,13 +8,14 @@ or output cannot be used (the message names the file), 2 usage error.
 from __future__ import annotations
 
 import argparse
+import re
 import signal
 import sys
 import threading
 import warnings
 from collections.abc import Callable, Sequence
 
-from napari_mood.core.io import MoodInputError, MoodInputWarning
+from napari_mood.core.io import MoodInputError, MoodInputWarning, one_line
 
 __all__ = ["main"]
 
@@ -52,16 +53,49 @@ def main(argv: Sequence[str] | None = None) -> int:
             else:
                 warnings.simplefilter("always", MoodInputWarning)
                 warnings.filterwarnings("always", module=r"napari_mood\.")  # ours: every one
-                warnings.showwarning = _show_warning  # one line each, never source code
+                warnings.showwarning = _WarningPrinter()  # each once, one line, no source
             return _run(args.func, args)
     finally:
         if in_main:
             signal.signal(signal.SIGTERM, previous)
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
-    kind = "" if issubclass(category, MoodInputWarning) else f"{category.__name__}: "
-    print(f"napari-mood: warning: {kind}{message}", file=sys.stderr)
+_READABLE = {
+    "BatchWarning": "batches",
+    "UndefinedMetricWarning": "undefined metric",
+    "UserWarning": "",
+    "MoodInputWarning": "",
+}
+
+
+def readable_category(category: type[Warning]) -> str:
+    """A warning class in words: ``UndefinedMetricWarning`` -> ``"undefined metric"``.
+
+    Examples
+    --------
+    >>> readable_category(RuntimeWarning), readable_category(UserWarning)
+    ('runtime', '')
+    """
+    name = category.__name__
+    if name in _READABLE:
+        return _READABLE[name]
+    words = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", name.removesuffix("Warning"))
+    return " ".join(w.lower() for w in words)
+
+
+class _WarningPrinter:
+    """``warnings.showwarning`` for the command line: each distinct warning once, one line."""
+
+    def __init__(self) -> None:
+        self._seen: set[tuple[str, str]] = set()
+
+    def __call__(self, message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+        kind = readable_category(category)
+        text = one_line(str(message))
+        if (kind, text) in self._seen:
+            return
+        self._seen.add((kind, text))
+        print(f"napari-mood: warning: {kind + ': ' if kind else ''}{text}", file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

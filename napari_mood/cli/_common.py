@@ -7,14 +7,33 @@ import sys
 import time
 from typing import TextIO
 
-from napari_mood.core.io import MethodFolder, find_methods
+from napari_mood.core.io import (
+    MethodFolder,
+    MoodDataset,
+    check_methods_apart,
+    discover_dataset,
+    find_methods,
+)
 
 __all__ = ["ProgressBar", "methods_from_args"]
 
 
-def methods_from_args(args: argparse.Namespace) -> dict[str, MethodFolder]:
-    """``--preds`` / ``--pred`` (default ``DATASET/methods``), as :func:`find_methods`."""
-    return find_methods(args.dataset, preds=args.preds, pred=dict(args.pred))
+def methods_from_args(
+    args: argparse.Namespace, dataset: MoodDataset | None = None
+) -> dict[str, MethodFolder]:
+    """``--preds`` / ``--pred`` (default ``DATASET/methods``), as :func:`find_methods`.
+
+    A method folder that is the dataset, its labels or its scans is refused
+    (:func:`~napari_mood.core.io.check_methods_apart`); ``dataset`` is discovered from
+    the arguments when not given.
+    """
+    if dataset is None:
+        dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)
+    given = [folder for _, folder in args.pred] + ([] if args.preds is None else [args.preds])
+    check_methods_apart(dataset, given)  # before they are listed
+    methods = find_methods(args.dataset, preds=args.preds, pred=dict(args.pred))
+    check_methods_apart(dataset, [m.path for m in methods.values()])
+    return methods
 
 
 class ProgressBar:

@@ -17,6 +17,7 @@ from napari_mood.core.io import (
     MoodInputError,
     MoodInputWarning,
     check_labels_for,
+    check_regular_file,
     discover_dataset,
 )
 from napari_mood.core.ranking import check_splits
@@ -24,12 +25,15 @@ from napari_mood.core.results import DatasetEvaluation, EvaluationOptions, Task
 from napari_mood.services.evaluation import (
     FolderEvaluation,
     add_statistics,
+    check_toy,
     evaluate_folder,
     toy_thresholds,
 )
 from napari_mood.services.formats import format_csv, format_result
 from napari_mood.services.output import (
     Inputs,
+    Planned,
+    check_apart,
     check_output_file,
     check_output_folder,
     write_text_atomic,
@@ -128,6 +132,7 @@ def read_splits(path: Path, dataset: MoodDataset, tasks: Sequence[Task]) -> list
     MoodInputError
         When the file cannot be read or its indices do not fit the label folders.
     """
+    check_regular_file(path, what="splits file")
     try:
         splits = json.loads(path.read_text(encoding="utf-8-sig"))
         for task, listing in (("pixel", dataset.pixel_listing), ("sample", dataset.sample_listing)):
@@ -145,7 +150,15 @@ def read_splits(path: Path, dataset: MoodDataset, tasks: Sequence[Task]) -> list
 
 
 def _check_outputs(args: argparse.Namespace, inputs: Inputs) -> None:
-    """Refuse unusable outputs before any work (inputs, existing files, writability)."""
+    """Refuse unusable outputs before any work (inputs, existing files, writability, overlap)."""
+    planned = []
+    if args.out is not None:
+        planned.append(Planned(args.out, "--out"))
+    if args.report is not None:
+        planned.append(Planned(args.report, "--report", folder=True, names=REPORT_FILES))
+    if args.cache is not None:
+        planned.append(Planned(args.cache, "--cache", folder=True))
+    check_apart(planned)
     if args.out is not None:
         check_output_file(args.out, inputs=inputs, force=args.force, what="--out")
     if args.report is not None:
@@ -154,6 +167,52 @@ def _check_outputs(args: argparse.Namespace, inputs: Inputs) -> None:
         )
     if args.cache is not None:
         check_output_folder(args.cache, inputs=inputs, force=True, what="--cache")
+
+
+def _warn_unused(args: argparse.Namespace, options: EvaluationOptions) -> None:
+    """One warning per option given that does nothing with the others."""
+    auto = "object" in options.tasks and args.threshold == "auto"
+    unused = {
+        "--threshold applies to the object task only (add --task object)": (
+            args.threshold is not None and "object" not in options.tasks
+        ),
+        "--size-window applies to the object task only (add --task object)": (
+            args.size_window is not None and "object" not in options.tasks
+        ),
+        "--toy chooses the object threshold: it needs --task object --threshold auto": (
+            args.toy is not None and not auto
+        ),
+        "--toy-preds goes with --toy (--task object --threshold auto)": (
+            args.toy_preds is not None and (args.toy is None or not auto)
+        ),
+        "--categories is read by --report only": (
+            args.categories is not None and args.report is None
+        ),
+    }
+    for message, applies in unused.items():
+        if applies:
+            warnings.warn(f"ignored: {message}", MoodInputWarning, stacklevel=2)
+
+
+def _read_categories(args: argparse.Namespace) -> dict[str, str] | None:
+    """The report's categories, read before the work (``--categories`` or the dataset's own)."""
+    if args.report is None:
+        return None
+    path = args.categories
+    default = args.dataset / "categories.csv"
+    if path is None and (default.exists() or default.is_symlink()):
+        path = default
+    if path is None:
+        return None
+    from napari_mood.services.report import read_categories
+
+    return read_categories(path)
+
+
+def _check_toy(args: argparse.Namespace, options: EvaluationOptions) -> None:
+    """The toy set must have pixel labels: refused before any work."""
+    if args.toy is not None and "object" in options.tasks and args.threshold == "auto":
+        check_toy(args.toy)
 
 
 def _inputs(
@@ -166,12 +225,15 @@ def _inputs(
 def main(args: argparse.Namespace) -> int:
     """Run ``evaluate`` with parsed arguments; returns the exit code."""
     dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)
-    methods = methods_from_args(args)
+    methods = methods_from_args(args, dataset)
     inputs = _inputs(args, dataset, methods)
     _check_outputs(args, inputs)
     options = options_from_args(args, dataset)
+    _warn_unused(args, options)
+    categories = _read_categories(args)
     splits = None if args.splits is None else read_splits(args.splits, dataset, options.tasks)
     check_labels_for(dataset, options.tasks)
+    _check_toy(args, options)
     options = _object_options(args, methods, options)
     found = evaluate_folder(
         dataset,
@@ -195,26 +257,27 @@ def main(args: argparse.Namespace) -> int:
         splits=splits,
     )
     if args.report is not None:
-        _write_report(args, result, inputs)
+        _write_report(args, result, inputs, categories)
     text = format_result(result, args.format)
     if args.out is None:
         sys.stdout.write(text)
     else:
-        write_text_atomic(args.out, text)
+        write_text_atomic(args.out, text, replace=args.force)
     return 0
 
 
-def _write_report(args: argparse.Namespace, result: DatasetEvaluation, inputs: Inputs) -> None:
+def _write_report(
+    args: argparse.Namespace,
+    result: DatasetEvaluation,
+    inputs: Inputs,
+    categories: Mapping[str, str] | None,
+) -> None:
     try:
         from napari_mood.services import report
     except ImportError as exc:
         raise MoodInputError(
             None, f"--report needs matplotlib ({exc})", "pip install 'napari-mood[viewer]'"
         ) from exc
-    categories_path = args.categories
-    if categories_path is None and (args.dataset / "categories.csv").is_file():
-        categories_path = args.dataset / "categories.csv"
-    categories = report.read_categories(categories_path) if categories_path is not None else None
     files = report.write_report(
         result,
         args.report,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 from pathlib import Path
+from typing import cast
 
 from napari_mood._version import __version__
 from napari_mood.cli import evaluate, figure, simulate, validate, viewer
@@ -23,6 +24,37 @@ def _pred_pair(text: str) -> tuple[str, Path]:
     if not name or not folder:
         raise argparse.ArgumentTypeError(f"expected NAME=DIR or DIR, got {text!r}")
     return name, Path(folder)
+
+
+class _AppendPred(argparse.Action):
+    """``--pred`` repeated: each NAME once (a second one would silently replace the first)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        pairs = list(getattr(namespace, self.dest, None) or [])
+        name, folder = cast(tuple[str, Path], values)  # from _pred_pair
+        for known, other in pairs:
+            if known == name:
+                raise argparse.ArgumentError(
+                    self, f"method name {name!r} given twice ({other} and {folder}): rename one"
+                )
+        setattr(namespace, self.dest, [*pairs, (name, folder)])
+
+
+def _output(text: str) -> Path:
+    """An output path: not empty (an empty path would mean the current folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty: give a path")
+    return Path(text)
+
+
+MAX_BATCHES = 100_000
+MAX_DPI = 2400.0
 
 
 def _size_window(text: str) -> tuple[float, float]:
@@ -65,13 +97,28 @@ def _positive(text: str) -> int:
     return _integer(text, minimum=1)
 
 
-def _positive_float(text: str) -> float:
+def _batches(text: str) -> int:
+    """A number of batches: 0 .. MAX_BATCHES (each costs an AP over a batch of cases)."""
+    value = _integer(text, minimum=0)
+    if value > MAX_BATCHES:
+        raise argparse.ArgumentTypeError(
+            f"must be at most {MAX_BATCHES:,}, got {value:,} (the mean AP does not change "
+            "beyond that, and each batch costs an AP)"
+        )
+    return value
+
+
+def _dpi(text: str) -> float:
+    """A resolution: positive, at most MAX_DPI (beyond it one figure needs gigabytes)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
+    if not (math.isfinite(value) and 0 < value <= MAX_DPI):
+        raise argparse.ArgumentTypeError(
+            f"must be a positive number, at most {MAX_DPI:g} (beyond, one figure needs "
+            f"gigabytes), got {text!r}"
+        )
     return value
 
 
@@ -109,7 +156,7 @@ def _add_method_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pred",
         type=_pred_pair,
-        action="append",
+        action=_AppendPred,
         default=[],
         metavar="[NAME=]DIR",
         help="one method folder (named NAME, or after the folder); repeat for several",
@@ -117,7 +164,7 @@ def _add_method_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--labels", type=Path, help="label folder (holding pixel/ and sample/) if elsewhere"
     )
-    parser.add_argument("--scans", default="toy", help="name of the scans subfolder (default: toy)")
+    parser.add_argument("--scans", help="name of the scans subfolder (default: toy)")
 
 
 def _add_evaluate(sub: argparse._SubParsersAction) -> None:
@@ -144,7 +191,11 @@ def _add_evaluate(sub: argparse._SubParsersAction) -> None:
         "--sample-from-pixel", choices=("max", "mean", "top1"), help="sample score when no .txt"
     )
     p.add_argument(
-        "--batches", type=_count, default=0, metavar="K", help="mean AP over K random case batches"
+        "--batches",
+        type=_batches,
+        default=0,
+        metavar="K",
+        help=f"mean AP over K random case batches (at most {MAX_BATCHES:,})",
     )
     p.add_argument("--batch-size", type=_positive, default=20, help="cases per batch (default 20)")
     p.add_argument(
@@ -174,13 +225,15 @@ def _add_evaluate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--size-window", type=_size_window, help="object task: LO,HI in voxels")
     p.add_argument("--connectivity", choices=("full", "face"), default="full", help="object task")
     p.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    p.add_argument("--out", type=Path, help="write the result here instead of stdout")
+    p.add_argument("--out", type=_output, help="write the result here instead of stdout")
     _add_force(p, "--out and --report files")
     p.add_argument("--workers", type=_positive, help="local worker processes (default: all cores)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="run on a dask.distributed scheduler")
-    p.add_argument("--cache", type=Path, metavar="DIR", help="reuse per-case results stored here")
     p.add_argument(
-        "--report", type=Path, metavar="DIR", help="also write CSV, JSON and an HTML report"
+        "--cache", type=_output, metavar="DIR", help="reuse per-case results stored here"
+    )
+    p.add_argument(
+        "--report", type=_output, metavar="DIR", help="also write CSV, JSON and an HTML report"
     )
     p.add_argument(
         "--categories",
@@ -205,7 +258,7 @@ def _add_simulate(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("simulate", help="write a MOOD-layout dataset with toy anomalies")
     p.add_argument("scan", type=Path, help="a normal scan (.nii / .nii.gz)")
     p.add_argument(
-        "--out", type=Path, required=True, help="output dataset folder (must not hold the cases)"
+        "--out", type=_output, required=True, help="output dataset folder (must not hold the cases)"
     )
     p.add_argument(
         "--kind", choices=simulate.KINDS, default="sphere", help="kind of anomaly (default sphere)"
@@ -229,7 +282,7 @@ def _add_viewer(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=viewer.demo)
     p = sub.add_parser("view", help="open files, a case or a dataset in napari")
     p.add_argument("paths", type=Path, nargs="+")
-    p.add_argument("--pred", type=_pred_pair, action="append", default=[], metavar="[NAME=]DIR")
+    p.add_argument("--pred", type=_pred_pair, action=_AppendPred, default=[], metavar="[NAME=]DIR")
     p.add_argument("--screenshot", type=Path, help="render the window to this PNG and exit")
     p.set_defaults(func=viewer.view)
 
@@ -249,7 +302,9 @@ def _add_figure(sub: argparse._SubParsersAction) -> None:
         help="axial slice per case, or several slices of one case: N,N,... ('auto' chooses)",
     )
     p.add_argument("--thresholds", help="display thresholds: NAME=T,... or one T (default 0.5)")
-    p.add_argument("--dpi", type=_positive_float, default=300, help="resolution (default 300)")
+    p.add_argument(
+        "--dpi", type=_dpi, default=300, help=f"resolution (default 300, at most {MAX_DPI:g})"
+    )
     p.add_argument(
         "--annotate", action="store_true", help="write case AP and Dice in each method's cells"
     )

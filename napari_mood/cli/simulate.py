@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
 
 from napari_mood.core.case import find_case_folder_layout
+from napari_mood.core.io import MoodInputError, MoodInputWarning
 from napari_mood.core.nifti import read_volume
-from napari_mood.core.simulate import simulate_cases
+from napari_mood.core.simulate import SimulatedCase, simulate_cases, to_unit_range
 from napari_mood.core.writers import mood_case_files
 from napari_mood.services.output import Inputs, check_output_folder
 from napari_mood.services.writers import write_files
@@ -20,12 +21,48 @@ __all__ = ["KINDS", "main"]
 KINDS = ("sphere", "cube", "shuffle", "slab", "pet", "mixed")
 
 
-def _unit_range(data: np.ndarray) -> np.ndarray:
-    lo, hi = float(np.nanmin(data)), float(np.nanmax(data))
-    if 0.0 <= lo and hi <= 1.0:
-        return data
-    print(f"rescaling intensities from [{lo:.4g}, {hi:.4g}] to [0, 1]", file=sys.stderr)
-    return (np.nan_to_num(data, nan=lo) - lo) / (hi - lo if hi > lo else 1.0)
+def _unit_scan(path: Path, data: np.ndarray) -> np.ndarray:
+    """The scan in [0, 1]; non-finite voxels refused, rescaling and constancy reported."""
+    try:
+        found = to_unit_range(data)
+    except ValueError as exc:
+        raise MoodInputError(
+            path, str(exc), "replace them (e.g. by 0), then simulate again"
+        ) from exc
+    if found.constant:
+        value = found.rescaled_from[0] if found.rescaled_from else float(found.data.flat[0])
+        message = f"every voxel is {value:.4g} (a constant scan): the cases are simulated on it"
+        message += " set to 0" if found.rescaled_from else ""
+        warnings.warn(f"{path}: {message}", MoodInputWarning, stacklevel=2)
+    elif found.rescaled_from is not None:
+        low, high = found.rescaled_from
+        warnings.warn(
+            f"{path}: intensities rescaled from [{low:.4g}, {high:.4g}] to [0, 1] for the "
+            "simulated cases",
+            MoodInputWarning,
+            stacklevel=2,
+        )
+    return found.data
+
+
+def _simulate(args: argparse.Namespace, scan: np.ndarray) -> tuple[SimulatedCase, ...]:
+    try:
+        return simulate_cases(
+            scan,
+            kind=args.kind,
+            count=args.per_case,
+            n_anomalous=args.count,
+            n_normal=args.normal,
+            prefix=args.prefix,
+            seed=args.seed,
+        )
+    except ValueError as exc:
+        raise MoodInputError(
+            args.scan,
+            f"no room for --per-case {args.per_case} {args.kind} anomalies in this scan "
+            f"of shape {scan.shape} ({exc})",
+            "use a smaller --per-case, another --kind, or a larger scan",
+        ) from exc
 
 
 def _inputs(scan: Path) -> Inputs:
@@ -59,16 +96,7 @@ def main(args: argparse.Namespace) -> int:
         args.out, inputs=inputs, force=args.force, names=_planned(args), what="--out"
     )
     volume = read_volume(args.scan)
-    scan = _unit_range(volume.data.astype(np.float32))
-    cases = simulate_cases(
-        scan,
-        kind=args.kind,
-        count=args.per_case,
-        n_anomalous=args.count,
-        n_normal=args.normal,
-        prefix=args.prefix,
-        seed=args.seed,
-    )
+    cases = _simulate(args, _unit_scan(args.scan, volume.data))
     files = {}
     for case in cases:
         files.update(mood_case_files(args.out, case.name, case.scan, case.mask, volume.affine))

@@ -14,7 +14,7 @@ __all__ = ["main"]
 def main(args: argparse.Namespace) -> int:
     """Print every problem found; exit 1 when any is an error."""
     dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)
-    problems = validate_dataset(dataset, methods_from_args(args))
+    problems = validate_dataset(dataset, methods_from_args(args, dataset))
     for problem in problems:
         print(f"{problem.severity}: {problem}")
     n_err = sum(p.severity == "error" for p in problems)

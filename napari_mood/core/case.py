@@ -43,7 +43,7 @@ from napari_mood.core.io import (
     is_nifti,
     read_sample_label,
 )
-from napari_mood.core.nifti import Volume, read_label, read_scores, read_volume
+from napari_mood.core.nifti import Volume, read_grid, read_label, read_scores, read_volume
 from napari_mood.core.orientation import DisplayTransform, display_transform
 from napari_mood.core.scores import ScoreMode, check_mode
 from napari_mood.core.validate import Problem, check_affine, check_label, check_scores, check_shape
@@ -172,10 +172,15 @@ def load_case(
     """
     check_mode(mode)
     methods = {} if methods is None else methods
+    if dataset is not None and scan_path is None and label_path is None:
+        _check_case_name(dataset, case)
     scan_file = _pick(scan_path, dataset.scans.get(case) if dataset else None)
     label_file = _pick(label_path, dataset.pixel_labels.get(case) if dataset else None)
     problems: list[Problem] = []
     scan = _read_scan(scan_file, case, problems)
+    map_files = [p for m in methods.values() if (p := m.pixel.get(case)) is not None]
+    if scan is not None and scan_file is not None:
+        scan = _scan_on_their_grid(scan, scan_file, [label_file, *map_files], case, problems)
     reference = None if scan is None else _Reference(scan.shape, scan.affine, "the scan")
     gt, reference = _read_gt(label_file, case, reference, problems)
     maps, map_paths, reference = _read_maps(methods, case, reference, mode, problems)
@@ -194,6 +199,49 @@ def load_case(
         map_paths=map_paths,
         dataset=dataset.root if dataset else None,
     )
+
+
+def _check_case_name(dataset: MoodDataset, case: str) -> None:
+    """Refuse a case the dataset does not have, saying which names it has."""
+    if case in dataset.cases or case in dataset.scans:
+        return
+    close = [c for c in dataset.cases if case_stem(c) == case_stem(case)]
+    hint = (
+        f"case names are label file names: give {close[0]}"
+        if close
+        else "its cases are "
+        + ", ".join(dataset.cases[:3])
+        + (", ..." if len(dataset.cases) > 3 else "")
+    )
+    raise MoodInputError(dataset.root, f"has no case {case!r}", hint)
+
+
+def _scan_on_their_grid(
+    scan: Volume, path: Path, others: list[Path | None], case: str, problems: list[Problem]
+) -> Volume | None:
+    """Drop (and report) a scan whose grid none of its label and maps share, if they agree.
+
+    At least two other files must agree, else the scan stays the reference.
+    """
+    shapes = []
+    for other in others:
+        try:
+            shapes += [] if other is None else [read_grid(other).shape]
+        except MoodInputError:
+            continue  # reported when the file itself is read
+    if len(shapes) < 2 or scan.shape in shapes or len(set(shapes)) > 1:
+        return scan  # one other file against the scan: the scan is the reference
+    problems.append(
+        Problem(
+            "shape",
+            "error",
+            path,
+            f"shape {scan.shape} differs from its label and maps {shapes[0]}; not shown",
+            "write the scan on the voxel grid of its label and maps",
+            case,
+        )
+    )
+    return None
 
 
 def _pick(explicit: str | os.PathLike[str] | None, found: Path | None) -> Path | None:
@@ -225,7 +273,7 @@ def _read_gt(
         problems.append(Problem("unreadable", "error", exc.path, exc.problem, exc.hint, case))
         return None, reference
     own = _Reference(read.mask.shape, read.affine, "the label")
-    found = _check_grid(read.mask.shape, read.affine, path, reference, case, None)
+    found = _check_grid(read.mask.shape, read.affine, path, reference, case, None, what="label")
     problems += found + _tag(check_label(read), case, None)
     if any(p.kind == "shape" for p in found):
         return None, reference
@@ -253,7 +301,7 @@ def _read_maps(
 
 
 def _missing_map(method: MethodFolder, name: str, case: str) -> Problem:
-    expected = method.path / case
+    expected = method.pixel_folder / case
     return Problem(
         "missing",
         "warning",
@@ -297,14 +345,19 @@ def _check_grid(
     reference: _Reference | None,
     case: str,
     method: str | None,
+    *,
+    what: str = "map",
 ) -> list[Problem]:
     if reference is None:
         return []
-    found = check_shape(shape, reference.shape, path, reference_name=reference.what)
+    found = check_shape(shape, reference.shape, path, reference_name=reference.what, what=what)
     if found:
         skipped = [_skipped(p) for p in found]
         return _tag(skipped, case, method)
-    return _tag(check_affine(affine, reference.affine, path), case, method)
+    affine_problems = check_affine(
+        affine, reference.affine, path, reference_name=reference.what, what=what
+    )
+    return _tag(affine_problems, case, method)
 
 
 def _skipped(problem: Problem) -> Problem:

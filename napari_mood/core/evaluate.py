@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,7 +48,7 @@ from napari_mood.core.metrics import (
     fpr_at_tpr,
     sample_score_from_pixel,
 )
-from napari_mood.core.nifti import LabelRead, ScoreRead, read_label, read_scores, read_shape
+from napari_mood.core.nifti import Grid, LabelRead, ScoreRead, read_grid, read_label, read_scores
 from napari_mood.core.results import (
     DEFAULT_OPTIONS,
     CaseEvaluation,
@@ -68,9 +68,11 @@ from napari_mood.core.validate import (
     Problem,
     check_affine,
     check_label,
+    check_scan_affine,
     check_scores,
     check_shape,
     ignored_problems,
+    unscored_problems,
 )
 
 __all__ = ["case_maps", "evaluate_case", "evaluate_dataset", "summarise_dataset"]
@@ -97,7 +99,7 @@ def _read_map(
     case: str,
     method: str,
     options: EvaluationOptions,
-    scan_shape: Callable[[], tuple[int, ...] | None] = lambda: None,
+    scan_shape: tuple[int, ...] | None = None,
 ) -> tuple[np.ndarray | None, Status, list[Problem]]:
     """Read one map with the policy; None scores mean 'all zeros'."""
     if path is None:
@@ -114,7 +116,7 @@ def _read_map(
     shape = check_shape(read.scores.shape, label.mask.shape, path)
     if shape:
         return _fail(
-            _label_is_off(_retag(shape, case, method)[0], read, label, scan_shape()), options
+            _label_is_off(_retag(shape, case, method)[0], read, label, scan_shape), options
         )
     problems = _retag(
         check_affine(read.affine, label.affine, path) + check_scores(read), case, method
@@ -199,19 +201,19 @@ def _score_method(
     return MethodCase(method, status, accumulator, objects, derived, max_score)
 
 
-def _lazy_shape(path: Path | None) -> Callable[[], tuple[int, ...] | None]:
-    """Read a scan's shape from its header on first use only (None if unknown)."""
-    known: list[tuple[int, ...] | None] = []
+def _scan_grid(path: Path | None) -> Grid | None:
+    """A scan's grid from its header (None if there is no scan or it cannot be read)."""
+    try:
+        return None if path is None else read_grid(path)
+    except MoodInputError:
+        return None
 
-    def shape() -> tuple[int, ...] | None:
-        if not known:
-            try:
-                known.append(None if path is None else read_shape(path))
-            except MoodInputError:
-                known.append(None)
-        return known[0]
 
-    return shape
+def _scan_problems(grid: Grid | None, label: LabelRead, scan_path: Path | None) -> list[Problem]:
+    """A scan on the label's grid whose affine differs from the label's."""
+    if grid is None or scan_path is None or grid.shape != label.mask.shape:
+        return []
+    return check_scan_affine(grid, label, scan_path)
 
 
 def evaluate_case(
@@ -236,8 +238,8 @@ def evaluate_case(
     maps : mapping of method name -> Path or None
         Each method's map for this case (None: the method has none).
     scan_path : Path, optional
-        The case's scan: only its header is read, and only to say whether the label or a
-        map is on the wrong grid when they differ.
+        The case's scan: only its header is read, to report a scan whose affine differs
+        from its label's and to say whether the label or a map is on the wrong grid.
 
     Examples
     --------
@@ -252,9 +254,10 @@ def evaluate_case(
         hint = _then(exc.hint, "the case is skipped")
         problem = Problem("unreadable", "error", exc.path, exc.problem, hint, case)
         return CaseEvaluation(case, None, {}, (problem,))
-    problems = _retag(check_label(label), case, None)
+    grid = _scan_grid(scan_path)
+    problems = _retag(check_label(label) + _scan_problems(grid, label, scan_path), case, None)
+    scan_shape = grid.shape if grid is not None else None
     results: dict[str, MethodCase] = {}
-    scan_shape = _lazy_shape(scan_path)
     for method, path in maps.items():
         scores, status, found = _read_map(path, label, case, method, options, scan_shape)
         problems += found
@@ -530,6 +533,9 @@ def _summarise(
     dict[str, MethodSummary], list[CaseRow], list[Problem], dict[str, dict[str, CurveAccumulator]]
 ]:
     problems = ignored_problems(dataset, methods)
+    problems += unscored_problems(
+        dataset, methods, pixel=options.needs_maps, sample="sample" in options.tasks
+    )
     problems += [p for ev in evaluations for p in ev.problems]
     summaries: dict[str, MethodSummary] = {}
     rows: list[CaseRow] = []

@@ -17,7 +17,9 @@ The list of cases is driven by the label folders, like the official scorer.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -33,6 +35,10 @@ __all__ = [
     "MoodInputWarning",
     "MethodFolder",
     "case_stem",
+    "check_methods_apart",
+    "check_regular_file",
+    "describe_entry",
+    "one_line",
     "discover_dataset",
     "check_labels_for",
     "discover_methods",
@@ -45,6 +51,8 @@ __all__ = [
 ]
 
 NIFTI_SUFFIXES: tuple[str, ...] = (".nii.gz", ".nii")
+DEFAULT_SCANS = "toy"
+"""The scans subfolder of a MOOD dataset when none is named."""
 METHODS_FOLDER = "methods"
 """Where a dataset keeps its methods' outputs: ``DATASET/methods/<METHOD>/``."""
 
@@ -54,10 +62,22 @@ class MoodInputError(ValueError):
 
     def __init__(self, path: str | os.PathLike[str] | None, problem: str, hint: str = "") -> None:
         self.path = None if path is None else Path(path)
-        self.problem = problem
-        self.hint = hint
+        self.problem = one_line(problem)
+        self.hint = one_line(hint)
+        problem, hint = self.problem, self.hint
         where = f"{self.path}: " if self.path is not None else ""
         super().__init__(f"{where}{problem}" + (f" ({hint})" if hint else ""))
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: every run of whitespace (line breaks too) becomes one space.
+
+    Examples
+    --------
+    >>> one_line("got 0 bytes from object\\n - could the file be damaged?")
+    'got 0 bytes from object - could the file be damaged?'
+    """
+    return " ".join(str(text).split())
 
 
 class MoodInputWarning(UserWarning):
@@ -85,13 +105,87 @@ def case_stem(name: str) -> str:
     return name
 
 
+def describe_entry(path: str | os.PathLike[str]) -> str:
+    """What a folder entry is, in words ("a folder", "a FIFO (named pipe)", ...).
+
+    Links are followed; a link that leads nowhere is "a broken symbolic link".
+
+    Examples
+    --------
+    >>> describe_entry("/")
+    'a folder'
+    """
+    path = Path(path)
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return "a broken symbolic link" if path.is_symlink() else "missing"
+    for test, words in _ENTRY_KINDS:
+        if test(mode):
+            linked = " (through a symbolic link)" if path.is_symlink() and words != "a file" else ""
+            return words + linked
+    return "not a regular file"
+
+
+_ENTRY_KINDS = (
+    (stat.S_ISREG, "a file"),
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def check_regular_file(path: str | os.PathLike[str], *, what: str = "file") -> Path:
+    """Refuse, before opening it, anything that is not a regular file (links followed).
+
+    A FIFO or a device is never opened: reading it could block forever or never end.
+
+    Raises
+    ------
+    MoodInputError
+        Missing, a broken link (or a loop of links), a folder, a FIFO, a device, a socket.
+
+    Examples
+    --------
+    >>> check_regular_file("/", what="NIfTI file")
+    Traceback (most recent call last):
+    ...
+    napari_mood.core.io.MoodInputError: /: is a folder, not a NIfTI file (give the file itself)
+    """
+    path = Path(path)
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        if path.is_symlink():
+            loop = " (a loop of links)" if exc.errno == errno.ELOOP else ""
+            raise MoodInputError(
+                path, f"is a broken symbolic link{loop}", "point it to an existing file"
+            ) from exc
+        if exc.errno == errno.ENOENT:
+            raise MoodInputError(path, "file not found", "check the path") from exc
+        raise MoodInputError(
+            path, f"cannot be read ({exc.strerror or exc})", "check its permissions"
+        ) from exc
+    if stat.S_ISREG(mode):
+        return path
+    kind = describe_entry(path)
+    hint = (
+        "give the file itself"
+        if stat.S_ISDIR(mode)
+        else "napari-mood never reads pipes or devices (they can block or never end): "
+        "put a regular file there"
+    )
+    raise MoodInputError(path, f"is {kind}, not a {what}", hint)
+
+
 _BOM = "\ufeff"
 
 
 def _first_line(path: Path) -> str:
     """The first line as the official scorer reads it (UTF-8; a BOM is not skipped)."""
-    if path.is_symlink() and not path.exists():
-        raise MoodInputError(path, "is a broken symbolic link", "point it to an existing file")
+    check_regular_file(path, what="text file")
     try:
         with path.open("r", encoding="utf-8", errors="strict") as handle:
             line = handle.readline()
@@ -190,17 +284,12 @@ def _listdir(folder: Path) -> list[str]:
     return sorted(n for n in os.listdir(folder) if not n.startswith("."))
 
 
-def _file_like(path: Path) -> bool:
-    """A file, or a broken link to one (reading it then says so, naming it)."""
-    return path.is_file() or (path.is_symlink() and not path.exists())
-
-
 def _nifti_files(folder: Path) -> tuple[dict[str, Path], list[Path]]:
     found: dict[str, Path] = {}
     ignored: list[Path] = []
     for name in _listdir(folder):
         path = folder / name
-        if is_nifti(name) and _file_like(path):
+        if is_nifti(name):  # whatever it is (a folder, a FIFO): reading it says so
             found[name] = path
         else:
             ignored.append(path)
@@ -212,7 +301,7 @@ def _text_files(folder: Path) -> tuple[dict[str, Path], list[Path]]:
     ignored: list[Path] = []
     for name in _listdir(folder):
         path = folder / name
-        if name.endswith(".txt") and _file_like(path):
+        if name.endswith(".txt"):  # whatever it is: reading it says so
             found[name[: -len(".txt")]] = path
         else:
             ignored.append(path)
@@ -239,7 +328,7 @@ def _label_root(root: Path, labels: Path | None, scans: str) -> Path | None:
 def discover_dataset(
     folder: str | os.PathLike[str],
     *,
-    scans: str = "toy",
+    scans: str | None = None,
     labels: str | os.PathLike[str] | None = None,
 ) -> MoodDataset:
     """Find the scans and labels of a MOOD-layout dataset folder.
@@ -248,15 +337,16 @@ def discover_dataset(
     ----------
     folder : path-like
         Folder holding ``toy/`` (or ``scans``) and ``toy_label/``.
-    scans : str
-        Name of the scans subfolder.
+    scans : str, optional
+        Name of the scans subfolder; when given it must exist (default ``toy``, optional).
     labels : path-like, optional
         Label folder (holding ``pixel/`` and/or ``sample/``) when it is elsewhere.
 
     Raises
     ------
     MoodInputError
-        When the folder does not exist or holds neither scans nor labels.
+        When the folder or the ``scans`` folder given does not exist, or the folder holds
+        neither scans nor labels.
 
     Examples
     --------
@@ -267,6 +357,14 @@ def discover_dataset(
     root = Path(folder)
     if not root.is_dir():
         raise MoodInputError(root, "is not a folder", "give the folder holding toy/ and toy_label/")
+    if scans is not None and not (root / scans).is_dir():
+        raise MoodInputError(
+            root / scans,
+            "scans folder not found",
+            "give --scans the name of the dataset's subfolder that holds the scans "
+            f"(default {DEFAULT_SCANS})",
+        )
+    scans = DEFAULT_SCANS if scans is None else scans
     label_root = _label_root(root, None if labels is None else Path(labels), scans)
     pixel, sample, ignored = _read_label_root(label_root)
     pixel_listing, sample_listing = (
@@ -345,13 +443,32 @@ def _read_label_root(
 
 @dataclass(frozen=True)
 class MethodFolder:
-    """A method's outputs: pixel maps and sample scores keyed by case name."""
+    """A method's outputs: pixel maps and sample scores keyed by case name.
+
+    ``pixel_dir`` / ``sample_dir`` are the folders the maps and scores were read from
+    (``path`` itself, or its ``pixel/`` and ``sample/`` subfolders); ``shadowed`` are
+    maps or scores lying directly in ``path`` that are not read because the subfolder
+    exists.
+    """
 
     name: str
     path: Path
     pixel: Mapping[str, Path] = field(default_factory=dict)
     sample: Mapping[str, Path] = field(default_factory=dict)
     ignored: tuple[Path, ...] = ()
+    pixel_dir: Path | None = None
+    sample_dir: Path | None = None
+    shadowed: tuple[Path, ...] = ()
+
+    @property
+    def pixel_folder(self) -> Path:
+        """Where the pixel maps are read from."""
+        return self.path if self.pixel_dir is None else self.pixel_dir
+
+    @property
+    def sample_folder(self) -> Path:
+        """Where the sample scores are read from."""
+        return self.path if self.sample_dir is None else self.sample_dir
 
 
 def method_folder(path: str | os.PathLike[str], *, name: str | None = None) -> MethodFolder:
@@ -380,7 +497,24 @@ def method_folder(path: str | os.PathLike[str], *, name: str | None = None) -> M
             "check the folder",
         )
     ignored = _other_files(pixel_dir) | _other_files(sample_dir)
-    return MethodFolder(name or root.name, root, pixel, sample, tuple(sorted(ignored)))
+    shadowed = _shadowed(root, pixel_dir, sample_dir)
+    return MethodFolder(
+        name or root.name,
+        root,
+        pixel,
+        sample,
+        tuple(sorted(ignored)),
+        pixel_dir,
+        sample_dir,
+        tuple(shadowed),
+    )
+
+
+def _shadowed(root: Path, pixel_dir: Path, sample_dir: Path) -> list[Path]:
+    """Maps (scores) directly in ``root`` although they are read from ``pixel/`` (``sample/``)."""
+    found = list(_nifti_files(root)[0].values()) if pixel_dir != root else []
+    found += list(_text_files(root)[0].values()) if sample_dir != root else []
+    return sorted(found)
 
 
 def _other_files(folder: Path) -> set[Path]:
@@ -474,6 +608,37 @@ def find_methods(
     return methods
 
 
+def check_methods_apart(dataset: MoodDataset, folders: Iterable[str | os.PathLike[str]]) -> None:
+    """Refuse a method folder (or ``--preds`` parent) that is the dataset, its labels or scans.
+
+    Scoring ``toy_label/pixel`` as a method gives AP 1 and the scans give nonsense.
+
+    Raises
+    ------
+    MoodInputError
+        Naming the folder and what it is.
+    """
+    parts = _dataset_parts(dataset)
+    for folder in (Path(f) for f in folders):
+        what = parts.get(folder.expanduser().resolve())
+        if what is not None:
+            raise MoodInputError(
+                folder,
+                f"is {what}, not a method folder",
+                "give DATASET/methods with --preds, or the method's own folder with --pred",
+            )
+
+
+def _dataset_parts(dataset: MoodDataset) -> dict[Path, str]:
+    labels = (*dataset.pixel_labels.values(), *dataset.sample_labels.values())
+    parts = {p.parent.parent: "the dataset's label folder" for p in labels}
+    parts.update({p.parent: "a label folder of the dataset" for p in labels})
+    if dataset.scans_dir is not None:
+        parts[dataset.scans_dir] = "the dataset's scans folder"
+    parts[dataset.root] = "the dataset folder itself"
+    return {path.expanduser().resolve(): what for path, what in parts.items()}
+
+
 def _has_outputs(folder: Path) -> bool:
     for candidate in (folder, folder / "pixel", folder / "sample"):
         if candidate.is_dir() and any(
@@ -486,4 +651,4 @@ def _has_outputs(folder: Path) -> bool:
 def warn_input(path: Path | None, message: str) -> None:
     """Emit a :class:`MoodInputWarning` that names the file."""
     where = f"{path}: " if path is not None else ""
-    warnings.warn(f"{where}{message}", MoodInputWarning, stacklevel=3)
+    warnings.warn(f"{where}{one_line(message)}", MoodInputWarning, stacklevel=3)

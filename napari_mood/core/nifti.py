@@ -20,19 +20,24 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import nibabel as nib
 import numpy as np
 from isal import igzip
+from isal.igzip_lib import IsalError
 
-from napari_mood.core.io import MoodInputError, is_nifti, warn_input
+from napari_mood.core.io import MoodInputError, check_regular_file, is_nifti, warn_input
 from napari_mood.core.scores import ONE_CODE, ScoreMode, check_mode, gt_mask
 
 __all__ = [
+    "EXTRA_MARGIN",
+    "Grid",
     "LabelRead",
     "ScoreRead",
     "Volume",
     "load_nifti",
+    "read_grid",
     "read_label",
     "read_scores",
     "read_shape",
@@ -89,7 +94,27 @@ class ScoreRead:
 
 
 _GZIP_MAGIC = b"\x1f\x8b"
-
+_HEADER_BYTES = 540  # a NIfTI-2 header; a NIfTI-1 header is 348 bytes
+_CHUNK = 1 << 24
+EXTRA_MARGIN = 1 << 20
+"""Bytes read beyond the size a header announces, to tell the user how much more there is."""
+DEFLATE_MAX_RATIO = 1032
+"""No deflate stream expands more than about 1032:1: a header promising more is wrong."""
+_GZIP_ERRORS: tuple[type[BaseException], ...] = (
+    OSError,
+    EOFError,
+    zlib.error,
+    gzip.BadGzipFile,
+    cast(type[BaseException], IsalError),  # a damaged deflate stream (typed as an instance)
+)
+_HEADER_ERRORS = (
+    ValueError,
+    TypeError,
+    OverflowError,
+    EOFError,
+    nib.spatialimages.HeaderDataError,
+    nib.wrapstruct.WrapStructError,
+)
 
 _REEXPORT = "the file is damaged or truncated: re-export or re-download it"
 
@@ -111,7 +136,48 @@ def _looks_like_nifti(content: bytes) -> bool:
     return size in (348, 540) or content[344:347] in (b"n+1", b"ni1")
 
 
-def _decompress(path: Path, raw: bytes) -> bytes:
+def _header(content: bytes) -> nib.Nifti1Header | None:
+    """The NIfTI header at the start of ``content``, or None when it does not parse."""
+    sizeof_hdr = int.from_bytes(content[:4], "little") if len(content) >= 4 else 0
+    klass = nib.Nifti2Header if sizeof_hdr in (540, 469893120) else nib.Nifti1Header
+    try:
+        return klass.from_fileobj(io.BytesIO(content[: klass.sizeof_hdr]))
+    except _HEADER_ERRORS:
+        return None
+
+
+def _data_size(header: nib.Nifti1Header) -> tuple[int, tuple[int, ...], int] | None:
+    """``(bytes up to the end of the voxels, shape, voxel size)`` a header announces."""
+    try:
+        shape = tuple(int(s) for s in header.get_data_shape())
+        itemsize = np.dtype(header.get_data_dtype()).itemsize
+        offset = max(int(header["vox_offset"]), int(header.sizeof_hdr))
+    except _HEADER_ERRORS:
+        return None
+    return offset + int(np.prod(shape, dtype=object)) * itemsize, shape, itemsize
+
+
+def _read_at_most(stream: io.BufferedIOBase, size: int) -> bytes:
+    """Up to ``size`` bytes, asked for in chunks (never one huge buffer up front)."""
+    parts: list[bytes] = []
+    remaining = size
+    while remaining > 0:
+        part = stream.read(min(_CHUNK, remaining))
+        if not part:
+            break
+        parts.append(part)
+        remaining -= len(part)
+    return b"".join(parts)
+
+
+@dataclass(frozen=True)
+class _Decoded:
+    content: bytes
+    extra: int  # bytes found after the voxels (up to EXTRA_MARGIN + 1)
+
+
+def _decompress(path: Path, raw: bytes) -> _Decoded:
+    """Decompress no more than the header announces (plus a margin): no gzip bomb."""
     if not raw.startswith(_GZIP_MAGIC):
         if _looks_like_nifti(raw):
             raise MoodInputError(
@@ -121,9 +187,43 @@ def _decompress(path: Path, raw: bytes) -> bytes:
             )
         raise MoodInputError(path, "is not a gzip file", _REEXPORT)
     try:
-        return igzip.decompress(raw)
-    except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
-        raise MoodInputError(path, f"is not a readable gzip file ({exc})", _REEXPORT) from exc
+        with igzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
+            head = _read_at_most(stream, _HEADER_BYTES)
+            header = _header(head)
+            announced = None if header is None else _data_size(header)
+            if announced is None:  # not NIfTI: the caller says so from the first bytes
+                return _Decoded(head, 0)
+            needed, shape, itemsize = announced
+            _check_ratio(path, needed, shape, itemsize, len(raw))
+            rest = _read_at_most(stream, needed + EXTRA_MARGIN + 1 - len(head))
+    except _GZIP_ERRORS as exc:
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        raise MoodInputError(path, f"is not a readable gzip file ({reason})", _REEXPORT) from exc
+    content = head + rest
+    return _Decoded(content[:needed], max(0, len(content) - needed))
+
+
+def _check_ratio(path: Path, needed: int, shape: tuple[int, ...], itemsize: int, size: int) -> None:
+    """A header promising more than deflate can expand the file to is refused at once."""
+    bound = size * DEFLATE_MAX_RATIO + _HEADER_BYTES
+    if needed > bound:
+        raise MoodInputError(
+            path,
+            f"is truncated or its header is wrong: shape {shape} of {itemsize}-byte voxels "
+            f"needs {needed:,} bytes, a gzip file of {size:,} bytes holds at most {bound:,}",
+            _REEXPORT,
+        )
+
+
+def _warn_extra(path: Path, extra: int) -> None:
+    if not extra:
+        return
+    amount = f"{extra:,} extra bytes" if extra <= EXTRA_MARGIN else "more than 1 MiB of data"
+    warn_input(
+        path,
+        f"{amount} after the voxels its header describes (ignored, as nibabel does; "
+        "only the voxels were read)",
+    )
 
 
 def load_nifti(path: str | os.PathLike[str]) -> nib.Nifti1Image:
@@ -131,10 +231,14 @@ def load_nifti(path: str | os.PathLike[str]) -> nib.Nifti1Image:
 
     Every way a file can fail to decode becomes a :class:`MoodInputError` naming the
     file and what to do, checked before any large allocation: missing, unreadable, empty,
-    a folder, not gzip although named ``.gz``, damaged gzip, not NIfTI, a header whose
-    data would not fit in the file (truncated files, absurd dimensions), more than one
-    volume, voxels that are not one real number (RGB, complex). nibabel's warnings about
-    the file are re-emitted as :class:`MoodInputWarning` naming it.
+    a folder, a FIFO or a device (never opened: reading could block or never end), not
+    gzip although named ``.gz``, damaged gzip, not NIfTI, a header whose data would not
+    fit in the file (truncated files, absurd dimensions), more than one volume, voxels
+    that are not one real number (RGB, complex). A gzip file is decompressed only up to
+    the size its header announces (plus :data:`EXTRA_MARGIN`): data after the voxels is
+    ignored with a warning, so a small file inflating to gigabytes costs nothing.
+    nibabel's warnings about the file are re-emitted as :class:`MoodInputWarning`
+    naming it.
 
     Raises
     ------
@@ -142,21 +246,17 @@ def load_nifti(path: str | os.PathLike[str]) -> nib.Nifti1Image:
         See above.
     """
     path = Path(path)
-    if path.is_dir():
-        raise MoodInputError(path, "is a folder, not a NIfTI file", "give the .nii.gz file")
-    if path.is_symlink() and not path.exists():
-        raise MoodInputError(path, "is a broken symbolic link", "point it to an existing file")
-    if not path.is_file():
-        raise MoodInputError(path, "file not found", "check the path")
+    check_regular_file(path, what="NIfTI file")
     if not is_nifti(path):
         raise MoodInputError(path, "is not a NIfTI file", "expected a .nii or .nii.gz file")
     raw = _read_bytes(path)
-    content = _decompress(path, raw) if path.name.lower().endswith(".gz") else raw
+    decoded = _decompress(path, raw) if path.name.lower().endswith(".gz") else _Decoded(raw, 0)
     with warnings.catch_warnings(record=True) as caught, _nibabel_log() as logged:
         warnings.simplefilter("always")
-        img = _image_from_bytes(path, content)
+        img = _image_from_bytes(path, decoded.content)
     for message in [str(w.message) for w in caught] + logged:
         warn_input(path, message)
+    _warn_extra(path, decoded.extra)
     return img
 
 
@@ -240,6 +340,12 @@ def _data(path: Path, read: Callable[[], np.ndarray]) -> np.ndarray:
 
 
 def _check_ndim(path: Path, shape: tuple[int, ...]) -> None:
+    if not shape or 0 in shape:
+        raise MoodInputError(
+            path,
+            f"its header declares no voxels (shape {shape}): the header is damaged",
+            _REEXPORT,
+        )
     extra = [s for s in shape[3:] if s != 1]
     if len(shape) < 2 or extra:
         raise MoodInputError(
@@ -256,28 +362,51 @@ def _squeeze(data: np.ndarray) -> np.ndarray:
     return data
 
 
+@dataclass(frozen=True)
+class Grid:
+    """The voxel grid a NIfTI header declares: shape (squeezed as the data) and affine."""
+
+    shape: tuple[int, ...]
+    affine: np.ndarray
+
+
+def read_grid(path: str | os.PathLike[str]) -> Grid:
+    """The voxel grid of a NIfTI file from its header only (cheap: no voxel is read).
+
+    Raises
+    ------
+    MoodInputError
+        When the file is not a regular file or its header cannot be read.
+    """
+    path = Path(path)
+    check_regular_file(path, what="NIfTI file")
+    opener = igzip.open if path.name.lower().endswith(".gz") else open
+    try:
+        with opener(path, "rb") as stream:
+            head = stream.read(_HEADER_BYTES)
+    except _GZIP_ERRORS as exc:
+        raise MoodInputError(path, f"its header cannot be read ({exc})", _REEXPORT) from exc
+    header = _header(head)
+    if header is None:
+        raise MoodInputError(path, "its header cannot be read (not NIfTI)", _REEXPORT)
+    shape = tuple(int(s) for s in header.get_data_shape())
+    while len(shape) > 3 and shape[-1] == 1:  # as _squeeze does to the data
+        shape = shape[:-1]
+    with warnings.catch_warnings(), _nibabel_log():
+        warnings.simplefilter("ignore")  # reported when the file itself is read
+        affine = np.asarray(header.get_best_affine(), dtype=np.float64)
+    return Grid(shape, affine)
+
+
 def read_shape(path: str | os.PathLike[str]) -> tuple[int, ...]:
-    """The voxel-grid shape of a NIfTI file from its header only (cheap: no voxel is read).
+    """The voxel-grid shape of a NIfTI file from its header only (see :func:`read_grid`).
 
     Raises
     ------
     MoodInputError
         When the header cannot be read.
     """
-    path = Path(path)
-    opener = igzip.open if path.name.lower().endswith(".gz") else open
-    try:
-        with opener(path, "rb") as stream:
-            head = stream.read(540)
-        size = int.from_bytes(head[:4], "little")
-        klass = nib.Nifti2Header if size in (540, 469893120) else nib.Nifti1Header
-        header = klass.from_fileobj(io.BytesIO(head))
-    except (OSError, EOFError, zlib.error, ValueError, nib.spatialimages.HeaderDataError) as exc:
-        raise MoodInputError(path, f"its header cannot be read ({exc})", _REEXPORT) from exc
-    shape = tuple(int(s) for s in header.get_data_shape())
-    while len(shape) > 3 and shape[-1] == 1:  # as _squeeze does to the data
-        shape = shape[:-1]
-    return shape
+    return read_grid(path).shape
 
 
 def read_volume(path: str | os.PathLike[str], *, dtype: type = np.float32) -> Volume:

@@ -76,10 +76,14 @@ def check_mode(mode: str) -> None:
 def check_threshold(threshold: float | str, *, name: str = "threshold") -> float:
     """Return ``threshold`` as a float; ValueError unless it is a finite number in [0, 1].
 
+    ``-0.0`` is returned as ``0.0`` (it would print as "-0.00").
+
     Examples
     --------
     >>> check_threshold(1)
     1.0
+    >>> check_threshold("-0")
+    0.0
     >>> check_threshold(1.5)
     Traceback (most recent call last):
     ...
@@ -93,7 +97,7 @@ def check_threshold(threshold: float | str, *, name: str = "threshold") -> float
         raise ValueError(f"{name} is NaN; give a number in [0, 1]")
     if not 0.0 <= value <= 1.0:
         raise ValueError(f"{name} must be a number in [0, 1]; got {threshold!r}")
-    return value
+    return value + 0.0  # -0.0 -> 0.0
 
 
 def code_values() -> np.ndarray:

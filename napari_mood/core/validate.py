@@ -20,10 +20,11 @@ from napari_mood.core.io import (
     MoodDataset,
     MoodInputError,
     MoodInputWarning,
+    describe_entry,
     read_sample_label,
     read_sample_score,
 )
-from napari_mood.core.nifti import LabelRead, ScoreRead, read_label, read_scores, read_shape
+from napari_mood.core.nifti import Grid, LabelRead, ScoreRead, read_grid, read_label, read_scores
 
 __all__ = [
     "Problem",
@@ -31,11 +32,13 @@ __all__ = [
     "affine_deviation",
     "check_affine",
     "check_case_names",
+    "check_scan_affine",
     "check_label",
     "check_scores",
     "check_shape",
     "emit",
     "ignored_problems",
+    "unscored_problems",
     "validate_dataset",
 ]
 
@@ -97,8 +100,11 @@ def check_shape(
     path: Path | None,
     *,
     reference_name: str = "the label",
+    what: str = "map",
 ) -> list[Problem]:
     """Return a ``shape`` error when ``shape`` differs from ``reference``.
+
+    ``what`` the file at ``path`` is ("map", "label", "scan") is named in the hint.
 
     Examples
     --------
@@ -113,7 +119,7 @@ def check_shape(
             "error",
             path,
             f"shape {tuple(shape)} differs from {reference_name} {tuple(reference)}",
-            "write the map on the same voxel grid as the scan",
+            f"write the {what} on the same voxel grid as the scan",
         )
     ]
 
@@ -135,12 +141,36 @@ def check_affine(
     path: Path | None,
     *,
     tolerance: float = AFFINE_TOLERANCE,
+    reference_name: str = "the label",
+    what: str = "map",
 ) -> list[Problem]:
     """Return an ``affine`` warning when the affines differ by more than ``tolerance``.
 
-    MOOD scores voxels, not world positions, so this is a warning: the map is compared
-    voxel for voxel, which is wrong if it was written in another orientation.
+    MOOD scores voxels, not world positions, so this is a warning: the file is compared
+    voxel for voxel, which is wrong if it was written in another orientation. An affine
+    holding NaN or infinity is reported as such (a damaged header); a non-finite
+    ``reference`` is not compared (its own file is reported).
+
+    Examples
+    --------
+    >>> [p.message for p in check_affine(np.diag([2.0, 1, 1, 1]), np.eye(4), None)]
+    ['affine differs from that of the label by up to 1 (scored voxel for voxel anyway)']
+    >>> [p.message for p in check_affine(np.full((4, 4), np.nan), np.eye(4), None)]
+    ['its affine holds NaN or infinite values: the header is damaged (scored voxel for voxel anyway)']
     """
+    if not np.isfinite(affine).all():
+        return [
+            Problem(
+                "affine",
+                "warning",
+                path,
+                "its affine holds NaN or infinite values: the header is damaged "
+                "(scored voxel for voxel anyway)",
+                f"save the {what} with the scan's affine",
+            )
+        ]
+    if not np.isfinite(reference).all():
+        return []
     deviation = affine_deviation(affine, reference)
     if deviation <= tolerance:
         return []
@@ -149,8 +179,9 @@ def check_affine(
             "affine",
             "warning",
             path,
-            f"affine differs from the scan's by up to {deviation:.4g} (scored voxel for voxel anyway)",
-            "check the map was not flipped or resampled; save it with the scan's affine",
+            f"affine differs from that of {reference_name} by up to {deviation:.4g} "
+            "(scored voxel for voxel anyway)",
+            f"check the {what} was not flipped or resampled; save it with the scan's affine",
         )
     ]
 
@@ -251,26 +282,79 @@ def validate_dataset(
     """
     problems = _folder_problems(dataset, methods)
     for case, label_path in sorted(dataset.pixel_labels.items()):
-        problems += _validate_pixel_case(case, label_path, methods, read_maps=read_maps)
-        problems += _label_against_scan(case, label_path, dataset.scans.get(case))
+        scan_path = dataset.scans.get(case)
+        problems += _validate_pixel_case(case, label_path, scan_path, methods, read_maps=read_maps)
     for case, label_path in sorted(dataset.sample_labels.items()):
         problems += _validate_sample_case(case, label_path, methods)
     return problems
 
 
 def ignored_problems(dataset: MoodDataset, methods: Mapping[str, MethodFolder]) -> list[Problem]:
-    """Files that sit where inputs are expected but are not read (stray files, folders)."""
-    found = [
-        Problem("ignored", "warning", p, "not a label or scan file (ignored)")
-        for p in dataset.ignored
-    ]
+    """Files that sit where inputs are expected but are not read (stray files, folders).
+
+    Also one line per method folder holding maps or scores directly although it has a
+    ``pixel/`` or ``sample/`` subfolder (only the subfolder is read).
+    """
+    found = [_ignored(p, "not a label or scan file (ignored)", None) for p in dataset.ignored]
     for name, method in methods.items():
         found += [
-            Problem(
-                "ignored", "warning", p, "not a score map or sample score (ignored)", "", None, name
-            )
-            for p in method.ignored
+            _ignored(p, "not a score map or sample score (ignored)", name) for p in method.ignored
         ]
+        if method.shadowed:
+            found.append(_shadowed(method, name))
+    return found
+
+
+def _ignored(path: Path, message: str, method: str | None) -> Problem:
+    kind = describe_entry(path)
+    if kind != "a file":
+        message = f"is {kind}, {message}"
+    return Problem("ignored", "warning", path, message, "", None, method)
+
+
+def _shadowed(method: MethodFolder, name: str) -> Problem:
+    subfolders = " and ".join(
+        f"{d.name}/" for d in (method.pixel_dir, method.sample_dir) if d not in (None, method.path)
+    )
+    return Problem(
+        "ignored",
+        "warning",
+        method.path,
+        f"holds {len(method.shadowed)} maps or scores directly ({_some(method.shadowed)}) "
+        f"that are not read: they are read from {subfolders} only",
+        f"move them into {subfolders}, or remove {subfolders}",
+        None,
+        name,
+    )
+
+
+def _some(paths: Sequence[Path], limit: int = 3) -> str:
+    """The first few names, and how many more."""
+    names = ", ".join(p.name for p in paths[:limit])
+    return names + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
+
+
+def unscored_problems(
+    dataset: MoodDataset, methods: Mapping[str, MethodFolder], *, pixel: bool, sample: bool
+) -> list[Problem]:
+    """One line per method folder listing its maps / scores of cases without a label.
+
+    ``validate`` reports each file (:func:`check_case_names`); a run says it once.
+    """
+    found: list[Problem] = []
+    for name, method in methods.items():
+        for wanted, files, labels, folder in (
+            (pixel, method.pixel, dataset.pixel_labels, method.pixel_folder),
+            (sample, method.sample, dataset.sample_labels, method.sample_folder),
+        ):
+            extra = sorted(p for case, p in files.items() if case not in labels)
+            if wanted and extra:
+                message = (
+                    f"{len(extra)} files for cases without a label are not scored: {_some(extra)}"
+                )
+                found.append(
+                    Problem("extra", "warning", folder, message, "remove them", None, name)
+                )
     return found
 
 
@@ -289,13 +373,15 @@ def _folder_problems(dataset: MoodDataset, methods: Mapping[str, MethodFolder]) 
     problems += ignored_problems(dataset, methods)
     for name, method in methods.items():
         pixel = _tag(
-            check_case_names(dataset.pixel_labels, method.pixel, method.path, what="pixel map"),
+            check_case_names(
+                dataset.pixel_labels, method.pixel, method.pixel_folder, what="pixel map"
+            ),
             None,
             name,
         )
         sample = _tag(
             check_case_names(
-                dataset.sample_labels, method.sample, method.path, what="sample score"
+                dataset.sample_labels, method.sample, method.sample_folder, what="sample score"
             ),
             None,
             name,
@@ -305,13 +391,19 @@ def _folder_problems(dataset: MoodDataset, methods: Mapping[str, MethodFolder]) 
 
 
 def _validate_pixel_case(
-    case: str, label_path: Path, methods: Mapping[str, MethodFolder], *, read_maps: bool
+    case: str,
+    label_path: Path,
+    scan_path: Path | None,
+    methods: Mapping[str, MethodFolder],
+    *,
+    read_maps: bool,
 ) -> list[Problem]:
     try:
         label = read_label(label_path)
     except MoodInputError as exc:
         return [_unreadable(exc, case, None)]
     problems = _tag(check_label(label), case, None)
+    problems += _label_against_scan(case, label, scan_path)
     if not read_maps:
         return problems
     for name, method in methods.items():
@@ -321,20 +413,54 @@ def _validate_pixel_case(
     return problems
 
 
-def _label_against_scan(case: str, label_path: Path, scan_path: Path | None) -> list[Problem]:
+def _label_against_scan(case: str, label: LabelRead, scan_path: Path | None) -> list[Problem]:
     """A label on another grid than its scan (then every map is wrongly blamed)."""
     if scan_path is None:
         return []
     try:
-        label, scan = read_shape(label_path), read_shape(scan_path)
+        scan = read_grid(scan_path)
     except MoodInputError as exc:
         return [_unreadable(exc, case, None)]
-    found = check_shape(label, scan, label_path, reference_name=f"its scan {scan_path.name}")
+    found = check_shape(
+        label.mask.shape,
+        scan.shape,
+        label.path,
+        reference_name=f"its scan {scan_path.name}",
+        what="label",
+    )
+    found = [
+        Problem(p.kind, p.severity, p.path, p.message, "fix the label: maps are compared with it")
+        for p in found
+    ]
+    return _tag(found or check_scan_affine(scan, label, scan_path), case, None)
+
+
+def check_scan_affine(scan: Grid, label: LabelRead, scan_path: Path) -> list[Problem]:
+    """Report a scan whose affine differs from its label's (maps are compared with the label).
+
+    Examples
+    --------
+    >>> label = LabelRead(np.zeros((2, 2), bool), np.eye(4), Path("l.nii.gz"), 0)
+    >>> [str(p) for p in check_scan_affine(Grid((2, 2), np.eye(4) * 2), label, Path("s.nii.gz"))]  # doctest: +ELLIPSIS
+    ['s.nii.gz: affine differs from that of its label l.nii.gz by up to 1 ...']
+    """
+    if not np.isfinite(label.affine).all():
+        return check_affine(label.affine, scan.affine, label.path, what="label")
     return [
         Problem(
-            p.kind, p.severity, p.path, p.message, "fix the label: maps are compared with it", case
+            p.kind,
+            p.severity,
+            p.path,
+            p.message,
+            "check which of the scan and its label was flipped or resampled",
         )
-        for p in found
+        for p in check_affine(
+            scan.affine,
+            label.affine,
+            scan_path,
+            reference_name=f"its label {label.path.name}",
+            what="scan",
+        )
     ]
 
 
@@ -344,7 +470,7 @@ def _validate_map(path: Path, label: LabelRead) -> list[Problem]:
     except MoodInputError as exc:
         return [_unreadable(exc, None, None)]
     problems = check_shape(read.scores.shape, label.mask.shape, path)
-    problems += check_affine(read.affine, label.affine, path)
+    problems += check_affine(read.affine, label.affine, path) if not problems else []
     return problems + check_scores(read)
 
 

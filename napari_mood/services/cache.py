@@ -8,8 +8,12 @@ size, modification and change times (ns), inode and device: copying a file over 
 one (``cp -p``) or resetting its time (``touch -r``) changes the change time and the
 inode, so the entry is recomputed.
 
-Any bad entry (missing, truncated, flipped bits, wrong format, from another version) is
-a miss, never an error or a wrong number. A cache folder that cannot be written is a
+Each entry also stores its full key (the JSON description the key hashes) and is used
+only when that equals the key asked for: an entry file copied or moved over another
+(two swapped entries, another method's entry) is a miss, never another case's numbers.
+
+Any bad entry (missing, truncated, flipped bits, wrong format, from another version,
+under another key) is a miss, never an error or a wrong number. A cache folder that cannot be written is a
 warning; the run goes on without it.
 """
 
@@ -23,6 +27,7 @@ import warnings
 import zipfile
 import zlib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,13 +44,15 @@ from napari_mood.services.output import OutputRefused, write_bytes_atomic
 
 __all__ = [
     "CACHE_VERSION",
+    "CacheKey",
     "LabelEntry",
     "MethodEntry",
     "ResultCache",
     "file_stamp",
 ]
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
+_KEY_FIELD = "key"
 LabelEntry = tuple[int | None, tuple[Problem, ...]]
 MethodEntry = tuple[MethodCase, tuple[Problem, ...]]
 _BAD_ENTRY = (
@@ -58,6 +65,18 @@ _BAD_ENTRY = (
     zipfile.BadZipFile,
     zlib.error,
 )
+
+
+@dataclass(frozen=True)
+class CacheKey:
+    """What an entry depends on (a JSON description) and its file name (the hash of it)."""
+
+    description: str
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 of the description: the entry's file name."""
+        return hashlib.sha256(self.description.encode()).hexdigest()
 
 
 def file_stamp(path: Path | None) -> list[Any]:
@@ -238,13 +257,14 @@ class ResultCache:
             self._give_up(error)
 
     @staticmethod
-    def key(kind: str, *parts: Any) -> str:
-        """Hash of a JSON description of what the entry depends on."""
+    def key(kind: str, *parts: Any) -> CacheKey:
+        """The key of an entry: the cache format, the package version, ``kind`` and ``parts``."""
         text = json.dumps([CACHE_VERSION, __version__, kind, *parts], sort_keys=True, default=str)
-        return hashlib.sha256(text.encode()).hexdigest()
+        return CacheKey(text)
 
-    def _path(self, key: str) -> Path:
-        return self.folder / key[:2] / f"{key}.npz"
+    def _path(self, key: CacheKey) -> Path:
+        digest = key.digest
+        return self.folder / digest[:2] / f"{digest}.npz"
 
     def _give_up(self, error: BaseException) -> None:
         if self.usable:
@@ -256,23 +276,30 @@ class ResultCache:
             )
         self.usable = False
 
-    def _read(self, key: str) -> tuple[dict[str, Any], dict[str, np.ndarray]] | None:
+    def _read(self, key: CacheKey) -> tuple[dict[str, Any], dict[str, np.ndarray]] | None:
         if not self.usable:
             return None
         try:
-            return _unpack(self._path(key))
+            found = _unpack(self._path(key))
         except Exception:  # noqa: BLE001 - a damaged zip raises anything (zipfile, zlib, numpy);
             return None  # the checksum vouches for what is used, so any failure is a miss
+        if found is None or found[0].get(_KEY_FIELD) != key.description:
+            return None  # an entry of another key (moved or copied here): a miss
+        return found
 
-    def _write(self, key: str, meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> None:
+    def _write(
+        self, key: CacheKey, meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]
+    ) -> None:
         if not self.usable:
             return
         try:
-            write_bytes_atomic(self._path(key), _pack(meta, arrays))
+            write_bytes_atomic(
+                self._path(key), _pack({**meta, _KEY_FIELD: key.description}, arrays)
+            )
         except (OutputRefused, OSError) as error:
             self._give_up(error)
 
-    def get_label(self, key: str) -> LabelEntry | None:
+    def get_label(self, key: CacheKey) -> LabelEntry | None:
         """A stored label entry ``(gt_voxels, problems)``, or None."""
         found = self._read(key)
         if found is None:
@@ -286,14 +313,14 @@ class ResultCache:
         except _BAD_ENTRY:
             return None
 
-    def put_label(self, key: str, entry: LabelEntry) -> None:
+    def put_label(self, key: CacheKey, entry: LabelEntry) -> None:
         """Store a label entry."""
         voxels, problems = entry
         self._write(
             key, {"gt_voxels": voxels, "problems": [_problem_dict(p) for p in problems]}, {}
         )
 
-    def get_method(self, key: str) -> MethodEntry | None:
+    def get_method(self, key: CacheKey) -> MethodEntry | None:
         """A stored method entry ``(MethodCase, problems)``, or None."""
         found = self._read(key)
         if found is None:
@@ -303,6 +330,6 @@ class ResultCache:
         except _BAD_ENTRY:
             return None
 
-    def put_method(self, key: str, entry: MethodEntry) -> None:
+    def put_method(self, key: CacheKey, entry: MethodEntry) -> None:
         """Store a method entry."""
         self._write(key, *_encode_method(entry))

@@ -40,7 +40,13 @@ from napari_mood.core.results import (
     EvaluationOptions,
     Progress,
 )
-from napari_mood.services.cache import LabelEntry, MethodEntry, ResultCache, file_stamp
+from napari_mood.services.cache import (
+    CacheKey,
+    LabelEntry,
+    MethodEntry,
+    ResultCache,
+    file_stamp,
+)
 
 __all__ = ["EngineStats", "ResultCache", "default_workers", "run_evaluation"]
 
@@ -120,8 +126,8 @@ def _options_key(options: EvaluationOptions, method: str) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class _CaseKeys:
-    label: str
-    methods: Mapping[str, str]
+    label: CacheKey
+    methods: Mapping[str, CacheKey]
 
 
 def _case_keys(
@@ -132,8 +138,8 @@ def _case_keys(
     scan_path: Path | None,
 ) -> _CaseKeys:
     label_stamp = file_stamp(label_path)
-    label_key = ResultCache.key("label", case, label_stamp, options.strict)
-    scan_stamp = file_stamp(scan_path)  # a map's problem may name the scan's grid
+    scan_stamp = file_stamp(scan_path)  # the label's and a map's problems may name the scan
+    label_key = ResultCache.key("label", case, label_stamp, scan_stamp, options.strict)
     method_keys = {
         name: ResultCache.key(
             "method",

@@ -41,6 +41,7 @@ __all__ = [
     "FolderEvaluation",
     "ThresholdChoice",
     "add_statistics",
+    "check_toy",
     "evaluate_folder",
     "toy_thresholds",
 ]
@@ -144,6 +145,25 @@ class ThresholdChoice:
         return {name: b.threshold for name, b in self.best.items()}
 
 
+def check_toy(toy: PathLike | MoodDataset) -> MoodDataset:
+    """The toy dataset thresholds are chosen on: it needs pixel labels (object F1, Dice).
+
+    Raises
+    ------
+    MoodInputError
+        When it is not a dataset or has no pixel labels (naming the folder looked in).
+    """
+    dataset = toy if isinstance(toy, MoodDataset) else discover_dataset(toy)
+    if not dataset.pixel_labels:
+        raise MoodInputError(
+            dataset.root / "toy_label" / "pixel",
+            "the toy dataset has no pixel labels: thresholds are chosen on it by object F1, "
+            "which needs them",
+            "give a toy dataset with toy_label/pixel/, or a fixed --threshold",
+        )
+    return dataset
+
+
 def toy_thresholds(
     toy: PathLike,
     names: Sequence[str],
@@ -164,13 +184,14 @@ def toy_thresholds(
     Raises
     ------
     MoodInputError
-        When the toy folder is not a dataset, has no methods, or none of ``names``.
+        When the toy folder is not a dataset, has no pixel labels (:func:`check_toy`), no
+        methods, or none of ``names``.
     """
     base = options or EvaluationOptions()
     toy_options = replace(
         base, tasks=("pixel", "object"), object_threshold="auto", sample_from_pixel=None
     )
-    dataset = discover_dataset(toy)
+    dataset = check_toy(toy)
     folders = find_methods(dataset.root, preds=preds)
     matched = {n: folders[n] for n in names if n in folders}
     missing = tuple(n for n in names if n not in folders)

@@ -6,11 +6,15 @@ Rules (the README's "Reliability" section lists what a user sees):
   folders, a method folder) or onto an input file is refused, symbolic links resolved;
 - an existing file is replaced only with ``force`` (``--force`` on the command line; the
   viewer asks first);
-- a file output must not be a folder, a folder output must not be a file, and the place
-  must be writable: all checked before the work starts;
+- a file output must not be a folder, a FIFO or a device (nor a link to one), a folder
+  output must not be a file, the outputs of one run must not overlap (:func:`check_apart`),
+  and the place must be one where a file can be created (tried): all checked before the
+  work starts;
 - writes are atomic: a temporary file in the same folder, flushed and renamed over the
   target, so a crash, a full disk or an interrupt never leaves half a file or destroys the
-  previous one. The permissions of a replaced file are kept.
+  previous one. The permissions of a replaced file are kept. Without ``force`` the last
+  step is a hard link that fails if the target exists, so two runs racing for one new
+  file never replace each other's (the second is refused).
 
 A refusal is a :class:`OutputRefused` (a :class:`~napari_mood.core.io.MoodInputError`:
 exit status 1, one message naming the path and what to do).
@@ -19,6 +23,7 @@ exit status 1, one message naming the path and what to do).
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import tempfile
@@ -26,12 +31,14 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from napari_mood.core.io import MethodFolder, MoodDataset, MoodInputError
+from napari_mood.core.io import MethodFolder, MoodDataset, MoodInputError, describe_entry
 
 __all__ = [
     "Inputs",
     "OutputRefused",
+    "Planned",
     "atomic_path",
+    "check_apart",
     "check_output_file",
     "check_output_folder",
     "write_bytes_atomic",
@@ -106,20 +113,56 @@ def _refuse_inputs(path: Path, inputs: Inputs, what: str) -> None:
     )
 
 
-def _writable_place(path: Path, what: str) -> None:
-    """The nearest existing ancestor must be a writable folder."""
-    ancestor = path
+def _writable_place(path: Path, what: str, *, start: Path) -> None:
+    """The nearest existing ancestor of ``start`` must be a folder where a file can be made.
+
+    Checked by creating (and removing) an empty temporary file there: permissions alone
+    do not tell (``/proc``, read-only mounts, root). Refusals name ``path``.
+    """
+    ancestor = start
     while not ancestor.exists():
+        if ancestor.is_symlink():
+            raise OutputRefused(
+                path,
+                f"{what}: {ancestor} is a broken symbolic link",
+                "remove the link or point it to a folder",
+            )
         if ancestor.parent == ancestor:
             break
         ancestor = ancestor.parent
     if not ancestor.is_dir():
         raise OutputRefused(
-            path, f"{what}: {ancestor} is a file, not a folder", "choose another path"
+            path, f"{what}: {ancestor} is {_kind(ancestor)}, not a folder", "choose another path"
         )
     if not os.access(ancestor, os.W_OK | os.X_OK):
         raise OutputRefused(
             path, f"{what}: the folder {ancestor} is not writable", "choose a writable place"
+        )
+    try:
+        handle, probe = tempfile.mkstemp(prefix=".napari-mood-probe.", dir=ancestor)
+    except OSError as error:
+        raise OutputRefused(
+            path,
+            f"{what}: no file can be created in {ancestor} ({error.strerror or error})",
+            "choose a writable place",
+        ) from error
+    os.close(handle)
+    os.unlink(probe)
+
+
+def _kind(path: Path) -> str:
+    kind = describe_entry(path)
+    return kind if kind != "missing" else "not a folder"
+
+
+def _refuse_special(path: Path, what: str) -> None:
+    """A FIFO, a device or a socket (or a link to one) is never replaced by a file."""
+    kind = describe_entry(path)
+    if path.exists() and kind.split(" (")[0] not in ("a file", "a folder"):
+        raise OutputRefused(
+            path,
+            f"{what} is {kind}, not a regular file: napari-mood never replaces it",
+            "give the path of a regular file",
         )
 
 
@@ -142,6 +185,7 @@ def check_output_file(
     """
     target = Path(path).expanduser()
     _refuse_inputs(target, inputs or Inputs(), what)
+    _refuse_special(target, what)
     if target.is_dir():
         raise OutputRefused(target, f"{what} is a folder", "give a file name")
     if target.exists() or target.is_symlink():
@@ -149,7 +193,7 @@ def check_output_file(
             raise OutputRefused(target, f"{what} exists already", FORCE_HINT)
         if not os.access(target, os.W_OK):
             raise OutputRefused(target, f"{what} exists and is read-only", "choose another path")
-    _writable_place(target.parent, what)
+    _writable_place(target, what, start=target.parent)
     return target
 
 
@@ -168,25 +212,32 @@ def check_output_folder(
     """
     folder = Path(path).expanduser()
     _refuse_inputs(folder, inputs or Inputs(), what)
+    if folder.is_symlink() and not folder.exists():
+        raise OutputRefused(
+            folder, f"{what} is a broken symbolic link", "remove the link or point it to a folder"
+        )
     if folder.exists() and not folder.is_dir():
-        raise OutputRefused(folder, f"{what} is a file", "give a folder")
+        raise OutputRefused(folder, f"{what} is {_kind(folder)}", "give a folder")
     existing = [name for name in names if (folder / name).exists()]
     if existing and not force:
         shown = ", ".join(existing[:3]) + (
             f" and {len(existing) - 3} more" if len(existing) > 3 else ""
         )
         raise OutputRefused(folder, f"{what} already holds {shown}", FORCE_HINT)
-    _writable_place(folder, what)
+    _writable_place(folder, what, start=folder)
     return folder
 
 
 @contextlib.contextmanager
-def atomic_path(path: PathLike) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; on success it replaces ``path`` atomically.
+def atomic_path(path: PathLike, *, replace: bool = True) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; on success it becomes ``path`` atomically.
 
-    The parent folder is created. A replaced file keeps its permission bits; a new file
-    gets the usual ``0o666 & ~umask``. On any error the temporary file is removed and
-    ``path`` is left as it was; an ``OSError`` becomes :class:`OutputRefused` naming it.
+    The parent folder is created. With ``replace`` an existing file is replaced (it
+    keeps its permission bits); without it the last step never replaces anything: when
+    another process created ``path`` meanwhile (two runs racing for the same new
+    ``--out``), :class:`OutputRefused` is raised and that file is kept. A new file gets
+    the usual ``0o666 & ~umask``. On any error the temporary file is removed and ``path``
+    is left as it was; an ``OSError`` becomes :class:`OutputRefused` naming it.
     """
     target = Path(path).expanduser()
     try:
@@ -203,7 +254,7 @@ def atomic_path(path: PathLike) -> Iterator[Path]:
     try:
         yield temporary
         _keep_mode(temporary, target)
-        os.replace(temporary, target)
+        _publish(temporary, target, replace=replace)
     except OSError as error:
         temporary.unlink(missing_ok=True)
         raise OutputRefused(
@@ -216,6 +267,99 @@ def atomic_path(path: PathLike) -> Iterator[Path]:
         raise
 
 
+_NO_HARD_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EXDEV, errno.EMLINK}
+
+
+def _publish(temporary: Path, target: Path, *, replace: bool) -> None:
+    """Rename ``temporary`` to ``target``; without ``replace``, never over an existing file."""
+    if replace:
+        os.replace(temporary, target)
+        return
+    try:
+        os.link(temporary, target)  # atomic, and fails if the target exists
+    except FileExistsError:
+        raise _appeared(target) from None
+    except OSError as error:
+        if error.errno not in _NO_HARD_LINKS:
+            raise
+        _publish_exclusive(temporary, target)  # a file system without hard links
+        return
+    temporary.unlink()
+
+
+def _publish_exclusive(temporary: Path, target: Path) -> None:
+    """Reserve the name with ``O_EXCL`` (atomic), then rename the temporary file over it."""
+    try:
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        raise _appeared(target) from None
+    os.replace(temporary, target)
+
+
+def _appeared(target: Path) -> OutputRefused:
+    return OutputRefused(
+        target, "exists already (it appeared while napari-mood was working)", FORCE_HINT
+    )
+
+
+@dataclass(frozen=True)
+class Planned:
+    """An output a run will write: a file, or a folder (and the files it writes there).
+
+    ``names`` are the files a folder output writes (relative paths); ``None`` means the
+    whole folder tree belongs to it (a cache).
+    """
+
+    path: Path
+    what: str
+    folder: bool = False
+    names: tuple[str, ...] | None = None
+
+
+def check_apart(outputs: Sequence[Planned]) -> None:
+    """Refuse outputs of one run that overlap (one would replace or land in the other).
+
+    Raises
+    ------
+    OutputRefused
+        Naming both outputs.
+
+    Examples
+    --------
+    >>> check_apart([Planned(Path("/r"), "--out"), Planned(Path("/r"), "--report", True, ())])
+    Traceback (most recent call last):
+    ...
+    napari_mood.services.output.OutputRefused: /r: --out and --report overlap: one would replace or be written into the other (give each its own place)
+    """
+    for i, first in enumerate(outputs):
+        for second in outputs[i + 1 :]:
+            if _overlap(first, second) or _overlap(second, first):
+                raise OutputRefused(
+                    first.path,
+                    f"{first.what} and {second.what} overlap: one would replace or be "
+                    "written into the other",
+                    "give each its own place",
+                )
+
+
+def _overlap(inner: Planned, outer: Planned) -> bool:
+    """Whether ``inner`` is, or lies in what belongs to, ``outer``."""
+    a, b = _resolve(inner.path), _resolve(outer.path)
+    if a == b:
+        return True
+    if not outer.folder or not a.is_relative_to(b):
+        return False
+    if outer.names is None:
+        return True
+    relative = a.relative_to(b)
+    return any(
+        relative == Path(name)
+        or Path(name).is_relative_to(relative)
+        or relative.is_relative_to(name)
+        for name in outer.names
+    )
+
+
 def _keep_mode(temporary: Path, target: Path) -> None:
     try:
         mode = stat.S_IMODE(target.stat().st_mode)
@@ -226,9 +370,12 @@ def _keep_mode(temporary: Path, target: Path) -> None:
     os.chmod(temporary, mode)
 
 
-def write_bytes_atomic(path: PathLike, data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically (flushed to disk before the rename)."""
-    with atomic_path(path) as temporary:
+def write_bytes_atomic(path: PathLike, data: bytes, *, replace: bool = True) -> Path:
+    """Write ``data`` to ``path`` atomically (flushed to disk before the rename).
+
+    ``replace=False``: never replace a file that appeared meanwhile (:func:`atomic_path`).
+    """
+    with atomic_path(path, replace=replace) as temporary:
         with temporary.open("wb") as stream:
             stream.write(data)
             stream.flush()
@@ -236,6 +383,8 @@ def write_bytes_atomic(path: PathLike, data: bytes) -> Path:
     return Path(path).expanduser()
 
 
-def write_text_atomic(path: PathLike, text: str, *, encoding: str = "utf-8") -> Path:
+def write_text_atomic(
+    path: PathLike, text: str, *, encoding: str = "utf-8", replace: bool = True
+) -> Path:
     """Write ``text`` to ``path`` atomically (see :func:`write_bytes_atomic`)."""
-    return write_bytes_atomic(path, text.encode(encoding))
+    return write_bytes_atomic(path, text.encode(encoding), replace=replace)

@@ -13,7 +13,7 @@ import html
 import io
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from napari_mood.core.curves import CurveAccumulator, merge_accumulators
-from napari_mood.core.io import MoodInputError
+from napari_mood.core.io import MoodInputError, check_regular_file
 from napari_mood.core.metrics import average_precision_from_curve
 from napari_mood.core.ranking import bootstrap_ap, rank_methods
 from napari_mood.core.results import DatasetEvaluation
@@ -48,29 +48,46 @@ class ReportFiles:
 def read_categories(path: str | Path) -> dict[str, str]:
     """Read a ``case,category`` CSV (header optional); case names with or without ``.nii.gz``.
 
+    UTF-8 (a BOM, as Excel writes, is dropped).
+
     Raises
     ------
     MoodInputError
-        When the file is missing or a row does not have two columns.
+        When the file is missing, not a regular file, not UTF-8 text, not CSV, or a row
+        does not have two columns.
     """
     path = Path(path)
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         raise MoodInputError(
             path, "categories file not found", "give a CSV with columns case,category"
         )
+    check_regular_file(path, what="categories file")
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as handle:  # a BOM (Excel) is dropped
+            return _categories(path, csv.reader(handle))
+    except UnicodeDecodeError as exc:
+        raise MoodInputError(
+            path, "is not UTF-8 text", "save it as a UTF-8 CSV with columns case,category"
+        ) from exc
+    except (csv.Error, OSError) as exc:
+        raise MoodInputError(
+            path, f"cannot be read as CSV ({exc})", "write a CSV with columns case,category"
+        ) from exc
+
+
+def _categories(path: Path, rows: Iterator[list[str]]) -> dict[str, str]:
     out: dict[str, str] = {}
-    with path.open(newline="", encoding="utf-8-sig") as handle:  # a BOM (Excel) is dropped
-        for i, row in enumerate(csv.reader(handle)):
-            if not row or row[0].startswith("#"):
-                continue
-            if len(row) < 2:
-                raise MoodInputError(
-                    path, f"row {i + 1} has {len(row)} column(s)", "write case,category"
-                )
-            if i == 0 and row[0].strip().lower() == "case":
-                continue
-            case = row[0].strip()
-            out[case if case.endswith((".nii.gz", ".nii")) else f"{case}.nii.gz"] = row[1].strip()
+    for i, row in enumerate(rows):
+        if not row or row[0].startswith("#"):
+            continue
+        if len(row) < 2:
+            raise MoodInputError(
+                path, f"row {i + 1} has {len(row)} column(s)", "write case,category"
+            )
+        if i == 0 and row[0].strip().lower() == "case":
+            continue
+        case = row[0].strip()
+        out[case if case.endswith((".nii.gz", ".nii")) else f"{case}.nii.gz"] = row[1].strip()
     return out
 
 
@@ -304,7 +321,8 @@ def write_report(
     )
     page = render_html(result, categories=categories, n_boot=n_boot, seed=seed)
     files = ReportFiles(*(folder / name for name in REPORT_FILES))
-    write_text_atomic(files.csv, csv_text)
-    write_text_atomic(files.json, json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n")
-    write_text_atomic(files.html, page)
+    write_text_atomic(files.csv, csv_text, replace=force)
+    data = json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n"
+    write_text_atomic(files.json, data, replace=force)
+    write_text_atomic(files.html, page, replace=force)
     return files

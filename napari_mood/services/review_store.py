@@ -18,6 +18,7 @@ folder, or in the folder of a scan, ground truth or map file, is refused
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
@@ -25,12 +26,12 @@ import math
 import os
 import re
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from napari_mood.core._checks import check_choice
-from napari_mood.core.io import MoodInputError
+from napari_mood.core.io import MoodInputError, check_regular_file
 from napari_mood.core.scores import check_threshold
 from napari_mood.services.output import Inputs, check_output_file, write_text_atomic
 from napari_mood.services.review import (
@@ -47,10 +48,12 @@ except ImportError:  # pragma: no cover - Windows
 
 __all__ = [
     "ENV_REVIEW_DIR",
+    "MAX_NOTE",
     "REVIEW_COLUMNS",
     "SUMMARY_COLUMNS",
     "WITHDRAWN",
     "ReviewFile",
+    "ReviewFileError",
     "check_review_location",
     "default_review_dir",
     "default_review_path",
@@ -77,6 +80,8 @@ REVIEW_COLUMNS: tuple[str, ...] = (
     "reviewer",
 )
 _OPTIONAL_COLUMNS = ("reviewer",)
+MAX_NOTE = 10_000
+"""The longest note a verdict may carry (characters), checked before anything is written."""
 SUMMARY_COLUMNS: tuple[str, ...] = ("method", "cases", "regions", *VERDICTS)
 WITHDRAWN = "withdrawn"
 """The ``verdict`` of a row that takes the verdict of its key back."""
@@ -158,10 +163,22 @@ def _event_from_row(row: Mapping[str, str | None]) -> tuple[ReviewRecord, bool]:
 
 
 def _read_text(source: Path) -> str:
+    check_regular_file(source, what="review file")  # a FIFO would block the viewer
     try:
         return source.read_text(encoding="utf-8-sig")  # a BOM (Excel) is dropped
     except (OSError, UnicodeDecodeError) as error:
         raise MoodInputError(source, f"cannot be read ({error})", _BAD_FILE_HINT) from error
+
+
+@contextlib.contextmanager
+def _field_limit(size: int) -> Iterator[None]:
+    """Let the csv module read fields of up to ``size`` characters (restored afterwards)."""
+    saved = csv.field_size_limit()
+    csv.field_size_limit(max(saved, size))
+    try:
+        yield
+    finally:
+        csv.field_size_limit(saved)
 
 
 def read_journal(path: str | os.PathLike[str]) -> tuple[tuple[ReviewRecord, bool], ...]:
@@ -174,22 +191,34 @@ def read_journal(path: str | os.PathLike[str]) -> tuple[tuple[ReviewRecord, bool
         file, the row and what to do).
     """
     source = Path(path)
-    if not source.exists():
+    if not source.exists() and not source.is_symlink():
         return ()
-    reader = csv.DictReader(io.StringIO(_read_text(source)))
+    text = _read_text(source)
+    if not text.strip():
+        return ()  # an empty file (created, never written): an empty journal
+    with _field_limit(len(text) + 1):  # a long note is no reason to lose the file
+        return _events(source, csv.DictReader(io.StringIO(text)))
+
+
+def _events(source: Path, reader: csv.DictReader) -> tuple[tuple[ReviewRecord, bool], ...]:
+    try:
+        fieldnames = reader.fieldnames or ()
+    except csv.Error as error:
+        raise MoodInputError(source, f"line 1 is malformed ({error})", _BAD_FILE_HINT) from error
     required = [c for c in REVIEW_COLUMNS if c not in _OPTIONAL_COLUMNS]
-    missing = [c for c in required if c not in (reader.fieldnames or ())]
+    missing = [c for c in required if c not in fieldnames]
     if missing:
         problem = f"is not a napari-mood review file (no column {', '.join(missing)})"
         raise MoodInputError(source, problem, _BAD_FILE_HINT)
     events = []
-    for line, row in enumerate(reader, start=2):
-        try:
+    try:
+        for row in reader:
             events.append(_event_from_row(row))
-        except (ValueError, TypeError) as error:
-            raise MoodInputError(
-                source, f"line {line} is malformed ({error})", _BAD_FILE_HINT
-            ) from error
+    except (ValueError, TypeError, csv.Error) as error:
+        line = reader.line_num
+        raise MoodInputError(
+            source, f"line {line} is malformed ({error})", _BAD_FILE_HINT
+        ) from error
     return tuple(events)
 
 
@@ -240,6 +269,8 @@ class ReviewFile:
         self._path = Path(path).expanduser()
         if self._path.is_dir():
             raise MoodInputError(self._path, "is a folder", "give a .csv file name")
+        if self._path.exists() or self._path.is_symlink():
+            check_regular_file(self._path, what="review file")  # broken link, loop, FIFO
         if self._path.exists() and not os.access(self._path, os.W_OK):
             raise MoodInputError(
                 self._path,
@@ -277,9 +308,12 @@ class ReviewFile:
 
         Raises
         ------
-        OSError
-            When the row cannot be written (nothing was acknowledged).
+        ReviewFileError
+            When the note is too long (:data:`MAX_NOTE`) or the row cannot be written
+            (nothing was acknowledged). It is both an ``OSError`` and a
+            :class:`~napari_mood.core.io.MoodInputError` naming the file.
         """
+        _check_note(self._path, record.note)
         rows = []
         if replaces is not None and replaces.key != record.key:
             rows.append(_row(replace(replaces, time=record.time), WITHDRAWN))
@@ -291,20 +325,52 @@ class ReviewFile:
         self._append([_row(replace(record, time=time), WITHDRAWN)])
 
     def _append(self, rows: Sequence[Sequence[str]]) -> None:
-        self._path.parent.mkdir(parents=True, exist_ok=True)
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
-        descriptor = os.open(self._path, flags, 0o666)
         try:
-            if fcntl is not None:
-                fcntl.flock(descriptor, fcntl.LOCK_EX)
-            empty = os.fstat(descriptor).st_size == 0
-            text = _csv_text(REVIEW_COLUMNS if empty else None, rows)
-            os.write(descriptor, text.encode("utf-8"))
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)  # closing releases the lock
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+            _append_rows(self._path, rows)
+        except OSError as error:
+            raise ReviewFileError(
+                self._path,
+                f"the verdict could not be saved ({error.strerror or error})",
+                "choose another review file",
+            ) from error
         self._stamp = None
         self._refresh()
+
+
+def _append_rows(path: Path, rows: Sequence[Sequence[str]]) -> None:
+    """Append ``rows`` in one write under an exclusive lock, after a line break if missing."""
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT
+    descriptor = os.open(path, flags, 0o666)
+    try:
+        if fcntl is not None:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+        size = os.fstat(descriptor).st_size
+        text = _csv_text(REVIEW_COLUMNS if size == 0 else None, rows)
+        if size and os.pread(descriptor, 1, size - 1) not in (b"\n", b"\r"):
+            text = "\n" + text  # a last line without its line break (an editor's save)
+        os.write(descriptor, text.encode("utf-8"))
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)  # closing releases the lock
+
+
+def _check_note(path: Path, note: str) -> None:
+    if len(note) > MAX_NOTE:
+        raise ReviewFileError(
+            path,
+            f"the note has {len(note):,} characters, more than the {MAX_NOTE:,} a verdict "
+            "may carry; nothing was saved",
+            "shorten the note",
+        )
+
+
+class ReviewFileError(MoodInputError, OSError):
+    """A verdict could not be saved; the message names the file and what to do.
+
+    Both an ``OSError`` (what the viewer catches) and a
+    :class:`~napari_mood.core.io.MoodInputError` (what the command line catches).
+    """
 
 
 # --------------------------------------------------------------------------- summary
@@ -337,9 +403,10 @@ def export_summary(
         (c.method, c.cases, c.regions, c.true_finding, c.false_alarm, c.unsure)
         for c in summarize_reviews(rows)
     ]
-    write_text_atomic(counts_path, _csv_text(SUMMARY_COLUMNS, table))
+    write_text_atomic(counts_path, _csv_text(SUMMARY_COLUMNS, table), replace=force)
     ordered = sorted(rows, key=lambda r: (r.case, r.method, -r.max_score, r.object_id))
-    write_text_atomic(objects_path, _csv_text(REVIEW_COLUMNS, [_row(r) for r in ordered]))
+    objects_text = _csv_text(REVIEW_COLUMNS, [_row(r) for r in ordered])
+    write_text_atomic(objects_path, objects_text, replace=force)
     return counts_path, objects_path
 
 

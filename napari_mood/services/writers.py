@@ -29,7 +29,7 @@ def write_files(
     """Check every file, then write each atomically; returns the paths in order."""
     for path in files:
         check_output_file(path, inputs=inputs, force=force, what="the file")
-    return tuple(write_bytes_atomic(path, blob) for path, blob in files.items())
+    return tuple(write_bytes_atomic(path, blob, replace=force) for path, blob in files.items())
 
 
 def write_mood_case(

@@ -73,8 +73,9 @@ def test_round_trip_of_one_case(dataset: Path, tmp_path: Path):
         case, ds.pixel_labels[case], {"m": methods["m"].pixel[case]}, options=OPTIONS
     )
     cache = ResultCache(tmp_path / "c")
-    cache.put_method("k", (evaluation.methods["m"], evaluation.problems))
-    result, problems = cache.get_method("k")
+    key = ResultCache.key("k")
+    cache.put_method(key, (evaluation.methods["m"], evaluation.problems))
+    result, problems = cache.get_method(key)
     original = evaluation.methods["m"]
     for a, b in zip(result.accumulator.histogram(), original.accumulator.histogram(), strict=True):
         np.testing.assert_array_equal(a, b)

@@ -60,7 +60,9 @@ from napari_mood.core.simulate.placement import (
     AnomalyKind,
     Region,
     Seed,
+    UnitScan,
     make_region_mask,
+    to_unit_range,
 )
 
 __all__ = [
@@ -73,6 +75,7 @@ __all__ = [
     "Seed",
     "SimulatedCase",
     "Simulation",
+    "UnitScan",
     "add_anomalies",
     "add_cube",
     "add_image_slab",
@@ -82,4 +85,5 @@ __all__ = [
     "make_region_mask",
     "natural_image",
     "simulate_cases",
+    "to_unit_range",
 ]

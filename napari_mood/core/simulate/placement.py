@@ -31,6 +31,8 @@ __all__ = [
     "place_region",
     "region_box",
     "resolve_size",
+    "UnitScan",
+    "to_unit_range",
 ]
 
 
@@ -104,6 +106,51 @@ def as_scan(scan: np.ndarray) -> np.ndarray:
             "rescale first, e.g. scan / scan.max()"
         )
     return arr
+
+
+@dataclass(frozen=True, eq=False)
+class UnitScan:
+    """A scan brought to [0, 1] for simulation, and what was done to it.
+
+    ``rescaled_from`` is the original ``(min, max)`` when the intensities were rescaled
+    (None when they already lay in [0, 1]); ``constant`` says every voxel was equal.
+    """
+
+    data: np.ndarray
+    rescaled_from: tuple[float, float] | None
+    constant: bool
+
+
+def to_unit_range(scan: np.ndarray) -> UnitScan:
+    """Rescale a scan's intensities linearly to [0, 1] (a constant scan becomes all 0).
+
+    Raises
+    ------
+    ValueError
+        When the scan holds NaN or infinite voxels (rescaling [0, inf] would give an
+        all-zero scan), naming how many.
+
+    Examples
+    --------
+    >>> found = to_unit_range(np.array([[-1000.0, 1000.0]]))
+    >>> found.data.tolist(), found.rescaled_from
+    ([[0.0, 1.0]], (-1000.0, 1000.0))
+    """
+    data = np.asarray(scan, dtype=np.float32)
+    finite = np.isfinite(data)
+    if not finite.all():
+        n_nan = int(np.count_nonzero(np.isnan(data)))
+        n_inf = int(data.size - np.count_nonzero(finite)) - n_nan
+        raise ValueError(
+            f"holds {n_nan:,} NaN and {n_inf:,} infinite voxels: simulating needs finite "
+            "intensities"
+        )
+    low, high = (float(data.min()), float(data.max())) if data.size else (0.0, 0.0)
+    constant = low == high
+    if 0.0 <= low and high <= 1.0:
+        return UnitScan(data, None, constant)
+    rescaled = (data - low) / (high - low) if not constant else np.zeros_like(data)
+    return UnitScan(rescaled, (low, high), constant)
 
 
 def check_unit(name: str, value: float) -> float:
