@@ -119,8 +119,7 @@ class FigureTooNarrow(ValueError):
         self.columns = columns
         self.max_columns = max_columns
         fewer = (
-            f", or show fewer columns (at most {max_columns} of {columns} fit in "
-            f"{width_mm:g} mm)"
+            f", or show fewer columns (at most {max_columns} of {columns} fit in {width_mm:g} mm)"
             if max_columns > 0
             else ""
         )
