@@ -29,6 +29,11 @@ A figure looks like the viewer and is ready for a journal:
 * PDF fonts are embedded TrueType (Type 42, no Type 3), SVG text stays text (editable) in
   DejaVu Sans; both through :data:`FIGURE_RC`, applied locally, never globally.
 
+The parts: :mod:`~napari_mood.services.figure_cases` (what is shown: cases, rows of case x
+plane x slice), :mod:`~napari_mood.services.figure_cells` (each row's oriented, cropped
+images), :mod:`~napari_mood.services.figure_layout` (where everything goes at a width),
+this module (drawing and files; it also exports the names of the other two).
+
 Example
 -------
 >>> from napari_mood.services.datasets import sample_data_dir
@@ -50,47 +55,40 @@ import math
 import numbers
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, cast, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
 from matplotlib import patheffects, rc_context
 from matplotlib.axes import Axes
 from matplotlib.cm import ScalarMappable
-from matplotlib.colors import Colormap, LinearSegmentedColormap, Normalize
+from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from napari_mood.core.case import CaseData, load_case
-from napari_mood.core.case import anomalous_cases as find_anomalous_cases
-from napari_mood.core.curves import curve_from_arrays
-from napari_mood.core.io import (
-    MethodFolder,
-    MoodDataset,
-    MoodInputError,
-    case_stem,
-)
-from napari_mood.core.looks import (
-    DEFAULT_THRESHOLD,
-    GT_COLOR,
-    METHOD_COLORS,
-    METHOD_OPACITY,
-    method_colormap,
-)
-from napari_mood.core.metrics import average_precision_from_curve, confusion_at
-from napari_mood.core.orientation import (
-    CONVENTIONS,
-    PLANES,
-    Convention,
-    Plane,
-    PlaneView,
-    oriented_plane,
-    plane_view,
-)
+from napari_mood.core.looks import DEFAULT_THRESHOLD, GT_COLOR, METHOD_OPACITY
+from napari_mood.core.orientation import CONVENTIONS, Convention, PlaneView
 from napari_mood.core.paper import parse_width
-from napari_mood.core.scores import check_threshold, threshold_limits
-from napari_mood.core.slices import BODY_MARGIN, CropBox, body_mask, choose_slice, mask_box
+from napari_mood.core.scores import threshold_limits
+from napari_mood.services.figure_cases import (
+    DEFAULT_MAX_CASES,
+    FigureCase,
+    FigureRow,
+    anomalous_cases,
+    check_row,
+    figure_rows,
+    load_figure_cases,
+    resolve_case,
+)
+from napari_mood.services.figure_cells import (
+    RowImages,
+    case_annotation,
+    colors_for,
+    method_cmap,
+    row_images,
+    thresholds_for,
+)
 from napari_mood.services.figure_layout import (
     CELL_PT,
     FONT_FAMILY,
@@ -98,7 +96,6 @@ from napari_mood.services.figure_layout import (
     TEXT_PT,
     FigureLayout,
     FigureTooNarrow,
-    RowExtent,
     plan_layout,
 )
 from napari_mood.services.output import Inputs, atomic_path, check_output_file
@@ -107,6 +104,7 @@ if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
 
 __all__ = [
+    "DEFAULT_MAX_CASES",
     "FIGURE_FORMATS",
     "FIGURE_RC",
     "LETTERS",
@@ -120,12 +118,12 @@ __all__ = [
     "load_figure_cases",
     "make_figure",
     "method_cmap",
+    "resolve_case",
     "save_figure",
     "write_view_figure",
 ]
 
 FIGURE_FORMATS: tuple[str, ...] = ("png", "svg", "pdf")
-DEFAULT_MAX_CASES = 6
 CELL_INCHES = CELL_PT / 72
 """Cell width when no figure width is asked for."""
 FIGURE_RC: dict[RcKeyType, Any] = {
@@ -142,7 +140,6 @@ FIGURE_RC: dict[RcKeyType, Any] = {
 }
 """matplotlib settings of every figure, applied with ``rc_context`` (never globally)."""
 _OUTLINE_WIDTH = 0.9  # points
-_SCAN_PERCENTILES = (0.5, 99.5)
 _NO_DATES = {"png": {}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}
 _LETTER_CHIP = {
     "boxstyle": "square,pad=0.1",
@@ -155,437 +152,6 @@ path effect would turn it into outlines in PDF and SVG)."""
 _NO_MAP = "no map"
 Letters = Literal["first", "all", "none"]
 LETTERS: tuple[Letters, ...] = get_args(Letters)
-# --------------------------------------------------------------------------- data
-
-
-@dataclass(frozen=True)
-class FigureCase:
-    """One case as a figure shows it: display-ordered ``(S, A, R)`` arrays on one grid.
-
-    Attributes
-    ----------
-    name : str
-        Case name shown in the row labels (``.nii.gz`` is dropped).
-    scan : ndarray or None
-        The scan, display-ordered (:mod:`napari_mood.core.orientation`: axis 0 inferior ->
-        superior, axis 1 anterior -> posterior, axis 2 patient left -> right).
-    gt : ndarray of bool or None
-        Ground-truth mask on the same grid.
-    maps : Mapping[str, ndarray]
-        Score map per method on the same grid (a method without a map for the case is
-        simply absent: its cell says so).
-    spacing : tuple of float
-        Voxel size in mm along the three display axes (each plane's aspect and the scale
-        bar use it).
-    """
-
-    name: str
-    scan: np.ndarray | None
-    gt: np.ndarray | None
-    maps: Mapping[str, np.ndarray] = field(default_factory=dict)
-    spacing: tuple[float, ...] = (1.0, 1.0, 1.0)
-
-    def __post_init__(self) -> None:
-        shapes = {a.shape for a in (self.scan, self.gt, *self.maps.values()) if a is not None}
-        if len(shapes) != 1 or len(next(iter(shapes))) != 3:
-            raise ValueError(
-                f"case {self.name}: scan, ground truth and maps must be 3-D arrays of one "
-                f"shape, got {sorted(shapes)}"
-            )
-        spacing = tuple(float(v) for v in self.spacing)
-        if len(spacing) != 3 or not all(math.isfinite(v) and v > 0 for v in spacing):
-            raise ValueError(
-                f"case {self.name}: spacing must be three positive voxel sizes (mm), "
-                f"got {self.spacing!r}"
-            )
-
-    @property
-    def shape(self) -> tuple[int, int, int]:
-        """Display shape of the case's arrays."""
-        first = next(a for a in (self.scan, self.gt, *self.maps.values()) if a is not None)
-        return first.shape  # type: ignore[no-any-return]
-
-    @classmethod
-    def from_case_data(cls, case: CaseData) -> FigureCase:
-        """Display-ordered views of a case read by :func:`napari_mood.core.case.load_case`."""
-        show = case.transform.to_display
-        return cls(
-            name=case.stem,
-            scan=None if case.scan is None else show(case.scan.data),
-            gt=None if case.gt is None else show(case.gt),
-            maps={name: show(scores) for name, scores in case.maps.items()},
-            spacing=case.transform.spacing,
-        )
-
-
-@dataclass(frozen=True)
-class FigureRow:
-    """One row of a figure: a case, a plane and its slice (None chooses it).
-
-    ``index`` counts along the plane's display axis (axial: the viewer's slider; coronal:
-    anterior -> posterior; sagittal: patient left -> right).
-    """
-
-    case: FigureCase
-    index: int | None = None
-    plane: Plane = "axial"
-
-    def __post_init__(self) -> None:
-        if self.plane not in PLANES:
-            raise ValueError(f"plane must be one of {list(PLANES)}, got {self.plane!r}")
-
-    @property
-    def depth(self) -> int:
-        """Number of slices of the case in this row's plane."""
-        return self.case.shape[plane_view(self.plane).slice_axis]
-
-
-def load_figure_cases(
-    dataset: MoodDataset,
-    cases: Sequence[str],
-    methods: Mapping[str, MethodFolder],
-    *,
-    mode: Literal["mood", "exact"] = "mood",
-) -> list[FigureCase]:
-    """Read cases of a dataset (scan, ground truth, each method's map) for a figure.
-
-    Parameters
-    ----------
-    dataset : MoodDataset
-        Where the scans and labels are.
-    cases : sequence of str
-        Case names, with or without ``.nii.gz`` (``brain_001`` or ``brain_001.nii.gz``).
-    methods : Mapping[str, MethodFolder]
-        Methods to show, in column order.
-    mode : {"mood", "exact"}
-        How maps are read (as the viewer and the scorer: ``mood``).
-
-    Raises
-    ------
-    MoodInputError
-        When a case is not in the dataset (the message lists the cases it has).
-    """
-    names = [resolve_case(dataset, case) for case in cases]
-    return [
-        FigureCase.from_case_data(load_case(dataset, name, methods=methods, mode=mode))
-        for name in names
-    ]
-
-
-def resolve_case(dataset: MoodDataset, case: str) -> str:
-    """Return the dataset's name of ``case`` given with or without ``.nii.gz``.
-
-    Raises
-    ------
-    MoodInputError
-        When the dataset has no such case.
-    """
-    known = dataset.cases
-    if case in known:
-        return case
-    by_stem = {case_stem(name): name for name in known}
-    if case_stem(case) in by_stem:
-        return by_stem[case_stem(case)]
-    shown = ", ".join(case_stem(name) for name in known[:8]) + (", ..." if len(known) > 8 else "")
-    raise MoodInputError(dataset.root, f"has no case {case!r}", f"cases: {shown}")
-
-
-def anomalous_cases(dataset: MoodDataset, *, limit: int = DEFAULT_MAX_CASES) -> list[str]:
-    """Return the first ``limit`` anomalous cases (:func:`napari_mood.core.case.is_anomalous`)."""
-    return find_anomalous_cases(dataset, limit=limit)
-
-
-Slices = Sequence[int | None] | Mapping[str, Sequence[int | None]]
-"""Slices of a figure: axial indices, or indices per plane (None chooses)."""
-
-
-def figure_rows(
-    cases: Sequence[FigureCase],
-    slices: Slices | None = None,
-    *,
-    planes: Sequence[Plane] = ("axial",),
-) -> list[FigureRow]:
-    """Pair cases with planes and slices: per case, one row per plane (and slice).
-
-    Parameters
-    ----------
-    cases : sequence of FigureCase
-    slices : sequence of int or None, or Mapping[str, sequence of int or None], optional
-        A sequence gives axial slices; a mapping gives slices per plane
-        (``{"axial": [40], "coronal": [60]}``). For each plane: with one case, each slice
-        is a row; with several cases, one slice per case. A plane without slices (or a
-        None slice) is chosen automatically.
-    planes : sequence of {"axial", "coronal", "sagittal"}
-        The planes of each case, in row order.
-
-    Returns
-    -------
-    list of FigureRow
-        Case by case; within a case, plane by plane; within a plane, slice by slice.
-
-    Raises
-    ------
-    ValueError
-        For an unknown or repeated plane, slices of a plane not in ``planes``, numbers of
-        cases and slices that do not fit, or a slice out of range.
-
-    Examples
-    --------
-    >>> case = FigureCase("c", np.zeros((4, 5, 6)), None)
-    >>> [(r.plane, r.index) for r in figure_rows([case], [1, 2], planes=("axial", "coronal"))]
-    [('axial', 1), ('axial', 2), ('coronal', None)]
-    """
-    if not cases:
-        raise ValueError("a figure needs at least one case")
-    chosen_planes = _check_planes(planes)
-    given = _slices_by_plane(slices, chosen_planes)
-    per_case = {p: _indices_per_case(cases, given.get(p), p) for p in chosen_planes}
-    rows = [
-        FigureRow(case, index, plane)
-        for k, case in enumerate(cases)
-        for plane in chosen_planes
-        for index in per_case[plane][k]
-    ]
-    for row in rows:
-        _check_index(row)
-    return rows
-
-
-def _check_planes(planes: Sequence[str]) -> tuple[Plane, ...]:
-    unknown = [p for p in planes if p not in PLANES]
-    if unknown or not planes or len(set(planes)) != len(planes):
-        raise ValueError(f"planes must be distinct names among {list(PLANES)}, got {list(planes)}")
-    return tuple(cast(Plane, p) for p in planes)
-
-
-def _slices_by_plane(
-    slices: Slices | None, planes: Sequence[Plane]
-) -> dict[str, Sequence[int | None]]:
-    if slices is None:
-        return {}
-    given = dict(slices) if isinstance(slices, Mapping) else {"axial": slices}
-    for plane in given:
-        if plane not in planes:
-            raise ValueError(
-                f"slices are given for the {plane} plane, which is not among the planes "
-                f"{list(planes)}"
-            )
-    return given
-
-
-def _indices_per_case(
-    cases: Sequence[FigureCase], indices: Sequence[int | None] | None, plane: str
-) -> list[list[int | None]]:
-    if indices is None:
-        return [[None] for _ in cases]
-    if len(indices) == 0:
-        raise ValueError(f"no {plane} slice given: give slice numbers or 'auto'")
-    if len(cases) == 1:
-        return [list(indices)]
-    if len(indices) == len(cases):
-        return [[index] for index in indices]
-    raise ValueError(
-        f"got {len(indices)} {plane} slices for {len(cases)} cases: give one slice per "
-        "case, or several slices of one case"
-    )
-
-
-def _check_index(row: FigureRow) -> None:
-    depth = row.depth
-    if row.index is not None and not 0 <= row.index < depth:
-        raise ValueError(
-            f"{row.plane} slice {row.index} is outside 0..{depth - 1} of case {row.case.name}"
-        )
-
-
-# --------------------------------------------------------------------------- looks
-
-
-def method_cmap(color: str) -> Colormap:
-    """Matplotlib version of a method's viewer colormap (transparent at its low end).
-
-    Masked values (at or below the threshold) are transparent.
-    """
-    spec = method_colormap(color)
-    stops = list(zip(spec["controls"], spec["colors"], strict=True))
-    cmap = LinearSegmentedColormap.from_list(spec["name"], stops)
-    return cmap.with_extremes(bad=(0.0, 0.0, 0.0, 0.0))
-
-
-def case_annotation(gt: np.ndarray | None, scores: np.ndarray, threshold: float) -> str:
-    """Short text for a method's cell: case AP and Dice at ``threshold``, or the peak score.
-
-    AP is the case's voxel AP (float16 scores, as the scorer and ``napari-mood evaluate``);
-    Dice flags scores ``>= threshold``. Cases without anomalous voxels get ``max`` (the
-    highest score, a false positive's strength).
-
-    Examples
-    --------
-    >>> gt = np.zeros((1, 2, 2), bool); gt[0, 0, 0] = True
-    >>> case_annotation(gt, np.array([[[0.9, 0.2], [0.1, 0.0]]]), 0.5)
-    'AP 1.00\\nDice@0.5 1.00'
-    """
-    if gt is None or not gt.any():
-        return f"max {float(np.nanmax(scores)):.2f}"
-    curve = curve_from_arrays(np.asarray(scores), np.asarray(gt), mode="mood")
-    dice = confusion_at(curve, threshold).dice
-    dice_text = "n/a" if math.isnan(dice) else f"{dice:.2f}"
-    return f"AP {average_precision_from_curve(curve):.2f}\nDice@{threshold:g} {dice_text}"
-
-
-def _thresholds_for(
-    methods: Sequence[str], thresholds: float | Mapping[str, float]
-) -> dict[str, float]:
-    if isinstance(thresholds, Mapping):
-        unknown = sorted(set(thresholds) - set(methods))
-        if unknown:
-            raise ValueError(f"thresholds for unknown methods {unknown}; methods: {list(methods)}")
-        chosen = {m: float(thresholds.get(m, DEFAULT_THRESHOLD)) for m in methods}
-    else:
-        chosen = dict.fromkeys(methods, float(thresholds))
-    return {m: check_threshold(t, name=f"the threshold of {m}") for m, t in chosen.items()}
-
-
-def _colors_for(methods: Sequence[str], colors: Mapping[str, str] | None) -> dict[str, str]:
-    given = dict(colors or {})
-    return {m: given.get(m, METHOD_COLORS[i % len(METHOD_COLORS)]) for i, m in enumerate(methods)}
-
-
-# --------------------------------------------------------------------------- cells
-
-
-@dataclass(frozen=True)
-class _CaseLook:
-    """What every row of a case shares: the scan's grey window and its body mask."""
-
-    window: tuple[float, float]
-    body: np.ndarray | None
-
-
-@dataclass(frozen=True)
-class _Cells:
-    """Screen-oriented, cropped 2-D images of one row (row 0 at the top)."""
-
-    label: str
-    view: PlaneView
-    scan: np.ndarray | None
-    gt: np.ndarray | None
-    maps: Mapping[str, np.ndarray]
-    spacing: tuple[float, float]  # mm per image row, per image column
-    window: tuple[float, float]
-    notes: Mapping[str, str]
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        image = next(a for a in (self.scan, self.gt, *self.maps.values()) if a is not None)
-        return image.shape  # type: ignore[no-any-return]
-
-    @property
-    def extent(self) -> RowExtent:
-        """The image's size in patient millimetres, for the layout."""
-        rows, cols = self.shape
-        lines = max((note.count("\n") + 1 for note in self.notes.values()), default=0)
-        return RowExtent(cols * self.spacing[1], rows * self.spacing[0], self.label, lines)
-
-    @property
-    def aspect(self) -> float:
-        """matplotlib ``aspect`` (height / width of a voxel)."""
-        return self.spacing[0] / self.spacing[1]
-
-
-def _case_look(case: FigureCase, *, crop: bool) -> _CaseLook:
-    if case.scan is None:
-        return _CaseLook((0.0, 1.0), None)
-    return _CaseLook(_window(case.scan), body_mask(case.scan) if crop else None)
-
-
-def _window(scan: np.ndarray) -> tuple[float, float]:
-    low, high = np.nanpercentile(np.asarray(scan, dtype=np.float32), _SCAN_PERCENTILES)
-    return float(low), float(max(high, low + 1e-6))
-
-
-def _row_index(row: FigureRow, methods: Sequence[str]) -> int:
-    if row.index is not None:
-        return row.index
-    case = row.case
-    first_map = next((case.maps[m] for m in methods if m in case.maps), None)
-    axis = plane_view(row.plane).slice_axis
-    return choose_slice(case.gt, first_map, row.depth, axis=axis)
-
-
-def _plane_box(body: np.ndarray | None, view: PlaneView, shape: tuple[int, int]) -> CropBox:
-    """The body's bounding box over every slice of the plane, on screen."""
-    if body is None:
-        return CropBox((0, shape[0]), (0, shape[1]))
-    projection = np.asarray(body.any(axis=view.slice_axis, keepdims=True))
-    screen = oriented_plane(projection, 0, plane=view.plane, convention=view.convention)
-    return mask_box(screen, margin=BODY_MARGIN)
-
-
-def _row_cells(
-    row: FigureRow,
-    look: _CaseLook,
-    methods: Sequence[str],
-    thresholds: Mapping[str, float],
-    *,
-    convention: Convention,
-    annotate: bool,
-) -> _Cells:
-    case = row.case
-    view = plane_view(row.plane, convention=convention)
-    index = _row_index(row, methods)
-
-    def show(volume: np.ndarray) -> np.ndarray:
-        return oriented_plane(volume, index, plane=row.plane, convention=convention)
-
-    first = next(a for a in (case.scan, case.gt, *case.maps.values()) if a is not None)
-    cut = _plane_box(look.body, view, show(first).shape).slices
-    notes = {}
-    if annotate:
-        notes = {
-            m: case_annotation(case.gt, case.maps[m], thresholds[m])
-            for m in methods
-            if m in case.maps
-        }
-    return _Cells(
-        label=f"{case.name}\n{row.plane} {index}",
-        view=view,
-        scan=None if case.scan is None else show(case.scan)[cut].astype(np.float32),
-        gt=None if case.gt is None else show(case.gt)[cut].astype(bool),
-        maps={m: show(case.maps[m])[cut].astype(np.float32) for m in methods if m in case.maps},
-        spacing=(case.spacing[view.row_axis], case.spacing[view.col_axis]),
-        window=look.window,
-        notes=notes,
-    )
-
-
-def _all_cells(
-    rows: Sequence[FigureRow],
-    methods: Sequence[str],
-    thresholds: Mapping[str, float],
-    *,
-    convention: Convention,
-    annotate: bool,
-    crop: bool,
-) -> list[_Cells]:
-    looks: dict[int, _CaseLook] = {}
-    cells = []
-    for k, row in enumerate(rows):
-        key = id(row.case)
-        if key not in looks:  # one window and body per case, shared by its rows
-            looks[key] = _case_look(row.case, crop=crop)
-        last_of_case = k + 1 == len(rows) or rows[k + 1].case is not row.case
-        cells.append(
-            _row_cells(
-                row,
-                looks[key],
-                methods,
-                thresholds,
-                convention=convention,
-                annotate=annotate and last_of_case,  # case metrics: once, under its rows
-            )
-        )
-    return cells
 
 
 # --------------------------------------------------------------------------- drawing
@@ -659,11 +225,11 @@ def make_figure(
     if not rows:
         raise ValueError("a figure needs at least one row")
     for row in rows:
-        _check_index(row)
+        check_row(row)
     names = list(methods) if methods is not None else _methods_of(rows)
-    levels = _thresholds_for(names, thresholds)
-    palette = _colors_for(names, colors)
-    cells = _all_cells(rows, names, levels, convention=convention, annotate=annotate, crop=crop)
+    levels = thresholds_for(names, thresholds)
+    palette = colors_for(names, colors)
+    cells = row_images(rows, names, levels, convention=convention, annotate=annotate, crop=crop)
     layout = _plan(
         cells, names, levels, titles=titles, width_mm=width_mm, letters=letters != "none",
         scale_bar=scale_bar,
@@ -696,7 +262,7 @@ def _methods_of(rows: Sequence[FigureRow]) -> list[str]:
 
 
 def _plan(
-    cells: Sequence[_Cells],
+    cells: Sequence[RowImages],
     methods: Sequence[str],
     thresholds: Mapping[str, float],
     *,
@@ -729,7 +295,7 @@ def _draw_row(
     figure: Figure,
     layout: FigureLayout,
     r: int,
-    cells: _Cells,
+    cells: RowImages,
     methods: Sequence[str],
     thresholds: Mapping[str, float],
     colors: Mapping[str, str],
@@ -768,7 +334,7 @@ def _draw_row(
 
 
 def _cell_axes(
-    figure: Figure, layout: FigureLayout, r: int, c: int, cells: _Cells, *, letters: bool
+    figure: Figure, layout: FigureLayout, r: int, c: int, cells: RowImages, *, letters: bool
 ) -> Axes:
     ax = figure.add_axes(layout.image_box(r, c))
     ax.set_axis_off()
@@ -827,7 +393,7 @@ def _draw_outline(ax: Axes, mask: np.ndarray | None) -> None:
     ax.set_ylim(ylim)
 
 
-def _draw_no_map(ax: Axes, cells: _Cells) -> None:
+def _draw_no_map(ax: Axes, cells: RowImages) -> None:
     """An empty light-grey panel saying "no map" (no scan, no letters: nothing to read)."""
     ax.set_axis_off()
     ax.imshow(np.full(cells.shape, 0.12), cmap="Greys", vmin=0, vmax=1, aspect=cells.aspect)

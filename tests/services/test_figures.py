@@ -19,7 +19,7 @@ from matplotlib.patches import Rectangle
 
 from napari_mood.cli import main
 from napari_mood.core.io import discover_dataset, discover_methods
-from napari_mood.core.looks import GT_COLOR, METHOD_COLORS
+from napari_mood.core.looks import GT_COLOR
 from napari_mood.core.orientation import display_transform
 from napari_mood.core.paper import parse_width, scale_bar_mm
 from napari_mood.core.results import EvaluationOptions
@@ -30,12 +30,10 @@ from napari_mood.services.figures import (
     FigureRow,
     FigureTooNarrow,
     ViewFigure,
-    anomalous_cases,
     case_annotation,
     figure_rows,
     load_figure_cases,
     make_figure,
-    method_cmap,
     save_figure,
     write_view_figure,
 )
@@ -210,12 +208,6 @@ def test_anterior_is_up(sample_cases):
     assert np.median(ys) < _pixels_of(gt_ax, image).shape[0] / 2
 
 
-def test_method_colours_follow_the_viewer():
-    cmap = method_cmap(METHOD_COLORS[1])
-    assert cmap(0.0)[3] == 0.0
-    assert np.allclose(cmap(0.5)[:3], to_rgb(METHOD_COLORS[1]), atol=0.01)
-
-
 def test_annotation_equals_the_evaluator_per_case_ap(sample_cases):
     dataset = discover_dataset(SAMPLE)
     methods = discover_methods(SAMPLE / "methods")
@@ -245,14 +237,6 @@ def test_several_slices_of_one_case_make_several_rows(sample_cases):
     assert len(_cells(make_figure(rows))) == 3 * 5
 
 
-@pytest.mark.parametrize(
-    ("slices", "message"), [([1, 2, 3], "one slice per case"), ([0, 500], "outside")]
-)
-def test_figure_rows_rejects_bad_slices(sample_cases, slices, message):
-    with pytest.raises(ValueError, match=message):
-        figure_rows(sample_cases, slices)
-
-
 def test_thresholds_of_unknown_methods_are_refused(sample_cases):
     with pytest.raises(ValueError, match="unknown methods"):
         make_figure(figure_rows(sample_cases[:1]), thresholds={"nope": 0.3})
@@ -274,19 +258,6 @@ def test_a_missing_map_says_so(tmp_path):
     figure = make_figure(figure_rows(cases), methods=["binary", "residual"])
     notes = [t.get_text() for ax in _cells(figure) for t in ax.texts]
     assert "no map" in notes
-
-
-def test_default_cases_are_the_anomalous_ones():
-    assert anomalous_cases(discover_dataset(SAMPLE), limit=3) == [
-        "brain_001.nii.gz",
-        "brain_002.nii.gz",
-        "brain_003.nii.gz",
-    ]
-
-
-def test_cases_must_be_arrays_of_one_shape():
-    with pytest.raises(ValueError, match="one shape"):
-        FigureCase("c", np.zeros((2, 3, 4)), np.zeros((2, 3, 5), bool))
 
 
 # --------------------------------------------------------------------------- fonts
@@ -536,28 +507,6 @@ def test_coronal_and_sagittal_slices_go_through_the_largest_gt_area(sample_cases
     ]
 
 
-def test_slices_can_be_given_per_plane(sample_cases):
-    rows = figure_rows(
-        sample_cases[:1], {"axial": [10, 20], "sagittal": [30]}, planes=("axial", "sagittal")
-    )
-    assert [(r.plane, r.index) for r in rows] == [("axial", 10), ("axial", 20), ("sagittal", 30)]
-
-
-@pytest.mark.parametrize(
-    ("slices", "planes", "message"),
-    [
-        ({"coronal": [3]}, ("axial",), "not among the planes"),
-        ([3], ("coronal",), "not among the planes"),
-        (None, ("axial", "axial"), "distinct"),
-        (None, ("oblique",), "distinct names among"),
-        ({"sagittal": [120]}, ("sagittal",), "sagittal slice 120 is outside 0..98"),
-    ],
-)
-def test_figure_rows_rejects_bad_planes(sample_cases, slices, planes, message):
-    with pytest.raises(ValueError, match=message):
-        figure_rows(sample_cases[:1], slices, planes=planes)
-
-
 def test_view_figure_is_written_with_the_same_fonts_and_letters(sample_cases, tmp_path):
     case = sample_cases[0]
     request = ViewFigure(
@@ -632,3 +581,58 @@ def test_figures_import_no_gui():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_cli_figure_width_planes_and_letters(tmp_path, capsys):
+    out = tmp_path / "fig.png"
+    status = main(
+        ["figure", str(SAMPLE), "--out", str(out), "--cases", "brain_001", "--dpi", "50",
+         "--width", "column", "--planes", "axial,coronal,sagittal", "--slices", "40,c:30"]
+    )  # fmt: skip
+    assert status == 0
+    assert int.from_bytes(out.read_bytes()[16:20], "big") == math.floor(89 / 25.4 * 50)
+    printed = capsys.readouterr().out
+    assert "3 rows, 89 x " in printed and " mm, 175 x " in printed
+    other = tmp_path / "other.svg"
+    status = main(
+        ["figure", str(SAMPLE), "--out", str(other), "--cases", "brain_001", "--no-letters",
+         "--convention", "neurological", "--no-scale-bar"]
+    )  # fmt: skip
+    assert status == 0
+    assert "50 mm" not in other.read_text()
+
+
+def test_cli_figure_too_narrow_is_a_usage_error_naming_the_minimum(tmp_path, capsys):
+    out = tmp_path / "f.pdf"
+    assert main(["figure", str(SAMPLE), "--out", str(out), "--width", "30mm"]) == 2
+    err = capsys.readouterr().err
+    assert "napari-mood: error: --width:" in err and "needs at least" in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--width", "60"], "a length with a unit"),
+        (["--planes", "axial,oblique"], "distinct planes among axial,coronal,sagittal"),
+        (["--convention", "up"], "invalid choice"),
+        (["--letters", "some"], "invalid choice"),
+    ],
+)
+def test_cli_figure_bad_options_are_usage_errors(tmp_path, capsys, extra, message):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["figure", str(SAMPLE), "--out", str(tmp_path / "f.png"), *extra])
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--slices", "c:5"], "not among the planes"),
+        (["--slices", "x:5"], "names no plane"),
+        (["--cases", "brain_001", "--planes", "sagittal", "--slices", "s:500"], "outside 0..98"),
+    ],
+)
+def test_cli_figure_bad_plane_slices_exit_1(tmp_path, capsys, extra, message):
+    assert main(["figure", str(SAMPLE), "--out", str(tmp_path / "f.png"), *extra]) == 1
+    assert message in capsys.readouterr().err
