@@ -1,13 +1,15 @@
 """``napari-mood figure``: parse the figure options, draw with :mod:`napari_mood.services.figures`.
 
-Every problem with an option or an input is a :class:`MoodInputError` (exit status 1,
-one message saying what to change); a method without a map for a case is a warning and
-its cell says "no map".
+Every problem with an input (cases, slices, thresholds) is a :class:`MoodInputError` (exit
+status 1, one message saying what to change); a ``--width`` too narrow for the grid at
+7-pt text is a usage error (exit status 2, the message gives the narrowest width); a
+method without a map for a case is a warning and its cell says "no map".
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from types import ModuleType
@@ -21,15 +23,21 @@ from napari_mood.core.io import (
     MoodInputWarning,
     discover_dataset,
 )
+from napari_mood.core.orientation import PLANES
+from napari_mood.core.paper import points_to_mm
 from napari_mood.core.scores import check_threshold
 from napari_mood.services.output import Inputs, check_output_file
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from napari_mood.services.figures import FigureCase
 
 __all__ = ["main", "parse_cases", "parse_slices", "parse_thresholds"]
 
 AUTO = "auto"
+PLANE_PREFIXES = {"a": "axial", "c": "coronal", "s": "sagittal"} | {p: p for p in PLANES}
+"""``--slices`` items ``c:60`` or ``coronal:60`` name their plane; bare items are axial."""
 
 
 def parse_cases(text: str | None) -> list[str] | None:
@@ -48,28 +56,45 @@ def parse_cases(text: str | None) -> list[str] | None:
     return cases
 
 
-def parse_slices(text: str | None) -> list[int | None] | None:
-    """``"40,auto,52"`` -> ``[40, None, 52]`` (axial slice indices as on the viewer's slider).
+def parse_slices(text: str | None) -> dict[str, list[int | None]] | None:
+    """``"40,auto,c:60"`` -> ``{"axial": [40, None], "coronal": [60]}``.
+
+    Items are slice indices as on the viewer's slider (``N``) or ``auto``; a prefix
+    ``a:``, ``c:``, ``s:`` (or ``axial:``, ``coronal:``, ``sagittal:``) names the plane,
+    none means axial. Per plane: one item per case, or several items of one case.
 
     Examples
     --------
     >>> parse_slices("40,auto")
-    [40, None]
+    {'axial': [40, None]}
+    >>> parse_slices("40,c:60,s:auto")
+    {'axial': [40], 'coronal': [60], 'sagittal': [None]}
     """
     if text is None:
         return None
-    slices: list[int | None] = []
+    slices: dict[str, list[int | None]] = {}
     for part in (p.strip() for p in text.split(",")):
-        if part == AUTO:
-            slices.append(None)
-            continue
-        try:
-            slices.append(int(part))
-        except ValueError as exc:
+        prefix, sep, value = part.rpartition(":")
+        plane = PLANE_PREFIXES.get(prefix.strip().lower()) if sep else "axial"
+        if plane is None:
             raise MoodInputError(
-                None, f"--slices: {part!r} is not a slice index", "give integers or 'auto'"
-            ) from exc
+                None,
+                f"--slices: {part!r} names no plane",
+                "prefix a slice with a:, c: or s: (axial, coronal, sagittal), or none (axial)",
+            )
+        slices.setdefault(plane, []).append(_slice_index(value.strip()))
     return slices
+
+
+def _slice_index(text: str) -> int | None:
+    if text == AUTO:
+        return None
+    try:
+        return int(text)
+    except ValueError as exc:
+        raise MoodInputError(
+            None, f"--slices: {text!r} is not a slice index", "give integers or 'auto'"
+        ) from exc
 
 
 def parse_thresholds(text: str | None, methods: Sequence[str]) -> float | dict[str, float]:
@@ -127,20 +152,37 @@ def main(args: argparse.Namespace) -> int:
     if not cases:
         raise MoodInputError(dataset.root, "has no case with an anomaly", "name cases with --cases")
     thresholds = parse_thresholds(args.thresholds, list(methods))
+    slices = parse_slices(args.slices)
     loaded = _load(dataset, cases, methods)
     try:
-        rows = figures.figure_rows(loaded, parse_slices(args.slices))
+        rows = figures.figure_rows(loaded, slices, planes=args.planes)
         figure = figures.make_figure(
             rows, methods=list(methods), thresholds=thresholds, annotate=args.annotate,
-            crop=not args.no_crop,
+            crop=not args.no_crop, width=args.width, convention=args.convention,
+            letters=args.letters, scale_bar=not args.no_scale_bar,
         )  # fmt: skip
+    except figures.FigureTooNarrow as exc:
+        print(f"napari-mood: error: --width: {exc}", file=sys.stderr)
+        return 2
     except ValueError as exc:
-        raise MoodInputError(None, str(exc), "check --cases, --slices and --thresholds") from exc
+        raise MoodInputError(
+            None, str(exc), "check --cases, --slices, --planes and --thresholds"
+        ) from exc
     out = figures.save_figure(figure, args.out, dpi=args.dpi)
-    width, height = (round(v * args.dpi) for v in figure.get_size_inches())
-    rows_text = f"{len(rows)} row" + ("s" if len(rows) > 1 else "")
-    print(f"figure written to {out} ({rows_text}, {width} x {height} px at {args.dpi:g} dpi)")
+    print(f"figure written to {out} ({_size_text(figure, len(rows), args.dpi)})")
     return 0
+
+
+def _size_text(figure: Figure, rows: int, dpi: float) -> str:
+    """``"15 rows, 89 x 245 mm, 1051 x 2892 px at 300 dpi"``."""
+    width_in, height_in = figure.get_size_inches()
+    width_mm, height_mm = (points_to_mm(v * 72) for v in (width_in, height_in))
+    width_px, height_px = (int(v * dpi) for v in (width_in, height_in))  # as Agg truncates
+    rows_text = f"{rows} row" + ("s" if rows > 1 else "")
+    return (
+        f"{rows_text}, {width_mm:.0f} x {height_mm:.0f} mm, "
+        f"{width_px} x {height_px} px at {dpi:g} dpi"
+    )
 
 
 def _load(

@@ -9,6 +9,8 @@ from typing import cast
 
 from napari_mood._version import __version__
 from napari_mood.cli import evaluate, figure, simulate, validate, viewer
+from napari_mood.core.orientation import CONVENTIONS, PLANES
+from napari_mood.core.paper import WIDTH_PRESETS, parse_width
 from napari_mood.core.scores import SCORE_MODES, check_threshold
 
 __all__ = ["build_parser"]
@@ -120,6 +122,25 @@ def _dpi(text: str) -> float:
             f"gigabytes), got {text!r}"
         )
     return value
+
+
+def _width(text: str) -> float:
+    """A figure width in mm: a journal preset or a length with a unit."""
+    try:
+        return parse_width(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _planes(text: str) -> tuple[str, ...]:
+    """``axial,coronal`` -> the planes of each case, in row order."""
+    planes = tuple(p.strip().lower() for p in text.split(",") if p.strip())
+    unknown = [p for p in planes if p not in PLANES]
+    if unknown or not planes or len(set(planes)) != len(planes):
+        raise argparse.ArgumentTypeError(
+            f"expected distinct planes among {','.join(PLANES)}, got {text!r}"
+        )
+    return planes
 
 
 def _name_part(text: str) -> str:
@@ -298,15 +319,45 @@ def _add_figure(sub: argparse._SubParsersAction) -> None:
         "--cases", help="CASE,CASE,... one row each (default: the first cases with anomalies)"
     )
     p.add_argument(
+        "--planes",
+        type=_planes,
+        default=("axial",),
+        help="planes of each case, one row each: axial,coronal,sagittal (default axial)",
+    )
+    p.add_argument(
         "--slices",
-        help="axial slice per case, or several slices of one case: N,N,... ('auto' chooses)",
+        help="slice per case, or several slices of one case: N,N,... axial, c:N coronal, "
+        "s:N sagittal ('auto' chooses: largest GT area, else the top score)",
     )
     p.add_argument("--thresholds", help="display thresholds: NAME=T,... or one T (default 0.5)")
+    presets = ", ".join(f"{name} {mm:g} mm" for name, mm in WIDTH_PRESETS.items())
+    p.add_argument(
+        "--width",
+        type=_width,
+        help=f"printed width: {presets}, or a length (89mm, 3.5in, 8.9cm); text stays 7 pt "
+        "(default: 1.8-inch cells)",
+    )
+    p.add_argument(
+        "--convention",
+        choices=CONVENTIONS,
+        default="radiological",
+        help="radiological: patient's right on the left (default); neurological: on the right",
+    )
+    p.add_argument(
+        "--letters",
+        choices=("first", "all", "none"),
+        default="first",
+        help="orientation letters on the first image of each row (default), on all, or none",
+    )
+    p.add_argument(
+        "--no-letters", dest="letters", action="store_const", const="none", help="--letters none"
+    )
+    p.add_argument("--no-scale-bar", action="store_true", help="no scale bar")
     p.add_argument(
         "--dpi", type=_dpi, default=300, help=f"resolution (default 300, at most {MAX_DPI:g})"
     )
     p.add_argument(
-        "--annotate", action="store_true", help="write case AP and Dice in each method's cells"
+        "--annotate", action="store_true", help="write case AP and Dice under each method's cells"
     )
     p.add_argument("--no-crop", action="store_true", help="do not crop the slices to the body")
     p.add_argument(

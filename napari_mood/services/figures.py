@@ -1,21 +1,38 @@
-"""Publication figures: a grid of slices (rows) x scan, ground truth and methods (columns).
+"""Publication figures: a grid of planes (rows) x scan, ground truth and methods (columns).
 
 Headless and GUI-free: matplotlib's object API (no pyplot, no global state), never napari
 or Qt. The command line (``napari-mood figure``) and the dataset browser's "Make
 figure..." button both call :func:`make_figure`.
 
-A figure looks like the viewer:
+A figure looks like the viewer and is ready for a journal:
 
-* slices are display-ordered (:mod:`napari_mood.core.orientation`): axial, anterior up,
-  patient left on the left, voxels drawn with their physical aspect;
-* each method is drawn in its viewer colour (:data:`napari_mood._napari.layers.METHOD_COLORS`)
+* rows are planes of cases: for each case, one row per plane asked for (axial, coronal,
+  sagittal, in that order by default), oriented by the one rule of
+  :mod:`napari_mood.core.orientation` (superior up in coronal and sagittal, anterior up in
+  axial; ``radiological`` by default: the patient's right on the left), with orientation
+  letters at the edges of the first image of each row (``letters="all"``: every image);
+* each method is drawn in its viewer colour (:data:`napari_mood.core.looks.METHOD_COLORS`)
   with the viewer's colour ramp over ``(threshold, 1]`` and transparent at or below its
-  threshold, over the scan, with one colour bar per method column shared by all rows;
+  threshold, over the scan, with one colour bar per method column, named after it;
 * the ground truth is an outline (the 0.5 contour of the mask, between inside and outside
-  voxel centres) in :data:`napari_mood._napari.layers.GT_COLOR`, on its own column and on every
+  voxel centres) in :data:`napari_mood.core.looks.GT_COLOR`, on its own column and on every
   method's cell;
-* each case is cropped to the body (:func:`napari_mood.core.slices.body_box`) and its
-  slice is chosen automatically (:func:`napari_mood.core.slices.choose_slice`) unless given.
+* each case is cropped to the body (:func:`napari_mood.core.slices.body_mask`) and its
+  slice in each plane is chosen automatically (:func:`napari_mood.core.slices.choose_slice`
+  along the plane's axis: largest GT area, else the first method's top score) unless given;
+* every panel is drawn at one physical scale with its voxels' true aspect, so a single
+  scale bar under the scan column holds for all of them
+  (:mod:`napari_mood.services.figure_layout`);
+* ``width`` is the printed width (``column`` 89 mm, ``lncs`` 122 mm, ``page`` 183 mm or a
+  length, :func:`napari_mood.core.paper.parse_width`); every text is 7 pt at that size and a
+  width too narrow for the grid is refused (:class:`FigureTooNarrow`), never shrunk;
+* PDF fonts are embedded TrueType (Type 42, no Type 3), SVG text stays text (editable) in
+  DejaVu Sans; both through :data:`FIGURE_RC`, applied locally, never globally.
+
+The parts: :mod:`~napari_mood.services.figure_cases` (what is shown: cases, rows of case x
+plane x slice), :mod:`~napari_mood.services.figure_cells` (each row's oriented, cropped
+images), :mod:`~napari_mood.services.figure_layout` (where everything goes at a width),
+this module (drawing and files; it also exports the names of the other two).
 
 Example
 -------
@@ -25,51 +42,75 @@ Example
 >>> cases = load_figure_cases(
 ...     discover_dataset(root), ["brain_001.nii.gz"], discover_methods(root / "methods")
 ... )
->>> figure = make_figure(figure_rows(cases), thresholds={"residual": 0.7})
->>> save_figure(figure, "figure.png", dpi=150)  # doctest: +SKIP
+>>> rows = figure_rows(cases, planes=("axial", "coronal"))
+>>> figure = make_figure(rows, thresholds={"residual": 0.7}, width="page")
+>>> round(figure.get_size_inches()[0] * 25.4)
+183
+>>> save_figure(figure, "figure.pdf")  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
-from matplotlib import patheffects
+from matplotlib import patheffects, rc_context
 from matplotlib.axes import Axes
 from matplotlib.cm import ScalarMappable
-from matplotlib.colors import Colormap, LinearSegmentedColormap, Normalize
+from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
-from napari_mood.core.case import CaseData, load_case
-from napari_mood.core.case import anomalous_cases as find_anomalous_cases
-from napari_mood.core.curves import curve_from_arrays
-from napari_mood.core.io import (
-    MethodFolder,
-    MoodDataset,
-    MoodInputError,
-    case_stem,
+from napari_mood.core.looks import DEFAULT_THRESHOLD, GT_COLOR, METHOD_OPACITY
+from napari_mood.core.orientation import CONVENTIONS, Convention, PlaneView
+from napari_mood.core.paper import parse_width
+from napari_mood.core.scores import threshold_limits
+from napari_mood.services.figure_cases import (
+    DEFAULT_MAX_CASES,
+    FigureCase,
+    FigureRow,
+    anomalous_cases,
+    check_row,
+    figure_rows,
+    load_figure_cases,
+    resolve_case,
 )
-from napari_mood.core.looks import (
-    DEFAULT_THRESHOLD,
-    GT_COLOR,
-    METHOD_COLORS,
-    METHOD_OPACITY,
-    method_colormap,
+from napari_mood.services.figure_cells import (
+    RowImages,
+    case_annotation,
+    colors_for,
+    method_cmap,
+    row_images,
+    thresholds_for,
 )
-from napari_mood.core.metrics import average_precision_from_curve, confusion_at
-from napari_mood.core.scores import check_threshold, threshold_limits
-from napari_mood.core.slices import CropBox, body_box, choose_slice
+from napari_mood.services.figure_layout import (
+    CELL_PT,
+    FONT_FAMILY,
+    LETTER_INSET_PT,
+    TEXT_PT,
+    FigureLayout,
+    FigureTooNarrow,
+    plan_layout,
+)
 from napari_mood.services.output import Inputs, atomic_path, check_output_file
 
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
 __all__ = [
+    "DEFAULT_MAX_CASES",
     "FIGURE_FORMATS",
+    "FIGURE_RC",
+    "LETTERS",
     "FigureCase",
     "FigureRow",
+    "FigureTooNarrow",
     "ViewFigure",
     "anomalous_cases",
     "case_annotation",
@@ -77,331 +118,40 @@ __all__ = [
     "load_figure_cases",
     "make_figure",
     "method_cmap",
+    "resolve_case",
     "save_figure",
     "write_view_figure",
 ]
 
 FIGURE_FORMATS: tuple[str, ...] = ("png", "svg", "pdf")
-DEFAULT_MAX_CASES = 6
-CELL_INCHES = 1.8
-_GAP = 0.05  # inches between cells
-_LEFT, _RIGHT, _TOP = 0.34, 0.06, 0.30  # inches around the grid
-_LEGEND_BAND = 0.52  # inches below the grid for the colour bars
-_ASPECT_RANGE = (0.6, 1.6)  # cell height / width
+CELL_INCHES = CELL_PT / 72
+"""Cell width when no figure width is asked for."""
+FIGURE_RC: dict[RcKeyType, Any] = {
+    "font.family": "sans-serif",
+    "font.sans-serif": [FONT_FAMILY],
+    "font.size": TEXT_PT,
+    "mathtext.fontset": "dejavusans",
+    "text.usetex": False,
+    "pdf.fonttype": 42,  # TrueType embedded (Type 42), never Type 3 bitmaps-in-glyphs
+    "ps.fonttype": 42,
+    "pdf.use14corefonts": False,
+    "svg.fonttype": "none",  # text stays <text>: editable in Illustrator / Inkscape
+    "svg.hashsalt": "napari-mood",  # stable ids: the same figure gives the same file
+}
+"""matplotlib settings of every figure, applied with ``rc_context`` (never globally)."""
 _OUTLINE_WIDTH = 0.9  # points
-_SCAN_PERCENTILES = (0.5, 99.5)
 _NO_DATES = {"png": {}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}
-
-
-# --------------------------------------------------------------------------- data
-
-
-@dataclass(frozen=True)
-class FigureCase:
-    """One case as a figure shows it: display-ordered 3-D arrays on one grid.
-
-    Attributes
-    ----------
-    name : str
-        Case name shown in the row labels (``.nii.gz`` is dropped).
-    scan : ndarray or None
-        The scan, display-ordered (axis 0 = axial slices).
-    gt : ndarray of bool or None
-        Ground-truth mask on the same grid.
-    maps : Mapping[str, ndarray]
-        Score map per method on the same grid (a method without a map for the case is
-        simply absent: its cell says so).
-    spacing : tuple of float
-        Voxel size along the display axes (for the in-plane aspect ratio).
-    """
-
-    name: str
-    scan: np.ndarray | None
-    gt: np.ndarray | None
-    maps: Mapping[str, np.ndarray] = field(default_factory=dict)
-    spacing: tuple[float, ...] = (1.0, 1.0, 1.0)
-
-    def __post_init__(self) -> None:
-        shapes = {a.shape for a in (self.scan, self.gt, *self.maps.values()) if a is not None}
-        if len(shapes) != 1 or len(next(iter(shapes))) != 3:
-            raise ValueError(
-                f"case {self.name}: scan, ground truth and maps must be 3-D arrays of one "
-                f"shape, got {sorted(shapes)}"
-            )
-
-    @property
-    def shape(self) -> tuple[int, int, int]:
-        """Display shape of the case's arrays."""
-        first = next(a for a in (self.scan, self.gt, *self.maps.values()) if a is not None)
-        return first.shape  # type: ignore[no-any-return]
-
-    @classmethod
-    def from_case_data(cls, case: CaseData) -> FigureCase:
-        """Display-ordered views of a case read by :func:`napari_mood.core.case.load_case`."""
-        show = case.transform.to_display
-        return cls(
-            name=case.stem,
-            scan=None if case.scan is None else show(case.scan.data),
-            gt=None if case.gt is None else show(case.gt),
-            maps={name: show(scores) for name, scores in case.maps.items()},
-            spacing=case.transform.spacing,
-        )
-
-
-@dataclass(frozen=True)
-class FigureRow:
-    """One row of a figure: a case and its slice (axis-0 index; None chooses it)."""
-
-    case: FigureCase
-    index: int | None = None
-
-
-def load_figure_cases(
-    dataset: MoodDataset,
-    cases: Sequence[str],
-    methods: Mapping[str, MethodFolder],
-    *,
-    mode: Literal["mood", "exact"] = "mood",
-) -> list[FigureCase]:
-    """Read cases of a dataset (scan, ground truth, each method's map) for a figure.
-
-    Parameters
-    ----------
-    dataset : MoodDataset
-        Where the scans and labels are.
-    cases : sequence of str
-        Case names, with or without ``.nii.gz`` (``brain_001`` or ``brain_001.nii.gz``).
-    methods : Mapping[str, MethodFolder]
-        Methods to show, in column order.
-    mode : {"mood", "exact"}
-        How maps are read (as the viewer and the scorer: ``mood``).
-
-    Raises
-    ------
-    MoodInputError
-        When a case is not in the dataset (the message lists the cases it has).
-    """
-    names = [resolve_case(dataset, case) for case in cases]
-    return [
-        FigureCase.from_case_data(load_case(dataset, name, methods=methods, mode=mode))
-        for name in names
-    ]
-
-
-def resolve_case(dataset: MoodDataset, case: str) -> str:
-    """Return the dataset's name of ``case`` given with or without ``.nii.gz``.
-
-    Raises
-    ------
-    MoodInputError
-        When the dataset has no such case.
-    """
-    known = dataset.cases
-    if case in known:
-        return case
-    by_stem = {case_stem(name): name for name in known}
-    if case_stem(case) in by_stem:
-        return by_stem[case_stem(case)]
-    shown = ", ".join(case_stem(name) for name in known[:8]) + (", ..." if len(known) > 8 else "")
-    raise MoodInputError(dataset.root, f"has no case {case!r}", f"cases: {shown}")
-
-
-def anomalous_cases(dataset: MoodDataset, *, limit: int = DEFAULT_MAX_CASES) -> list[str]:
-    """Return the first ``limit`` anomalous cases (:func:`napari_mood.core.case.is_anomalous`)."""
-    return find_anomalous_cases(dataset, limit=limit)
-
-
-def figure_rows(
-    cases: Sequence[FigureCase], slices: Sequence[int | None] | None = None
-) -> list[FigureRow]:
-    """Pair cases with slices: one row per case, or one row per slice of a single case.
-
-    Parameters
-    ----------
-    cases : sequence of FigureCase
-    slices : sequence of int or None, optional
-        Axis-0 slice per row (None: chosen automatically). With one case, each slice is a
-        row; with several cases, one slice per case.
-
-    Raises
-    ------
-    ValueError
-        When the numbers of cases and slices do not fit, or a slice is out of range.
-    """
-    if not cases:
-        raise ValueError("a figure needs at least one case")
-    if slices is None:
-        rows = [FigureRow(case) for case in cases]
-    elif len(cases) == 1:
-        rows = [FigureRow(cases[0], index) for index in slices]
-    elif len(slices) == len(cases):
-        rows = [FigureRow(case, index) for case, index in zip(cases, slices, strict=True)]
-    else:
-        raise ValueError(
-            f"got {len(slices)} slices for {len(cases)} cases: give one slice per case, "
-            "or several slices of one case"
-        )
-    for row in rows:
-        _check_index(row)
-    return rows
-
-
-def _check_index(row: FigureRow) -> None:
-    depth = row.case.shape[0]
-    if row.index is not None and not 0 <= row.index < depth:
-        raise ValueError(f"slice {row.index} is outside 0..{depth - 1} of case {row.case.name}")
-
-
-# --------------------------------------------------------------------------- looks
-
-
-def method_cmap(color: str) -> Colormap:
-    """Matplotlib version of a method's viewer colormap (transparent at its low end).
-
-    Masked values (at or below the threshold) are transparent.
-    """
-    spec = method_colormap(color)
-    stops = list(zip(spec["controls"], spec["colors"], strict=True))
-    cmap = LinearSegmentedColormap.from_list(spec["name"], stops)
-    return cmap.with_extremes(bad=(0.0, 0.0, 0.0, 0.0))
-
-
-def case_annotation(gt: np.ndarray | None, scores: np.ndarray, threshold: float) -> str:
-    """Short text for a method's cell: case AP and Dice at ``threshold``, or the peak score.
-
-    AP is the case's voxel AP (float16 scores, as the scorer and ``napari-mood evaluate``);
-    Dice flags scores ``>= threshold``. Cases without anomalous voxels get ``max`` (the
-    highest score, a false positive's strength).
-
-    Examples
-    --------
-    >>> gt = np.zeros((1, 2, 2), bool); gt[0, 0, 0] = True
-    >>> case_annotation(gt, np.array([[[0.9, 0.2], [0.1, 0.0]]]), 0.5)
-    'AP 1.00\\nDice@0.5 1.00'
-    """
-    if gt is None or not gt.any():
-        return f"max {float(np.nanmax(scores)):.2f}"
-    curve = curve_from_arrays(np.asarray(scores), np.asarray(gt), mode="mood")
-    dice = confusion_at(curve, threshold).dice
-    dice_text = "n/a" if math.isnan(dice) else f"{dice:.2f}"
-    return f"AP {average_precision_from_curve(curve):.2f}\nDice@{threshold:g} {dice_text}"
-
-
-def _thresholds_for(
-    methods: Sequence[str], thresholds: float | Mapping[str, float]
-) -> dict[str, float]:
-    if isinstance(thresholds, Mapping):
-        unknown = sorted(set(thresholds) - set(methods))
-        if unknown:
-            raise ValueError(f"thresholds for unknown methods {unknown}; methods: {list(methods)}")
-        chosen = {m: float(thresholds.get(m, DEFAULT_THRESHOLD)) for m in methods}
-    else:
-        chosen = dict.fromkeys(methods, float(thresholds))
-    return {m: check_threshold(t, name=f"the threshold of {m}") for m, t in chosen.items()}
-
-
-def _colors_for(methods: Sequence[str], colors: Mapping[str, str] | None) -> dict[str, str]:
-    given = dict(colors or {})
-    return {m: given.get(m, METHOD_COLORS[i % len(METHOD_COLORS)]) for i, m in enumerate(methods)}
-
-
-# --------------------------------------------------------------------------- layout
-
-
-@dataclass(frozen=True)
-class _Cells:
-    """Cropped 2-D images of one row."""
-
-    label: str
-    scan: np.ndarray | None
-    gt: np.ndarray | None
-    maps: Mapping[str, np.ndarray]
-    aspect: float
-    window: tuple[float, float]
-    notes: Mapping[str, str]
-
-
-@dataclass(frozen=True)
-class _Grid:
-    """Positions in inches of a figure's cells."""
-
-    n_rows: int
-    n_cols: int
-    cell: tuple[float, float]
-    legend: bool
-
-    @property
-    def size(self) -> tuple[float, float]:
-        width = _LEFT + self.n_cols * self.cell[0] + (self.n_cols - 1) * _GAP + _RIGHT
-        height = _TOP + self.n_rows * self.cell[1] + (self.n_rows - 1) * _GAP
-        return width, height + (_LEGEND_BAND if self.legend else _GAP)
-
-    def box(self, row: int, col: int) -> tuple[float, float, float, float]:
-        """``[left, bottom, width, height]`` of a cell in figure fractions."""
-        width, height = self.size
-        x = _LEFT + col * (self.cell[0] + _GAP)
-        top = _TOP + row * (self.cell[1] + _GAP)
-        y = height - top - self.cell[1]
-        return x / width, y / height, self.cell[0] / width, self.cell[1] / height
-
-    def legend_box(self, col: int) -> tuple[float, float, float, float]:
-        """Box of a column's colour bar, under the grid."""
-        width, height = self.size
-        x = _LEFT + col * (self.cell[0] + _GAP) + 0.12 * self.cell[0]
-        return x / width, 0.30 / height, 0.76 * self.cell[0] / width, 0.08 / height
-
-
-def _row_cells(
-    row: FigureRow,
-    methods: Sequence[str],
-    thresholds: Mapping[str, float],
-    *,
-    crop: bool,
-    annotate: bool,
-) -> _Cells:
-    case = row.case
-    first_map = next((case.maps[m] for m in methods if m in case.maps), None)
-    index = row.index if row.index is not None else choose_slice(case.gt, first_map, case.shape[0])
-    box = body_box(case.scan) if crop and case.scan is not None else _full_box(case.shape)
-    cut = box.slices
-
-    def plane(volume: np.ndarray) -> np.ndarray:
-        return np.asarray(volume[index][cut])
-
-    notes = {}
-    if annotate:
-        shown = [m for m in methods if m in case.maps]
-        notes = {m: case_annotation(case.gt, case.maps[m], thresholds[m]) for m in shown}
-    spacing = case.spacing[-2:] if len(case.spacing) >= 2 else (1.0, 1.0)
-    return _Cells(
-        label=f"{case.name}\nslice {index}",
-        scan=None if case.scan is None else plane(case.scan).astype(np.float32),
-        gt=None if case.gt is None else plane(case.gt).astype(bool),
-        maps={m: plane(case.maps[m]).astype(np.float32) for m in methods if m in case.maps},
-        aspect=float(spacing[0]) / float(spacing[1]),
-        window=_window(case.scan),
-        notes=notes,
-    )
-
-
-def _full_box(shape: tuple[int, ...]) -> CropBox:
-    return CropBox((0, shape[-2]), (0, shape[-1]))
-
-
-def _window(scan: np.ndarray | None) -> tuple[float, float]:
-    if scan is None:
-        return 0.0, 1.0
-    low, high = np.nanpercentile(np.asarray(scan, dtype=np.float32), _SCAN_PERCENTILES)
-    return float(low), float(max(high, low + 1e-6))
-
-
-def _cell_shape(cells: Sequence[_Cells]) -> tuple[float, float]:
-    ratios = []
-    for c in cells:
-        image = next(a for a in (c.scan, c.gt, *c.maps.values()) if a is not None)
-        ratios.append(image.shape[0] * c.aspect / image.shape[1])
-    ratio = float(np.clip(max(ratios), *_ASPECT_RANGE))
-    return CELL_INCHES, CELL_INCHES * ratio
+_LETTER_CHIP = {
+    "boxstyle": "square,pad=0.1",
+    "facecolor": "black",
+    "edgecolor": "none",
+    "alpha": 0.5,
+}
+"""Dark chip behind a letter: legible on any tissue, and the letter stays text (a stroke
+path effect would turn it into outlines in PDF and SVG)."""
+_NO_MAP = "no map"
+Letters = Literal["first", "all", "none"]
+LETTERS: tuple[Letters, ...] = get_args(Letters)
 
 
 # --------------------------------------------------------------------------- drawing
@@ -416,27 +166,42 @@ def make_figure(
     annotate: bool = False,
     crop: bool = True,
     titles: bool = True,
+    width: str | float | None = None,
+    convention: Convention = "radiological",
+    letters: Letters = "first",
+    scale_bar: bool = True,
 ) -> Figure:
-    """Draw rows of slices x (scan, ground truth, each method) as a matplotlib figure.
+    """Draw rows of planes x (scan, ground truth, each method) as a matplotlib figure.
 
     Parameters
     ----------
     rows : sequence of FigureRow
-        One row each (see :func:`figure_rows`).
+        One row each (see :func:`figure_rows`, which also chooses the planes).
     methods : sequence of str, optional
         Method columns in order (default: every method of the rows, first seen first).
     thresholds : float or Mapping[str, float]
         Display threshold per method (others: 0.5), in [0, 1]; scores at or below it are
         transparent, as in the viewer.
     colors : Mapping[str, str], optional
-        ``#rrggbb`` per method (default: :data:`~napari_mood._napari.layers.METHOD_COLORS` in order).
+        ``#rrggbb`` per method (default: :data:`~napari_mood.core.looks.METHOD_COLORS` in order).
     annotate : bool
-        Write each method's case AP and Dice at its threshold in its cells (``max`` score
-        for normal cases).
+        Write each method's case AP and Dice at its threshold under its cells of the last
+        row of each case (``max`` score for normal cases).
     crop : bool
         Crop each case to the body.
     titles : bool
         Column titles on top.
+    width : str or float, optional
+        Printed width: ``"column"`` (89 mm), ``"lncs"`` (122 mm), ``"page"`` (183 mm), a
+        length with a unit (``"89mm"``, ``"3.5in"``, ``"8.9cm"``) or a number of mm
+        (:func:`napari_mood.core.paper.parse_width`). None: 1.8-inch cells.
+    convention : {"radiological", "neurological"}
+        Radiological shows the patient's right on the left (axial, coronal).
+    letters : {"first", "all", "none"}
+        Orientation letters at the edges of the first image of each row (its other
+        images are oriented alike), of every image, or none.
+    scale_bar : bool
+        A scale bar (a round number of mm) under the scan column, valid for every panel.
 
     Returns
     -------
@@ -445,25 +210,48 @@ def make_figure(
 
     Raises
     ------
+    FigureTooNarrow
+        A :class:`ValueError` when ``width`` cannot hold the columns with 7-pt text; the
+        message gives the narrowest width that can.
     ValueError
-        For no rows, an out-of-range slice or threshold, or thresholds of unknown methods.
+        For no rows, an unknown option value (the message lists the valid ones), an
+        out-of-range slice or threshold, or thresholds of unknown methods.
     """
+    width_mm = _width_mm(width)
+    if letters not in LETTERS:
+        raise ValueError(f"letters must be one of {list(LETTERS)}, got {letters!r}")
+    if convention not in CONVENTIONS:
+        raise ValueError(f"convention must be one of {list(CONVENTIONS)}, got {convention!r}")
     if not rows:
         raise ValueError("a figure needs at least one row")
     for row in rows:
-        _check_index(row)
+        check_row(row)
     names = list(methods) if methods is not None else _methods_of(rows)
-    levels = _thresholds_for(names, thresholds)
-    palette = _colors_for(names, colors)
-    cells = [_row_cells(r, names, levels, crop=crop, annotate=annotate) for r in rows]
-    grid = _Grid(len(rows), 2 + len(names), _cell_shape(cells), legend=True)
-    figure = Figure(figsize=grid.size, facecolor="white")
-    for r, row_cells in enumerate(cells):
-        _draw_row(figure, grid, r, row_cells, names, levels, palette)
-    if titles:
-        _draw_titles(figure, grid, ["scan", "ground truth", *names])
-    _draw_legend(figure, grid, names, levels, palette)
+    levels = thresholds_for(names, thresholds)
+    palette = colors_for(names, colors)
+    cells = row_images(rows, names, levels, convention=convention, annotate=annotate, crop=crop)
+    layout = _plan(
+        cells, names, levels, titles=titles, width_mm=width_mm, letters=letters != "none",
+        scale_bar=scale_bar,
+    )  # fmt: skip
+    with rc_context(FIGURE_RC):
+        figure = Figure(figsize=layout.size_inches, facecolor="white")
+        for r, row_cells in enumerate(cells):
+            _draw_row(figure, layout, r, row_cells, names, levels, palette, letters=letters)
+        if titles:
+            _draw_titles(figure, layout, ["scan", "ground truth", *names])
+        _draw_legend(figure, layout, names, levels, palette, scale_bar=scale_bar)
     return figure
+
+
+def _width_mm(width: str | float | None) -> float | None:
+    if width is None:
+        return None
+    if isinstance(width, numbers.Real) and not isinstance(width, bool):
+        return parse_width(f"{float(width)!r}mm")
+    if isinstance(width, str):
+        return parse_width(width)
+    raise ValueError(f"width must be a preset, a length with a unit or mm, got {width!r}")
 
 
 def _methods_of(rows: Sequence[FigureRow]) -> list[str]:
@@ -473,36 +261,63 @@ def _methods_of(rows: Sequence[FigureRow]) -> list[str]:
     return list(seen)
 
 
+def _plan(
+    cells: Sequence[RowImages],
+    methods: Sequence[str],
+    thresholds: Mapping[str, float],
+    *,
+    titles: bool,
+    width_mm: float | None,
+    letters: bool,
+    scale_bar: bool,
+) -> FigureLayout:
+    """Lay the cells out; every text drawn later is listed here so that it fits."""
+    columns: list[list[str]] = [["scan"], ["ground truth", "GT outline"]]
+    for method in methods:
+        low, high = threshold_limits(thresholds[method])
+        notes = [c.notes[method] for c in cells if method in c.notes]
+        columns.append([method, f"{low:g}", f"{high:g}", *notes])
+    if not titles:
+        for column in columns[:2]:
+            column.pop(0)
+    missing = any(m not in c.maps for c in cells for m in methods)
+    return plan_layout(
+        [c.extent for c in cells],
+        columns,
+        width_mm=width_mm,
+        letters=letters,
+        centre_texts=[_NO_MAP] if missing else [],
+        scale_bar=scale_bar,
+    )
+
+
 def _draw_row(
     figure: Figure,
-    grid: _Grid,
+    layout: FigureLayout,
     r: int,
-    cells: _Cells,
+    cells: RowImages,
     methods: Sequence[str],
     thresholds: Mapping[str, float],
     colors: Mapping[str, str],
+    *,
+    letters: Letters,
 ) -> None:
-    scan_ax = _cell_axes(figure, grid, r, 0, cells)
+    scan_ax = _cell_axes(figure, layout, r, 0, cells, letters=letters != "none")
+    x, y = layout.row_label_xy(r)
     scan_ax.text(
-        -0.03,
-        0.5,
-        cells.label,
-        transform=scan_ax.transAxes,
-        rotation=90,
-        ha="right",
-        va="center",
-        fontsize=7,
-    )
-    _draw_outline(_cell_axes(figure, grid, r, 1, cells), cells.gt)
+        x, y, cells.label, transform=figure.transFigure, rotation=90, ha="right", va="center",
+        multialignment="center", fontsize=TEXT_PT,
+    )  # fmt: skip
+    others = letters == "all"
+    _draw_outline(_cell_axes(figure, layout, r, 1, cells, letters=others), cells.gt)
     for k, method in enumerate(methods):
-        ax = _cell_axes(figure, grid, r, 2 + k, cells)
         scores = cells.maps.get(method)
         if scores is None:
-            _draw_note(ax, "no map", corner="center")
+            _draw_no_map(figure.add_axes(layout.image_box(r, 2 + k)), cells)
             continue
-        shown = np.ma.masked_less_equal(scores, thresholds[method])
+        ax = _cell_axes(figure, layout, r, 2 + k, cells, letters=others)
         ax.imshow(
-            shown,
+            np.ma.masked_less_equal(scores, thresholds[method]),
             cmap=method_cmap(colors[method]),
             norm=Normalize(*threshold_limits(thresholds[method])),
             alpha=METHOD_OPACITY,
@@ -511,11 +326,17 @@ def _draw_row(
         )
         _draw_outline(ax, cells.gt)
         if method in cells.notes:
-            _draw_note(ax, cells.notes[method])
+            ax.text(
+                layout.column_center(2 + k), layout.note_y(r), cells.notes[method],
+                transform=figure.transFigure, ha="center", va="top", fontsize=TEXT_PT,
+                linespacing=1.1,
+            )  # fmt: skip
 
 
-def _cell_axes(figure: Figure, grid: _Grid, r: int, c: int, cells: _Cells) -> Axes:
-    ax = figure.add_axes(grid.box(r, c))
+def _cell_axes(
+    figure: Figure, layout: FigureLayout, r: int, c: int, cells: RowImages, *, letters: bool
+) -> Axes:
+    ax = figure.add_axes(layout.image_box(r, c))
     ax.set_axis_off()
     ax.set_facecolor("black")
     if cells.scan is not None:
@@ -528,9 +349,38 @@ def _cell_axes(figure: Figure, grid: _Grid, r: int, c: int, cells: _Cells) -> Ax
             interpolation="nearest",
         )
     else:
-        shape = next(a.shape for a in (cells.gt, *cells.maps.values()) if a is not None)
-        ax.imshow(np.zeros(shape), cmap="gray", vmin=0, vmax=1, aspect=cells.aspect)
+        ax.imshow(np.zeros(cells.shape), cmap="gray", vmin=0, vmax=1, aspect=cells.aspect)
+    if letters:
+        _draw_letters(ax, cells.view)
     return ax
+
+
+# side: (x, y) on the axes, inward direction, alignment
+_LETTER_SPOTS = (
+    ("top", (0.5, 1.0), (0, -1), ("center", "top")),
+    ("bottom", (0.5, 0.0), (0, 1), ("center", "bottom")),
+    ("left", (0.0, 0.5), (1, 0), ("left", "center")),
+    ("right", (1.0, 0.5), (-1, 0), ("right", "center")),
+)
+
+
+def _draw_letters(ax: Axes, view: PlaneView) -> None:
+    """Patient directions at the middle of each edge (top, bottom, left, right), as text."""
+    for letter, (side, xy, inward, (ha, va)) in zip(view.letters, _LETTER_SPOTS, strict=True):
+        ax.annotate(
+            letter,
+            xy=xy,
+            xycoords="axes fraction",
+            xytext=(inward[0] * LETTER_INSET_PT, inward[1] * LETTER_INSET_PT),
+            textcoords="offset points",
+            ha=ha,
+            va=va,
+            fontsize=TEXT_PT,
+            fontweight="bold",
+            color="white",
+            bbox=_LETTER_CHIP,
+            gid=f"letter-{side}",
+        )
 
 
 def _draw_outline(ax: Axes, mask: np.ndarray | None) -> None:
@@ -543,64 +393,87 @@ def _draw_outline(ax: Axes, mask: np.ndarray | None) -> None:
     ax.set_ylim(ylim)
 
 
-def _draw_note(ax: Axes, text: str, *, corner: str = "top-left") -> None:
-    x, y, ha, va = (
-        (0.5, 0.5, "center", "center") if corner == "center" else (0.03, 0.97, "left", "top")
-    )
+def _draw_no_map(ax: Axes, cells: RowImages) -> None:
+    """An empty light-grey panel saying "no map" (no scan, no letters: nothing to read)."""
+    ax.set_axis_off()
+    ax.imshow(np.full(cells.shape, 0.12), cmap="Greys", vmin=0, vmax=1, aspect=cells.aspect)
     ax.text(
-        x,
-        y,
-        text,
-        transform=ax.transAxes,
-        ha=ha,
-        va=va,
-        fontsize=6.5,
-        color="white",
-        linespacing=1.1,
-        path_effects=[patheffects.withStroke(linewidth=1.5, foreground="black")],
-    )
+        0.5, 0.5, _NO_MAP, transform=ax.transAxes, ha="center", va="center", fontsize=TEXT_PT,
+        color="#444444",
+    )  # fmt: skip
 
 
-def _draw_titles(figure: Figure, grid: _Grid, titles: Sequence[str]) -> None:
-    width, height = grid.size
+def _draw_titles(figure: Figure, layout: FigureLayout, titles: Sequence[str]) -> None:
     for col, title in enumerate(titles):
-        left, bottom, w, h = grid.box(0, col)
         figure.text(
-            left + w / 2, bottom + h + 0.06 / height, title, ha="center", va="bottom", fontsize=9
-        )
+            layout.column_center(col), layout.title_y(), title, ha="center", va="bottom",
+            fontsize=TEXT_PT,
+        )  # fmt: skip
 
 
 def _draw_legend(
     figure: Figure,
-    grid: _Grid,
+    layout: FigureLayout,
     methods: Sequence[str],
     thresholds: Mapping[str, float],
     colors: Mapping[str, str],
+    *,
+    scale_bar: bool,
 ) -> None:
-    gt_ax = figure.add_axes(grid.legend_box(1))
-    gt_ax.set_axis_off()
-    gt_ax.plot(
-        [0.0, 0.25],
-        [0.5, 0.5],
-        color=GT_COLOR,
-        linewidth=2,
-        path_effects=[patheffects.withStroke(linewidth=3, foreground="black")],
-    )
-    gt_ax.text(0.3, 0.5, "GT outline", va="center", fontsize=7)
-    gt_ax.set_xlim(0, 1)
-    gt_ax.set_ylim(0, 1)
+    if scale_bar:
+        _draw_scale_bar(figure, layout)
+    _draw_gt_key(figure, layout)
     for k, method in enumerate(methods):
-        cax = figure.add_axes(grid.legend_box(2 + k))
-        low = thresholds[method]
-        mappable = ScalarMappable(
-            norm=Normalize(*threshold_limits(low)), cmap=method_cmap(colors[method])
-        )
-        high = threshold_limits(low)[1]
-        bar = figure.colorbar(mappable, cax=cax, orientation="horizontal", ticks=[low, high])
-        bar.ax.tick_params(labelsize=6.5, length=2, pad=1)
-        bar.ax.set_xticklabels([f"{low:g}", f"{high:g}"])
-        bar.outline.set_linewidth(0.5)
-        bar.set_label("score", fontsize=7, labelpad=1)
+        _draw_colour_bar(figure, layout, 2 + k, method, thresholds[method], colors[method])
+
+
+def _legend_name(figure: Figure, ax: Axes, layout: FigureLayout, col: int, text: str) -> None:
+    ax.text(
+        layout.column_center(col), layout.legend_text_y(1), text, transform=figure.transFigure,
+        ha="center", va="top", fontsize=TEXT_PT,
+    )  # fmt: skip
+
+
+def _draw_scale_bar(figure: Figure, layout: FigureLayout) -> None:
+    """A black bar of ``layout.scale_bar_mm`` at the images' scale, its length under it."""
+    length = layout.scale_bar_mm * layout.points_per_mm
+    ax = figure.add_axes(layout.legend_box(0, fraction=length / layout.cell_pt))
+    ax.set_axis_off()
+    ax.add_patch(Rectangle((0, 0.15), 1, 0.7, color="black", gid="scale-bar", clip_on=False))
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.text(
+        layout.column_center(0), layout.legend_text_y(0), f"{layout.scale_bar_mm:g} mm",
+        transform=figure.transFigure, ha="center", va="top", fontsize=TEXT_PT,
+    )  # fmt: skip
+
+
+def _draw_gt_key(figure: Figure, layout: FigureLayout) -> None:
+    ax = figure.add_axes(layout.legend_box(1, fraction=0.3))
+    ax.set_axis_off()
+    ax.plot(
+        [0.0, 1.0], [0.5, 0.5], color=GT_COLOR, linewidth=2,
+        path_effects=[patheffects.withStroke(linewidth=3, foreground="black")],
+    )  # fmt: skip
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.text(
+        layout.column_center(1), layout.legend_text_y(0), "GT outline",
+        transform=figure.transFigure, ha="center", va="top", fontsize=TEXT_PT,
+    )  # fmt: skip
+
+
+def _draw_colour_bar(
+    figure: Figure, layout: FigureLayout, col: int, method: str, threshold: float, color: str
+) -> None:
+    cax = figure.add_axes(layout.legend_box(col))
+    low, high = threshold_limits(threshold)
+    mappable = ScalarMappable(norm=Normalize(low, high), cmap=method_cmap(color))
+    bar = figure.colorbar(mappable, cax=cax, orientation="horizontal", ticks=[low, high])
+    bar.ax.tick_params(labelsize=TEXT_PT, length=2, pad=1, width=0.5)
+    bar.ax.set_xticklabels([f"{low:g}", f"{high:g}"])
+    bar.outline.set_linewidth(0.5)
+    _legend_name(figure, cax, layout, col, method)
 
 
 # --------------------------------------------------------------------------- files
@@ -610,8 +483,9 @@ def save_figure(figure: Figure, path: str | os.PathLike[str], *, dpi: float = 30
     """Write a figure as PNG, SVG or PDF (chosen by the file's extension).
 
     A PNG is ``figure.get_size_inches() * dpi`` pixels (rounded down); SVG and PDF are vector
-    files whose images are embedded at ``dpi``. Dates are left out, so the same figure
-    gives the same file.
+    files of the figure's size whose images are embedded at ``dpi``. Fonts follow
+    :data:`FIGURE_RC`: embedded TrueType in PDF (no Type 3), text kept as text in SVG.
+    Dates are left out, so the same figure gives the same file.
 
     The file is written atomically; callers check it first with
     :func:`napari_mood.services.output.check_output_file` (inputs, existing files).
@@ -630,7 +504,7 @@ def save_figure(figure: Figure, path: str | os.PathLike[str], *, dpi: float = 30
     if not (math.isfinite(dpi) and dpi > 0):
         raise ValueError(f"dpi must be a positive number, got {dpi!r}")
     metadata: dict[str, Any] = dict(_NO_DATES[kind])
-    with atomic_path(out) as temporary:  # never half a figure, never a lost old one
+    with rc_context(FIGURE_RC), atomic_path(out) as temporary:  # never half a figure
         figure.savefig(
             temporary, dpi=dpi, format=kind, facecolor="white", metadata=metadata or None
         )
@@ -642,7 +516,7 @@ class ViewFigure:
     """A figure of the case shown in the viewer (arrays are the layers' data, not copies).
 
     ``index`` is the axial slice shown (None chooses it); thresholds and colours are the
-    methods' current ones.
+    methods' current ones; ``convention`` and ``width`` as in :func:`make_figure`.
     """
 
     path: Path
@@ -657,6 +531,8 @@ class ViewFigure:
     annotate: bool
     dpi: float
     inputs: Inputs | None = None
+    convention: Convention = "radiological"
+    width: str | None = None
 
 
 def write_view_figure(request: ViewFigure) -> Path:
@@ -678,5 +554,7 @@ def write_view_figure(request: ViewFigure) -> Path:
         thresholds=request.thresholds,
         colors=request.colors,
         annotate=request.annotate,
+        convention=request.convention,
+        width=request.width,
     )
     return save_figure(figure, request.path, dpi=request.dpi)

@@ -11,9 +11,11 @@ from hypothesis.extra.numpy import arrays
 from napari_mood.core.slices import (
     CropBox,
     body_box,
+    body_mask,
     choose_slice,
     highest_score_slice,
     largest_area_slice,
+    mask_box,
 )
 
 
@@ -114,3 +116,47 @@ def test_body_box_holds_every_body_voxel(scan):
     inside = np.zeros_like(body)
     inside[box.slices] = True
     assert not (body & ~inside).any()
+
+
+# --------------------------------------------------------------------------- other planes
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_slices_along_an_axis_equal_axis_0_of_the_moved_volume(axis):
+    rng = np.random.default_rng(axis)
+    mask = rng.random((5, 6, 7)) > 0.8
+    scores = rng.random((5, 6, 7))
+    moved_mask, moved_scores = np.moveaxis(mask, axis, 0), np.moveaxis(scores, axis, 0)
+    assert largest_area_slice(mask, axis=axis) == largest_area_slice(moved_mask)
+    assert highest_score_slice(scores, axis=axis) == highest_score_slice(moved_scores)
+    assert choose_slice(mask, scores, mask.shape[axis], axis=axis) == choose_slice(
+        moved_mask, moved_scores, moved_mask.shape[0]
+    )
+
+
+def test_coronal_choice_is_the_largest_coronal_area():
+    gt = np.zeros((4, 6, 5), bool)
+    gt[0, 2, :] = True  # 5 voxels in coronal slice 2
+    gt[:, 4, 0] = True  # 4 voxels in coronal slice 4
+    assert choose_slice(gt, None, 6, axis=1) == 2
+    assert choose_slice(None, None, 5, axis=2) == 2  # middle of the sagittal axis
+
+
+def test_slice_axis_must_exist():
+    with pytest.raises(ValueError, match="axis"):
+        largest_area_slice(np.zeros((2, 2, 2), bool), axis=3)
+
+
+def test_body_mask_is_the_voxels_above_the_level():
+    scan = np.array([[0.0, 4.0], [6.0, 100.0]])
+    assert body_mask(scan, level=0.05).tolist() == [[False, False], [True, True]]
+    assert not body_mask(np.full((3, 3, 3), 7.0)).any()  # blank: no body
+    assert not body_mask(np.array([[np.nan, np.inf]])).any()
+
+
+def test_mask_box_is_the_grown_bounding_box():
+    mask = np.zeros((10, 12), bool)
+    mask[3:5, 8:11] = True
+    assert mask_box(mask, margin=2) == CropBox((1, 7), (6, 12))
+    with pytest.raises(ValueError, match="2-D"):
+        mask_box(np.zeros((2, 2, 2), bool))

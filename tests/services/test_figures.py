@@ -2,34 +2,40 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
+import re
 import subprocess
 import sys
 
+import matplotlib
 import nibabel as nib
 import numpy as np
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_rgb
+from matplotlib.patches import Rectangle
 
 from napari_mood.cli import main
 from napari_mood.core.io import discover_dataset, discover_methods
-from napari_mood.core.looks import GT_COLOR, METHOD_COLORS
+from napari_mood.core.looks import GT_COLOR
 from napari_mood.core.orientation import display_transform
+from napari_mood.core.paper import parse_width, scale_bar_mm
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.engine import run_evaluation
 from napari_mood.services.figures import (
     FigureCase,
     FigureRow,
-    anomalous_cases,
+    FigureTooNarrow,
+    ViewFigure,
     case_annotation,
     figure_rows,
     load_figure_cases,
     make_figure,
-    method_cmap,
     save_figure,
+    write_view_figure,
 )
 
 SAMPLE = sample_data_dir()
@@ -63,6 +69,38 @@ def _cells(figure) -> list:
 
 def _near(image: np.ndarray, color: str, tol: float = 0.12) -> np.ndarray:
     return np.all(np.abs(image - np.array(to_rgb(color))) < tol, axis=-1)
+
+
+PLANES3 = ("axial", "coronal", "sagittal")
+
+
+@pytest.fixture(scope="module")
+def three_cases() -> list[FigureCase]:
+    """An anomalous case, one without a ``binary`` map, a normal case."""
+    dataset = discover_dataset(SAMPLE)
+    methods = discover_methods(SAMPLE / "methods")
+    return load_figure_cases(dataset, ["brain_001", "brain_004", "brain_000"], methods)
+
+
+def _drawn_texts(figure) -> list:
+    """Every non-empty text matplotlib draws (tick labels only of axes that show them)."""
+    FigureCanvasAgg(figure).draw()
+    texts = list(figure.texts)
+    for ax in figure.axes:
+        texts += ax.texts
+        if ax.axison:
+            for axis in (ax.xaxis, ax.yaxis):
+                texts += [*axis.get_ticklabels(), axis.label]
+    return [t for t in texts if t.get_visible() and t.get_text().strip()]
+
+
+def _letters(ax) -> dict[str, str]:
+    """Orientation letters of an image axes by side (``top``, ``bottom``, ``left``, ``right``)."""
+    return {
+        t.get_gid().removeprefix("letter-"): t.get_text()
+        for t in ax.texts
+        if (t.get_gid() or "").startswith("letter-")
+    }
 
 
 # --------------------------------------------------------------------------- files
@@ -115,10 +153,10 @@ def test_rows_use_the_largest_ground_truth_slice_and_the_top_score_slice(sample_
     )
     best = int(np.argmax(shown.sum(axis=(1, 2))))
     figure = make_figure(figure_rows(sample_cases))
-    labels = [t.get_text() for ax in _cells(figure) for t in ax.texts if "slice" in t.get_text()]
+    labels = [t.get_text() for ax in _cells(figure) for t in ax.texts if "axial" in t.get_text()]
     binary = sample_cases[1].maps["binary"].astype(np.float32)
     peak = np.flatnonzero(binary.max(axis=(1, 2)) == binary.max())
-    assert labels[0] == f"brain_001\nslice {best}"
+    assert labels[0] == f"brain_001\naxial {best}"
     assert int(labels[1].split()[-1]) in peak  # normal case: a slice holding binary's top score
 
 
@@ -137,7 +175,7 @@ def test_gt_outline_lies_on_the_mask_boundary():
     mask = np.zeros((1, 32, 32), bool)
     mask[0, 10:20, 8:22] = True  # voxel edges at rows 9.5 / 19.5, columns 7.5 / 21.5
     case = FigureCase("c", np.zeros((1, 32, 32), np.float32), mask, {})
-    figure = make_figure([FigureRow(case)], crop=False)
+    figure = make_figure([FigureRow(case)], crop=False, convention="neurological")
     figure.set_dpi(200)  # about 11 pixels per voxel
     image = _render(figure)
     gt_ax = _cells(figure)[1]
@@ -170,12 +208,6 @@ def test_anterior_is_up(sample_cases):
     assert np.median(ys) < _pixels_of(gt_ax, image).shape[0] / 2
 
 
-def test_method_colours_follow_the_viewer():
-    cmap = method_cmap(METHOD_COLORS[1])
-    assert cmap(0.0)[3] == 0.0
-    assert np.allclose(cmap(0.5)[:3], to_rgb(METHOD_COLORS[1]), atol=0.01)
-
-
 def test_annotation_equals_the_evaluator_per_case_ap(sample_cases):
     dataset = discover_dataset(SAMPLE)
     methods = discover_methods(SAMPLE / "methods")
@@ -205,14 +237,6 @@ def test_several_slices_of_one_case_make_several_rows(sample_cases):
     assert len(_cells(make_figure(rows))) == 3 * 5
 
 
-@pytest.mark.parametrize(
-    ("slices", "message"), [([1, 2, 3], "one slice per case"), ([0, 500], "outside")]
-)
-def test_figure_rows_rejects_bad_slices(sample_cases, slices, message):
-    with pytest.raises(ValueError, match=message):
-        figure_rows(sample_cases, slices)
-
-
 def test_thresholds_of_unknown_methods_are_refused(sample_cases):
     with pytest.raises(ValueError, match="unknown methods"):
         make_figure(figure_rows(sample_cases[:1]), thresholds={"nope": 0.3})
@@ -236,17 +260,264 @@ def test_a_missing_map_says_so(tmp_path):
     assert "no map" in notes
 
 
-def test_default_cases_are_the_anomalous_ones():
-    assert anomalous_cases(discover_dataset(SAMPLE), limit=3) == [
-        "brain_001.nii.gz",
-        "brain_002.nii.gz",
-        "brain_003.nii.gz",
+# --------------------------------------------------------------------------- fonts
+
+
+def test_pdf_embeds_truetype_fonts_and_no_type3(three_cases, tmp_path):
+    figure = make_figure(figure_rows(three_cases[:1], planes=PLANES3), width="column")
+    data = save_figure(figure, tmp_path / "f.pdf", dpi=50).read_bytes()
+    assert b"/Type3" not in data
+    assert b"/FontFile2" in data  # an embedded TrueType program (Type 42)
+    assert re.search(rb"/BaseFont /[A-Z]{6}\+DejaVuSans\b", data)
+    assert b"DejaVuSans-Bold" in data  # the orientation letters are text too
+
+
+def test_svg_keeps_every_text_as_text_in_dejavu_sans(three_cases, tmp_path):
+    figure = make_figure(figure_rows(three_cases[:1], planes=PLANES3), width="column")
+    svg = save_figure(figure, tmp_path / "f.svg", dpi=50).read_text()
+    shown = set(re.findall(r"<text[^>]*>([^<]*)</text>", svg))
+    assert {"scan", "binary", "brain_001", "axial 44", "50 mm", "GT outline", "R", "S"} <= shown
+    families = set(re.findall(r"font-family: ([^;\"]*)", svg))
+    assert families == {"'DejaVu Sans', sans-serif"}
+
+
+def test_font_settings_stay_local(three_cases, tmp_path):
+    before = {k: matplotlib.rcParams[k] for k in ("pdf.fonttype", "svg.fonttype", "font.size")}
+    save_figure(make_figure(figure_rows(three_cases[:1])), tmp_path / "f.pdf", dpi=40)
+    after = {k: matplotlib.rcParams[k] for k in before}
+    assert after == before
+
+
+# --------------------------------------------------------------------------- width
+
+
+@pytest.mark.parametrize("width", ["column", "lncs", "page", "3.5in", "8.9cm"])
+def test_files_have_the_requested_width(sample_cases, tmp_path, width):
+    width_in = parse_width(width) / 25.4
+    figure = make_figure(figure_rows(sample_cases[:1]), width=width)
+    assert figure.get_size_inches()[0] == pytest.approx(width_in)
+    png = save_figure(figure, tmp_path / "f.png", dpi=100).read_bytes()
+    assert abs(int.from_bytes(png[16:20], "big") - width_in * 100) <= 1
+    pdf = save_figure(figure, tmp_path / "f.pdf", dpi=40).read_bytes()
+    box = re.search(rb"/MediaBox \[\s*0 0 ([0-9.]+) ([0-9.]+)", pdf)
+    assert float(box[1]) == pytest.approx(width_in * 72, abs=0.01)
+    svg = save_figure(figure, tmp_path / "f.svg", dpi=40).read_text()
+    assert float(re.search(r'<svg[^>]* width="([0-9.]+)pt"', svg)[1]) == pytest.approx(
+        width_in * 72, abs=0.01
+    )
+
+
+@pytest.mark.parametrize(
+    ("width", "annotate", "letters"),
+    [("column", False, "all"), ("lncs", True, "first"), (None, True, "all")],
+)
+def test_every_text_is_7pt_inside_the_figure_and_none_overlap(
+    three_cases, width, annotate, letters
+):
+    rows = figure_rows(three_cases, planes=PLANES3)
+    figure = make_figure(rows, width=width, annotate=annotate, letters=letters)
+    figure.set_dpi(150)
+    texts = _drawn_texts(figure)
+    assert min(t.get_fontsize() for t in texts) >= 7
+    boxes = [t.get_window_extent() for t in texts]
+    page = figure.bbox
+    for box in boxes:
+        assert page.x0 - 1 <= box.x0 and box.x1 <= page.x1 + 1
+        assert page.y0 - 1 <= box.y0 and box.y1 <= page.y1 + 1
+    for (a, box_a), (b, box_b) in itertools.combinations(zip(texts, boxes, strict=True), 2):
+        inner = box_a.shrunk(0.98, 0.9)
+        assert not inner.overlaps(box_b), f"{a.get_text()!r} overlaps {b.get_text()!r}"
+
+
+def test_a_width_too_narrow_is_refused_with_the_minimum(three_cases):
+    rows = figure_rows(three_cases[:1], planes=PLANES3)
+    with pytest.raises(FigureTooNarrow, match=r"needs at least (\d+) mm") as info:
+        make_figure(rows, width="40mm")
+    minimum = math.ceil(info.value.min_width_mm)
+    assert f"{minimum}mm or more" in str(info.value)
+    make_figure(rows, width=f"{minimum}mm")  # the width it names fits
+
+
+def test_annotations_do_not_fit_a_column_of_five_and_say_so(three_cases):
+    with pytest.raises(FigureTooNarrow, match="fewer columns"):
+        make_figure(figure_rows(three_cases[:1]), width="column", annotate=True)
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ({"width": "wide"}, r"column \(89 mm\)"),
+        ({"width": 0}, "more than 0"),
+        ({"convention": "left"}, r"\['radiological', 'neurological'\]"),
+        ({"letters": True}, r"\['first', 'all', 'none'\]"),
+    ],
+)
+def test_options_are_checked_up_front(sample_cases, option, message):
+    with pytest.raises(ValueError, match=message):
+        make_figure(figure_rows(sample_cases[:1]), **option)
+
+
+# --------------------------------------------------------------------------- orientation
+
+
+def _corner_case() -> FigureCase:
+    """A uniform body with a bright block at the superior, anterior, right corner."""
+    scan = np.full((16, 18, 20), 0.2, np.float32)  # (S, A, R); A index 0 is anterior
+    scan[11:15, 1:5, 15:19] = 1.0
+    return FigureCase("corner", scan, None)
+
+
+@pytest.mark.parametrize(
+    ("plane", "index", "convention", "expected"),
+    [
+        ("axial", 13, "radiological", ("left", "top")),
+        ("axial", 13, "neurological", ("right", "top")),
+        ("coronal", 3, "radiological", ("left", "top")),
+        ("coronal", 3, "neurological", ("right", "top")),
+        ("sagittal", 17, "radiological", ("left", "top")),
+        ("sagittal", 17, "neurological", ("left", "top")),
+    ],
+)
+def test_the_marker_is_where_the_letters_say(plane, index, convention, expected):
+    rows = [FigureRow(_corner_case(), index, plane)]
+    figure = make_figure(rows, crop=False, convention=convention, letters="none")
+    scan_ax = _cells(figure)[0]
+    pixels = _pixels_of(scan_ax, _render(figure)).mean(axis=-1)
+    ys, xs = np.nonzero(pixels > 0.8)
+    side_x = "left" if xs.mean() < pixels.shape[1] / 2 else "right"
+    side_y = "top" if ys.mean() < pixels.shape[0] / 2 else "bottom"
+    assert (side_x, side_y) == expected  # radiological: patient right on the left
+    lettered = make_figure(rows, crop=False, convention=convention)
+    letters = _letters(_cells(lettered)[0])
+    assert letters[side_x] in "RAS" and letters[side_y] in "AS"  # the marker's directions
+    assert set(letters) == {"top", "bottom", "left", "right"}
+
+
+def test_radiological_shows_the_right_sided_cube_of_brain_001_on_the_left(sample_cases):
+    """brain_001's cube is at file x = 75 of 99 (patient right, RAS affine)."""
+    for convention, left_side in (("radiological", True), ("neurological", False)):
+        figure = make_figure(figure_rows(sample_cases[:1]), convention=convention, crop=False)
+        gt_ax = _cells(figure)[1]
+        cell = _pixels_of(gt_ax, _render(figure))
+        _, xs = np.nonzero(_near(cell, GT_COLOR))
+        width = cell.shape[1]
+        assert ((xs < 0.35 * width).any()) == left_side
+        assert ((xs > 0.65 * width).any()) == (not left_side)
+
+
+@pytest.mark.parametrize(
+    ("letters", "lettered_columns"), [("first", [0]), ("all", [0, 1, 2, 3, 4]), ("none", [])]
+)
+def test_letters_sit_on_the_first_or_every_image(sample_cases, letters, lettered_columns):
+    figure = make_figure(figure_rows(sample_cases[:1], planes=PLANES3), letters=letters)
+    cells = _cells(figure)
+    for k, ax in enumerate(cells):
+        assert bool(_letters(ax)) == (k % 5 in lettered_columns)
+    if letters == "none":
+        return
+    expected = [("A", "P", "R", "L"), ("S", "I", "R", "L"), ("S", "I", "A", "P")]  # radiological
+    for ax, want in zip(cells[::5], expected, strict=True):
+        assert tuple(_letters(ax)[side] for side in ("top", "bottom", "left", "right")) == want
+
+
+def test_letters_sit_inside_their_image_at_the_middle_of_each_edge(sample_cases):
+    figure = make_figure(figure_rows(sample_cases[:1], planes=PLANES3), width="column")
+    FigureCanvasAgg(figure).draw()
+    for ax in _cells(figure)[::5]:
+        box = ax.get_window_extent()
+        for text in ax.texts:
+            side = (text.get_gid() or "").removeprefix("letter-")
+            if side not in ("top", "bottom", "left", "right"):
+                continue
+            where = text.get_window_extent()
+            assert box.x0 - 0.5 <= where.x0 and where.x1 <= box.x1 + 0.5
+            assert box.y0 - 0.5 <= where.y0 and where.y1 <= box.y1 + 0.5
+            centre_x, centre_y = (where.x0 + where.x1) / 2, (where.y0 + where.y1) / 2
+            if side in ("top", "bottom"):
+                assert centre_x == pytest.approx((box.x0 + box.x1) / 2, abs=1.5)
+            else:
+                assert centre_y == pytest.approx((box.y0 + box.y1) / 2, abs=1.5)
+
+
+# --------------------------------------------------------------------------- aspect and scale
+
+
+def _ct_like_case() -> FigureCase:
+    """0.7 x 0.7 mm in-plane, 5 mm slices: (S, A, R) = 20 x 40 x 40 voxels."""
+    scan = np.random.default_rng(0).random((20, 40, 40)).astype(np.float32)
+    return FigureCase("ct", scan, None, spacing=(5.0, 0.7, 0.7))
+
+
+@pytest.mark.parametrize(
+    ("plane", "height_mm", "width_mm"),
+    [("axial", 28.0, 28.0), ("coronal", 100.0, 28.0), ("sagittal", 100.0, 28.0)],
+)
+def test_anisotropic_voxels_keep_their_physical_aspect(plane, height_mm, width_mm):
+    figure = make_figure([FigureRow(_ct_like_case(), 5, plane)], crop=False, width="page")
+    FigureCanvasAgg(figure).draw()
+    ax = _cells(figure)[0]
+    box = ax.get_window_extent()
+    assert box.height / box.width == pytest.approx(height_mm / width_mm, rel=0.01)
+    rows, cols = ax.images[0].get_array().shape
+    assert (rows * cols) in (40 * 40, 20 * 40)  # the plane's voxels, none resampled
+
+
+def test_one_scale_bar_of_a_round_length_fits_every_panel():
+    case = _ct_like_case()
+    rows = [FigureRow(case, 5, plane) for plane in PLANES3]
+    figure = make_figure(rows, crop=False, width="column")
+    FigureCanvasAgg(figure).draw()
+    bars = [p for ax in figure.axes for p in ax.patches if p.get_gid() == "scale-bar"]
+    assert len(bars) == 1 and isinstance(bars[0], Rectangle)
+    bar_px = bars[0].get_window_extent().width
+    bar_mm = scale_bar_mm(28.0)
+    assert bar_mm == 5.0
+    for ax in _cells(figure):  # every image: pixels per mm equal to the bar's
+        assert ax.get_window_extent().width / 28.0 == pytest.approx(bar_px / bar_mm, rel=0.02)
+    labels = [t.get_text() for t in _drawn_texts(figure) if t.get_text().endswith(" mm")]
+    assert labels == ["5 mm"]
+
+
+def test_the_scale_bar_can_be_left_out(sample_cases):
+    figure = make_figure(figure_rows(sample_cases[:1]), scale_bar=False)
+    assert not [p for ax in figure.axes for p in ax.patches if p.get_gid() == "scale-bar"]
+
+
+# --------------------------------------------------------------------------- planes
+
+
+def test_each_case_gets_a_row_per_plane_in_order(three_cases):
+    rows = figure_rows(three_cases[:2], planes=("sagittal", "axial"))
+    assert [(r.case.name, r.plane) for r in rows] == [
+        ("brain_001", "sagittal"), ("brain_001", "axial"),
+        ("brain_004", "sagittal"), ("brain_004", "axial"),
+    ]  # fmt: skip
+    figure = make_figure(rows)
+    assert len(_cells(figure)) == 4 * 5
+
+
+def test_coronal_and_sagittal_slices_go_through_the_largest_gt_area(sample_cases):
+    gt = sample_cases[0].gt
+    figure = make_figure(figure_rows(sample_cases[:1], planes=PLANES3))
+    labels = [t.get_text() for ax in _cells(figure)[::5] for t in ax.texts if "\n" in t.get_text()]
+    assert labels == [
+        f"brain_001\naxial {np.argmax(gt.sum(axis=(1, 2)))}",
+        f"brain_001\ncoronal {np.argmax(gt.sum(axis=(0, 2)))}",
+        f"brain_001\nsagittal {np.argmax(gt.sum(axis=(0, 1)))}",
     ]
 
 
-def test_cases_must_be_arrays_of_one_shape():
-    with pytest.raises(ValueError, match="one shape"):
-        FigureCase("c", np.zeros((2, 3, 4)), np.zeros((2, 3, 5), bool))
+def test_view_figure_is_written_with_the_same_fonts_and_letters(sample_cases, tmp_path):
+    case = sample_cases[0]
+    request = ViewFigure(
+        path=tmp_path / "view.pdf", name=case.name, scan=case.scan, gt=case.gt,
+        maps=dict(case.maps), spacing=case.spacing, index=40, thresholds={}, colors={},
+        annotate=False, dpi=40, convention="neurological", width="page",
+    )  # fmt: skip
+    data = write_view_figure(request).read_bytes()
+    assert b"/Type3" not in data and b"/FontFile2" in data
+    box = re.search(rb"/MediaBox \[\s*0 0 ([0-9.]+)", data)
+    assert float(box[1]) == pytest.approx(183 / 25.4 * 72, abs=0.01)
 
 
 # --------------------------------------------------------------------------- command line
@@ -310,3 +581,58 @@ def test_figures_import_no_gui():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_cli_figure_width_planes_and_letters(tmp_path, capsys):
+    out = tmp_path / "fig.png"
+    status = main(
+        ["figure", str(SAMPLE), "--out", str(out), "--cases", "brain_001", "--dpi", "50",
+         "--width", "column", "--planes", "axial,coronal,sagittal", "--slices", "40,c:30"]
+    )  # fmt: skip
+    assert status == 0
+    assert int.from_bytes(out.read_bytes()[16:20], "big") == math.floor(89 / 25.4 * 50)
+    printed = capsys.readouterr().out
+    assert "3 rows, 89 x " in printed and " mm, 175 x " in printed
+    other = tmp_path / "other.svg"
+    status = main(
+        ["figure", str(SAMPLE), "--out", str(other), "--cases", "brain_001", "--no-letters",
+         "--convention", "neurological", "--no-scale-bar"]
+    )  # fmt: skip
+    assert status == 0
+    assert "50 mm" not in other.read_text()
+
+
+def test_cli_figure_too_narrow_is_a_usage_error_naming_the_minimum(tmp_path, capsys):
+    out = tmp_path / "f.pdf"
+    assert main(["figure", str(SAMPLE), "--out", str(out), "--width", "30mm"]) == 2
+    err = capsys.readouterr().err
+    assert "napari-mood: error: --width:" in err and "needs at least" in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--width", "60"], "a length with a unit"),
+        (["--planes", "axial,oblique"], "distinct planes among axial,coronal,sagittal"),
+        (["--convention", "up"], "invalid choice"),
+        (["--letters", "some"], "invalid choice"),
+    ],
+)
+def test_cli_figure_bad_options_are_usage_errors(tmp_path, capsys, extra, message):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["figure", str(SAMPLE), "--out", str(tmp_path / "f.png"), *extra])
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--slices", "c:5"], "not among the planes"),
+        (["--slices", "x:5"], "names no plane"),
+        (["--cases", "brain_001", "--planes", "sagittal", "--slices", "s:500"], "outside 0..98"),
+    ],
+)
+def test_cli_figure_bad_plane_slices_exit_1(tmp_path, capsys, extra, message):
+    assert main(["figure", str(SAMPLE), "--out", str(tmp_path / "f.png"), *extra]) == 1
+    assert message in capsys.readouterr().err

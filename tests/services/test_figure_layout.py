@@ -1,0 +1,103 @@
+"""Figure geometry (napari_mood.services.figure_layout): widths, one scale, 7-pt text fits."""
+
+from __future__ import annotations
+
+import pytest
+from matplotlib.backends.backend_agg import RendererAgg
+from matplotlib.font_manager import FontProperties
+
+from napari_mood.core.paper import mm_to_points
+from napari_mood.services.figure_layout import (
+    CELL_PT,
+    FONT_FAMILY,
+    GAP_PT,
+    FigureTooNarrow,
+    RowExtent,
+    plan_layout,
+    text_width,
+)
+
+ROWS = [
+    RowExtent(180.0, 216.0, "brain_001\naxial 44"),
+    RowExtent(180.0, 170.0, "brain_001\ncoronal 26"),
+    RowExtent(216.0, 170.0, "brain_001\nsagittal 49"),
+]
+COLUMNS = [["scan"], ["ground truth", "GT outline"], ["oracle_noisy", "0.5", "1"]]
+
+
+@pytest.mark.parametrize("text", ["oracle_noisy", "ground truth", "50 mm", "R", "Dice@0.5 0.84"])
+def test_text_width_matches_the_agg_renderer(text):
+    renderer = RendererAgg(10, 10, 720)  # ten pixels per point: hinting does not matter
+    font = FontProperties(family=FONT_FAMILY, size=7)
+    rendered, _, _ = renderer.get_text_width_height_descent(text, font, ismath=False)
+    assert text_width(text) == pytest.approx(rendered / 10, abs=0.5)
+
+
+@pytest.mark.parametrize("width_mm", [89.0, 122.0, 183.0])
+def test_the_figure_has_the_requested_width(width_mm):
+    layout = plan_layout(ROWS, COLUMNS, width_mm=width_mm)
+    assert layout.width_pt == pytest.approx(mm_to_points(width_mm))
+    assert layout.width_mm == pytest.approx(width_mm)
+
+
+def test_every_image_has_one_scale_and_the_widest_fills_its_cell():
+    layout = plan_layout(ROWS, COLUMNS, width_mm=89.0)
+    for row, (width, height) in zip(ROWS, layout.images, strict=True):
+        assert width / row.width_mm == pytest.approx(layout.points_per_mm)
+        assert height / row.height_mm == pytest.approx(layout.points_per_mm)
+    assert max(w for w, _ in layout.images) == pytest.approx(layout.cell_pt)
+
+
+def test_rows_are_as_tall_as_their_image_or_their_label():
+    short = RowExtent(200.0, 10.0, "a long case name\naxial 3")
+    layout = plan_layout([*ROWS, short], COLUMNS, width_mm=89.0, letters=False)
+    assert layout.row_heights[0] == pytest.approx(layout.images[0][1])
+    assert layout.row_heights[3] >= text_width("a long case name")
+
+
+def test_no_width_gives_the_natural_cell():
+    assert plan_layout(ROWS, COLUMNS).cell_pt == pytest.approx(CELL_PT)
+
+
+def test_a_narrow_width_is_refused_with_the_narrowest_that_fits():
+    with pytest.raises(FigureTooNarrow, match=r"at least \d+ mm") as info:
+        plan_layout(ROWS, COLUMNS, width_mm=30.0)
+    error = info.value
+    assert isinstance(error, ValueError)
+    assert error.width_mm == 30.0 and error.columns == 3
+    fits = plan_layout(ROWS, COLUMNS, width_mm=error.min_width_mm)
+    assert text_width("oracle_noisy") <= fits.cell_pt + GAP_PT  # the widest text decides
+    with pytest.raises(FigureTooNarrow):
+        plan_layout(ROWS, COLUMNS, width_mm=error.min_width_mm - 0.5)
+
+
+def test_the_refusal_says_how_many_columns_fit():
+    columns = [["scan"], ["ground truth"], *[[f"method {k}"] for k in range(8)]]
+    with pytest.raises(FigureTooNarrow) as info:
+        plan_layout(ROWS, columns, width_mm=89.0)
+    fit = info.value.max_columns
+    assert 2 <= fit < len(columns)
+    assert f"at most {fit} of {len(columns)} fit" in str(info.value)
+    plan_layout(ROWS, columns[:fit], width_mm=89.0)  # that many do fit
+
+
+def test_letters_need_room_in_the_smallest_image():
+    tiny = RowExtent(200.0, 8.0, "x")  # 8 mm tall next to 200 mm wide images
+    with pytest.raises(FigureTooNarrow):
+        plan_layout([tiny], [["scan"]], width_mm=89.0)
+    plan_layout([tiny], [["scan"]], width_mm=89.0, letters=False)
+
+
+def test_annotation_lines_add_a_band_under_their_row():
+    plain = plan_layout(ROWS, COLUMNS, width_mm=122.0)
+    noted = [ROWS[0], ROWS[1], RowExtent(216.0, 170.0, "brain_001\nsagittal 49", note_lines=2)]
+    layout = plan_layout(noted, COLUMNS, width_mm=122.0)
+    assert layout.notes[:2] == (0.0, 0.0) and layout.notes[2] > 2 * 7
+    assert layout.height_pt == pytest.approx(plain.height_pt + layout.notes[2])
+
+
+def test_rows_and_columns_are_needed():
+    with pytest.raises(ValueError, match="at least one row"):
+        plan_layout([], COLUMNS)
+    with pytest.raises(ValueError, match="positive"):
+        RowExtent(0.0, 1.0, "x")
