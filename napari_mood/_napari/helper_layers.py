@@ -9,6 +9,7 @@ given by its owner) with a ``role`` the session ignores.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -16,7 +17,7 @@ import numpy as np
 
 from napari_mood._napari.layers import METADATA_KEY
 
-__all__ = ["add_helper_labels", "helper_layers", "set_helper_data"]
+__all__ = ["add_helper_labels", "helper_layers", "keep_read_only", "set_helper_data"]
 
 
 def add_helper_labels(
@@ -38,13 +39,14 @@ def add_helper_labels(
         name=name,
         scale=reference.scale,
         translate=reference.translate,
+        units=reference.units,
         colormap=dict(colormap),
         metadata=dict(metadata),
         opacity=opacity,
         blending=blending,
     )
     layer.contour = contour
-    layer.editable = False
+    keep_read_only(layer)
     if active is not None and active in viewer.layers:
         viewer.layers.selection.active = active
     return layer
@@ -53,7 +55,28 @@ def add_helper_labels(
 def set_helper_data(layer: Any, data: np.ndarray) -> None:
     """Show new data in a helper layer (kept non-editable)."""
     layer.data = data
+    layer.editable = False  # napari makes a Labels layer editable again on new data
+
+
+_READ_ONLY: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def keep_read_only(layer: Any) -> None:
+    """Make ``layer`` non-editable for good: napari re-enables editing on new data or 2-D/3-D.
+
+    With ``editable`` off, napari keeps a Labels layer in pan/zoom mode, so no key or click
+    can paint, fill or erase it (the ground truth, helper layers).
+    """
     layer.editable = False
+    if layer in _READ_ONLY:
+        return
+    _READ_ONLY.add(layer)
+    layer.events.editable.connect(lambda event=None: _refuse_editing(layer))
+
+
+def _refuse_editing(layer: Any) -> None:
+    if layer.editable:
+        layer.editable = False
 
 
 def helper_layers(viewer: Any, role: str, *, key: str = METADATA_KEY) -> Iterator[Any]:

@@ -3,7 +3,11 @@
 Every layer napari-mood creates carries ``metadata["napari_mood"]``::
 
     {"role": "scan" | "gt" | "method", "case": str, "method": str | None,
-     "path": str | None, "dataset": str | None, "color": str | None}
+     "path": str | None, "dataset": str | None, "color": str | None,
+     "transform": dict | None}
+
+``transform`` is the case's :class:`~napari_mood.core.orientation.DisplayTransform`
+(``to_dict``): display voxel <-> file voxel <-> scanner RAS millimetres.
 
 The session recognises layers by this entry only, never by their names.
 
@@ -56,9 +60,11 @@ def mood_metadata(
     dataset: Path | None = None,
     method: str | None = None,
     color: str | None = None,
+    transform: Mapping[str, Any] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Return the ``metadata`` of a napari-mood layer."""
     info = {
+        "transform": None if transform is None else dict(transform),
         "role": role,
         "case": case,
         "method": method,

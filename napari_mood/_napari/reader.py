@@ -321,7 +321,13 @@ def _grid_kwargs(case: CaseData) -> dict[str, Any]:
 
 def _scan_layer(case: CaseData) -> LayerData:
     assert case.scan is not None
-    meta = mood_metadata("scan", case=case.name, path=case.scan.path, dataset=case.dataset)
+    meta = mood_metadata(
+        "scan",
+        case=case.name,
+        path=case.scan.path,
+        dataset=case.dataset,
+        transform=case.transform.to_dict(),
+    )
     kwargs = {
         "name": case.stem,
         "colormap": "gray",
@@ -339,6 +345,7 @@ def _method_layer(case: CaseData, method: str, color: str, threshold: float) -> 
         dataset=case.dataset,
         method=method,
         color=color,
+        transform=case.transform.to_dict(),
     )
     kwargs = {
         "name": method,
@@ -354,7 +361,13 @@ def _method_layer(case: CaseData, method: str, color: str, threshold: float) -> 
 
 def _gt_layer(case: CaseData) -> LayerData:
     assert case.gt is not None
-    meta = mood_metadata("gt", case=case.name, path=case.gt_path, dataset=case.dataset)
+    meta = mood_metadata(
+        "gt",
+        case=case.name,
+        path=case.gt_path,
+        dataset=case.dataset,
+        transform=case.transform.to_dict(),
+    )
     kwargs = {
         "name": f"{case.stem} GT",
         "colormap": gt_colormap(),

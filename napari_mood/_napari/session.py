@@ -8,6 +8,14 @@ command line) and leaves when it is removed. Layers are recognised by that metad
 
 Rules:
 
+* one case at a time. :meth:`MoodSession.replace_case` (the dataset browser) puts another
+  case's layers where the old ones were and removes the old ones; a scan or ground truth
+  of another case arriving by itself (drag and drop, File > Open) does the same once the
+  drop is complete. Either way the widgets see one ``case_changed`` and one
+  ``methods_changed``, each method keeps its colour, threshold, visibility and opacity
+  (remembered also across a case without it), the scan and the ground truth keep their
+  visibility and opacity, and helper layers (object outlines, review region, difference)
+  stay above the case in their order;
 * one scan and one ground truth at a time: the newest one wins;
 * methods are keyed by method name; a newer layer of the same method replaces the older
   one in the session (the older layer stays in the viewer, untracked);
@@ -24,16 +32,21 @@ this state. Nothing here imports Qt or napari.
 
 from __future__ import annotations
 
+import re
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from psygnal import Signal
 
+from napari_mood._napari._soon import call_soon
+from napari_mood._napari.helper_layers import keep_read_only
 from napari_mood._napari.layers import GT_FILL_OPACITY, METADATA_KEY, LayerData, layer_info
 from napari_mood.core.looks import METHOD_COLORS, method_colormap
+from napari_mood.core.orientation import DisplayTransform
 from napari_mood.core.scores import check_threshold, threshold_limits
 from napari_mood.services.output import Inputs
 
@@ -99,7 +112,11 @@ class MoodSession:
         self._scan: Any = None
         self._gt: Any = None
         self._methods: dict[str, Any] = {}
-        self._looks: dict[str, tuple[str, float]] = {}  # method -> (colour, threshold)
+        self._looks: dict[tuple[str, str | None], _Look] = {}  # (role, method) -> look
+        self._batch_depth = 0
+        self._pending: set[str] = set()  # signals held back while a batch runs
+        self._switching = False  # inside replace_case
+        self.blind = False  # a blind review runs: views name no layer (see widgets.review_view)
         viewer.layers.events.inserted.connect(self._on_layers_inserted)
         viewer.layers.events.removed.connect(self._on_layers_removed)
         viewer.dims.events.ndisplay.connect(self._on_dims_ndisplay, position="first")
@@ -135,6 +152,13 @@ class MoodSession:
         info = self._first_info()
         folder = None if info is None else info.get("dataset")
         return None if folder is None else Path(folder)
+
+    @property
+    def transform(self) -> DisplayTransform | None:
+        """The case's display <-> file <-> scanner (RAS mm) transform, when known."""
+        info = self._first_info()
+        values = None if info is None else info.get("transform")
+        return None if not values else DisplayTransform.from_dict(values)
 
     def inputs(self) -> Inputs:
         """The files and folders shown: outputs may not land in or on them (output guard).
@@ -230,48 +254,103 @@ class MoodSession:
     # -- switching cases -----------------------------------------------------------
 
     def replace_case(self, layers: Sequence[LayerData]) -> None:
-        """Show another case: its layers replace the shown scan, GT and methods.
+        """Show another case: its layers take the place of the shown scan, GT and methods.
 
-        Each method keeps its colour and display threshold (also a method absent from
-        the case in between), each layer role keeps its visibility and opacity, and the
-        first method is selected. Other layers (and docked widgets) stay.
+        Looks are kept as described in the module docstring, the first method is
+        selected, and other layers (helper layers, the user's own) keep their order
+        above the case. Widgets see one ``case_changed`` and one ``methods_changed``.
         """
         from napari.layers import Layer
 
         viewer = self.viewer
         if viewer is None:
             return
-        self._remember_looks()
-        old = [layer for layer in (self._scan, self._gt, *self._methods.values()) if layer]
-        shown = {_role_key(layer_info(layer)): (layer.visible, layer.opacity) for layer in old}
-        for layer in old:
-            if layer in viewer.layers:
-                viewer.layers.remove(layer)
-        for data, kwargs, kind in layers:
-            kwargs = self._with_look(kwargs)
-            key = _role_key(kwargs["metadata"][METADATA_KEY])
-            if key in shown:
-                kwargs["visible"], kwargs["opacity"] = shown[key]
-            viewer.add_layer(Layer.create(data, kwargs, kind))
+        old = self._case_layers()
+        with self._batch():
+            self._switching = True
+            try:
+                index = min((viewer.layers.index(x) for x in old), default=len(viewer.layers))
+                for layer in old:
+                    viewer.layers.remove(layer)
+                for offset, (data, kwargs, kind) in enumerate(layers):
+                    viewer.layers.insert(index + offset, Layer.create(data, kwargs, kind))
+            finally:
+                self._switching = False
         if self._methods:
             viewer.layers.selection.active = next(iter(self._methods.values()))
 
-    def _remember_looks(self) -> None:
-        for method in self.methods:
-            self._looks[method.name] = (method.color, method.threshold)
+    def _case_layers(self) -> list[Any]:
+        """The viewer's scan, GT and method layers (tracked or not), bottom first."""
+        viewer = self.viewer
+        if viewer is None:
+            return []
+        return [layer for layer in viewer.layers if layer_info(layer) is not None]
 
-    def _with_look(self, kwargs: dict[str, Any]) -> dict[str, Any]:
-        info = kwargs["metadata"][METADATA_KEY]
-        look = self._looks.get(info.get("method") or "") if info["role"] == "method" else None
+    def _retire_other_cases(self) -> None:
+        """Remove case layers of another case than the shown one; move the case down.
+
+        Runs after a drop or File > Open added a new case on top of the old one.
+        """
+        viewer, case = self.viewer, self.case
+        if viewer is None or case is None:
+            return
+        layers = self._case_layers()
+        stale = [x for x in layers if (layer_info(x) or {}).get("case") != case]
+        if not stale:
+            return
+        index = min(viewer.layers.index(x) for x in layers)
+        with self._batch():
+            for layer in stale:
+                viewer.layers.remove(layer)
+            current = [viewer.layers.index(x) for x in self._case_layers()]
+            viewer.layers.move_multiple(current, index)
+            for layer in self._case_layers():
+                layer.name = _COPY_SUFFIX.sub("", layer.name)  # "a [1]" -> "a", now free
+
+    @contextmanager
+    def _batch(self) -> Iterator[None]:
+        """Hold ``case_changed`` / ``methods_changed`` back; emit each once at the end."""
+        self._batch_depth += 1
+        try:
+            yield
+        finally:
+            self._batch_depth -= 1
+            if self._batch_depth == 0:
+                pending, self._pending = self._pending, set()
+                for name in ("case_changed", "methods_changed"):
+                    if name in pending:
+                        getattr(self, name).emit()
+
+    def _emit(self, name: str) -> None:
+        if self._batch_depth:
+            self._pending.add(name)
+        else:
+            getattr(self, name).emit()
+
+    def _remember_look(self, layer: Any) -> None:
+        info = layer_info(layer)
+        if info is None:
+            return
+        threshold = float(layer.contrast_limits[0]) if info["role"] == "method" else None
+        self._looks[_role_key(info)] = _Look(
+            info.get("color"), threshold, bool(layer.visible), float(layer.opacity)
+        )
+
+    def _apply_look(self, layer: Any) -> None:
+        """Give a newly joined layer the look its role had (colour, threshold, shown)."""
+        info = layer.metadata[METADATA_KEY]
+        look = self._looks.get(_role_key(info))
         if look is None:
-            return kwargs
-        color, threshold = look
-        return {
-            **kwargs,
-            "metadata": {METADATA_KEY: {**info, "color": color}},
-            "colormap": method_colormap(color),
-            "contrast_limits": list(threshold_limits(threshold)),
-        }
+            return
+        if info["role"] == "method":
+            if look.color:
+                info["color"] = look.color
+                layer.colormap = method_colormap(look.color)
+            if look.threshold is not None:
+                layer.contrast_limits = threshold_limits(look.threshold)
+        layer.visible = look.visible
+        if info["role"] != "gt":  # the ground truth's opacity follows 2-D / 3-D
+            layer.opacity = look.opacity
 
     # -- joining and leaving --------------------------------------------------------
 
@@ -307,15 +386,27 @@ class MoodSession:
         info = layer_info(layer)
         if info is None:
             return
-        if info["role"] == "method":
+        previous_case = self.case
+        role = info["role"]
+        replaced = {"scan": self._scan, "gt": self._gt}.get(role) or self._methods.get(
+            info.get("method") or ""
+        )
+        if replaced is not None:
+            self._remember_look(replaced)
+        self._apply_look(layer)
+        if role == "method":
             self._join_method(layer, info["method"])
-        elif info["role"] == "gt":
+        elif role == "gt":
             self._gt = layer
+            keep_read_only(layer)
             _outline(layer, self.viewer)
-            self.case_changed.emit()
+            self._emit("case_changed")
         else:
             self._scan = layer
-            self.case_changed.emit()
+            self._emit("case_changed")
+        new_case = info.get("case")
+        if role != "method" and previous_case not in (None, new_case) and not self._switching:
+            call_soon(self._retire_other_cases)  # a drop: wait until all its layers are in
 
     def _join_method(self, layer: Any, name: str) -> None:
         previous = self._methods.pop(name, None)
@@ -325,7 +416,7 @@ class MoodSession:
         layer.contrast_limits_range = (0.0, 1.0)
         layer.events.contrast_limits.connect(self._on_layer_contrast_limits)
         self._methods[name] = layer
-        self.methods_changed.emit()
+        self._emit("methods_changed")
 
     def _recolor_if_taken(self, layer: Any) -> None:
         info = layer.metadata[METADATA_KEY]
@@ -338,17 +429,33 @@ class MoodSession:
         layer.colormap = method_colormap(color)
 
     def _leave(self, layer: Any) -> None:
+        if layer is self._scan or layer is self._gt or layer in self._methods.values():
+            self._remember_look(layer)
         if layer is self._scan:
             self._scan = None
-            self.case_changed.emit()
+            self._emit("case_changed")
         elif layer is self._gt:
             self._gt = None
-            self.case_changed.emit()
+            self._emit("case_changed")
         for name, tracked in list(self._methods.items()):
             if tracked is layer:
                 del self._methods[name]
                 layer.events.contrast_limits.disconnect(self._on_layer_contrast_limits)
-                self.methods_changed.emit()
+                self._emit("methods_changed")
+
+
+@dataclass(frozen=True)
+class _Look:
+    """How a role (scan, GT, a method) was shown, carried to the next case."""
+
+    color: str | None
+    threshold: float | None
+    visible: bool
+    opacity: float
+
+
+_COPY_SUFFIX = re.compile(r" \[\d+\]$")
+"""What napari appends to a layer name already taken."""
 
 
 def _role_key(info: Mapping[str, Any] | None) -> tuple[str, str | None]:

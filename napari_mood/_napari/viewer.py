@@ -39,6 +39,8 @@ PLUGIN_NAME = "napari-mood"
 SCREENSHOT_WINDOW_SIZE = (1280, 800)  # width, height; fits the default xvfb screen
 DOCK_ORDER = ("Display thresholds", "Per-slice scores")
 """Manifest display names docked first (the first one is the tab in front)."""
+PLANES_WIDGET = "Three planes"
+"""Docked on its own, between the canvas and the tool tabs (not a tab)."""
 TAB_TITLES = {
     "Display thresholds": "Thresholds",
     "Per-slice scores": "Slices",
@@ -155,15 +157,35 @@ def dock_plugin_widgets(viewer: Any) -> list[Any]:
     manifest = PluginManager.instance().get_manifest(PLUGIN_NAME)
     names = [c.display_name for c in manifest.contributions.widgets or ()]
     names.sort(key=lambda n: DOCK_ORDER.index(n) if n in DOCK_ORDER else len(DOCK_ORDER))
-    docks, widgets = [], []
+    docks, widgets, planes = [], [], None
     for name in names:
         dock, widget = viewer.window.add_plugin_dock_widget(PLUGIN_NAME, name)
+        widgets.append(widget)
+        if name == PLANES_WIDGET:
+            planes = dock
+            continue
         # the tab text; the dock's own title bar keeps the full name
         dock.setWindowTitle(TAB_TITLES.get(name, name))
         docks.append(dock)
-        widgets.append(widget)
+    if planes is not None and docks:
+        _beside(planes, docks[0])
     _tab_docks(docks)
     return widgets
+
+
+PLANES_SHARE = 0.45
+"""Share of the right dock area's width given to the three-planes dock."""
+
+
+def _beside(first: Any, second: Any) -> None:
+    """Put dock ``first`` left of dock ``second`` (both in the right dock area)."""
+    from qtpy.QtCore import Qt
+
+    window = first.parentWidget()
+    window.splitDockWidget(first, second, Qt.Orientation.Horizontal)
+    total = max(first.width() + second.width(), 600)
+    width = int(total * PLANES_SHARE)
+    window.resizeDocks([first, second], [width, total - width], Qt.Orientation.Horizontal)
 
 
 def _tab_docks(docks: Sequence[Any]) -> None:
@@ -180,15 +202,23 @@ def _tab_docks(docks: Sequence[Any]) -> None:
 
 
 def focus_case(viewer: Any, session: MoodSession | None = None) -> None:
-    """Show the axial slice with the largest ground-truth area and zoom to fit."""
+    """Put the point on the largest ground-truth object and fit every view.
+
+    Without a ground truth the point goes to the middle of the volume. The three linked
+    planes (when shown) follow the point.
+    """
+    from napari_mood._napari.planes import planes_of
+    from napari_mood.core.case import focus_voxel
+
     session = session or get_session(viewer)
     gt = session.gt_layer
-    if gt is not None and gt.data.ndim == 3 and np.any(gt.data):
-        areas = np.count_nonzero(np.asarray(gt.data), axis=(1, 2))
-        index = int(np.argmax(areas))
-        world = gt.data_to_world((index, 0, 0))
-        viewer.dims.set_point(0, float(world[0]))
+    voxel = focus_voxel(np.asarray(gt.data)) if gt is not None and gt.data.ndim == 3 else None
+    if voxel is not None:
+        world = gt.data_to_world(voxel)
+        viewer.dims.point = tuple(float(v) for v in world)
     viewer.reset_view()
+    for planes in planes_of(viewer):
+        planes.reset_views()
 
 
 FOCUS_FILL = 0.4
@@ -277,11 +307,24 @@ def export_view(viewer: Any, path: str | os.PathLike[str], method_layers: Sequen
     return out
 
 
+SCREENSHOT_WAIT_S = 300.0
+"""Longest wait for the widgets' background work before a window screenshot."""
+
+
 def save_window_screenshot(viewer: Any, path: str | os.PathLike[str]) -> int:
-    """Render the whole window (canvas, docks, layer list) to a PNG, close the viewer, return 0."""
+    """Render the whole window (canvas, docks, layer list) to a PNG, close the viewer, return 0.
+
+    Waits (up to :data:`SCREENSHOT_WAIT_S`) until every widget's background work is done,
+    so the picture shows results, not "Updating...", and no worker outlives the window.
+    """
+    from napari_mood._napari.planes import planes_of
+
     viewer.window.resize(*SCREENSHOT_WINDOW_SIZE)
     _settle()
+    _wait_for_workers()
     viewer.reset_view()
+    for planes in planes_of(viewer):
+        planes.reset_views()
     _close_notifications()
     _settle()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -304,3 +347,33 @@ def _settle() -> None:
 
     for _ in range(_SETTLE_ROUNDS):
         QApplication.processEvents()
+
+
+def _wait_for_workers(timeout: float = SCREENSHOT_WAIT_S) -> None:
+    """Process events until no widget has background work (or ``timeout`` seconds)."""
+    import time
+
+    from qtpy.QtWidgets import QApplication
+
+    from napari_mood._napari.widgets.worker import all_idle
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        QApplication.processEvents()
+        if all_idle():
+            _settle()  # timers a finished job started (debounced follow-ups)
+            if all_idle() and not _pending_timers():
+                return
+        time.sleep(0.02)
+
+
+def _pending_timers() -> bool:
+    """Whether a widget's debounce timer is about to start work."""
+    from qtpy.QtCore import QTimer
+    from qtpy.QtWidgets import QApplication
+
+    return any(
+        timer.isActive() and timer.isSingleShot()
+        for widget in QApplication.allWidgets()
+        for timer in widget.findChildren(QTimer)
+    )

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Literal
 
 import numpy as np
+from scipy import ndimage
 
 from napari_mood.core.io import (
     METHODS_FOLDER,
@@ -576,3 +577,38 @@ def _has_sample_scores(folder: Path) -> bool:
         return any(n.endswith((".nii.gz.txt", ".nii.txt")) for n in os.listdir(folder))
     except OSError:
         return False
+
+
+def focus_voxel(gt: np.ndarray) -> tuple[int, ...] | None:
+    """Where to look first in a case: a voxel of its largest ground-truth object.
+
+    The voxel of the largest connected object (26-connectivity in 3-D) nearest to that
+    object's centroid (always inside the object, even for a ring). None without GT.
+
+    Examples
+    --------
+    >>> gt = np.zeros((5, 5, 5), bool); gt[1:4, 1:4, 1:4] = True; gt[0, 4, 4] = True
+    >>> focus_voxel(gt)
+    (2, 2, 2)
+    """
+    mask = np.asarray(gt) > 0
+    if not mask.any():
+        return None
+    box = _bounding_box(mask)
+    crop = mask[box]
+    labels, count = ndimage.label(crop, structure=np.ones((3,) * crop.ndim, bool))
+    sizes = np.bincount(labels.ravel(), minlength=count + 1)
+    sizes[0] = 0
+    voxels = np.argwhere(labels == int(np.argmax(sizes)))
+    nearest = voxels[np.argmin(((voxels - voxels.mean(axis=0)) ** 2).sum(axis=1))]
+    return tuple(int(v) + part.start for v, part in zip(nearest, box, strict=True))
+
+
+def _bounding_box(mask: np.ndarray) -> tuple[slice, ...]:
+    """Slices of the smallest box holding every True voxel (``mask`` has one)."""
+    box = []
+    for axis in range(mask.ndim):
+        others = tuple(a for a in range(mask.ndim) if a != axis)
+        present = np.flatnonzero(np.any(mask, axis=others))
+        box.append(slice(int(present[0]), int(present[-1]) + 1))
+    return tuple(box)

@@ -17,8 +17,9 @@ says, because the scorer compares voxels, not world positions.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 import nibabel as nib
 import numpy as np
@@ -31,8 +32,10 @@ __all__ = [
     "Plane",
     "PlaneView",
     "display_transform",
+    "edge_letters",
     "oriented_plane",
     "plane_view",
+    "screen_flips",
 ]
 
 Plane = Literal["axial", "coronal", "sagittal"]
@@ -103,6 +106,38 @@ class DisplayTransform:
             size = self.file_shape[axis]
             out[..., k] = (size - 1 - index[..., axis]) if self.flip[k] else index[..., axis]
         return out
+
+    def display_index_to_world(self, index: np.ndarray) -> np.ndarray:
+        """Map display voxel coordinates to scanner coordinates (RAS+, mm, the affine's)."""
+        return self.file_index_to_world(self.display_to_file_index(index))
+
+    def to_dict(self) -> dict[str, list[float] | list[int] | list[bool] | list[list[float]]]:
+        """Plain lists (for layer metadata); :meth:`from_dict` reads them back."""
+        return {
+            "file_shape": list(self.file_shape),
+            "perm": list(self.perm),
+            "flip": list(self.flip),
+            "spacing": list(self.spacing),
+            "affine": np.asarray(self.affine, dtype=float).tolist(),
+        }
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, Any]) -> DisplayTransform:
+        """Inverse of :meth:`to_dict`.
+
+        Examples
+        --------
+        >>> t = display_transform((4, 5, 6), np.eye(4))
+        >>> DisplayTransform.from_dict(t.to_dict()).perm == t.perm
+        True
+        """
+        return cls(
+            tuple(int(v) for v in values["file_shape"]),
+            tuple(int(v) for v in values["perm"]),
+            tuple(bool(v) for v in values["flip"]),
+            tuple(float(v) for v in values["spacing"]),
+            np.asarray(values["affine"], dtype=np.float64),
+        )
 
     def file_index_to_world(self, index: np.ndarray) -> np.ndarray:
         """Map file voxel coordinates to world (scanner, mm) coordinates with the affine."""
@@ -179,12 +214,59 @@ class PlaneView:
 
 
 # display axes: 0 = inferior -> superior, 1 = anterior -> posterior, 2 = left -> right
-_PLANE_AXES: dict[str, tuple[int, int, int, bool]] = {
-    # plane: (slice axis, row axis, col axis, rows flipped so that superior is up)
-    "axial": (0, 1, 2, False),  # anterior at the top
-    "coronal": (1, 0, 2, True),
-    "sagittal": (2, 0, 1, True),  # anterior at the left in both conventions
+_AXIS_LETTERS = (("I", "S"), ("A", "P"), ("L", "R"))  # (low index, high index) per axis
+_PLANE_AXES: dict[str, tuple[int, int, int]] = {
+    # plane: (slice axis, row axis, col axis)
+    "axial": (0, 1, 2),
+    "coronal": (1, 0, 2),
+    "sagittal": (2, 0, 1),
 }
+
+
+def screen_flips(
+    row_axis: int, col_axis: int, *, convention: Convention = "radiological"
+) -> tuple[bool, bool]:
+    """``(flip_rows, flip_cols)`` for any pair of display axes on screen.
+
+    Superior is always up (the inferior-superior axis runs upwards), anterior is up or
+    left (the anterior-posterior axis never flips), and the left-right axis runs from the
+    patient's right on the screen's left in the radiological convention.
+
+    Examples
+    --------
+    >>> screen_flips(1, 2), screen_flips(0, 1)
+    ((False, True), (True, False))
+    """
+    _check_axes(row_axis, col_axis)
+    if convention not in CONVENTIONS:
+        raise ValueError(f"convention must be one of {list(CONVENTIONS)}, got {convention!r}")
+    radiological = convention == "radiological"
+    return row_axis == 0 or (row_axis == 2 and not radiological), (
+        col_axis == 0 or (col_axis == 2 and radiological)
+    )
+
+
+def edge_letters(
+    row_axis: int, col_axis: int, *, flip_rows: bool, flip_cols: bool
+) -> tuple[str, str, str, str]:
+    """Patient directions at the screen's (top, bottom, left, right) edges.
+
+    Row 0 of an unflipped view is drawn at the top, column 0 at the left.
+
+    Examples
+    --------
+    >>> edge_letters(1, 2, flip_rows=False, flip_cols=True)  # radiological axial
+    ('A', 'P', 'R', 'L')
+    """
+    _check_axes(row_axis, col_axis)
+    top, bottom = _AXIS_LETTERS[row_axis][:: -1 if flip_rows else 1]
+    left, right = _AXIS_LETTERS[col_axis][:: -1 if flip_cols else 1]
+    return top, bottom, left, right
+
+
+def _check_axes(row_axis: int, col_axis: int) -> None:
+    if {row_axis, col_axis} - {0, 1, 2} or row_axis == col_axis:
+        raise ValueError(f"need two different display axes in 0..2, got {row_axis}, {col_axis}")
 
 
 def plane_view(plane: Plane, *, convention: Convention = "radiological") -> PlaneView:
@@ -192,7 +274,8 @@ def plane_view(plane: Plane, *, convention: Convention = "radiological") -> Plan
 
     ``radiological``: the patient's right on the screen's left (as if facing the
     patient), in axial and coronal planes; ``neurological``: the patient's left on the
-    left. Sagittal planes look the same in both (anterior on the left).
+    left. Sagittal planes look the same in both (anterior on the left). See
+    :func:`screen_flips`.
 
     Examples
     --------
@@ -203,23 +286,11 @@ def plane_view(plane: Plane, *, convention: Convention = "radiological") -> Plan
     """
     if plane not in PLANES:
         raise ValueError(f"plane must be one of {list(PLANES)}, got {plane!r}")
-    if convention not in CONVENTIONS:
-        raise ValueError(f"convention must be one of {list(CONVENTIONS)}, got {convention!r}")
-    slice_axis, row_axis, col_axis, flip_rows = _PLANE_AXES[plane]
-    flip_cols = convention == "radiological" and plane != "sagittal"
-    top, bottom = ("A", "P") if plane == "axial" else ("S", "I")
-    left, right = ("A", "P") if plane == "sagittal" else ("L", "R")
-    if flip_cols:
-        left, right = right, left
+    slice_axis, row_axis, col_axis = _PLANE_AXES[plane]
+    flip_rows, flip_cols = screen_flips(row_axis, col_axis, convention=convention)
+    letters = edge_letters(row_axis, col_axis, flip_rows=flip_rows, flip_cols=flip_cols)
     return PlaneView(
-        plane,
-        convention,
-        slice_axis,
-        row_axis,
-        col_axis,
-        flip_rows,
-        flip_cols,
-        (top, bottom, left, right),
+        plane, convention, slice_axis, row_axis, col_axis, flip_rows, flip_cols, letters
     )
 
 

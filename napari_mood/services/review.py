@@ -7,7 +7,10 @@ Coordinates
     ``centroid_voxel`` is the region's centre of mass in voxel indices of the displayed
     array (axis 0 = axial slice, see :mod:`napari_mood.core.orientation`);
     ``centroid_world_mm`` is the same point in napari world coordinates (millimetres,
-    same axes, origin at voxel 0). Both are written as space-separated numbers.
+    same axes, origin at voxel 0). For other software use ``centroid_ras_mm`` (scanner
+    coordinates from the NIfTI affine, RAS+, mm: paste into ITK-SNAP / 3D Slicer / FSLeyes)
+    and ``centroid_file_voxel`` (voxel index ``i j k`` in the NIfTI file, fractional at the
+    centre of mass). All are written as space-separated numbers.
 
 Matching stored verdicts to regions (reopening a case, another threshold)
     A stored verdict of the same case and method belongs to the region whose bounding box
@@ -68,6 +71,9 @@ class ReviewRecord:
     note: str
     time: str
     reviewer: str = ""
+    centroid_ras_mm: tuple[float, ...] = ()
+    centroid_file_voxel: tuple[float, ...] = ()
+    blind_seed: int | None = None
 
     @property
     def key(self) -> tuple[str, str, float, int]:
@@ -91,6 +97,9 @@ def review_record(
     note: str = "",
     time: str | None = None,
     reviewer: str = "",
+    centroid_ras_mm: Sequence[float] = (),
+    centroid_file_voxel: Sequence[float] = (),
+    blind_seed: int | None = None,
 ) -> ReviewRecord:
     """Return the record of a verdict on ``region`` (``time`` defaults to now, UTC).
 
@@ -122,6 +131,9 @@ def review_record(
         note=note.strip(),
         time=now_iso() if time is None else time,
         reviewer=reviewer.strip(),
+        centroid_ras_mm=tuple(float(v) for v in centroid_ras_mm),
+        centroid_file_voxel=tuple(float(v) for v in centroid_file_voxel),
+        blind_seed=blind_seed,
     )
 
 

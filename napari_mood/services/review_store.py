@@ -78,8 +78,11 @@ REVIEW_COLUMNS: tuple[str, ...] = (
     "note",
     "time",
     "reviewer",
+    "centroid_ras_mm",
+    "centroid_file_voxel",
+    "blind_seed",
 )
-_OPTIONAL_COLUMNS = ("reviewer",)
+_OPTIONAL_COLUMNS = ("reviewer", "centroid_ras_mm", "centroid_file_voxel", "blind_seed")
 MAX_NOTE = 10_000
 """The longest note a verdict may carry (characters), checked before anything is written."""
 SUMMARY_COLUMNS: tuple[str, ...] = ("method", "cases", "regions", *VERDICTS)
@@ -111,6 +114,9 @@ def _row(record: ReviewRecord, verdict: str | None = None) -> tuple[str, ...]:
         record.note,
         record.time,
         record.reviewer,
+        _format_point(record.centroid_ras_mm),
+        _format_point(record.centroid_file_voxel),
+        "" if record.blind_seed is None else str(record.blind_seed),
     )
 
 
@@ -154,6 +160,9 @@ def _event_from_row(row: Mapping[str, str | None]) -> tuple[ReviewRecord, bool]:
         note=cell["note"],
         time=cell["time"],
         reviewer=cell["reviewer"],
+        centroid_ras_mm=_parse_point(cell["centroid_ras_mm"]),
+        centroid_file_voxel=_parse_point(cell["centroid_file_voxel"]),
+        blind_seed=int(cell["blind_seed"]) if cell["blind_seed"] else None,
     )
     check_time(record.time)
     return record, withdrawn
@@ -346,13 +355,27 @@ def _append_rows(path: Path, rows: Sequence[Sequence[str]]) -> None:
         if fcntl is not None:
             fcntl.flock(descriptor, fcntl.LOCK_EX)
         size = os.fstat(descriptor).st_size
-        text = _csv_text(REVIEW_COLUMNS if size == 0 else None, rows)
+        header = _header_of(descriptor) if size else REVIEW_COLUMNS
+        text = _csv_text(None if size else header, [_project(row, header) for row in rows])
         if size and os.pread(descriptor, 1, size - 1) not in (b"\n", b"\r"):
             text = "\n" + text  # a last line without its line break (an editor's save)
         os.write(descriptor, text.encode("utf-8"))
         os.fsync(descriptor)
     finally:
         os.close(descriptor)  # closing releases the lock
+
+
+def _header_of(descriptor: int) -> tuple[str, ...]:
+    """The columns of an existing journal (an older one may lack the newer columns)."""
+    first = os.pread(descriptor, 65536, 0).decode("utf-8", "replace").lstrip("\ufeff")
+    names = next(csv.reader([first.splitlines()[0] if first else ""]), [])
+    return tuple(names) if set(names) >= {"case", "verdict"} else REVIEW_COLUMNS
+
+
+def _project(row: Sequence[str], header: Sequence[str]) -> tuple[str, ...]:
+    """``row`` (in :data:`REVIEW_COLUMNS` order) in the order of ``header``."""
+    cells = dict(zip(REVIEW_COLUMNS, row, strict=True))
+    return tuple(cells.get(name, "") for name in header)
 
 
 def _check_note(path: Path, note: str) -> None:

@@ -224,3 +224,17 @@ def test_guess_file_role(tmp_path: Path, relative: str, role: str):
     (tmp_path / "submission").mkdir()
     (tmp_path / "submission" / "brain.nii.gz.txt").write_text("0.3")
     assert guess_file_role(tmp_path / relative) == role
+
+
+def test_focus_voxel_is_inside_the_largest_object():
+    from napari_mood.core.case import focus_voxel
+
+    gt = np.zeros((20, 20, 20), np.uint8)
+    gt[2:4, 2:4, 2:4] = 1  # small object
+    ring = np.zeros((20, 20), bool)
+    yy, xx = np.mgrid[:20, :20]
+    ring[(np.hypot(yy - 12, xx - 12) > 4) & (np.hypot(yy - 12, xx - 12) < 6)] = True
+    gt[10:13][:, ring] = 1  # a hollow tube: its centroid is outside it
+    voxel = focus_voxel(gt)
+    assert voxel is not None and gt[voxel] == 1 and 10 <= voxel[0] < 13
+    assert focus_voxel(np.zeros((3, 3, 3))) is None

@@ -210,3 +210,39 @@ def test_replace_case_remembers_a_method_absent_in_between(model_session, mood_d
     assert session.method_names == ("a",)
     session.replace_case(read_dataset_case(mood_dataset, "case_1.nii.gz"))
     assert session.threshold("b") == pytest.approx(0.25)
+
+
+def test_replace_case_emits_once_and_keeps_helper_layers_above(model_session, mood_dataset):
+    from napari_mood._napari.reader import read_dataset_case
+
+    viewer, session = model_session
+    helper = viewer.add_labels(np.zeros((2, 2, 2), np.uint8), name="outlines")
+    seen: list[str] = []
+    session.case_changed.connect(lambda: seen.append("case"))
+    session.methods_changed.connect(lambda: seen.append("methods"))
+    session.replace_case(read_dataset_case(mood_dataset, "case_0.nii.gz"))
+    assert seen == ["case", "methods"]
+    assert viewer.layers[-1] is helper  # helper layers stay on top of the new case
+    assert [layer.name for layer in viewer.layers][:4] == ["case_0", "a", "b", "case_0 GT"]
+
+
+def _names(viewer) -> list[str]:
+    return [layer.name for layer in viewer.layers]
+
+
+def test_dropping_another_case_replaces_the_shown_one(make_napari_viewer, qtbot, mood_dataset):
+    viewer = make_napari_viewer(show=True)
+    session = load_into_viewer(viewer, [mood_dataset / "toy" / "case_1.nii.gz"])
+    session.set_threshold("a", 0.6)
+    session.method("b").layer.visible = False
+    scan = session.scan_layer
+    helper = viewer.add_labels(
+        np.zeros(scan.data.shape, np.uint8), name="outlines", scale=scan.scale, units=scan.units
+    )
+    viewer.open([str(mood_dataset / "toy" / "case_0.nii.gz")], plugin="napari-mood")
+    qtbot.waitUntil(lambda: len(viewer.layers) == 5, timeout=5000)
+    assert session.case == "case_0.nii.gz"
+    assert _names(viewer) == ["case_0", "a", "b", "case_0 GT", "outlines"]  # no "[1]" copies
+    assert viewer.layers[-1] is helper
+    assert session.threshold("a") == pytest.approx(0.6)
+    assert not session.method("b").layer.visible

@@ -9,24 +9,36 @@ The regions, their ranking, the review file and the rule that brings verdicts ba
 * the current region is outlined in a Labels layer ``"Review: current region"`` (metadata
   role ``"review"``, ignored by the session), the slider moves to its centroid and the
   camera centres and zooms on it;
-* verdict buttons (keys T / F / U), a free-text note and Previous / Next (keys P / N)
-  while the dock has keyboard focus; after a verdict the next region is shown (optional);
-* every verdict is written at once to the review file (atomic rewrite); a note edited
-  after the verdict is saved when editing ends (Enter, leaving the field, another region)
-  or half a second after the last keystroke;
-* the review resumes at the first region without a verdict; "Export summary…" writes the
-  verdict counts per method and the judged regions.
+* verdict buttons and keys (T / F / U), Previous / Next (P / N) and undo (Z) are bound to
+  the whole window while the panel is shown (:mod:`.review_keys`): they work from the
+  canvas and never reach napari's paint or fill tools; the panel lists them;
+* a note belongs to the region it was typed on: kept as a draft when you step away,
+  saved with the verdict, and saved again when edited after it (Enter, leaving the field,
+  another region, or half a second after the last keystroke); the field says which
+  region it belongs to;
+* Next past the last region opens the next case of the dataset that the method has a map
+  for (Previous before the first goes back): one queue across the dataset
+  (:mod:`napari_mood.services.review_queue`);
+* "Only this method" hides the other maps; "Blind review" also hides the ground truth,
+  the method's name and colour and the panels that name methods, and shuffles regions and
+  cases with a seed stored in the review file (:mod:`.review_view`);
+* every verdict is appended at once to the review file with the reviewer's name and the
+  region's centre in scanner RAS mm and file voxel indices; the review resumes at the
+  first region without a verdict; "Export summary…" writes the verdict counts per method
+  and the judged regions.
 """
 
 from __future__ import annotations
 
+import weakref
+from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from qtpy.QtCore import Qt
-from qtpy.QtGui import QKeySequence
+import numpy as np
+from qtpy.QtCore import QSettings, Qt
 from qtpy.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -37,16 +49,18 @@ from qtpy.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QShortcut,
     QVBoxLayout,
     QWidget,
 )
 
 from napari_mood._napari.helper_layers import add_helper_labels, helper_layers, set_helper_data
 from napari_mood._napari.layers import METADATA_KEY, layer_info
+from napari_mood._napari.reader import LoadedCase, load_case_layers
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.viewer import focus_object
 from napari_mood._napari.widgets import _kit as kit
+from napari_mood._napari.widgets.review_keys import KeyBinding, WindowKeys, key_help
+from napari_mood._napari.widgets.review_view import ReviewView
 from napari_mood.core.io import MoodInputError
 from napari_mood.core.regions import FlaggedRegion, RegionScope
 from napari_mood.services.review import (
@@ -56,6 +70,13 @@ from napari_mood.services.review import (
     match_reviews,
     now_iso,
     review_record,
+)
+from napari_mood.services.review_queue import (
+    ReviewQueue,
+    blind_names,
+    new_seed,
+    region_order,
+    review_queue,
 )
 from napari_mood.services.review_regions import FoundRegions, find_regions
 from napari_mood.services.review_store import (
@@ -93,10 +114,22 @@ SCOPE_TIP = (
     "them without a ground truth). 'All flagged components': every component, specks too."
 )
 VERDICT_TIP = "Record '{verdict}' for the current region (key {key}); saved at once."
-NOTE_TIP = "Free-text note saved with the verdict (Enter to finish, then T / F / U / N / P)."
+NOTE_TIP = (
+    "Free-text note on the region shown, saved with its verdict (and again when edited "
+    "after it). Enter to finish; then the keys work again."
+)
+REVIEWER_TIP = "Your name or initials, written with every verdict (remembered)."
+ONLY_TIP = "Hide the other methods' maps while reviewing."
+BLIND_TIP = (
+    "Blind review: hide the ground truth, the method's name and colour and the panels that "
+    "name methods; regions and cases are shuffled with a seed stored in the review file."
+)
+UNDO_TIP = "Take back the last verdict recorded in this session (key Z)."
+SETTINGS = ("napari-mood", "napari-mood")
+REVIEWER_SETTING = "review/reviewer"
 ADVANCE_TIP = "After a verdict, go to the next region."
-PREVIOUS_TIP = "Previous region (key P while this panel has focus)."
-NEXT_TIP = "Next region (key N while this panel has focus)."
+PREVIOUS_TIP = "Previous region; before the first, the previous case (key P)."
+NEXT_TIP = "Next region; after the last, the next case of the dataset (key N)."
 FILE_TIP = "Verdicts are saved to this CSV file after every verdict:\n{path}"
 CHANGE_TIP = (
     "Choose the review file (an existing one is continued). It cannot be inside the "
@@ -123,7 +156,14 @@ class ReviewWidget(QWidget):
         self._viewer = viewer
         self._session: MoodSession = get_session(viewer)
         self._found: FoundRegions | None = None
+        self._regions: tuple[FlaggedRegion, ...] = ()  # in review order
         self._index = -1
+        self._drafts: dict[tuple[str, str, int], str] = {}  # (case, method, id) -> note
+        self._undo: list[tuple[ReviewRecord, ReviewRecord | None]] = []
+        self._seed: int | None = None  # blind review seed
+        self._queue: ReviewQueue | None = None
+        self._enter_last = False  # a case opened by stepping back: start at its last region
+        self._keys: WindowKeys | None = None
         self._verdicts: dict[int, ReviewRecord] = {}
         self._chosen_path: Path | None = None
         self._book: ReviewFile | None = None
@@ -131,6 +171,9 @@ class ReviewWidget(QWidget):
         self._dock: QDockWidget | None = None
         self._lifetime = kit.Lifetime(self)
         self._worker = self._lifetime.worker(self._on_worker_result, on_busy=self._on_worker_busy)
+        self._opener = self._lifetime.worker(self._on_case_loaded)
+        self._view = ReviewView(self._session, self)
+        self._lifetime.at_end(self._on_end)
         self._timer = kit.single_shot(self, AUTO_DELAY_MS, self._on_timer_timeout)
         self._note_timer = kit.single_shot(self, NOTE_DELAY_MS, self._on_note_timer_timeout)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -163,6 +206,17 @@ class ReviewWidget(QWidget):
         self._note = QLineEdit(self)
         self._note.setPlaceholderText("Note (optional)")
         self._note.setToolTip(NOTE_TIP)
+        self._note_label = QLabel("Note", self)
+        self._reviewer = kit.line_edit(self, "Your name or initials", REVIEWER_TIP)
+        self._reviewer.setText(str(QSettings(*SETTINGS).value(REVIEWER_SETTING, "") or ""))
+        self._only = QCheckBox("Only this method", self)
+        self._only.setToolTip(ONLY_TIP)
+        self._blind = QCheckBox("Blind review", self)
+        self._blind.setToolTip(BLIND_TIP)
+        self._undo_button = kit.button(self, "Undo verdict (Z)", UNDO_TIP)
+        self._queue_label = QLabel(self)
+        self._queue_label.setWordWrap(True)
+        self._help = QLabel(self)
         self._advance = QCheckBox("Go to the next region after a verdict", self)
         self._advance.setChecked(True)
         self._advance.setToolTip(ADVANCE_TIP)
@@ -172,14 +226,22 @@ class ReviewWidget(QWidget):
         self._export = kit.button(self, "Export summary…", EXPORT_TIP)
         self._empty = QLabel(EMPTY_TEXT, self)
         self._empty.setWordWrap(True)
+        self._bindings = self._key_bindings()
+        self._help.setText(key_help(self._bindings))
+        self._help.setToolTip("Keys work anywhere in the window while this panel is shown.")
         self._layout_widgets()
-        self._shortcuts = [
-            self._shortcut(key, partial(self.step, d)) for key, d in (("N", 1), ("P", -1))
-        ]
-        self._shortcuts += [
-            self._shortcut(key, partial(self.set_verdict, v))
-            for v, (_, key) in VERDICT_TEXT.items()
-        ]
+
+    def _key_bindings(self) -> tuple[KeyBinding, ...]:
+        verdicts = tuple(
+            KeyBinding(key, text.lower(), _weak_call(self, "set_verdict", verdict))
+            for verdict, (text, key) in VERDICT_TEXT.items()
+        )
+        return (
+            *verdicts,
+            KeyBinding("N", "next region (then next case)", _weak_call(self, "step", 1)),
+            KeyBinding("P", "previous region (then previous case)", _weak_call(self, "step", -1)),
+            KeyBinding("Z", "undo the last verdict", _weak_call(self, "undo")),
+        )
 
     def _verdict_button(self, verdict: Verdict) -> QPushButton:
         text, key = VERDICT_TEXT[verdict]
@@ -191,6 +253,8 @@ class ReviewWidget(QWidget):
         form = QFormLayout()
         form.addRow("Method", self._method)
         form.addRow("Regions", self._scope)
+        form.addRow("Reviewer", self._reviewer)
+        form.addRow("", kit.row(self._only, self._blind, stretch=True))
         review_file = QHBoxLayout()
         review_file.addWidget(self._file, 1)
         review_file.addWidget(self._change)
@@ -204,15 +268,11 @@ class ReviewWidget(QWidget):
             layout.addWidget(widget)
         layout.addLayout(steps)
         layout.addLayout(verdicts)
-        for extra in (self._note, self._advance, self._progress, self._export):
+        for extra in (self._note_label, self._note, self._advance, self._undo_button):
+            layout.addWidget(extra)
+        for extra in (self._progress, self._queue_label, self._export, self._help):
             layout.addWidget(extra)
         layout.addStretch(1)
-
-    def _shortcut(self, key: str, slot: Any) -> QShortcut:
-        shortcut = QShortcut(QKeySequence(key), self)
-        shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        shortcut.activated.connect(slot)
-        return shortcut
 
     def _connect(self) -> None:
         self._method.currentTextChanged.connect(self._on_method_changed)
@@ -226,6 +286,10 @@ class ReviewWidget(QWidget):
         self._note.editingFinished.connect(self._on_note_editing_finished)
         self._note.returnPressed.connect(self._on_note_return_pressed)
         self._export.clicked.connect(self._on_export_clicked)
+        self._reviewer.editingFinished.connect(self._on_reviewer_editing_finished)
+        self._only.toggled.connect(self._on_only_toggled)
+        self._blind.toggled.connect(self._on_blind_toggled)
+        self._undo_button.clicked.connect(self.undo)
         connect = self._lifetime.connect
         connect(self._session.methods_changed, self._on_session_methods_changed)
         connect(self._session.threshold_changed, self._on_session_threshold_changed)
@@ -250,8 +314,18 @@ class ReviewWidget(QWidget):
 
     @property
     def regions(self) -> tuple[FlaggedRegion, ...]:
-        """Regions under review, in review order."""
-        return () if self._found is None else self._found.regions
+        """Regions under review, in review order (shuffled in blind review)."""
+        return self._regions
+
+    @property
+    def blind_seed(self) -> int | None:
+        """The seed of the blind review (None: not blind)."""
+        return self._seed
+
+    @property
+    def queue(self) -> ReviewQueue | None:
+        """The cases walked by Next / Previous past the ends (None: not built yet)."""
+        return self._queue
 
     @property
     def current_index(self) -> int:
@@ -275,7 +349,7 @@ class ReviewWidget(QWidget):
 
     def run(self) -> None:
         """Search the chosen method's flagged regions in a worker."""
-        name = self._method.currentText()
+        name = self._chosen_method()
         if name not in self._session.method_names:
             return
         method, gt = self._session.method(name), self._session.gt_layer
@@ -297,19 +371,65 @@ class ReviewWidget(QWidget):
 
     def select_method(self, name: str) -> None:
         """Review ``name`` (one of the session's methods)."""
-        self._method.setCurrentText(name)
+        index = self._method.findData(name)
+        if index >= 0:
+            self._method.setCurrentIndex(index)
+
+    def _chosen_method(self) -> str:
+        data = self._method.currentData()
+        return data if isinstance(data, str) else ""
 
     def go_to(self, index: int) -> None:
         """Show region ``index`` (clipped to the regions)."""
         if not self.regions:
             return
-        self._save_note()
+        self._leave_region()
         self._index = min(max(index, 0), len(self.regions) - 1)
         self._show_current()
 
     def step(self, delta: int) -> None:
-        """Show the region ``delta`` places further in review order."""
-        self.go_to(self._index + delta)
+        """Show the region ``delta`` places further; past either end, the next case."""
+        index = self._index + delta
+        if self.regions and 0 <= index < len(self.regions):
+            self.go_to(index)
+        elif not self._opener.busy and not self._worker.busy:
+            self.step_case(1 if delta > 0 else -1)
+
+    def step_case(self, delta: int) -> bool:
+        """Open the case ``delta`` places further in the queue; return whether one opens."""
+        queue = self._ensure_queue()
+        case = None if queue is None else queue.step(self._session.case, delta)
+        if queue is None or case is None:
+            return False
+        self._leave_region()
+        self._enter_last = delta < 0
+        self._queue_label.setText(f"Opening case {queue.position(case)[0]}…")
+        self._opener.submit(load_case_layers, queue.dataset, case, queue.methods)
+        return True
+
+    def undo(self) -> bool:
+        """Take back the last verdict recorded here; show its region if it is in this case."""
+        if not self._undo or self._book is None:
+            return False
+        record, replaced = self._undo.pop()
+        try:
+            self._book.withdraw(record, time=now_iso())
+            if replaced is not None:
+                self._book.save(replace(replaced, time=now_iso()))
+        except OSError as error:
+            kit.notify("error", f"napari-mood: could not undo the verdict: {error}")
+            return False
+        self._match_verdicts()
+        self._drafts[self._draft_key(record.object_id, record)] = record.note
+        index = self._index_of(record)
+        if index is not None:
+            self._index = index
+        self._show_current(move=index is not None)
+        return True
+
+    def set_blind(self, blind: bool) -> None:
+        """Start or end a blind review (see the module docstring)."""
+        self._blind.setChecked(blind)
 
     def set_verdict(self, verdict: Verdict) -> bool:
         """Record ``verdict`` (and the note) for the region shown; return whether it was saved."""
@@ -319,8 +439,11 @@ class ReviewWidget(QWidget):
         if found.method not in self._session.method_names:
             return False
         record = self._record(region, verdict)
-        if not self._save(record, replaces=self._verdicts.get(region.object_id)):
+        replaced = self._verdicts.get(region.object_id)
+        if not self._save(record, replaces=replaced):
             return False
+        self._undo.append((record, replaced))
+        self._drafts.pop(self._draft_key(region.object_id), None)
         if self._advance.isChecked() and self._index < len(self.regions) - 1:
             self.go_to(self._index + 1)
         else:
@@ -410,6 +533,10 @@ class ReviewWidget(QWidget):
     def _record(self, region: FlaggedRegion, verdict: Verdict) -> ReviewRecord:
         assert self._found is not None
         layer = self._session.method(self._found.method).layer
+        transform = self._session.transform
+        centre = np.asarray(region.centroid_voxel, dtype=float)
+        ras = () if transform is None else tuple(transform.display_index_to_world(centre))
+        voxel = () if transform is None else tuple(transform.display_to_file_index(centre))
         return review_record(
             region,
             case=self._found.case or "",
@@ -418,7 +545,38 @@ class ReviewWidget(QWidget):
             centroid_world_mm=tuple(layer.data_to_world(region.centroid_voxel)),
             verdict=verdict,
             note=self._note.text(),
+            reviewer=self._reviewer.text(),
+            centroid_ras_mm=ras,
+            centroid_file_voxel=voxel,
+            blind_seed=self._seed,
         )
+
+    def _draft_key(
+        self, object_id: int, record: ReviewRecord | None = None
+    ) -> tuple[str, str, int]:
+        if record is not None:
+            return record.case, record.method, object_id
+        found = self._found
+        return ("", "", object_id) if found is None else (found.case or "", found.method, object_id)
+
+    def _index_of(self, record: ReviewRecord) -> int | None:
+        found = self._found
+        if found is None or (found.case or "", found.method) != (record.case, record.method):
+            return None
+        ids = [r.object_id for r in self.regions]
+        return ids.index(record.object_id) if record.object_id in ids else None
+
+    def _leave_region(self) -> None:
+        """Keep the note of the region shown: saved if judged, a draft otherwise."""
+        region = self.current_region
+        if region is not None and region.object_id not in self._verdicts:
+            key = self._draft_key(region.object_id)
+            text = self._note.text().strip()
+            if text:
+                self._drafts[key] = text
+            else:
+                self._drafts.pop(key, None)
+        self._save_note()
 
     def _match_verdicts(self) -> None:
         found, book = self._found, self._book
@@ -441,9 +599,22 @@ class ReviewWidget(QWidget):
         self._save(replace(old, note=note, time=now_iso()), replaces=old)
 
     def hideEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
-        """Save a note being typed when the panel is hidden or napari closes."""
-        self._save_note()
+        """Save a note being typed when the panel is hidden or napari closes; keys off."""
+        self._leave_region()
+        if self._keys is not None:
+            self._keys.set_enabled(False)
         super().hideEvent(event)
+
+    def _enable_keys(self) -> None:
+        """The review keys on the whole window, while this panel is shown."""
+        window = self.window()
+        if self._keys is not None and self._keys.window is not window:
+            self._keys.close()
+            self._keys = None
+        if self._keys is None and window is not None and window is not self:
+            self._keys = WindowKeys(window, self._bindings)
+        if self._keys is not None:
+            self._keys.set_enabled(True)
 
     # -- session -> widget ----------------------------------------------------------
 
@@ -451,17 +622,21 @@ class ReviewWidget(QWidget):
         self._refresh_methods()
         if self.method is not None and self.method not in self._session.method_names:
             self._save_note()
-            self._found, self._index, self._verdicts = None, -1, {}
+            self._found, self._regions, self._index, self._verdicts = None, (), -1, {}
             self._show_current(move=False)
+        self._apply_view()
         self._schedule()
 
     def _on_session_threshold_changed(self, name: str, value: float) -> None:
-        if name == self._method.currentText():
+        if name == self._chosen_method():
             self._schedule()
 
     def _on_session_case_changed(self) -> None:
         if self._chosen_path is None and self._default_path() != self.review_path:
             self._open_book(self._default_path())
+        if self._queue is not None and self._queue.dataset.root != self._session.dataset:
+            self._queue = None
+        self._apply_view()
         self._schedule()
 
     def _schedule(self) -> None:
@@ -478,8 +653,11 @@ class ReviewWidget(QWidget):
 
     def _on_dock_visibility_changed(self, visible: bool) -> None:
         region = self.current_region
+        if self._keys is not None and not visible:
+            self._keys.set_enabled(False)
         if not visible:
             return
+        self._enable_keys()
         if self._stale:
             self._schedule()
         elif region is not None and self.method in self._session.method_names:
@@ -493,20 +671,81 @@ class ReviewWidget(QWidget):
 
     def _refresh_methods(self) -> None:
         names = self._session.method_names
-        current = self._method.currentText()
+        current = self._chosen_method()
+        shown = {n: n for n in names}
+        if self._seed is not None:
+            shown = blind_names(names, seed=self._seed)
         self._method.blockSignals(True)
         self._method.clear()
-        self._method.addItems(list(names))
+        for name in sorted(names, key=shown.__getitem__):
+            self._method.addItem(shown[name], name)
         if current in names:
-            self._method.setCurrentText(current)
+            self._method.setCurrentIndex(self._method.findData(current))
         self._method.blockSignals(False)
         self._empty.setVisible(not names)
 
     # -- controls -> review ---------------------------------------------------------
 
-    def _on_method_changed(self, name: str) -> None:
-        self._save_note()
+    def _on_method_changed(self, text: str) -> None:
+        self._leave_region()
+        self._queue = None
+        self._apply_view()
         self._schedule()
+
+    def _on_reviewer_editing_finished(self) -> None:
+        QSettings(*SETTINGS).setValue(REVIEWER_SETTING, self._reviewer.text().strip())
+
+    def _on_only_toggled(self, checked: bool) -> None:
+        self._apply_view()
+
+    def _on_blind_toggled(self, checked: bool) -> None:
+        self._leave_region()
+        self._seed = self._stored_seed() if checked else None
+        self._queue = None
+        self._refresh_methods()
+        self._apply_view()
+        self._schedule()
+
+    def _stored_seed(self) -> int:
+        """The seed of this reviewer's earlier blind review in the file, or a new one."""
+        reviewer = self._reviewer.text().strip()
+        records = [] if self._book is None else list(self._book.records)
+        seeds = [r.blind_seed for r in records if r.blind_seed and r.reviewer == reviewer]
+        return seeds[-1] if seeds else new_seed()
+
+    def _apply_view(self) -> None:
+        method = self._chosen_method() or None
+        self._view.show(method, only=self._only.isChecked(), blind=self._seed is not None)
+
+    def _ensure_queue(self) -> ReviewQueue | None:
+        dataset, method = self._session.dataset, self._chosen_method()
+        if self._queue is not None or dataset is None or not method:
+            return self._queue
+        maps = {m.name: m.path for m in self._session.methods if m.path is not None}
+        try:
+            self._queue = review_queue(dataset, maps, method=method, seed=self._seed)
+        except (MoodInputError, OSError) as error:
+            kit.notify("error", f"napari-mood: cannot walk the dataset's cases: {error}")
+        return self._queue
+
+    def _on_case_loaded(self, loaded: LoadedCase) -> None:
+        self._session.replace_case(loaded.layers)
+        if loaded.problems:
+            kit.notify("warning", "; ".join(str(p) for p in loaded.problems[:3]))
+
+    def _show_queue(self) -> None:
+        queue, case = self._queue, self._session.case
+        if queue is None or case is None:
+            self._queue_label.setText("")
+            return
+        index, total = queue.position(case)
+        order = "shuffled" if queue.seed is not None else "sorted"
+        self._queue_label.setText(f"Case {index} of {total} ({order})")
+
+    def _on_end(self) -> None:
+        self._view.restore()
+        if self._keys is not None:
+            self._keys.close()
 
     def _on_scope_changed(self, index: int) -> None:
         self._save_note()
@@ -556,12 +795,20 @@ class ReviewWidget(QWidget):
     def _on_worker_result(self, found: FoundRegions) -> None:
         if found.method not in self._session.method_names:
             return
-        self._save_note()
+        self._leave_region()
         self._found = found
+        order = region_order(
+            len(found.regions), seed=self._seed, case=found.case or "", method=found.method
+        )
+        self._regions = tuple(found.regions[i] for i in order)
         self._match_verdicts()
         self._show_labels(found)
-        unjudged = [i for i, r in enumerate(found.regions) if r.object_id not in self._verdicts]
-        self._index = unjudged[0] if unjudged else (0 if found.regions else -1)
+        unjudged = [i for i, r in enumerate(self._regions) if r.object_id not in self._verdicts]
+        if self._enter_last:
+            self._index = len(self._regions) - 1
+        else:
+            self._index = unjudged[0] if unjudged else (0 if self._regions else -1)
+        self._enter_last = False
         self._show_current(move=kit.is_on_screen(self))
 
     # -- display --------------------------------------------------------------------
@@ -592,12 +839,20 @@ class ReviewWidget(QWidget):
         record = None if region is None else self._verdicts.get(region.object_id)
         self._show_position(region)
         self._show_verdict(record)
-        self._note.setText("" if record is None else record.note)
+        draft = "" if region is None else self._drafts.get(self._draft_key(region.object_id), "")
+        self._note.setText(draft if record is None else record.note)
+        self._note_label.setText(
+            "Note" if region is None else f"Note on region {self._index + 1} of {len(self.regions)}"
+        )
         self._show_progress()
         for control in (*self._verdict_buttons.values(), self._note):
             control.setEnabled(region is not None and self._book is not None)
-        self._previous.setEnabled(self._index > 0)
-        self._next.setEnabled(0 <= self._index < len(self.regions) - 1)
+        self._previous.setEnabled(self._index > 0 or self._session.dataset is not None)
+        self._next.setEnabled(
+            0 <= self._index < len(self.regions) - 1 or self._session.dataset is not None
+        )
+        self._undo_button.setEnabled(bool(self._undo))
+        self._show_queue()
         layer = self._review_layer()
         if layer is not None and region is not None:
             layer.selected_label = region.object_id
@@ -613,16 +868,17 @@ class ReviewWidget(QWidget):
         if self._found is None:
             self._position.setText("")
             return
+        method = self._method.currentText()  # the blind name in blind review
         if region is None:
             self._position.setText(
-                f"No flagged region for {self._found.method} at {self._found.threshold:.3f}."
+                f"No flagged region for {method} at {self._found.threshold:.3f}."
             )
             return
         size = f"{region.size_voxels} voxels"
         if region.size_mm3 is not None:
             size += f" ({region.size_mm3:,.0f} mm³)"
         self._position.setText(
-            f"<b>Region {self._index + 1} of {len(self.regions)}</b> · {self._found.method} "
+            f"<b>Region {self._index + 1} of {len(self.regions)}</b> · {method} "
             f"@ {self._found.threshold:.3f}<br>max score {region.max_score:.3f} · {size}"
         )
 
@@ -642,3 +898,15 @@ class ReviewWidget(QWidget):
         judged = list(self._verdicts.values())
         counts = " · ".join(f"{sum(r.verdict == v for r in judged)} {v}" for v in VERDICTS)
         self._progress.setText(f"Reviewed {len(judged)} of {total}: {counts}")
+
+
+def _weak_call(widget: QWidget, name: str, *args: Any) -> Callable[[], None]:
+    """Call ``widget.name(*args)`` while the widget lives (the window's keys must not keep it)."""
+    ref = weakref.ref(widget)
+
+    def call() -> None:
+        target = ref()
+        if target is not None:
+            getattr(target, name)(*args)
+
+    return call

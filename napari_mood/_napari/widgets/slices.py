@@ -90,6 +90,9 @@ class SliceScoresWidget(QWidget):
         self._ax = self._figure.add_subplot()
         self._worker = self._lifetime.worker(self._on_curves_returned, on_busy=self._on_busy)
         self._timer = kit.single_shot(self, UPDATE_DELAY_MS, self._on_timer_timeout)
+        # the marker moves after napari's own handlers: a repaint inside a dims event
+        # (for example while a case's layers are being removed) crashes the GL canvas
+        self._marker_timer = kit.single_shot(self, 0, self._move_marker)
         self._lay_out()
         # the plot takes the dock's height (napari adds no stretch below expanding widgets)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
@@ -207,6 +210,9 @@ class SliceScoresWidget(QWidget):
         self._draw()
 
     def _on_dims_point(self, *_: object) -> None:
+        self._marker_timer.start()
+
+    def _move_marker(self) -> None:
         """Move the marker only: restore the saved plot, draw the marker, blit."""
         self._place_marker()
         if self._background is not None and self._marker is not None:

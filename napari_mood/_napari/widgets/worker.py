@@ -3,19 +3,29 @@
 Every dock widget uses :class:`LatestWorker`: ``submit(fn, *args)`` runs ``fn`` in a
 napari thread worker; when it returns, ``on_result`` is called on the main thread, but
 only if no newer request was submitted meanwhile (a generation counter drops stale
-results, as ndv does). Errors go to ``on_error`` (default: napari's notification), never
-into a silent except.
+results, as ndv does). One request runs at a time: a request submitted while another
+runs waits, and a newer one replaces it, so dragging a slider through ten values runs at
+most two computations, never ten in parallel. Errors go to ``on_error`` (default:
+napari's notification), never into a silent except.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from napari.qt.threading import create_worker
 
-__all__ = ["LatestWorker"]
+__all__ = ["LatestWorker", "all_idle"]
+
+_ALL: weakref.WeakSet[LatestWorker] = weakref.WeakSet()
+
+
+def all_idle() -> bool:
+    """Whether no :class:`LatestWorker` has a request running or waiting."""
+    return not any(worker.busy for worker in list(_ALL))
 
 
 class LatestWorker:
@@ -43,35 +53,47 @@ class LatestWorker:
         self._on_error = on_error or _notify_error
         self._on_busy = on_busy
         self._generation = 0
-        self._workers: set[Any] = set()
+        self._running: Any = None
+        self._waiting: tuple[int, Callable[..., Any], tuple[Any, ...], dict[str, Any]] | None = None
+        _ALL.add(self)
 
     @property
     def busy(self) -> bool:
-        """Whether a request is still running."""
-        return bool(self._workers)
+        """Whether a request is running or waiting."""
+        return self._running is not None or self._waiting is not None
 
     @property
     def generation(self) -> int:
         """Number of requests submitted so far."""
         return self._generation
 
-    def submit(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """Run ``fn(*args, **kwargs)`` in a thread; return the napari worker."""
+    def submit(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        """Run ``fn(*args, **kwargs)`` in a thread once the running request is done."""
         self._generation += 1
-        generation = self._generation
+        was_busy = self.busy
+        self._waiting = (self._generation, fn, args, kwargs)
+        if self._running is None:
+            self._start_waiting()
+        if not was_busy and self._on_busy is not None:
+            self._on_busy(True)
+
+    def cancel(self) -> None:
+        """Forget pending requests: the waiting one is dropped, running results ignored."""
+        self._generation += 1
+        self._waiting = None
+        if self._running is None and self._on_busy is not None:
+            self._on_busy(False)
+
+    def _start_waiting(self) -> None:
+        assert self._waiting is not None
+        generation, fn, args, kwargs = self._waiting
+        self._waiting = None
         # errors come back as values: napari's own ``errored`` handlers break on PySide6
         worker = create_worker(_capture, fn, args, kwargs, _start_thread=False)
         worker.returned.connect(lambda outcome: self._returned(generation, outcome))
         worker.finished.connect(lambda: self._finished(worker))
-        self._workers.add(worker)
-        if self._on_busy is not None:
-            self._on_busy(True)
+        self._running = worker
         worker.start()
-        return worker
-
-    def cancel(self) -> None:
-        """Forget pending requests: their results will be dropped."""
-        self._generation += 1
 
     def _returned(self, generation: int, outcome: _Outcome) -> None:
         if generation != self._generation:
@@ -82,8 +104,12 @@ class LatestWorker:
             self._on_result(outcome.value)
 
     def _finished(self, worker: Any) -> None:
-        self._workers.discard(worker)
-        if self._on_busy is not None and not self._workers:
+        if worker is not self._running:
+            return
+        self._running = None
+        if self._waiting is not None:
+            self._start_waiting()
+        elif self._on_busy is not None:
             self._on_busy(False)
 
 

@@ -21,18 +21,11 @@ from napari_mood._napari.widgets.review import AUTO_DELAY_MS, REVIEW_LAYER_NAME,
 from napari_mood.core.objects import object_labels
 from napari_mood.core.regions import flagged_regions
 from napari_mood.services.datasets import sample_data_dir
-from napari_mood.services.review_store import ENV_REVIEW_DIR, SUMMARY_COLUMNS, read_reviews
+from napari_mood.services.review_store import SUMMARY_COLUMNS, read_reviews
 
 ROOT = Path(__file__).resolve().parents[3]
 HAVE_SAMPLE = (sample_data_dir() / "toy").is_dir()
 needs_sample = pytest.mark.skipif(not HAVE_SAMPLE, reason="sample_data/ not generated yet")
-
-
-@pytest.fixture
-def review_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "reviews"
-    monkeypatch.setenv(ENV_REVIEW_DIR, str(folder))
-    return folder
 
 
 def _open(make_napari_viewer, qtbot, data: Path, method: str):

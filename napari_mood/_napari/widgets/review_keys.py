@@ -1,0 +1,83 @@
+"""Review keys bound to the whole napari window while a review is active.
+
+The keys are Qt shortcuts of the main window (``Qt.WindowShortcut``), so they work from
+the canvas, the layer list or a side plane, not only from the review panel, and they
+reach the review before napari's own layer keys: with a Labels layer selected, F and P
+record a verdict or step back, they never switch napari to fill or paint. A text field
+with the keyboard focus (the note) keeps its letters: Qt gives typed text precedence.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from qtpy.QtCore import Qt
+from qtpy.QtGui import QKeySequence
+from qtpy.QtWidgets import QShortcut, QWidget
+
+__all__ = ["KeyBinding", "WindowKeys", "key_help"]
+
+
+@dataclass(frozen=True)
+class KeyBinding:
+    """A key, what it does (for the shortcut list) and the function it calls."""
+
+    key: str
+    text: str
+    action: Callable[[], object]
+
+
+def key_help(bindings: Sequence[KeyBinding]) -> str:
+    """The shortcut list shown in the panel (one ``key  text`` per line, HTML)."""
+    rows = "".join(
+        f"<tr><td><b>{b.key}</b>&nbsp;&nbsp;</td><td>{b.text}</td></tr>" for b in bindings
+    )
+    return f"<table>{rows}</table>"
+
+
+class WindowKeys:
+    """Shortcuts on ``window`` (the napari main window), on only while :meth:`set_enabled`.
+
+    Parameters
+    ----------
+    window : QWidget
+        The top-level window the keys belong to.
+    bindings : sequence of KeyBinding
+        The keys.
+    """
+
+    def __init__(self, window: QWidget, bindings: Sequence[KeyBinding]) -> None:
+        self._window = weakref.ref(window)  # the keys must not keep the window alive
+        self._shortcuts: list[QShortcut] = []
+        for binding in bindings:
+            shortcut = QShortcut(QKeySequence(binding.key), window)
+            shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+            shortcut.setAutoRepeat(False)  # a held key records one verdict, not twenty
+            shortcut.activated.connect(binding.action)
+            shortcut.setEnabled(False)
+            self._shortcuts.append(shortcut)
+
+    @property
+    def window(self) -> QWidget | None:
+        """The window the keys belong to (None once it is gone)."""
+        return self._window()
+
+    @property
+    def enabled(self) -> bool:
+        """Whether the keys are on."""
+        return bool(self._shortcuts) and self._shortcuts[0].isEnabled()
+
+    def set_enabled(self, enabled: bool) -> None:
+        """Turn the keys on (review shown) or off (review hidden or closed)."""
+        for shortcut in self._shortcuts:
+            shortcut.setEnabled(enabled)
+
+    def close(self) -> None:
+        """Remove the shortcuts from the window."""
+        for shortcut in self._shortcuts:
+            shortcut.setEnabled(False)
+            shortcut.setParent(None)
+            shortcut.deleteLater()
+        self._shortcuts.clear()

@@ -1,0 +1,119 @@
+"""What the viewer shows during a review: only the reviewed method, and blind review.
+
+* **Only this method**: the other methods' maps are hidden (their visibility is restored
+  when the option is turned off, the review closes or another method is chosen).
+* **Blind review**: also the ground truth is hidden, the reviewed map is drawn with a
+  neutral colour map (each method's own colour would name it), the layer list, the layer
+  controls and the other napari-mood panels are hidden (they name the methods), and the
+  status bar shows no layer name (:attr:`MoodSession.blind`). Everything comes back when
+  blind review is turned off.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from qtpy.QtWidgets import QDockWidget, QWidget
+
+from napari_mood._napari.layers import layer_info
+from napari_mood._napari.session import MoodSession
+from napari_mood.core.looks import method_colormap
+
+__all__ = ["BLIND_COLORMAP", "ReviewView"]
+
+BLIND_COLORMAP = "magma"
+"""The colour map of the reviewed map in blind review (the same for every method)."""
+NAPARI_DOCKS = ("layer list", "layer controls")
+
+
+class ReviewView:
+    """Hide and restore layers and panels for "only this method" and blind review.
+
+    Parameters
+    ----------
+    session : MoodSession
+        The case shown.
+    panel : QWidget
+        The review panel (its dock and the three-plane dock stay visible in blind review).
+    """
+
+    def __init__(self, session: MoodSession, panel: QWidget) -> None:
+        self._session = session
+        self._panel = panel
+        self._hidden: dict[int, tuple[Any, bool]] = {}  # id(layer) -> (layer, visible before)
+        self._docks: list[tuple[QDockWidget, bool]] = []
+        self._recoloured: Any = None
+        self.method: str | None = None
+        self.only = False
+        self.blind = False
+
+    def show(self, method: str | None, *, only: bool, blind: bool) -> None:
+        """Show ``method`` alone (``only`` or ``blind``), blind or not."""
+        self.restore()
+        self.method, self.only, self.blind = method, only, blind
+        self._session.blind = blind
+        if method is None or method not in self._session.method_names:
+            return
+        if only or blind:
+            others = [m.layer for m in self._session.methods if m.name != method]
+            for layer in others + ([self._session.gt_layer] if blind else []):
+                self._hide(layer)
+            self._show(self._session.method(method).layer)
+        if blind:
+            layer = self._session.method(method).layer
+            layer.colormap = BLIND_COLORMAP
+            self._recoloured = layer
+            self._hide_docks()
+
+    def restore(self) -> None:
+        """Put back what :meth:`show` hid or changed."""
+        for layer, visible in self._hidden.values():
+            if layer in self._session.viewer.layers:
+                layer.visible = visible
+        if self.only or self.blind:  # layers of a case opened meanwhile came in hidden
+            for layer in self._hideable():
+                if id(layer) not in self._hidden:
+                    layer.visible = True
+        self._hidden.clear()
+        layer, self._recoloured = self._recoloured, None
+        info = layer_info(layer) if layer is not None else None
+        if info is not None and info.get("color") and layer in self._session.viewer.layers:
+            layer.colormap = method_colormap(info["color"])
+        for dock, visible in self._docks:
+            dock.setVisible(visible)
+        self._docks.clear()
+        self._session.blind = False
+
+    def _hideable(self) -> list[Any]:
+        gt = self._session.gt_layer
+        return [m.layer for m in self._session.methods] + ([gt] if gt is not None else [])
+
+    def _hide(self, layer: Any) -> None:
+        if layer is None:
+            return
+        self._hidden.setdefault(id(layer), (layer, bool(layer.visible)))
+        layer.visible = False
+
+    def _show(self, layer: Any) -> None:
+        self._hidden.setdefault(id(layer), (layer, bool(layer.visible)))
+        layer.visible = True
+
+    def _hide_docks(self) -> None:
+        window = self._panel.window()
+        if window is None:
+            return
+        keep = {self._dock_of(self._panel)}
+        for dock in window.findChildren(QDockWidget):
+            name = dock.objectName()
+            if dock in keep or "Three planes" in dock.windowTitle() or not dock.isVisible():
+                continue
+            if name in NAPARI_DOCKS or "napari-mood" in dock.windowTitle():
+                self._docks.append((dock, True))
+                dock.setVisible(False)
+
+    @staticmethod
+    def _dock_of(widget: QWidget) -> QWidget | None:
+        parent = widget.parentWidget()
+        while parent is not None and not isinstance(parent, QDockWidget):
+            parent = parent.parentWidget()
+        return parent
