@@ -44,7 +44,9 @@ __all__ = [
     "COCO_IOU_THRESHOLDS",
     "RECALL_POINTS",
     "BoxEvaluation",
+    "BoxOutcomes",
     "ImageCounts",
+    "box_outcomes",
     "evaluate_boxes",
     "interpolated_ap",
     "match_boxes",
@@ -351,3 +353,40 @@ def _acc50(per_image: Sequence[ImageCounts]) -> float:
         return math.nan
     hits = sum(1 for c in with_gt if not math.isnan(c.top_iou) and c.top_iou >= 0.5)
     return hits / len(with_gt)
+
+
+@dataclass(frozen=True)
+class BoxOutcomes:
+    """Which boxes are hits at one IoU threshold (COCO's greedy matching per image)."""
+
+    gt_detected: np.ndarray
+    """``(len(gt),)`` bool: the GT box was matched (TP), else missed (FN)."""
+    pred_matched: np.ndarray
+    """``(len(pred),)`` bool: the prediction matched a GT box (TP), else a FP."""
+    pred_partner: np.ndarray
+    """``(len(pred),)`` int: the row of ``gt`` it matched, or -1."""
+
+
+def box_outcomes(gt: BoxSet, pred: BoxSet, *, iou_threshold: float = 0.3) -> BoxOutcomes:
+    """TP / FP / FN of every box at ``iou_threshold`` (all predictions, any confidence).
+
+    Examples
+    --------
+    >>> gt = BoxSet.build(["a", "a"], [[0, 0, 10, 10], [20, 20, 30, 30]])
+    >>> pred = BoxSet.build(["a"], [[1, 1, 10, 10]], scores=[0.4])
+    >>> found = box_outcomes(gt, pred)
+    >>> found.gt_detected.tolist(), found.pred_matched.tolist()
+    ([True, False], [True])
+    """
+    partner = np.full(len(pred), -1, dtype=np.intp)
+    for image in dict.fromkeys(pred.images):
+        for label in dict.fromkeys(pred.labels):
+            p, g = pred.rows_of(image, label), gt.rows_of(image, label)
+            if p.size and g.size:
+                hit = match_boxes(
+                    gt.xyxy[g], pred.xyxy[p], pred.scores[p], iou_threshold=iou_threshold
+                )
+                partner[p] = np.where(hit >= 0, g[np.maximum(hit, 0)], -1)
+    detected = np.zeros(len(gt), dtype=bool)
+    detected[partner[partner >= 0]] = True
+    return BoxOutcomes(detected, partner >= 0, partner)

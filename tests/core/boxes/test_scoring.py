@@ -10,6 +10,7 @@ import pytest
 from napari_mood.core.boxes import (
     COCO_IOU_THRESHOLDS,
     BoxSet,
+    box_outcomes,
     evaluate_boxes,
     interpolated_ap,
     match_boxes,
@@ -177,3 +178,19 @@ def test_many_tied_confidences_follow_image_order_like_coco():
         rows.append((images[i // 2], 0, 0, 10, 10) if h else (images[i // 2], 30, 30, 40, 40))
     pred = _set(rows, rng.choice([0.5, 0.7], size=60))
     assert_equals_coco(gt, pred, images)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_outcomes_agree_with_the_counts(seed):
+    rng = np.random.default_rng(100 + seed)
+    images = ["a", "b", "c"]
+    gt = _random_set(rng, images, 8, scores=False, labels=2)
+    pred = _random_set(rng, images, 12, scores=True, labels=2)
+    result = evaluate_boxes(gt, pred, images=images)
+    found = box_outcomes(gt, pred, iou_threshold=0.3)
+    assert int(found.gt_detected.sum()) == result.tp
+    assert int((~found.pred_matched).sum()) == result.fp
+    partners = found.pred_partner[found.pred_matched]
+    assert len(set(partners.tolist())) == len(partners)  # one-to-one
+    for p, g in zip(np.flatnonzero(found.pred_matched), partners, strict=True):
+        assert gt.images[g] == pred.images[p] and gt.labels[g] == pred.labels[p]
