@@ -31,7 +31,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from napari_mood.core.boxes import DEFAULT_LABEL, BoxEvaluation, BoxSet, evaluate_boxes
+import numpy as np
+
+from napari_mood.core.boxes import (
+    DEFAULT_LABEL,
+    BoxEvaluation,
+    BoxSet,
+    box_outcomes,
+    evaluate_boxes,
+)
 from napari_mood.core.boxes.consensus import CONSENSUS, MergeRule, merge_readers, readers_of
 from napari_mood.core.boxes.from_scores import boxes_from_score_map
 from napari_mood.core.boxes.io import (
@@ -48,6 +56,8 @@ from napari_mood.core.io import MoodInputError, MoodInputWarning
 __all__ = [
     "BoxBenchmark",
     "BoxMethod",
+    "BoxView",
+    "box_view",
     "GroundTruth",
     "evaluate_box_methods",
     "find_box_methods",
@@ -446,3 +456,48 @@ def _to_dict(result: BoxBenchmark) -> dict[str, Any]:
         ],
         "problems": list(result.problems),
     }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class BoxView:
+    """What a viewer shows of one method at a confidence threshold and an IoU."""
+
+    pred_shown: np.ndarray
+    """``(len(pred),)`` bool: confidence ``>= min_confidence``."""
+    pred_tp: np.ndarray
+    """``(len(pred),)`` bool: shown and matched (TP); shown and not matched: FP."""
+    gt_detected: np.ndarray
+    """``(len(gt),)`` bool: matched by a shown prediction."""
+    misses: dict[str, int]
+    false_positives: dict[str, int]
+
+    def images_by_misses(self, order: Sequence[str]) -> list[str]:
+        """Images, most missed GT boxes first, then most FPs, then ``order``."""
+        rank = {image: i for i, image in enumerate(order)}
+        return sorted(
+            order, key=lambda i: (-self.misses.get(i, 0), -self.false_positives.get(i, 0), rank[i])
+        )
+
+
+def box_view(gt: BoxSet, pred: BoxSet, *, min_confidence: float = 0.0, iou: float = 0.3) -> BoxView:
+    """TP / FP / FN of every box when only predictions ``>= min_confidence`` count.
+
+    Examples
+    --------
+    >>> gt = BoxSet.build(["a"], [[0, 0, 10, 10]])
+    >>> pred = BoxSet.build(["a", "a"], [[0, 0, 10, 10], [20, 20, 30, 30]], scores=[0.3, 0.9])
+    >>> view = box_view(gt, pred, min_confidence=0.5)
+    >>> view.pred_shown.tolist(), view.gt_detected.tolist(), view.misses
+    ([False, True], [False], {'a': 1})
+    """
+    shown = pred.scores >= min_confidence
+    found = box_outcomes(gt, pred.take(shown), iou_threshold=iou)
+    tp = np.zeros(len(pred), dtype=bool)
+    tp[np.flatnonzero(shown)] = found.pred_matched
+    misses = {image: 0 for image in dict.fromkeys((*gt.images, *pred.images))}
+    fps = dict(misses)
+    for image, hit in zip(gt.images, found.gt_detected, strict=True):
+        misses[image] += int(not hit)
+    for image, show, hit in zip(pred.images, shown, tp, strict=True):
+        fps[image] += int(show and not hit)
+    return BoxView(shown, tp, found.gt_detected, misses, fps)
