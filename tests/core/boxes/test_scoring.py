@@ -194,3 +194,16 @@ def test_outcomes_agree_with_the_counts(seed):
     assert len(set(partners.tolist())) == len(partners)  # one-to-one
     for p, g in zip(np.flatnonzero(found.pred_matched), partners, strict=True):
         assert gt.images[g] == pred.images[p] and gt.labels[g] == pred.labels[p]
+
+
+def test_iou_equals_pycocotools_mask_iou_with_widths_without_plus_one():
+    mask = pytest.importorskip("pycocotools.mask")
+    from napari_mood.core.boxes import box_iou, xyxy_to_xywh
+
+    rng = np.random.default_rng(3)
+    xy = rng.integers(0, 20, size=(30, 2)).astype(float)
+    xyxy = np.concatenate([xy, xy + rng.integers(0, 8, size=(30, 2))], axis=1)
+    reference = mask.iou(xyxy_to_xywh(xyxy), xyxy_to_xywh(xyxy), [0] * 30)
+    assert np.abs(box_iou(xyxy, xyxy) - reference).max() <= 1e-12
+    # [0, 0, 2, 2] and [1, 1, 3, 3] share 1 px of 7 -> 1/7 (+1 widths would give 4/14)
+    assert box_iou([[0, 0, 2, 2]], [[1, 1, 3, 3]])[0, 0] == pytest.approx(1 / 7)
