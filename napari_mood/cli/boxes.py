@@ -136,6 +136,16 @@ def check_unit(text: str) -> float:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def check_iou(text: str) -> float:
+    """An IoU threshold in (0, 1]: at 0 every pair of boxes would match."""
+    value = check_unit(text)
+    if value == 0.0:
+        raise argparse.ArgumentTypeError(
+            "an IoU threshold must be above 0 (at 0 any two boxes match)"
+        )
+    return value
+
+
 def add_parser(
     sub: argparse._SubParsersAction, *, output: Callable[[str], Path], dpi: Callable[[str], float]
 ) -> None:

@@ -144,9 +144,10 @@ def test_outputs_are_guarded(capsys, copy, tmp_path):
     assert code == 1 and ".png, .svg or .pdf" in err
 
 
-def test_bad_iou_is_a_usage_error(capsys):
+@pytest.mark.parametrize("iou", ["1.5", "0", "nan"])
+def test_bad_iou_is_a_usage_error(capsys, iou):
     with pytest.raises(SystemExit) as exc:
-        main(["evaluate-boxes", str(NOVA), "--iou", "1.5"])
+        main(["evaluate-boxes", str(NOVA), "--iou", iou])
     assert exc.value.code == 2
 
 
