@@ -190,7 +190,7 @@ def add_parser(
     )
     p.add_argument(
         "--iou",
-        type=check_unit,
+        type=check_iou,
         default=0.3,
         help="IoU of TP/FP/FN counts and the per-image table (default 0.3)",
     )
