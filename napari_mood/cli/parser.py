@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import cast
 
 from napari_mood._version import __version__
-from napari_mood.cli import evaluate, figure, simulate, validate, viewer
+from napari_mood.cli import boxes, evaluate, figure, simulate, validate, viewer
 from napari_mood.core.orientation import CONVENTIONS, PLANES
 from napari_mood.core.paper import WIDTH_PRESETS, parse_width
 from napari_mood.core.scores import SCORE_MODES, check_threshold
@@ -381,4 +381,5 @@ def build_parser() -> argparse.ArgumentParser:
     _add_validate(sub)
     _add_simulate(sub)
     _add_figure(sub)
+    boxes.add_parser(sub, output=_output, dpi=_dpi)
     return parser

@@ -31,9 +31,12 @@ def test_names(manifest: PluginManifest):
 
 
 def test_reader_claims_nifti_and_folders_only(manifest: PluginManifest):
-    (reader,) = manifest.contributions.readers
-    assert reader.filename_patterns == ["*.nii", "*.nii.gz"]
-    assert reader.accepts_directories
+    mood, boxes = manifest.contributions.readers
+    assert mood.command == "napari-mood.get_reader"
+    assert mood.filename_patterns == ["*.nii", "*.nii.gz"]
+    assert mood.accepts_directories
+    assert boxes.command == "napari-mood.get_box_reader"  # NOVA-style folders only
+    assert boxes.filename_patterns == [] and boxes.accepts_directories
 
 
 def test_one_sample_per_case(manifest: PluginManifest):

@@ -1,0 +1,43 @@
+"""2-D boxes (NOVA-style localisation): model, IoU, COCO scoring, readers, score maps.
+
+Pure like the rest of the core: arrays and files in, frozen dataclasses out.
+"""
+
+from napari_mood.core.boxes.geometry import (
+    as_boxes,
+    box_areas,
+    box_iou,
+    xywh_to_xyxy,
+    xyxy_to_xywh,
+)
+from napari_mood.core.boxes.model import DEFAULT_LABEL, BoxSet
+from napari_mood.core.boxes.scoring import (
+    COCO_IOU_THRESHOLDS,
+    RECALL_POINTS,
+    BoxEvaluation,
+    BoxOutcomes,
+    ImageCounts,
+    box_outcomes,
+    evaluate_boxes,
+    interpolated_ap,
+    match_boxes,
+)
+
+__all__ = [
+    "COCO_IOU_THRESHOLDS",
+    "DEFAULT_LABEL",
+    "RECALL_POINTS",
+    "BoxEvaluation",
+    "BoxOutcomes",
+    "BoxSet",
+    "box_outcomes",
+    "ImageCounts",
+    "as_boxes",
+    "box_areas",
+    "box_iou",
+    "evaluate_boxes",
+    "interpolated_ap",
+    "match_boxes",
+    "xywh_to_xyxy",
+    "xyxy_to_xywh",
+]

@@ -1,0 +1,394 @@
+"""NOVA-style box data on disk: a folder of PNG slices, box CSV files, prediction files.
+
+Read-only, like :mod:`napari_mood.core.io`. Layout::
+
+    DATASET/images/SLICE.png          the slices (any 2-D PNG; or the PNGs in DATASET/)
+    DATASET/boxes.csv                 ground-truth boxes (or any CSV given with --boxes)
+    DATASET/predictions/NAME.csv      a method's boxes (.csv or .json), named after the file
+    DATASET/maps/NAME/SLICE.png       a method's score maps (.png or .npy), for --threshold
+
+Box CSV columns (header names compared without case, spaces read as ``_``):
+
+- image: ``image_id``, ``image``, ``file``, ``filename``, ``file_name``, ``image_file``,
+  ``image_name``. The value names a slice by file name or stem (``s01``, ``s01.png`` and
+  ``images/s01.png`` all name ``images/s01.png``).
+- box: ``x1, y1, x2, y2`` (or ``xmin, ymin, xmax, ymax``), or ``x, y, width, height``
+  (or ``x, y, w, h``); pixel coordinates as in :mod:`.geometry` (COCO's).
+- optional: reader (``reader``, ``reader_id``, ``annotator``, ``rater``), category
+  (``label``, ``category``, ``class``, ``category_name``), confidence (``score``,
+  ``confidence``, ``conf``, ``probability``).
+
+Predictions as JSON: a COCO results list, ``[{"image_id": ..., "bbox": [x, y, w, h],
+"score": ...}, ...]`` (optional ``category_id`` or ``label``).
+
+Each row is checked: a value that is not a number, a negative width or height, a box
+outside its image (a box may touch the border: ``x2 <= width``), an unknown image. The
+problems name the file and line (the header is line 1) and say what to do.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from napari_mood.core.boxes.model import DEFAULT_LABEL, BoxSet
+from napari_mood.core.io import MoodInputError, check_regular_file
+
+__all__ = [
+    "BOXES_FILE",
+    "BoxDataset",
+    "BoxFile",
+    "COLUMN_NAMES",
+    "PREDICTIONS_FOLDER",
+    "discover_box_dataset",
+    "find_box_predictions",
+    "image_id_of",
+    "read_box_file",
+    "read_score_map",
+]
+
+BOXES_FILE = "boxes.csv"
+IMAGES_FOLDER = "images"
+PREDICTIONS_FOLDER = "predictions"
+MAPS_FOLDER = "maps"
+PathLike = str | os.PathLike[str]
+
+COLUMN_NAMES: dict[str, tuple[str, ...]] = {
+    "image": ("image_id", "image", "file", "filename", "file_name", "image_file", "image_name"),
+    "x1": ("x1", "xmin"),
+    "y1": ("y1", "ymin"),
+    "x2": ("x2", "xmax"),
+    "y2": ("y2", "ymax"),
+    "x": ("x",),
+    "y": ("y",),
+    "width": ("width", "w"),
+    "height": ("height", "h"),
+    "reader": ("reader", "reader_id", "annotator", "rater"),
+    "label": ("label", "category", "class", "category_name"),
+    "score": ("score", "confidence", "conf", "probability"),
+}
+"""Accepted header names of each column (compared lower-case, spaces as ``_``)."""
+
+
+def image_id_of(name: str) -> str:
+    """The image id a file name or CSV value names: its last part without ``.png``.
+
+    Examples
+    --------
+    >>> image_id_of("images/case_012.PNG"), image_id_of("case_012")
+    ('case_012', 'case_012')
+    """
+    last = str(name).strip().replace("\\", "/").rsplit("/", 1)[-1]
+    return last[:-4] if last.lower().endswith(".png") else last
+
+
+@dataclass(frozen=True)
+class BoxDataset:
+    """A folder of PNG slices and its ground-truth box file."""
+
+    root: Path
+    images_dir: Path
+    images: dict[str, Path]
+    sizes: dict[str, tuple[int, int]]
+    """``{image id: (width, height)}`` in pixels, from the PNG headers."""
+    boxes_file: Path
+
+    @property
+    def order(self) -> tuple[str, ...]:
+        """Image ids in file-name order: the order of ties and of every table."""
+        return tuple(self.images)
+
+
+def discover_box_dataset(
+    root: PathLike, *, boxes: PathLike | None = None, images: PathLike | None = None
+) -> BoxDataset:
+    """Find the slices (``root/images`` or ``root``) and the box file (``root/boxes.csv``).
+
+    Raises
+    ------
+    MoodInputError
+        No folder, no PNG, two PNGs with one id, no box file (naming what was looked for).
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise MoodInputError(root, "is not a folder", "give the folder of a NOVA-style dataset")
+    images_dir = Path(images) if images is not None else _images_dir(root)
+    found = _pngs(images_dir)
+    boxes_file = Path(boxes) if boxes is not None else root / BOXES_FILE
+    if not boxes_file.exists():
+        csvs = sorted(p.name for p in root.glob("*.csv"))
+        hint = (
+            f"give it with --boxes (CSV files here: {', '.join(csvs)})"
+            if csvs
+            else "give it with --boxes"
+        )
+        raise MoodInputError(boxes_file, "no ground-truth box file", hint)
+    check_regular_file(boxes_file, what="box CSV file")
+    sizes = {image: read_image_size(path) for image, path in found.items()}
+    return BoxDataset(root, images_dir, found, sizes, boxes_file)
+
+
+def _images_dir(root: Path) -> Path:
+    sub = root / IMAGES_FOLDER
+    return sub if sub.is_dir() else root
+
+
+def _pngs(folder: Path) -> dict[str, Path]:
+    if not folder.is_dir():
+        raise MoodInputError(folder, "is not a folder", "give the folder holding the PNG slices")
+    found: dict[str, Path] = {}
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith(".") or path.suffix.lower() != ".png":
+            continue
+        image = image_id_of(path.name)
+        if image in found:
+            raise MoodInputError(
+                path, f"has the same image id as {found[image].name}", "rename one"
+            )
+        found[image] = path
+    if not found:
+        raise MoodInputError(folder, "holds no PNG slice", "give the folder of the .png slices")
+    return found
+
+
+def read_image_size(path: PathLike) -> tuple[int, int]:
+    """``(width, height)`` of a PNG from its header (the pixels are not decoded)."""
+    from PIL import Image, UnidentifiedImageError
+
+    check_regular_file(path, what="PNG file")
+    try:
+        with Image.open(path) as img:
+            if img.format != "PNG":
+                raise MoodInputError(path, f"is {img.format}, not PNG", "convert it to PNG")
+            return int(img.width), int(img.height)
+    except (UnidentifiedImageError, OSError) as exc:
+        raise MoodInputError(path, f"is not a readable PNG ({exc})", "replace the file") from exc
+
+
+def read_png(path: PathLike) -> np.ndarray:
+    """The pixels of a PNG as a 2-D array (colour images: their luminance)."""
+    from PIL import Image, UnidentifiedImageError
+
+    check_regular_file(path, what="PNG file")
+    try:
+        with Image.open(path) as img:
+            if img.mode in ("L", "I;16", "I", "F", "1"):
+                return np.asarray(img)
+            return np.asarray(img.convert("L"))
+    except (UnidentifiedImageError, OSError) as exc:
+        raise MoodInputError(path, f"is not a readable PNG ({exc})", "replace the file") from exc
+
+
+def read_score_map(path: PathLike) -> np.ndarray:
+    """A 2-D score map in [0, 1]: a ``.npy`` array, or a PNG scaled by its type's maximum.
+
+    8-bit PNG values are divided by 255, 16-bit by 65535; ``.npy`` values are taken as they
+    are (a value outside [0, 1] or NaN is refused, naming the file).
+    """
+    path = Path(path)
+    if path.suffix.lower() == ".npy":
+        check_regular_file(path, what="score map")
+        try:
+            values = np.load(path, allow_pickle=False).astype(np.float64)
+        except (OSError, ValueError) as exc:
+            raise MoodInputError(
+                path, f"is not a readable .npy array ({exc})", "replace it"
+            ) from exc
+    else:
+        pixels = read_png(path)
+        scale = {np.dtype(np.uint8): 255.0, np.dtype(np.uint16): 65535.0}.get(pixels.dtype, 1.0)
+        values = pixels.astype(np.float64) / scale
+    if values.ndim != 2:
+        raise MoodInputError(path, f"is {values.ndim}-D (shape {values.shape})", "give a 2-D map")
+    if np.isnan(values).any() or values.min(initial=0) < 0 or values.max(initial=0) > 1:
+        raise MoodInputError(path, "holds scores outside [0, 1] or NaN", "scale the map to [0, 1]")
+    return values
+
+
+@dataclass(frozen=True)
+class BoxFile:
+    """The boxes read from one file and what the file held."""
+
+    path: Path
+    boxes: BoxSet
+    has_labels: bool
+    has_scores: bool
+    has_readers: bool
+    problems: tuple[str, ...]
+    """Rows left out, one message each (file, line, what is wrong, what to do)."""
+
+
+def find_box_predictions(root: PathLike) -> dict[str, Path]:
+    """``DATASET/predictions/NAME.csv|json`` -> ``{NAME: path}`` (none: empty)."""
+    folder = Path(root) / PREDICTIONS_FOLDER
+    if not folder.is_dir():
+        return {}
+    return {
+        p.stem: p
+        for p in sorted(folder.iterdir())
+        if not p.name.startswith(".") and p.suffix.lower() in (".csv", ".json")
+    }
+
+
+def read_box_file(path: PathLike, *, sizes: Mapping[str, tuple[int, int]]) -> BoxFile:
+    """Read boxes from a CSV (any accepted columns) or a COCO-results JSON list.
+
+    Rows with a problem are left out and listed in :attr:`BoxFile.problems`; the caller
+    decides (ground truth: an error; predictions: a warning). A file that cannot be used
+    at all (unreadable, no image or box columns) raises :class:`MoodInputError`.
+    """
+    path = check_regular_file(path, what="box file")
+    if path.suffix.lower() == ".json":
+        records, has = _json_records(path)
+    else:
+        records, has = _csv_records(path)
+    return _to_box_file(path, records, has, sizes)
+
+
+_Record = tuple[int, dict[str, str]]
+
+
+def _csv_records(path: Path) -> tuple[list[_Record], set[str]]:
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as stream:
+            rows = list(csv.reader(stream))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise MoodInputError(
+            path, f"cannot be read as CSV ({exc})", "save it as UTF-8 CSV"
+        ) from exc
+    if not rows:
+        raise MoodInputError(path, "is empty", "give a CSV with a header line")
+    columns = _columns(path, [h.strip().lower().replace(" ", "_") for h in rows[0]])
+    records = []
+    for line, row in enumerate(rows[1:], start=2):
+        if not any(cell.strip() for cell in row):
+            continue
+        records.append(
+            (line, {k: (row[i].strip() if i < len(row) else "") for k, i in columns.items()})
+        )
+    return records, set(columns)
+
+
+def _columns(path: Path, header: Sequence[str]) -> dict[str, int]:
+    found = {}
+    for key, names in COLUMN_NAMES.items():
+        hits = [i for i, h in enumerate(header) if h in names]
+        if len(hits) > 1:
+            raise MoodInputError(path, f"has {len(hits)} {key} columns", "keep one")
+        if hits:
+            found[key] = hits[0]
+    corners, xywh = (
+        {"x1", "y1", "x2", "y2"} <= set(found),
+        {"x", "y", "width", "height"} <= set(found),
+    )
+    if "image" not in found or corners == xywh:
+        what = (
+            "both x1,y1,x2,y2 and x,y,width,height"
+            if corners and xywh
+            else "no " + ("image column" if "image" not in found else "box columns")
+        )
+        raise MoodInputError(
+            path,
+            f"line 1 (header): {what}; the header is {','.join(header)}",
+            "name the columns image_id and x1,y1,x2,y2 (or x,y,width,height); the README lists the accepted names",
+        )
+    return found
+
+
+def _json_records(path: Path) -> tuple[list[_Record], set[str]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise MoodInputError(
+            path, f"is not readable JSON ({exc})", "give a COCO results list"
+        ) from exc
+    if not isinstance(data, list):
+        raise MoodInputError(
+            path, "is not a list of boxes", 'give [{"image_id", "bbox", "score"}, ...]'
+        )
+    records, has = [], {"image", "x", "y", "width", "height"}
+    for index, item in enumerate(data):
+        entry = item if isinstance(item, dict) else {}
+        bbox = entry.get("bbox")
+        values = (
+            [str(v) for v in bbox]
+            if isinstance(bbox, list) and len(bbox) == 4
+            else ["", "", "", ""]
+        )
+        record = dict(zip(("x", "y", "width", "height"), values, strict=True))
+        record["image"] = str(entry.get("image_id", entry.get("file_name", "")))
+        for key, source in (("score", "score"), ("label", "label"), ("label", "category_id")):
+            if source in entry:
+                record[key] = str(entry[source])
+                has.add(key)
+        records.append((index, record))
+    return records, has
+
+
+def _to_box_file(
+    path: Path, records: list[_Record], has: set[str], sizes: Mapping[str, tuple[int, int]]
+) -> BoxFile:
+    where = "item" if path.suffix.lower() == ".json" else "line"
+    kept: list[tuple[str, list[float], float, str, str]] = []
+    problems = []
+    for line, record in records:
+        try:
+            kept.append(_parse(record, has, sizes))
+        except ValueError as exc:
+            problems.append(f"{path}: {where} {line}: {exc}")
+    boxes = BoxSet.build(
+        [k[0] for k in kept],
+        np.array([k[1] for k in kept], dtype=float).reshape(-1, 4),
+        scores=[k[2] for k in kept],
+        labels=[k[3] for k in kept],
+        readers=[k[4] for k in kept],
+    )
+    return BoxFile(path, boxes, "label" in has, "score" in has, "reader" in has, tuple(problems))
+
+
+def _number(record: dict[str, str], key: str) -> float:
+    text = record.get(key, "")
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{key} is {text!r}, not a number (give a number)") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{key} is {text!r} (give a finite number)")
+    return value
+
+
+def _parse(
+    record: dict[str, str], has: set[str], sizes: Mapping[str, tuple[int, int]]
+) -> tuple[str, list[float], float, str, str]:
+    image = image_id_of(record["image"])
+    if image not in sizes:
+        raise ValueError(
+            f"unknown image {record['image']!r} (no {image}.png among the slices; fix the id or add the slice)"
+        )
+    if "x1" in has:
+        x1, y1, x2, y2 = (_number(record, k) for k in ("x1", "y1", "x2", "y2"))
+        if x2 < x1 or y2 < y1:
+            raise ValueError(
+                f"negative size: x2 < x1 or y2 < y1 in ({x1:g}, {y1:g}, {x2:g}, {y2:g}) (swap the corners)"
+            )
+    else:
+        x1, y1, w, h = (_number(record, k) for k in ("x", "y", "width", "height"))
+        if w < 0 or h < 0:
+            raise ValueError(f"negative size: width {w:g}, height {h:g} (give sizes >= 0)")
+        x2, y2 = x1 + w, y1 + h
+    width, height = sizes[image]
+    if x1 < 0 or y1 < 0 or x2 > width or y2 > height:
+        raise ValueError(
+            f"box ({x1:g}, {y1:g}, {x2:g}, {y2:g}) lies outside the {width} x {height} image {image} "
+            "(coordinates are pixels from the top-left corner, 0 <= x1 <= x2 <= width)"
+        )
+    score = _number(record, "score") if "score" in has else 1.0
+    label = record.get("label", "") or DEFAULT_LABEL
+    return image, [x1, y1, x2, y2], score, label, record.get("reader", "")

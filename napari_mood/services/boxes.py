@@ -1,0 +1,503 @@
+"""Box benchmarks (NOVA-style): ground truth, methods, evaluation and its text formats.
+
+One route for every front end: :func:`load_ground_truth` (reader choice, consensus),
+:func:`find_box_methods` (which predictions), :func:`load_method` (a box file, or score
+maps turned into boxes), :func:`evaluate_box_methods`, and :func:`format_box_result`.
+
+Rules where the data say nothing (the README's "Box localisation" section repeats them):
+
+- Ground truth: a file without a reader column (or with one reader) is used as it is;
+  with two readers the default is their consensus (:func:`merge_readers`), and
+  ``reader=NAME`` scores against one reader. A problem in any ground-truth row is an
+  error (a left-out GT box would change every number).
+- Predictions: a row with a problem is left out with a warning naming file and line
+  (``strict=True``: an error). A file without a confidence column gives every box
+  confidence 1 (warning: AP then follows the file order).
+- Categories: scored per category (COCO) only when both the ground truth and the
+  predictions have a label column; otherwise every box is one category, "anomaly".
+- Score maps: ``maps/NAME/IMAGE.png`` (or ``.npy``) -> boxes at ``threshold``; an image
+  without a map, or with a map of another size, has no predicted box (warning).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from napari_mood.core.boxes import (
+    DEFAULT_LABEL,
+    BoxEvaluation,
+    BoxSet,
+    box_outcomes,
+    evaluate_boxes,
+)
+from napari_mood.core.boxes.consensus import CONSENSUS, MergeRule, merge_readers, readers_of
+from napari_mood.core.boxes.from_scores import boxes_from_score_map
+from napari_mood.core.boxes.io import (
+    MAPS_FOLDER,
+    BoxDataset,
+    BoxFile,
+    find_box_predictions,
+    image_id_of,
+    read_box_file,
+    read_score_map,
+)
+from napari_mood.core.io import MoodInputError, MoodInputWarning
+
+__all__ = [
+    "BoxBenchmark",
+    "BoxMethod",
+    "BoxView",
+    "box_view",
+    "GroundTruth",
+    "evaluate_box_methods",
+    "find_box_methods",
+    "format_box_result",
+    "load_ground_truth",
+    "load_method",
+]
+
+BoxFormat = Literal["table", "csv", "json"]
+SHOWN_PROBLEMS = 5
+
+
+@dataclass(frozen=True)
+class GroundTruth:
+    """The ground-truth boxes scored against, and where they came from."""
+
+    boxes: BoxSet
+    file: BoxFile
+    reader: str
+    """``"consensus"``, a reader's name, or ``""`` (the file as it is)."""
+    readers: tuple[str, ...]
+
+
+def load_ground_truth(
+    dataset: BoxDataset,
+    *,
+    reader: str | None = None,
+    merge: MergeRule = "mean",
+    merge_iou: float = 0.3,
+    keep_single: bool = True,
+) -> GroundTruth:
+    """Read the dataset's boxes and choose the readers (see the module's rules).
+
+    Raises
+    ------
+    MoodInputError
+        A row with a problem (all listed, up to five, with their count), an unknown
+        ``reader``, or more than two readers without ``reader``.
+    """
+    read = read_box_file(dataset.boxes_file, sizes=dataset.sizes)
+    if read.problems:
+        raise MoodInputError(None, _problem_list(read.problems), "fix these ground-truth rows")
+    readers = tuple(r for r in readers_of(read.boxes) if r) if read.has_readers else ()
+    chosen = reader if reader is not None else (CONSENSUS if len(readers) == 2 else "")
+    if chosen == CONSENSUS and len(readers) >= 2:
+        try:
+            boxes = merge_readers(read.boxes, min_iou=merge_iou, how=merge, keep_single=keep_single)
+        except ValueError as exc:
+            raise MoodInputError(read.path, str(exc), "choose one reader with --reader") from exc
+    elif chosen in ("", CONSENSUS):
+        if len(readers) > 2:
+            raise MoodInputError(
+                read.path,
+                f"has {len(readers)} readers ({', '.join(readers)})",
+                "choose one with --reader",
+            )
+        boxes, chosen = read.boxes, ""
+    elif chosen in readers:
+        boxes = read.boxes.take([r == chosen for r in read.boxes.readers])
+    else:
+        raise MoodInputError(
+            read.path, f"has no reader {chosen!r} (readers: {', '.join(readers) or 'none named'})",
+            f"give --reader {CONSENSUS} or one of the readers",
+        )  # fmt: skip
+    return GroundTruth(boxes, read, chosen, readers)
+
+
+def _problem_list(problems: Sequence[str]) -> str:
+    shown = "; ".join(problems[:SHOWN_PROBLEMS])
+    more = len(problems) - SHOWN_PROBLEMS
+    return f"{len(problems)} row(s) cannot be used: {shown}" + (
+        f"; and {more} more" if more > 0 else ""
+    )
+
+
+@dataclass(frozen=True)
+class BoxMethod:
+    """A method's predictions: a box file, or a folder of score maps (``maps``)."""
+
+    name: str
+    path: Path
+    kind: Literal["boxes", "maps"]
+
+
+def find_box_methods(
+    dataset: BoxDataset,
+    *,
+    preds: Sequence[tuple[str, Path]] = (),
+    maps: Sequence[tuple[str, Path]] = (),
+) -> dict[str, BoxMethod]:
+    """The methods to score: those given, else ``predictions/*`` and ``maps/*`` of the dataset."""
+    found = [BoxMethod(n, p, "boxes") for n, p in preds] + [
+        BoxMethod(n, p, "maps") for n, p in maps
+    ]
+    if not found:
+        found = [BoxMethod(n, p, "boxes") for n, p in find_box_predictions(dataset.root).items()]
+        folder = dataset.root / MAPS_FOLDER
+        if folder.is_dir():
+            subs = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+            found += [BoxMethod(p.name, p, "maps") for p in subs]
+    methods: dict[str, BoxMethod] = {}
+    for method in found:
+        if method.name in methods:
+            raise MoodInputError(
+                method.path, f"method name {method.name!r} is given twice", "rename one"
+            )
+        methods[method.name] = method
+    if not methods:
+        raise MoodInputError(
+            dataset.root, "no predictions found (looked in predictions/ and maps/)",
+            "give --pred [NAME=]FILE (.csv or .json) or --maps [NAME=]DIR",
+        )  # fmt: skip
+    return methods
+
+
+@dataclass(frozen=True)
+class LoadedMethod:
+    """A method's boxes on the dataset's images and what went wrong reading them."""
+
+    name: str
+    boxes: BoxSet
+    has_labels: bool
+    problems: tuple[str, ...]
+
+
+def load_method(
+    method: BoxMethod, dataset: BoxDataset, *, threshold: float = 0.5, strict: bool = False
+) -> LoadedMethod:
+    """Read a method's boxes (a file) or make them from its score maps at ``threshold``."""
+    if method.kind == "maps":
+        return _from_maps(method, dataset, threshold)
+    read = read_box_file(method.path, sizes=dataset.sizes)
+    if read.problems and strict:
+        raise MoodInputError(
+            None, _problem_list(read.problems), "fix these rows (or drop --strict)"
+        )
+    problems = list(read.problems)
+    if not read.has_scores and len(read.boxes):
+        problems.append(
+            f"{read.path}: no confidence column: every box has confidence 1, so AP follows the "
+            "file order (add a score column)"
+        )
+    return LoadedMethod(method.name, read.boxes, read.has_labels, tuple(problems))
+
+
+def _from_maps(method: BoxMethod, dataset: BoxDataset, threshold: float) -> LoadedMethod:
+    if not method.path.is_dir():
+        raise MoodInputError(method.path, "is not a folder of score maps", "give --maps [NAME=]DIR")
+    files = {
+        image_id_of(p.name.removesuffix(".npy")): p
+        for p in sorted(method.path.iterdir())
+        if p.suffix.lower() in (".png", ".npy") and not p.name.startswith(".")
+    }
+    parts, problems = [], []
+    for image in dataset.order:
+        path = files.get(image)
+        if path is None:
+            problems.append(f"{method.path}: no map for {image} (it has no predicted box)")
+            continue
+        try:
+            score = read_score_map(path)
+        except MoodInputError as exc:
+            problems.append(f"{exc} (image {image} has no predicted box)")
+            continue
+        width, height = dataset.sizes[image]
+        if score.shape != (height, width):
+            problems.append(
+                f"{path}: map is {score.shape[1]} x {score.shape[0]}, the image {width} x {height} "
+                f"(image {image} has no predicted box)"
+            )
+            continue
+        parts.append(boxes_from_score_map(score, threshold=threshold, image=image))
+    return LoadedMethod(method.name, BoxSet.concat(parts), False, tuple(problems))
+
+
+def _one_category(boxes: BoxSet) -> BoxSet:
+    return replace(boxes, labels=(DEFAULT_LABEL,) * len(boxes))
+
+
+@dataclass(frozen=True)
+class BoxBenchmark:
+    """Every method's :class:`BoxEvaluation` on one dataset."""
+
+    dataset: BoxDataset
+    truth: GroundTruth
+    images: tuple[str, ...]
+    results: dict[str, BoxEvaluation]
+    predictions: dict[str, BoxSet]
+    """Each method's boxes as scored (categories possibly merged into one)."""
+    ground_truth: dict[str, BoxSet]
+    """The ground truth each method was scored against (categories possibly merged)."""
+    problems: tuple[str, ...] = field(default=())
+    threshold: float | None = None
+
+    def ranked(self) -> list[str]:
+        """Methods by mAP@[50:95], then mAP@50 (NaN last), then name."""
+
+        def key(name: str) -> tuple[float, float, str]:
+            r = self.results[name]
+            return (-_or_minus(r.map50_95), -_or_minus(r.map50), name)
+
+        return sorted(self.results, key=key)
+
+
+def _or_minus(value: float) -> float:
+    return -1.0 if math.isnan(value) else value
+
+
+def evaluate_box_methods(
+    dataset: BoxDataset,
+    truth: GroundTruth,
+    methods: Mapping[str, BoxMethod],
+    *,
+    threshold: float = 0.5,
+    count_iou: float = 0.3,
+    min_score: float | None = None,
+    strict: bool = False,
+    warn: bool = True,
+) -> BoxBenchmark:
+    """Score every method; each problem is a warning (``warn``) and listed in the result."""
+    results: dict[str, BoxEvaluation] = {}
+    predictions: dict[str, BoxSet] = {}
+    gts: dict[str, BoxSet] = {}
+    problems: list[str] = []
+    for name, method in methods.items():
+        loaded = load_method(method, dataset, threshold=threshold, strict=strict)
+        problems += loaded.problems
+        boxes = loaded.boxes if min_score is None else loaded.boxes.above(min_score)
+        gt = truth.boxes
+        if not (truth.file.has_labels and loaded.has_labels):
+            if truth.file.has_labels or loaded.has_labels:
+                problems.append(
+                    f"{name}: only {'the ground truth' if truth.file.has_labels else 'the predictions'} "
+                    "name categories: scored as one category"
+                )
+            gt, boxes = _one_category(gt), _one_category(boxes)
+        results[name] = evaluate_boxes(gt, boxes, images=dataset.order, count_iou=count_iou)
+        predictions[name], gts[name] = boxes, gt
+    if warn:
+        for problem in problems:
+            warnings.warn(problem, MoodInputWarning, stacklevel=2)
+    used = threshold if any(m.kind == "maps" for m in methods.values()) else None
+    return BoxBenchmark(
+        dataset, truth, dataset.order, results, predictions, gts, tuple(problems), used
+    )
+
+
+def format_box_result(result: BoxBenchmark, fmt: BoxFormat, *, per_image: bool = False) -> str:
+    """``table`` (a summary, plus detected / missed per image with ``per_image``), ``csv``
+    (one row per image x method) or ``json`` (everything; NaN as null)."""
+    if fmt == "json":
+        return json.dumps(_to_dict(result), indent=2, allow_nan=False) + "\n"
+    if fmt == "csv":
+        return _csv(result)
+    text = _summary_table(result)
+    return text + ("\n" + _image_table(result) if per_image else "")
+
+
+def _f(value: float, digits: int = 4) -> str:
+    return "nan" if math.isnan(value) else f"{value:.{digits}f}"
+
+
+def _iou_tag(iou: float) -> str:
+    return f"{round(iou * 100):d}"
+
+
+def _aligned(rows: list[list[str]]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = [
+        "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        )
+        for row in rows
+    ]
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+def _summary_table(result: BoxBenchmark) -> str:
+    truth = result.truth
+    who = f", reader {truth.reader}" if truth.reader else ""
+    head = (
+        f"dataset {result.dataset.root.name}: {len(result.images)} images, "
+        f"{len(truth.boxes)} GT boxes ({truth.file.path.name}{who})"
+    )
+    tag = _iou_tag(next(iter(result.results.values())).count_iou) if result.results else "30"
+    rows = [
+        [
+            "method",
+            "mAP@30",
+            "mAP@50",
+            "mAP@[50:95]",
+            "ACC50",
+            f"TP{tag}",
+            f"FP{tag}",
+            f"FN{tag}",
+            "boxes",
+        ]
+    ]
+    for name in result.ranked():
+        r = result.results[name]
+        rows.append(
+            [name, _f(r.map30), _f(r.map50), _f(r.map50_95), _f(r.acc50),
+             f"{r.tp}/{r.n_gt}", str(r.fp), str(r.fn), str(r.n_pred)]
+        )  # fmt: skip
+    return head + "\n" + _aligned(rows)
+
+
+def _image_table(result: BoxBenchmark) -> str:
+    """Images sorted by total misses (most first), detected/missed/FP per method."""
+    names = result.ranked()
+    counts = {n: {c.image: c for c in result.results[n].per_image} for n in names}
+    missed = {i: sum(counts[n][i].missed for n in names) for i in result.images}
+    order = sorted(result.images, key=lambda i: (-missed[i], result.images.index(i)))
+    first = counts[names[0]] if names else {}
+    rows = [["image", "GT"] + [f"{n} det/miss/FP" for n in names]]
+    for image in order:
+        gt = str(first[image].gt) if first else "0"
+        cells = [
+            f"{counts[n][image].detected}/{counts[n][image].missed}/{counts[n][image].false_positives}"
+            for n in names
+        ]
+        rows.append([image, gt, *cells])
+    return "per image (sorted by misses)\n" + _aligned(rows)
+
+
+CSV_COLUMNS = (
+    "image",
+    "method",
+    "gt_boxes",
+    "predicted_boxes",
+    "detected",
+    "missed",
+    "false_positives",
+    "top_iou",
+    "count_iou",
+)
+
+
+def _csv(result: BoxBenchmark) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for name in result.ranked():
+        r = result.results[name]
+        for c in r.per_image:
+            top = "" if math.isnan(c.top_iou) else f"{c.top_iou:.6g}"
+            writer.writerow(
+                [
+                    c.image,
+                    name,
+                    c.gt,
+                    c.predictions,
+                    c.detected,
+                    c.missed,
+                    c.false_positives,
+                    top,
+                    r.count_iou,
+                ]
+            )
+    return out.getvalue()
+
+
+def _nan_none(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+def _method_dict(r: BoxEvaluation) -> dict[str, Any]:
+    return {
+        "map30": _nan_none(r.map30), "map50": _nan_none(r.map50), "map50_95": _nan_none(r.map50_95),
+        "acc50": _nan_none(r.acc50),
+        "ap": {f"{t:.2f}": _nan_none(v) for t, v in r.ap.items()},
+        "recall": {f"{t:.2f}": _nan_none(v) for t, v in r.recall.items()},
+        "ap_per_category": {c: {f"{t:.2f}": _nan_none(v) for t, v in a.items()} for c, a in r.ap_per_category.items()},
+        "count_iou": r.count_iou, "tp": r.tp, "fp": r.fp, "fn": r.fn,
+        "gt_boxes": r.n_gt, "predicted_boxes": r.n_pred,
+    }  # fmt: skip
+
+
+def _to_dict(result: BoxBenchmark) -> dict[str, Any]:
+    truth = result.truth
+    return {
+        "dataset": str(result.dataset.root),
+        "images": list(result.images),
+        "ground_truth": {
+            "file": str(truth.file.path), "reader": truth.reader or None,
+            "readers": list(truth.readers), "boxes": len(truth.boxes),
+        },
+        "score_map_threshold": result.threshold,
+        "methods": {n: _method_dict(result.results[n]) for n in result.ranked()},
+        "per_image": [
+            {"image": c.image, "method": n, "gt_boxes": c.gt, "predicted_boxes": c.predictions,
+             "detected": c.detected, "missed": c.missed, "false_positives": c.false_positives,
+             "top_iou": _nan_none(c.top_iou)}
+            for n in result.ranked() for c in result.results[n].per_image
+        ],
+        "problems": list(result.problems),
+    }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class BoxView:
+    """What a viewer shows of one method at a confidence threshold and an IoU."""
+
+    pred_shown: np.ndarray
+    """``(len(pred),)`` bool: confidence ``>= min_confidence``."""
+    pred_tp: np.ndarray
+    """``(len(pred),)`` bool: shown and matched (TP); shown and not matched: FP."""
+    gt_detected: np.ndarray
+    """``(len(gt),)`` bool: matched by a shown prediction."""
+    misses: dict[str, int]
+    false_positives: dict[str, int]
+
+    def images_by_misses(self, order: Sequence[str]) -> list[str]:
+        """Images, most missed GT boxes first, then most FPs, then ``order``."""
+        rank = {image: i for i, image in enumerate(order)}
+        return sorted(
+            order, key=lambda i: (-self.misses.get(i, 0), -self.false_positives.get(i, 0), rank[i])
+        )
+
+
+def box_view(gt: BoxSet, pred: BoxSet, *, min_confidence: float = 0.0, iou: float = 0.3) -> BoxView:
+    """TP / FP / FN of every box when only predictions ``>= min_confidence`` count.
+
+    Examples
+    --------
+    >>> gt = BoxSet.build(["a"], [[0, 0, 10, 10]])
+    >>> pred = BoxSet.build(["a", "a"], [[0, 0, 10, 10], [20, 20, 30, 30]], scores=[0.3, 0.9])
+    >>> view = box_view(gt, pred, min_confidence=0.5)
+    >>> view.pred_shown.tolist(), view.gt_detected.tolist(), view.misses
+    ([False, True], [False], {'a': 1})
+    """
+    shown = pred.scores >= min_confidence
+    found = box_outcomes(gt, pred.take(shown), iou_threshold=iou)
+    tp = np.zeros(len(pred), dtype=bool)
+    tp[np.flatnonzero(shown)] = found.pred_matched
+    misses = {image: 0 for image in dict.fromkeys((*gt.images, *pred.images))}
+    fps = dict(misses)
+    for image, hit in zip(gt.images, found.gt_detected, strict=True):
+        misses[image] += int(not hit)
+    for image, show, hit in zip(pred.images, shown, tp, strict=True):
+        fps[image] += int(show and not hit)
+    return BoxView(shown, tp, found.gt_detected, misses, fps)
