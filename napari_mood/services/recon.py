@@ -39,6 +39,7 @@ import numpy as np
 
 from napari_mood.core.io import MoodInputError, MoodInputWarning, case_stem, is_nifti
 from napari_mood.core.nifti import Volume, read_volume
+from napari_mood.core.orientation import display_transform
 from napari_mood.core.recon import (
     CaseRecon,
     DegreeRow,
@@ -57,11 +58,13 @@ from napari_mood.services.output import Inputs
 from napari_mood.services.writers import write_files
 
 __all__ = [
+    "ReconView",
     "ReconEvaluation",
     "ReconFolders",
     "ReconOptions",
     "evaluate_recon",
     "find_recon_cases",
+    "load_recon_view",
     "write_score_maps",
 ]
 
@@ -393,3 +396,41 @@ def case_rows(result: ReconEvaluation) -> list[Mapping[str, object]]:
         row["residual_p999"] = c.scale
         rows.append(row)
     return rows
+
+
+@dataclass(frozen=True, eq=False)
+class ReconView:
+    """One case for the viewer, in display order (S, A, R; see the README's orientation).
+
+    ``scores`` is the residual score map (:func:`~napari_mood.core.recon.residual_scores`
+    with ``scale``); ``gt`` the anomaly region (None without one).
+    """
+
+    case: str
+    scan: np.ndarray
+    recon: np.ndarray
+    scores: np.ndarray
+    healthy: np.ndarray
+    gt: np.ndarray | None
+    spacing: tuple[float, ...]
+    scale: float
+
+
+def load_recon_view(folders: ReconFolders, case: str, *, scale: float | None = None) -> ReconView:
+    """Read one case (input, reconstruction, healthy original, region) for the viewer.
+
+    ``scale`` divides the residual (default: the case's own robust maximum,
+    :func:`~napari_mood.core.recon.residual_scale`). Raises MoodInputError naming a
+    file that cannot be used.
+    """
+    loaded = _Reader(folders).load(case)
+    residual = residual_map(loaded.scan, loaded.recon)
+    chosen = residual_scale(residual, loaded.brain) if scale is None else float(scale)
+    scores = residual_scores(residual, loaded.brain, scale=chosen)
+    affine = read_volume(folders.inputs / case).affine
+    shown = display_transform(loaded.scan.shape, affine)
+    region = None if loaded.region is None else shown.to_display(loaded.region)
+    return ReconView(
+        case, shown.to_display(loaded.scan), shown.to_display(loaded.recon), shown.to_display(scores),
+        shown.to_display(loaded.healthy), region, shown.spacing, chosen,
+    )  # fmt: skip
