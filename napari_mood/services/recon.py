@@ -181,7 +181,7 @@ class _Reader:
         self.labels = _by_stem(folders.labels)
         self._brain: Volume | None = None
 
-    def _brain_mask(self) -> Volume | None:
+    def brain_mask(self) -> Volume | None:
         if self.folders.brain_mask is not None and self._brain is None:
             self._brain = read_volume(self.folders.brain_mask)
         return self._brain
@@ -202,7 +202,7 @@ class _Reader:
         recon = read_volume(self._need(self.recon, stem, self.folders.recon, "reconstruction"))
         for other in (healthy, recon):
             _same_grid(scan, other)
-        brain_volume = self._brain_mask()
+        brain_volume = self.brain_mask()
         if brain_volume is not None:
             _same_grid(scan, brain_volume)
             brain = brain_volume.data != 0
@@ -255,6 +255,7 @@ def _cases(
     folders: ReconFolders, names: list[str], progress: Callable[[int, int, str], None] | None
 ) -> Iterator[tuple[str, _Loaded | str]]:
     reader = _Reader(folders)
+    reader.brain_mask()  # one file for every case: unusable is an error, before any case
     for index, name in enumerate(names):
         try:
             yield name, reader.load(name)
