@@ -156,6 +156,7 @@ def dock_plugin_widgets(viewer: Any) -> list[Any]:
 
     manifest = PluginManager.instance().get_manifest(PLUGIN_NAME)
     names = [c.display_name for c in manifest.contributions.widgets or ()]
+    names = [n for n in names if n not in OTHER_BENCHMARK_WIDGETS]
     names.sort(key=lambda n: DOCK_ORDER.index(n) if n in DOCK_ORDER else len(DOCK_ORDER))
     docks, widgets, planes = [], [], None
     for name in names:
@@ -173,6 +174,9 @@ def dock_plugin_widgets(viewer: Any) -> list[Any]:
     return widgets
 
 
+OTHER_BENCHMARK_WIDGETS = ("Reconstruction view",)
+"""Widgets of the other benchmarks (PET reconstructions): in the Plugins menu, not docked
+with a MOOD case."""
 PLANES_SHARE = 0.45
 """Share of the right dock area's width given to the three-planes dock."""
 

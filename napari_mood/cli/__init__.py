@@ -1,8 +1,8 @@
 """The ``napari-mood`` command line: one module per subcommand, GUI-free.
 
 Subcommands: ``demo``, ``view`` (the napari viewer, imported only when run),
-``evaluate``, ``validate``, ``simulate``, ``figure``, ``evaluate-boxes`` (2-D boxes,
-NOVA-style). Exit codes: 0 success, 1 an input
+``evaluate``, ``validate``, ``simulate``, ``evaluate-recon``, ``figure``, ``evaluate-boxes``
+(2-D boxes, NOVA-style). Exit codes: 0 success, 1 an input
 or output cannot be used (the message names the file), 2 usage error.
 """
 
@@ -45,6 +45,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
+    check = getattr(args, "check", None)
+    problem = None if check is None else check(args)
+    if problem:
+        parser.error(f"{args.command}: {problem}")
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
     try:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from napari_mood.cli import simulate_pet
 from napari_mood.core.case import find_case_folder_layout
 from napari_mood.core.io import MoodInputError, MoodInputWarning
 from napari_mood.core.nifti import read_volume
@@ -91,6 +92,9 @@ def main(args: argparse.Namespace) -> int:
     The output folder is checked first (not the scan's folder or dataset, no file replaced
     without ``--force``, writable); then the scan is read and the cases are simulated.
     """
+    if args.mask is not None:
+        return simulate_pet.main(args)
+    args = argparse.Namespace(**{**vars(args), "scan": args.scan[0]})
     inputs = _inputs(args.scan)
     check_output_folder(
         args.out, inputs=inputs, force=args.force, names=_planned(args), what="--out"

@@ -40,6 +40,7 @@ def test_open_case_docks_widgets_and_shows_the_lesion(make_napari_viewer, mood_d
         "CompareWidget",
         "DatasetBrowserWidget",
         "ObjectsWidget",
+        "PlanesWidget",
         "ReviewWidget",
         "SliceScoresWidget",
         "TableWidget",

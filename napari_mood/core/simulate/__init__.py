@@ -21,6 +21,9 @@ Kinds
 ``pet``
     PET-style change: intensities are multiplied by ``1 - degree * smoothed_region`` where
     ``smoothed_region`` is the region mask smoothed with a Gaussian of ``sigma`` voxels.
+    (Hypometabolism of a *given* region, e.g. from an atlas, at several degrees, with
+    the smoothing in mm and a thresholded GT, is :mod:`.hypometabolism`; both dim with
+    its :func:`dim_scan`.)
 
 Policies
 --------
@@ -43,6 +46,17 @@ from napari_mood.core.simulate.cases import (
     Simulation,
     add_anomalies,
     simulate_cases,
+)
+from napari_mood.core.simulate.hypometabolism import (
+    DegreeCase,
+    HypometabolismProfile,
+    degree_case_name,
+    dim_scan,
+    fwhm_to_sigma,
+    hypometabolism_profile,
+    parse_degree_case,
+    region_from_atlas,
+    simulate_hypometabolism,
 )
 from napari_mood.core.simulate.kinds import (
     add_cube,
@@ -71,6 +85,8 @@ __all__ = [
     "REGIONS",
     "Anomaly",
     "AnomalyKind",
+    "DegreeCase",
+    "HypometabolismProfile",
     "Region",
     "Seed",
     "SimulatedCase",
@@ -82,8 +98,15 @@ __all__ = [
     "add_pet_change",
     "add_pixel_shuffle",
     "add_sphere",
+    "degree_case_name",
+    "dim_scan",
+    "fwhm_to_sigma",
+    "hypometabolism_profile",
     "make_region_mask",
     "natural_image",
+    "parse_degree_case",
+    "region_from_atlas",
     "simulate_cases",
+    "simulate_hypometabolism",
     "to_unit_range",
 ]

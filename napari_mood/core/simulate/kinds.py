@@ -8,6 +8,7 @@ import numpy as np
 from scipy import ndimage as ndi
 
 from napari_mood.core._checks import check_choice
+from napari_mood.core.simulate.hypometabolism import dim_scan
 from napari_mood.core.simulate.placement import (
     DEFAULT_SIZE_RANGES,
     REGIONS,
@@ -440,6 +441,6 @@ def add_pet_change(
     box = region_box(arr.shape, point, reach, reach)
     smoothed = ndi.gaussian_filter(mask[box].astype(np.float64), sigma, mode="constant")
     out = arr.copy()
-    out[box] = arr[box] * (1.0 - amount * smoothed)
+    out[box] = dim_scan(arr[box], smoothed, amount)
     params = {"region": region, "degree": amount, "sigma": float(sigma)}
     return Anomaly(out, mask, "pet", point, radius, params)

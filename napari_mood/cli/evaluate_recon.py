@@ -1,0 +1,110 @@
+"""``napari-mood evaluate-recon``: reconstructions against healthy originals, by degree."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from napari_mood.cli._common import ProgressBar
+from napari_mood.core.io import MoodInputError
+from napari_mood.services.output import (
+    Planned,
+    check_apart,
+    check_output_file,
+    check_output_folder,
+    write_text_atomic,
+)
+from napari_mood.services.recon import (
+    ReconFolders,
+    ReconOptions,
+    evaluate_recon,
+    find_recon_cases,
+    planned_map_names,
+    write_score_maps,
+)
+from napari_mood.services.recon_report import format_recon
+
+__all__ = ["main", "scale_option"]
+
+
+def scale_option(text: str) -> str | float:
+    """``dataset``, ``case`` or a positive number (the score maps' divisor)."""
+    if text in ("dataset", "case"):
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected dataset, case or a positive number, got {text!r}"
+        ) from None
+    if not (value > 0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"a scale must be a positive number, got {text!r}")
+    return value
+
+
+def _check_outputs(args: argparse.Namespace, folders: ReconFolders, names: list[str]) -> None:
+    inputs = folders.as_inputs()
+    planned = []
+    if args.out is not None:
+        check_output_file(args.out, inputs=inputs, force=args.force, what="--out")
+        planned.append(Planned(args.out, "--out"))
+    if args.plot is not None:
+        check_output_file(args.plot, inputs=inputs, force=args.force, what="--plot")
+        planned.append(Planned(args.plot, "--plot"))
+    if args.maps is not None:
+        map_names = planned_map_names(names)
+        check_output_folder(
+            args.maps, inputs=inputs, force=args.force, names=map_names, what="--maps"
+        )
+        planned.append(Planned(args.maps, "--maps", folder=True, names=tuple(map_names)))
+    check_apart(planned)
+
+
+def _plot_available() -> None:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as exc:
+        raise MoodInputError(
+            None, f"--plot needs matplotlib ({exc})", "pip install 'napari-mood[viewer]'"
+        ) from exc
+
+
+def main(args: argparse.Namespace) -> int:
+    """Measure, test, print; write score maps and the plot when asked. Outputs checked first."""
+    folders = ReconFolders.of_dataset(
+        args.dataset, args.recon, scans=args.scans or "toy", healthy=args.healthy,
+        region=args.region, brain_mask=args.brain_mask,
+    )  # fmt: skip
+    names = find_recon_cases(folders)
+    _check_outputs(args, folders, names)
+    if args.plot is not None:
+        _plot_available()
+    options = ReconOptions(test=args.test, alpha=args.alpha, scale=args.scale)
+    bar = ProgressBar("reconstructions", enabled=not args.quiet)
+    result = evaluate_recon(folders, options=options, progress=bar)
+    text = format_recon(result, args.format)
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        write_text_atomic(
+            check_output_file(args.out, inputs=folders.as_inputs(), force=args.force), text
+        )
+    if args.maps is not None:
+        written = write_score_maps(result, folders, args.maps, force=args.force)
+        scale = result.options.scale
+        shown = f"{result.dataset_scale():.4g} (dataset)" if scale == "dataset" else str(scale)
+        print(
+            f"{len(written) // 2} score maps written to {args.maps} (residual / {shown})",
+            file=sys.stderr,
+        )
+    if args.plot is not None:
+        from napari_mood.services.recon_report import plot_normalised_mse
+
+        try:
+            plot_normalised_mse(result, args.plot, dpi=args.dpi)
+        except ValueError as exc:
+            raise MoodInputError(
+                args.plot, str(exc), "simulate with napari-mood simulate --kind pet --mask"
+            ) from exc
+        print(f"plot written to {args.plot}", file=sys.stderr)
+    return 0

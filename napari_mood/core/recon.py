@@ -1,0 +1,430 @@
+"""Pseudo-healthy reconstructions judged against the healthy originals they should recover.
+
+A reconstruction method reads an input (healthy, or with simulated hypometabolism) and
+returns a pseudo-healthy image. Against the healthy original (the ground truth of every
+input made from it) this module measures, inside a mask (the whole brain, or the anomaly
+region):
+
+- ``mse = mean((recon - healthy)^2)``, ``mae = mean(|recon - healthy|)``;
+- ``psnr = 10 log10(data_range^2 / mse)`` (``inf`` when ``mse`` is 0);
+- ``ssim``: scikit-image's SSIM map (``structural_similarity(..., full=True)``, its default
+  7-voxel uniform window) averaged over the mask's voxels at least 3 voxels from the
+  volume's border, the border scikit-image itself leaves out of its mean; with a mask of
+  every voxel this equals scikit-image's own SSIM.
+
+``data_range`` is always explicit: :func:`healthy_data_range` (the healthy original's
+``max - min`` inside the brain mask), one value per case shared by both masks, so PSNR
+inside the anomaly region and in the whole brain use the same peak. A constant healthy
+image (range 0) has NaN PSNR and SSIM.
+
+The anomaly map of a reconstruction method is the residual ``|input - recon|``; it
+becomes a MOOD score map with :func:`residual_scores` (divided by a scale, clipped to
+[0, 1], 0 outside the brain). :func:`summarise_recon` makes the per-region, per-degree
+table, with the t-test of the MSE between healthy and diseased inputs and its Bonferroni
+correction (:func:`mse_test`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+import numpy as np
+
+from napari_mood.core._checks import check_choice
+
+__all__ = [
+    "SSIM_WINDOW",
+    "TESTS",
+    "CaseRecon",
+    "DegreeRow",
+    "MseTest",
+    "ReconMetrics",
+    "TTest",
+    "Where",
+    "bonferroni",
+    "healthy_data_range",
+    "mse_test",
+    "recon_metrics",
+    "residual_map",
+    "residual_scale",
+    "residual_scores",
+    "ssim_map",
+    "summarise_recon",
+]
+
+TTest = Literal["welch", "student", "paired"]
+TESTS: tuple[str, ...] = get_args(TTest)
+Where = Literal["brain", "anomaly"]
+SSIM_WINDOW = 7
+"""scikit-image's default SSIM window (voxels a side); every axis needs at least this many."""
+RESIDUAL_QUANTILE = 0.999
+"""Quantile of the brain's residuals taken as a robust maximum (:func:`residual_scale`)."""
+
+
+@dataclass(frozen=True)
+class ReconMetrics:
+    """How close a reconstruction is to the healthy original inside one mask."""
+
+    mse: float
+    mae: float
+    psnr: float
+    ssim: float
+    n_voxels: int
+    data_range: float
+
+
+def healthy_data_range(healthy: np.ndarray, brain: np.ndarray) -> float:
+    """``max - min`` of the healthy original inside the brain mask (the ``data_range``).
+
+    Examples
+    --------
+    >>> healthy_data_range(np.array([5.0, 1.0, 3.0]), np.array([False, True, True]))
+    2.0
+    """
+    inside = np.asarray(healthy, dtype=np.float64)[np.asarray(brain, dtype=bool)]
+    if inside.size == 0:
+        raise ValueError("the brain mask is empty")
+    return float(inside.max() - inside.min())
+
+
+def ssim_map(healthy: np.ndarray, recon: np.ndarray, *, data_range: float) -> np.ndarray:
+    """scikit-image's SSIM map of ``recon`` against ``healthy`` (float64, same shape).
+
+    Examples
+    --------
+    >>> image = np.random.default_rng(0).random((8, 8))
+    >>> float(ssim_map(image, image, data_range=1.0).min())
+    1.0
+    """
+    from skimage.metrics import structural_similarity
+
+    a, b = np.asarray(healthy, dtype=np.float64), np.asarray(recon, dtype=np.float64)
+    if a.shape != b.shape:
+        raise ValueError(f"shapes differ: {a.shape} and {b.shape}")
+    if min(a.shape) < SSIM_WINDOW:
+        raise ValueError(f"SSIM needs at least {SSIM_WINDOW} voxels along each axis, got {a.shape}")
+    _, full = structural_similarity(a, b, data_range=float(data_range), full=True)
+    return np.asarray(full, dtype=np.float64)
+
+
+def _inner(shape: tuple[int, ...]) -> np.ndarray:
+    """Voxels at least ``SSIM_WINDOW // 2`` from every border (scikit-image's mean)."""
+    pad = (SSIM_WINDOW - 1) // 2
+    inner = np.zeros(shape, dtype=bool)
+    inner[tuple(slice(pad, n - pad) for n in shape)] = True
+    return inner
+
+
+def recon_metrics(
+    healthy: np.ndarray,
+    recon: np.ndarray,
+    mask: np.ndarray,
+    *,
+    data_range: float,
+    ssim: np.ndarray | None = None,
+) -> ReconMetrics:
+    """MSE, MAE, PSNR and SSIM of ``recon`` against ``healthy`` inside ``mask``.
+
+    Parameters
+    ----------
+    healthy, recon : ndarray
+        The healthy original and the reconstruction (same shape).
+    mask : ndarray of bool
+        Where to measure (the brain, or the anomaly region). An empty mask gives NaN.
+    data_range : float
+        The peak of PSNR and SSIM (:func:`healthy_data_range`).
+    ssim : ndarray, optional
+        A precomputed :func:`ssim_map` of the pair (so two masks share one map).
+
+    Examples
+    --------
+    >>> healthy, recon = np.zeros((8, 8)), np.full((8, 8), 0.1)
+    >>> found = recon_metrics(healthy, recon, np.ones((8, 8), bool), data_range=1.0)
+    >>> round(found.mse, 6), round(found.mae, 6), round(found.psnr, 6)
+    (0.01, 0.1, 20.0)
+    """
+    a, b = np.asarray(healthy, dtype=np.float64), np.asarray(recon, dtype=np.float64)
+    inside = np.asarray(mask, dtype=bool)
+    if not (a.shape == b.shape == inside.shape):
+        raise ValueError(f"shapes differ: {a.shape}, {b.shape} and mask {inside.shape}")
+    dr = float(data_range)
+    count = int(inside.sum())
+    if count == 0:
+        return ReconMetrics(math.nan, math.nan, math.nan, math.nan, 0, dr)
+    diff = b[inside] - a[inside]
+    mse, mae = float(np.mean(diff * diff)), float(np.mean(np.abs(diff)))
+    if not dr > 0:
+        return ReconMetrics(mse, mae, math.nan, math.nan, count, dr)
+    psnr = math.inf if mse == 0 else 10.0 * math.log10(dr * dr / mse)
+    full = ssim_map(a, b, data_range=dr) if ssim is None else ssim
+    kept = full[inside & _inner(inside.shape)]
+    value = float(kept.mean()) if kept.size else math.nan
+    return ReconMetrics(mse, mae, psnr, value, count, dr)
+
+
+def residual_map(scan: np.ndarray, recon: np.ndarray) -> np.ndarray:
+    """The anomaly map of a reconstruction: ``|scan - recon|`` (float32)."""
+    a, b = np.asarray(scan, dtype=np.float64), np.asarray(recon, dtype=np.float64)
+    if a.shape != b.shape:
+        raise ValueError(f"shapes differ: {a.shape} and {b.shape}")
+    return np.abs(a - b).astype(np.float32)
+
+
+def residual_scale(residual: np.ndarray, brain: np.ndarray) -> float:
+    """A robust maximum of the residual: its 99.9th percentile inside the brain.
+
+    Examples
+    --------
+    >>> residual_scale(np.arange(1001.0), np.ones(1001, bool))
+    999.0
+    """
+    inside = np.asarray(residual, dtype=np.float64)[np.asarray(brain, dtype=bool)]
+    return float(np.quantile(inside, RESIDUAL_QUANTILE)) if inside.size else 0.0
+
+
+def residual_scores(residual: np.ndarray, brain: np.ndarray, *, scale: float) -> np.ndarray:
+    """A MOOD score map: ``clip(residual / scale, 0, 1)`` in the brain, 0 outside (float32).
+
+    A scale of 0 (nothing differs anywhere) gives a map of zeros.
+
+    Examples
+    --------
+    >>> residual_scores(np.array([0.5, 1.0, 4.0, 9.0]), np.array([1, 1, 1, 0], bool), scale=2.0).tolist()
+    [0.25, 0.5, 1.0, 0.0]
+    """
+    value = float(scale)
+    if not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"scale must be a non-negative number, got {scale!r}")
+    res = np.asarray(residual, dtype=np.float64)
+    if value == 0:
+        return np.zeros(res.shape, dtype=np.float32)
+    scores = np.clip(res / value, 0.0, 1.0) * np.asarray(brain, dtype=bool)
+    return scores.astype(np.float32)
+
+
+@dataclass(frozen=True)
+class MseTest:
+    """The t-test of the MSE of reconstructions of diseased inputs against healthy inputs.
+
+    ``statistic`` is positive when the diseased inputs' MSE is larger; ``p_bonferroni``
+    is ``min(1, p * n_comparisons)``; ``significant`` is ``p_bonferroni < alpha``.
+    """
+
+    test: str
+    n_healthy: int
+    n_diseased: int
+    statistic: float
+    p_value: float
+    p_bonferroni: float
+    n_comparisons: int
+    significant: bool
+
+
+def bonferroni(p_values: Sequence[float]) -> tuple[float, ...]:
+    """Bonferroni-corrected p-values: ``min(1, p * m)`` with ``m`` the number of tests.
+
+    NaN p-values stay NaN and do not count in ``m``.
+
+    Examples
+    --------
+    >>> bonferroni([0.01, 0.2, float("nan")])
+    (0.02, 0.4, nan)
+    """
+    m = sum(1 for p in p_values if not math.isnan(p))
+    return tuple(p if math.isnan(p) else min(1.0, p * m) for p in p_values)
+
+
+def mse_test(
+    healthy: Sequence[float],
+    diseased: Sequence[float],
+    *,
+    test: TTest = "welch",
+) -> tuple[float, float]:
+    """t statistic and two-sided p-value of ``diseased`` against ``healthy`` MSEs.
+
+    ``welch``: independent two-sample t-test without equal variances
+    (``scipy.stats.ttest_ind(..., equal_var=False)``); ``student``: with equal variances;
+    ``paired``: ``scipy.stats.ttest_rel`` (the two sequences pair up, same order). With
+    fewer than 2 values in a group (or pairs), or both groups constant, (NaN, NaN).
+
+    Examples
+    --------
+    >>> t, p = mse_test([1.0, 2.0, 3.0], [4.0, 5.0, 6.0], test="student")
+    >>> round(t, 4), round(p, 4)
+    (3.6742, 0.0213)
+    """
+    check_choice("test", test, TESTS)
+    from scipy import stats
+
+    a, b = np.asarray(healthy, dtype=np.float64), np.asarray(diseased, dtype=np.float64)
+    if test == "paired" and a.shape != b.shape:
+        raise ValueError(
+            f"a paired test needs as many healthy as diseased values ({a.size}, {b.size})"
+        )
+    if a.size < 2 or b.size < 2:
+        return math.nan, math.nan
+    if test == "paired":
+        if np.all(b - a == (b - a)[0]):
+            return math.nan, math.nan
+        found = stats.ttest_rel(b, a)
+    else:
+        if np.ptp(a) == 0 and np.ptp(b) == 0:
+            return math.nan, math.nan
+        found = stats.ttest_ind(b, a, equal_var=test == "student")
+    return float(found.statistic), float(found.pvalue)
+
+
+@dataclass(frozen=True)
+class CaseRecon:
+    """One reconstructed case: what it is and how close its reconstruction came.
+
+    ``degree`` is None when the case name does not say it (not a simulated case);
+    ``anomaly`` is None without an anomaly region; ``scale`` is the residual's robust
+    maximum (:func:`residual_scale`).
+    """
+
+    case: str
+    subject: str
+    region: str
+    degree: float | None
+    brain: ReconMetrics
+    anomaly: ReconMetrics | None
+    scale: float
+
+
+@dataclass(frozen=True)
+class DegreeRow:
+    """One row of the summary: a region, a mask, a degree, means over its cases.
+
+    ``normalised_mse`` is the mean MSE divided by the mean MSE of the healthy inputs
+    (degree 0) of the same region and mask (so degree 0 reads 1); ``test`` compares this
+    degree's MSEs with the healthy inputs' (None for degree 0).
+    """
+
+    region: str
+    where: Where
+    degree: float
+    n_cases: int
+    mse: float
+    mse_sd: float
+    mae: float
+    psnr: float
+    ssim: float
+    normalised_mse: float
+    test: MseTest | None
+
+
+def _metric(case: CaseRecon, where: Where) -> ReconMetrics | None:
+    return case.brain if where == "brain" else case.anomaly
+
+
+def _mean(values: Sequence[float]) -> float:
+    kept = [v for v in values if not math.isnan(v)]
+    return float(np.mean(kept)) if kept else math.nan
+
+
+def _sd(values: Sequence[float]) -> float:
+    kept = [v for v in values if not math.isnan(v)]
+    return float(np.std(kept, ddof=1)) if len(kept) > 1 else math.nan
+
+
+def _pairs(
+    healthy: Sequence[CaseRecon], diseased: Sequence[CaseRecon], where: Where
+) -> tuple[list[float], list[float]]:
+    """MSEs of the subjects that have both a healthy and a diseased case."""
+    by_subject = {c.subject: c for c in healthy}
+    a, b = [], []
+    for case in diseased:
+        other = by_subject.get(case.subject)
+        first, second = (
+            (None, None) if other is None else (_metric(other, where), _metric(case, where))
+        )
+        if first is not None and second is not None:
+            a.append(first.mse)
+            b.append(second.mse)
+    return a, b
+
+
+def _tests(
+    groups: dict[float, list[CaseRecon]], where: Where, test: TTest, alpha: float
+) -> dict[float, MseTest]:
+    healthy = groups.get(0.0, [])
+    raw: dict[float, tuple[int, int, float, float]] = {}
+    for degree, cases in sorted(groups.items()):
+        if degree == 0.0:
+            continue
+        if test == "paired":
+            a, b = _pairs(healthy, cases, where)
+        else:
+            a = [m.mse for c in healthy if (m := _metric(c, where)) is not None]
+            b = [m.mse for c in cases if (m := _metric(c, where)) is not None]
+        raw[degree] = (len(a), len(b), *mse_test(a, b, test=test))
+    corrected = bonferroni([r[3] for r in raw.values()])
+    family = sum(1 for r in raw.values() if not math.isnan(r[3]))
+    return {
+        degree: MseTest(test, na, nb, t, p, pc, family, bool(pc < alpha))
+        for (degree, (na, nb, t, p)), pc in zip(raw.items(), corrected, strict=True)
+    }
+
+
+def _rows(
+    region: str, where: Where, groups: dict[float, list[CaseRecon]], tests: dict[float, MseTest]
+) -> list[DegreeRow]:
+    def values(cases: list[CaseRecon], name: str) -> list[float]:
+        return [getattr(m, name) for c in cases if (m := _metric(c, where)) is not None]
+
+    base = _mean(values(groups.get(0.0, []), "mse"))
+    rows = []
+    for degree, cases in sorted(groups.items()):
+        mse = values(cases, "mse")
+        if not mse:
+            continue
+        norm = _mean(mse) / base if base > 0 else math.nan
+        rows.append(
+            DegreeRow(
+                region, where, degree, len(mse), _mean(mse), _sd(mse),
+                _mean(values(cases, "mae")), _mean(values(cases, "psnr")),
+                _mean(values(cases, "ssim")), norm, tests.get(degree),
+            )
+        )  # fmt: skip
+    return rows
+
+
+def summarise_recon(
+    cases: Sequence[CaseRecon], *, test: TTest = "welch", alpha: float = 0.05
+) -> tuple[DegreeRow, ...]:
+    """The per-region, per-mask, per-degree table of simulated cases.
+
+    Cases without a degree are left out. For each region and mask (``brain``,
+    ``anomaly``) every degree > 0 is tested against degree 0 (:func:`mse_test`); the
+    Bonferroni family is those tests (one per degree of that region and mask).
+    ``paired`` pairs cases by subject. Means skip NaN values.
+
+    Examples
+    --------
+    >>> m = lambda mse: ReconMetrics(mse, 0.0, 0.0, 0.0, 1, 1.0)
+    >>> cases = [CaseRecon(f"s{i}_r_deg{d:02d}", f"s{i}", "r", d / 100, m(v), None, 1.0)
+    ...          for i, (d, v) in enumerate([(0, 1.0), (0, 2.0), (10, 4.0), (10, 5.0)])]
+    >>> [(r.degree, r.mse, r.normalised_mse) for r in summarise_recon(cases)]
+    [(0.0, 1.5, 1.0), (0.1, 4.5, 3.0)]
+    """
+    check_choice("test", test, TESTS)
+    if not (0 < float(alpha) < 1):
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+    grouped: dict[tuple[str, Where], dict[float, list[CaseRecon]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
+    for case in cases:
+        if case.degree is None:
+            continue
+        for where in ("brain", "anomaly"):
+            if _metric(case, where) is not None:
+                grouped[(case.region, where)][case.degree].append(case)
+    rows: list[DegreeRow] = []
+    for (region, where), groups in sorted(grouped.items()):
+        rows += _rows(region, where, groups, _tests(groups, where, test, float(alpha)))
+    return tuple(rows)

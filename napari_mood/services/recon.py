@@ -1,0 +1,437 @@
+"""Evaluate a reconstruction method on a simulated set: metrics, statistics, score maps.
+
+Layout (what ``napari-mood simulate --kind pet --mask ...`` writes; every folder is keyed
+by case name, ``.nii.gz`` or ``.nii``)::
+
+    DATASET/toy/CASE          the inputs the method reconstructed (healthy and diseased)
+    DATASET/healthy/CASE      the healthy original of each input (ground truth image)
+    DATASET/region/CASE       the anomaly region (the GT mask, also for healthy inputs)
+    DATASET/toy_label/pixel/CASE   pixel labels (used as region when region/ has no CASE)
+    RECON/CASE                the method's reconstruction of each input
+
+Rules:
+
+- brain mask: ``--brain-mask FILE`` (its nonzero voxels, one mask for every case), else
+  the healthy original's voxels above 0 (PET uptake is positive, the background 0);
+- anomaly region: ``region/CASE``, else the case's pixel label when it has a voxel, else
+  none (the case has brain metrics only);
+- ``data_range`` of PSNR and SSIM: the healthy original's ``max - min`` in the brain;
+- a case whose input, healthy original, reconstruction or masks cannot be read or do not
+  share one grid is skipped with a warning naming the file (a broken file costs only its
+  own case);
+- score maps: ``|input - recon| / scale`` clipped to [0, 1], 0 outside the brain, with
+  ``scale`` the largest per-case 99.9th percentile of the residual in the brain over the
+  whole set (``dataset``, default: one scale, so pooled pixel AP equals the AP of the raw
+  residuals), each case's own (``case``), or a number; the sample score is the mean of
+  the score map in the brain.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from napari_mood.core.io import MoodInputError, MoodInputWarning, case_stem, is_nifti
+from napari_mood.core.nifti import Volume, read_volume
+from napari_mood.core.orientation import display_transform
+from napari_mood.core.recon import (
+    CaseRecon,
+    DegreeRow,
+    TTest,
+    healthy_data_range,
+    recon_metrics,
+    residual_map,
+    residual_scale,
+    residual_scores,
+    ssim_map,
+    summarise_recon,
+)
+from napari_mood.core.simulate.hypometabolism import parse_degree_case
+from napari_mood.core.writers import method_case_files
+from napari_mood.services.output import Inputs
+from napari_mood.services.writers import write_files
+
+__all__ = [
+    "ReconView",
+    "ReconEvaluation",
+    "ReconFolders",
+    "ReconOptions",
+    "evaluate_recon",
+    "find_recon_cases",
+    "load_recon_view",
+    "write_score_maps",
+]
+
+PathLike = str | os.PathLike[str]
+
+
+@dataclass(frozen=True)
+class ReconFolders:
+    """Where the inputs, healthy originals, regions, reconstructions and labels are."""
+
+    inputs: Path
+    healthy: Path
+    recon: Path
+    region: Path | None = None
+    labels: Path | None = None
+    brain_mask: Path | None = None
+
+    @classmethod
+    def of_dataset(
+        cls,
+        dataset: PathLike,
+        recon: PathLike,
+        *,
+        scans: str = "toy",
+        healthy: PathLike | None = None,
+        region: PathLike | None = None,
+        brain_mask: PathLike | None = None,
+    ) -> ReconFolders:
+        """The folders of a simulated dataset (defaults as in the module's layout)."""
+        root = Path(dataset)
+        return cls(
+            inputs=root / scans,
+            healthy=Path(healthy) if healthy is not None else root / "healthy",
+            recon=Path(recon),
+            region=Path(region) if region is not None else root / "region",
+            labels=root / f"{scans}_label" / "pixel",
+            brain_mask=None if brain_mask is None else Path(brain_mask),
+        )
+
+    def as_inputs(self) -> Inputs:
+        """Every folder and file read (outputs may not land there)."""
+        folders = (self.inputs.parent, self.inputs, self.healthy, self.recon, self.region)
+        return Inputs.of(folders=(*folders, self.labels), files=(self.brain_mask,))
+
+
+@dataclass(frozen=True)
+class ReconOptions:
+    """How to summarise: the t-test, its level, the score maps' scale rule."""
+
+    test: TTest = "welch"
+    alpha: float = 0.05
+    scale: str | float = "dataset"
+
+
+@dataclass(frozen=True)
+class ReconEvaluation:
+    """Per-case metrics, the per-region / per-degree table, and what went wrong."""
+
+    dataset: str
+    cases: tuple[CaseRecon, ...]
+    rows: tuple[DegreeRow, ...]
+    problems: tuple[str, ...]
+    options: ReconOptions
+
+    def dataset_scale(self) -> float:
+        """The largest per-case robust maximum of the residual (0 without cases)."""
+        return max((c.scale for c in self.cases), default=0.0)
+
+    def scale_of(self, case: CaseRecon) -> float:
+        """The scale that divides ``case``'s residual in its score map."""
+        if self.options.scale == "dataset":
+            return self.dataset_scale()
+        if self.options.scale == "case":
+            return case.scale
+        return float(self.options.scale)
+
+
+def _by_stem(folder: Path | None) -> dict[str, Path]:
+    if folder is None or not folder.is_dir():
+        return {}
+    names = sorted(n for n in os.listdir(folder) if not n.startswith(".") and is_nifti(n))
+    return {case_stem(n): folder / n for n in names}
+
+
+def find_recon_cases(folders: ReconFolders) -> list[str]:
+    """The input file names (sorted); an input folder without NIfTI files is an error."""
+    if not folders.inputs.is_dir():
+        raise MoodInputError(
+            folders.inputs, "no such folder of inputs", "give the dataset that was reconstructed"
+        )
+    found = [path.name for path in _by_stem(folders.inputs).values()]
+    if not found:
+        raise MoodInputError(folders.inputs, "holds no .nii / .nii.gz input", "check the folder")
+    return found
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    scan: np.ndarray
+    healthy: np.ndarray
+    recon: np.ndarray
+    brain: np.ndarray
+    region: np.ndarray | None
+
+
+class _Reader:
+    """Reads one case's volumes on one grid; every failure names its file."""
+
+    def __init__(self, folders: ReconFolders) -> None:
+        self.folders = folders
+        self.healthy = _by_stem(folders.healthy)
+        self.recon = _by_stem(folders.recon)
+        self.region = _by_stem(folders.region)
+        self.labels = _by_stem(folders.labels)
+        self._brain: Volume | None = None
+
+    def brain_mask(self) -> Volume | None:
+        if self.folders.brain_mask is not None and self._brain is None:
+            self._brain = read_volume(self.folders.brain_mask)
+        return self._brain
+
+    def _need(self, table: dict[str, Path], stem: str, folder: Path, what: str) -> Path:
+        if stem not in table:
+            raise MoodInputError(
+                folder / f"{stem}.nii.gz", f"no {what} for this input", f"put it in {folder}"
+            )
+        return table[stem]
+
+    def load(self, name: str) -> _Loaded:
+        stem = case_stem(name)
+        scan = read_volume(self.folders.inputs / name)
+        healthy = read_volume(
+            self._need(self.healthy, stem, self.folders.healthy, "healthy original")
+        )
+        recon = read_volume(self._need(self.recon, stem, self.folders.recon, "reconstruction"))
+        for other in (healthy, recon):
+            _same_grid(scan, other)
+        brain_volume = self.brain_mask()
+        if brain_volume is not None:
+            _same_grid(scan, brain_volume)
+            brain = brain_volume.data != 0
+        else:
+            brain = healthy.data > 0
+        return _Loaded(scan.data, healthy.data, recon.data, brain, self._region(stem, scan))
+
+    def _region(self, stem: str, scan: Volume) -> np.ndarray | None:
+        path = self.region.get(stem)
+        if path is None and stem in self.labels:
+            path = self.labels[stem]
+        if path is None:
+            return None
+        volume = read_volume(path)
+        _same_grid(scan, volume)
+        mask = volume.data > 0.5
+        return mask if mask.any() else None
+
+
+def _same_grid(scan: Volume, other: Volume) -> None:
+    if other.shape != scan.shape:
+        raise MoodInputError(
+            other.path,
+            f"has shape {other.shape}, the input {scan.path} has {scan.shape}",
+            "give files on one grid",
+        )
+
+
+def _case_recon(name: str, loaded: _Loaded) -> CaseRecon:
+    data_range = healthy_data_range(loaded.healthy, loaded.brain)
+    full = ssim_map(loaded.healthy, loaded.recon, data_range=data_range) if data_range > 0 else None
+    brain = recon_metrics(
+        loaded.healthy, loaded.recon, loaded.brain, data_range=data_range, ssim=full
+    )
+    anomaly = None
+    if loaded.region is not None:
+        inside = loaded.region & loaded.brain
+        anomaly = recon_metrics(
+            loaded.healthy, loaded.recon, inside, data_range=data_range, ssim=full
+        )
+    scale = residual_scale(residual_map(loaded.scan, loaded.recon), loaded.brain)
+    parsed = parse_degree_case(name)
+    stem = case_stem(name)
+    if parsed is None:
+        return CaseRecon(name, stem, "-", None, brain, anomaly, scale)
+    return CaseRecon(name, parsed.subject, parsed.region, parsed.degree, brain, anomaly, scale)
+
+
+def _cases(
+    folders: ReconFolders, names: list[str], progress: Callable[[int, int, str], None] | None
+) -> Iterator[tuple[str, _Loaded | str]]:
+    reader = _Reader(folders)
+    reader.brain_mask()  # one file for every case: unusable is an error, before any case
+    for index, name in enumerate(names):
+        try:
+            yield name, reader.load(name)
+        except MoodInputError as exc:
+            yield name, f"{name}: skipped: {exc}"
+        if progress is not None:
+            progress(index + 1, len(names), name)
+
+
+def evaluate_recon(
+    folders: ReconFolders,
+    *,
+    options: ReconOptions | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> ReconEvaluation:
+    """Measure every reconstruction against its healthy original; summarise by degree.
+
+    Raises
+    ------
+    MoodInputError
+        The input folder is missing or empty, the brain mask cannot be read, or no case
+        could be evaluated. A single case that cannot be read is a warning and a problem.
+
+    Examples
+    --------
+    >>> found = evaluate_recon(ReconFolders.of_dataset("sim", "recon"))  # doctest: +SKIP
+    >>> [(r.region, r.where, r.degree, round(r.normalised_mse, 2)) for r in found.rows]  # doctest: +SKIP
+    [('ad', 'brain', 0.0, 1.0), ('ad', 'brain', 0.05, 1.02), ...]
+    """
+    chosen = options or ReconOptions()
+    names = find_recon_cases(folders)
+    cases, problems = [], []
+    for name, loaded in _cases(folders, names, progress):
+        if isinstance(loaded, str):
+            problems.append(loaded)
+            warnings.warn(loaded, MoodInputWarning, stacklevel=2)
+            continue
+        cases.append(_case_recon(name, loaded))
+    if not cases:
+        raise MoodInputError(
+            folders.inputs, "no case could be evaluated", problems[0] if problems else ""
+        )
+    rows = summarise_recon(cases, test=chosen.test, alpha=chosen.alpha)
+    return ReconEvaluation(folders.inputs.parent.name, tuple(cases), rows, tuple(problems), chosen)
+
+
+def planned_map_names(names: list[str]) -> list[str]:
+    """The files :func:`write_score_maps` writes into its folder."""
+    return [f"{case_stem(n)}{suffix}" for n in names for suffix in (".nii.gz", ".nii.gz.txt")]
+
+
+def write_score_maps(
+    result: ReconEvaluation,
+    folders: ReconFolders,
+    out: PathLike,
+    *,
+    force: bool = False,
+) -> tuple[Path, ...]:
+    """Write each evaluated case's residual score map and sample score into ``out``.
+
+    ``out`` becomes a MOOD method folder (``CASE.nii.gz`` + ``CASE.nii.gz.txt``) that
+    ``napari-mood evaluate DATASET --pred NAME=OUT`` scores. The caller has checked
+    ``out`` (:func:`napari_mood.services.output.check_output_folder`).
+    """
+    reader, written = _Reader(folders), list[Path]()
+    for case in result.cases:
+        loaded = reader.load(case.case)
+        scale = result.scale_of(case)
+        scores = residual_scores(residual_map(loaded.scan, loaded.recon), loaded.brain, scale=scale)
+        inside = scores[loaded.brain]
+        sample = float(inside.mean()) if inside.size else 0.0
+        affine = read_volume(folders.inputs / case.case).affine
+        files = method_case_files(out, case.case, scores, sample, affine)
+        written += write_files(files, inputs=folders.as_inputs(), force=force)
+    return tuple(written)
+
+
+def _number(value: float) -> float | None:
+    return None if math.isnan(value) or math.isinf(value) else value
+
+
+def recon_json(result: ReconEvaluation) -> dict[str, object]:
+    """The evaluation as plain data (NaN and infinities as None)."""
+
+    def metrics(m: object) -> dict[str, object] | None:
+        if m is None:
+            return None
+        return {k: (_number(v) if isinstance(v, float) else v) for k, v in vars(m).items()}
+
+    return {
+        "dataset": result.dataset,
+        "options": {
+            "test": result.options.test,
+            "alpha": result.options.alpha,
+            "scale": result.options.scale,
+            "data_range": "healthy max - min in the brain mask",
+        },
+        "cases": [
+            {
+                "case": c.case,
+                "subject": c.subject,
+                "region": c.region,
+                "degree": c.degree,
+                "brain": metrics(c.brain),
+                "anomaly": metrics(c.anomaly),
+                "residual_p999": c.scale,
+            }
+            for c in result.cases
+        ],  # fmt: skip
+        "summary": [
+            {
+                **{
+                    k: (_number(v) if isinstance(v, float) else v)
+                    for k, v in vars(r).items()
+                    if k != "test"
+                },
+                "test": metrics(r.test),
+            }
+            for r in result.rows
+        ],
+        "problems": list(result.problems),
+    }
+
+
+def case_rows(result: ReconEvaluation) -> list[Mapping[str, object]]:
+    """One flat row per case (CSV): brain_* and anomaly_* metrics."""
+    rows: list[Mapping[str, object]] = []
+    for c in result.cases:
+        row: dict[str, object] = {
+            "case": c.case,
+            "subject": c.subject,
+            "region": c.region,
+            "degree": c.degree,
+        }
+        for where, m in (("brain", c.brain), ("anomaly", c.anomaly)):
+            for key in ("mse", "mae", "psnr", "ssim", "n_voxels"):
+                row[f"{where}_{key}"] = None if m is None else getattr(m, key)
+        row["data_range"] = c.brain.data_range
+        row["residual_p999"] = c.scale
+        rows.append(row)
+    return rows
+
+
+@dataclass(frozen=True, eq=False)
+class ReconView:
+    """One case for the viewer, in display order (S, A, R; see the README's orientation).
+
+    ``scores`` is the residual score map (:func:`~napari_mood.core.recon.residual_scores`
+    with ``scale``); ``gt`` the anomaly region (None without one).
+    """
+
+    case: str
+    scan: np.ndarray
+    recon: np.ndarray
+    scores: np.ndarray
+    healthy: np.ndarray
+    gt: np.ndarray | None
+    spacing: tuple[float, ...]
+    scale: float
+
+
+def load_recon_view(folders: ReconFolders, case: str, *, scale: float | None = None) -> ReconView:
+    """Read one case (input, reconstruction, healthy original, region) for the viewer.
+
+    ``scale`` divides the residual (default: the case's own robust maximum,
+    :func:`~napari_mood.core.recon.residual_scale`). Raises MoodInputError naming a
+    file that cannot be used.
+    """
+    loaded = _Reader(folders).load(case)
+    residual = residual_map(loaded.scan, loaded.recon)
+    chosen = residual_scale(residual, loaded.brain) if scale is None else float(scale)
+    scores = residual_scores(residual, loaded.brain, scale=chosen)
+    affine = read_volume(folders.inputs / case).affine
+    shown = display_transform(loaded.scan.shape, affine)
+    region = None if loaded.region is None else shown.to_display(loaded.region)
+    return ReconView(
+        case, shown.to_display(loaded.scan), shown.to_display(loaded.recon), shown.to_display(scores),
+        shown.to_display(loaded.healthy), region, shown.spacing, chosen,
+    )  # fmt: skip

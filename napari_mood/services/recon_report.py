@@ -1,0 +1,165 @@
+"""A reconstruction evaluation as text (table, CSV, JSON) and as the normalised-MSE plot.
+
+The plot follows the FDG-PET simulation paper's Fig. 2: the mean MSE of the
+reconstructions at each degree of simulated hypometabolism, divided by the mean MSE of
+the healthy inputs' reconstructions (so 1 at degree 0), one line per simulated region,
+one panel per mask (whole brain, anomaly region). Error bars are one standard deviation
+(divided by the same healthy mean); a filled marker is a degree whose MSE differs from
+the healthy inputs' after Bonferroni correction, an open marker one that does not.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+from napari_mood.core.recon import DegreeRow
+from napari_mood.services.recon import ReconEvaluation, case_rows, recon_json
+
+__all__ = ["FORMATS", "format_recon", "plot_normalised_mse"]
+
+FORMATS = ("table", "csv", "json")
+
+
+def format_recon(result: ReconEvaluation, fmt: str) -> str:
+    """The evaluation in one of :data:`FORMATS` (table: summary; csv: one row per case)."""
+    return {"table": _table, "csv": _csv, "json": _json}[fmt](result)
+
+
+def _fmt(value: Any, digits: int = 4) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf"
+        return f"{value:.{digits}g}" if abs(value) < 1e-3 and value != 0 else f"{value:.{digits}f}"
+    return str(value)
+
+
+_HEADER = [
+    "region",
+    "mask",
+    "degree",
+    "n",
+    "MSE",
+    "sd",
+    "nMSE",
+    "MAE",
+    "PSNR",
+    "SSIM",
+    "t",
+    "p",
+    "p(Bonf)",
+    "signif",
+]
+
+
+def _row(r: DegreeRow) -> list[str]:
+    test = r.test
+    cells = [r.region, r.where, f"{round(r.degree * 100)}%", str(r.n_cases)]
+    cells += [_fmt(v) for v in (r.mse, r.mse_sd, r.normalised_mse, r.mae)]
+    cells += [_fmt(r.psnr, 2), _fmt(r.ssim)]
+    if test is None:
+        return cells + ["-", "-", "-", "-"]
+    return cells + [
+        _fmt(test.statistic, 3),
+        _fmt(test.p_value, 3),
+        _fmt(test.p_bonferroni, 3),
+        _fmt(test.significant),
+    ]
+
+
+def _table(result: ReconEvaluation) -> str:
+    rows = [_row(r) for r in result.rows]
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(_HEADER)
+    ]
+    simulated = sum(1 for c in result.cases if c.degree is not None)
+    opts = result.options
+    lines = [
+        f"dataset {result.dataset}: {len(result.cases)} cases ({simulated} simulated), "
+        f"{opts.test} t-test vs degree 0, Bonferroni over degrees, alpha {opts.alpha:g}; "
+        "data_range: healthy max - min in the brain"
+    ]
+    for cells in [_HEADER, *rows]:
+        lines.append(
+            "  ".join(
+                c.ljust(w) if i < 2 else c.rjust(w)
+                for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+            )
+        )
+    if not rows:
+        lines.append("(no simulated case: names like SUBJECT_REGION_degNN give the degree)")
+    lines += [f"problem: {p}" for p in result.problems]
+    return "\n".join(lines) + "\n"
+
+
+def _csv(result: ReconEvaluation) -> str:
+    rows = case_rows(result)
+    buffer = io.StringIO()
+    if not rows:
+        return ""
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
+    return buffer.getvalue()
+
+
+def _json(result: ReconEvaluation) -> str:
+    return json.dumps(recon_json(result), indent=2, allow_nan=False) + "\n"
+
+
+def plot_normalised_mse(
+    result: ReconEvaluation, path: str | os.PathLike[str], *, dpi: float = 300
+) -> Path:
+    """Draw the normalised MSE against the degree (module docstring) into a PNG/SVG/PDF.
+
+    Fonts follow the figures' settings (TrueType in PDF, text kept in SVG); the file is
+    written atomically. The caller has checked ``path`` with the output guard.
+    """
+    from matplotlib import rc_context
+    from matplotlib.figure import Figure
+
+    from napari_mood.services.figures import FIGURE_RC, save_figure
+
+    masks = [m for m in ("brain", "anomaly") if any(r.where == m for r in result.rows)]
+    if not masks:
+        raise ValueError("nothing to plot: no simulated case (names SUBJECT_REGION_degNN)")
+    with rc_context(FIGURE_RC):
+        figure = Figure(figsize=(3.5 * len(masks), 2.6))
+        axes = figure.subplots(1, len(masks), squeeze=False)[0]
+        for ax, mask in zip(axes, masks, strict=True):
+            _panel(ax, [r for r in result.rows if r.where == mask], mask)
+        figure.tight_layout()
+    return save_figure(figure, path, dpi=dpi)
+
+
+def _panel(ax: Any, rows: list[DegreeRow], mask: str) -> None:
+    regions = sorted({r.region for r in rows})
+    for index, region in enumerate(regions):
+        mine = [r for r in rows if r.region == region]
+        base = next((r.mse for r in mine if r.degree == 0.0), math.nan)
+        x = [r.degree * 100 for r in mine]
+        y = [r.normalised_mse for r in mine]
+        err = [r.mse_sd / base if base > 0 else math.nan for r in mine]
+        colour = f"C{index % 10}"
+        ax.errorbar(x, y, yerr=err, color=colour, lw=1, capsize=2, label=region)
+        for r, xi, yi in zip(mine, x, y, strict=True):
+            filled = r.test is not None and r.test.significant
+            ax.plot(xi, yi, "o", ms=4, mec=colour, mfc=colour if filled else "white", zorder=3)
+    ax.axhline(1.0, color="0.5", lw=0.6, ls="--")
+    ax.set_xlabel("degree of hypometabolism (%)")
+    ax.set_ylabel("MSE / MSE of healthy inputs")
+    ax.set_title("whole brain" if mask == "brain" else "anomaly region")
+    if len(regions) > 1:
+        ax.legend(frameon=False)

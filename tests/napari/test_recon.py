@@ -1,0 +1,97 @@
+"""The reconstruction view: four linked grid cells, the residual as a thresholded heatmap."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from napari_mood._napari.recon import RECON_KEY, grid_stride, recon_layer_data, show_reconstruction
+from napari_mood._napari.widgets.recon import ReconViewWidget
+from napari_mood.core.recon import residual_map, residual_scale
+from napari_mood.core.scores import threshold_limits
+from napari_mood.services.recon import ReconFolders, load_recon_view
+from tests.conftest import write_nifti
+
+SHAPE = (12, 13, 14)
+AFFINE = np.diag([2.0, 2.0, 2.0, 1.0])
+
+
+@pytest.fixture
+def recon_set(tmp_path: Path) -> tuple[Path, Path]:
+    rng = np.random.default_rng(1)
+    healthy = (0.2 + 0.8 * rng.random(SHAPE)).astype(np.float32)
+    region = np.zeros(SHAPE, np.uint8)
+    region[4:8, 4:9, 5:10] = 1
+    for degree, name in ((0.0, "s_ad_deg00"), (0.5, "s_ad_deg50")):
+        scan = healthy * (1 - degree * region)
+        write_nifti(tmp_path / "sim" / "toy" / f"{name}.nii.gz", scan, AFFINE)
+        write_nifti(tmp_path / "sim" / "healthy" / f"{name}.nii.gz", healthy, AFFINE)
+        write_nifti(tmp_path / "sim" / "region" / f"{name}.nii.gz", region, AFFINE)
+        write_nifti(tmp_path / "recon" / f"{name}.nii.gz", healthy * 0.98, AFFINE)
+    return tmp_path / "sim", tmp_path / "recon"
+
+
+def test_view_and_layer_data_without_a_viewer(recon_set):
+    sim, recon = recon_set
+    view = load_recon_view(ReconFolders.of_dataset(sim, recon), "s_ad_deg50.nii.gz")
+    assert view.spacing == (2.0, 2.0, 2.0)
+    scan = view.scan
+    residual = residual_map(scan, view.recon)
+    assert view.scale == pytest.approx(residual_scale(residual, view.healthy > 0))
+    np.testing.assert_allclose(view.scores, np.clip(residual / view.scale, 0, 1), atol=1e-6)
+    layers = recon_layer_data(view, threshold=0.3)
+    assert grid_stride(view) == 2 and len(layers) == 8
+    assert [state["name"] for _, state, _ in layers[::2]] == [
+        "input s_ad_deg50", "reconstruction s_ad_deg50", "residual s_ad_deg50", "healthy s_ad_deg50",
+    ]  # fmt: skip
+    assert layers[4][1]["contrast_limits"] == threshold_limits(0.3)
+    assert all(data is layers[1][0] for data, _, kind in layers if kind == "labels")  # one array
+
+
+def test_widget_shows_the_grid_and_moves_the_threshold(
+    make_napari_viewer, qtbot, recon_set, tmp_path
+):
+    viewer = make_napari_viewer(show=True)
+    widget = ReconViewWidget(viewer)
+    viewer.window.add_dock_widget(widget)
+    sim, recon = recon_set
+    assert widget.set_folders(sim, recon) == ["s_ad_deg00.nii.gz", "s_ad_deg50.nii.gz"]
+    qtbot.waitUntil(
+        lambda: widget.view is not None and widget.view.case == "s_ad_deg00.nii.gz", timeout=10000
+    )
+    widget._case.setCurrentText("s_ad_deg50.nii.gz")
+    qtbot.waitUntil(lambda: widget.view.case == "s_ad_deg50.nii.gz", timeout=10000)
+    ours = [layer for layer in viewer.layers if RECON_KEY in layer.metadata]
+    assert len(ours) == len(viewer.layers) == 8  # the previous case's layers were replaced
+    assert (
+        viewer.canvas.grid.enabled
+        and viewer.canvas.grid.stride == 2
+        and viewer.canvas.grid.shape == (1, 4)
+    )
+    residual = next(layer for layer in ours if layer.metadata[RECON_KEY]["role"] == "residual")
+    widget._threshold.setValue(0.2)
+    assert tuple(residual.contrast_limits) == threshold_limits(0.2)
+    cells = {viewer.canvas.grid.position(i, viewer.layers) for i in range(len(viewer.layers))}
+    assert cells == {(0, 0), (0, 1), (0, 2), (0, 3)}
+    viewer.dims.set_current_step(0, 7)
+    viewer.window.resize(1400, 700)
+    qtbot.wait(50)
+    viewer.reset_view()
+    shot = viewer.screenshot(canvas_only=True, flash=False)
+    assert shot.std() > 0
+    from skimage.io import imsave
+
+    out = Path(__file__).resolve().parents[2] / "screenshots"
+    out.mkdir(exist_ok=True)
+    imsave(out / "recon_view.png", shot, check_contrast=False)
+
+
+def test_show_reconstruction_hides_other_layers(make_napari_viewer, recon_set):
+    viewer = make_napari_viewer(show=True)
+    other = viewer.add_image(np.zeros((3, 3)))
+    sim, recon = recon_set
+    view = load_recon_view(ReconFolders.of_dataset(sim, recon), "s_ad_deg00.nii.gz")
+    added = show_reconstruction(viewer, view)
+    assert not other.visible and len(added) == 8

@@ -1,0 +1,164 @@
+"""Evaluating reconstructions on a tiny simulated set: values restated from the core rules."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import nibabel as nib
+import numpy as np
+import pytest
+
+from napari_mood.core.io import MoodInputError, MoodInputWarning
+from napari_mood.core.recon import healthy_data_range, recon_metrics, residual_map
+from napari_mood.core.simulate.hypometabolism import (
+    degree_case_name,
+    hypometabolism_profile,
+    simulate_hypometabolism,
+)
+from napari_mood.services.output import OutputRefused
+from napari_mood.services.recon import ReconFolders, ReconOptions, evaluate_recon, write_score_maps
+from napari_mood.services.recon_report import format_recon, plot_normalised_mse
+from tests.conftest import write_nifti
+
+SHAPE = (10, 11, 12)
+
+
+def _dataset(root: Path, *, with_region: bool = True) -> dict[str, dict[str, np.ndarray]]:
+    """Two subjects x degrees 0, 0.2, 0.6; recon = healthy + subject-dependent error."""
+    rng = np.random.default_rng(0)
+    region = np.zeros(SHAPE, bool)
+    region[3:7, 3:8, 4:8] = True
+    profile = hypometabolism_profile(region, fwhm_mm=2.0, spacing=(1.0, 1.0, 1.0))
+    truth: dict[str, dict[str, np.ndarray]] = {}
+    for s, subject in enumerate(("s1", "s2")):
+        healthy = np.zeros(SHAPE, np.float32)
+        healthy[1:-1, 1:-1, 1:-1] = 0.5 + 0.5 * rng.random((8, 9, 10))
+        for degree in (0.0, 0.2, 0.6):
+            name = degree_case_name(subject, "ad", degree)
+            scan = simulate_hypometabolism(healthy, profile, degree=degree)
+            recon = (healthy + 0.05 * (s + 1) * degree * profile.profile + 0.01).astype(np.float32)
+            write_nifti(root / "sim" / "toy" / f"{name}.nii.gz", scan)
+            write_nifti(root / "sim" / "healthy" / f"{name}.nii.gz", healthy)
+            write_nifti(root / "recon" / f"{name}.nii.gz", recon)
+            label = profile.mask if degree > 0 else np.zeros(SHAPE, bool)
+            write_nifti(
+                root / "sim" / "toy_label" / "pixel" / f"{name}.nii.gz", label.astype(np.uint8)
+            )
+            if with_region:
+                write_nifti(
+                    root / "sim" / "region" / f"{name}.nii.gz", profile.mask.astype(np.uint8)
+                )
+            truth[name] = {"scan": scan, "healthy": healthy, "recon": recon, "region": profile.mask}
+    return truth
+
+
+def test_case_metrics_restate_the_core(tmp_path):
+    truth = _dataset(tmp_path)
+    folders = ReconFolders.of_dataset(tmp_path / "sim", tmp_path / "recon")
+    result = evaluate_recon(folders)
+    assert len(result.cases) == 6 and result.problems == ()
+    for case in result.cases:
+        t = truth[case.case.removesuffix(".nii.gz")]
+        brain = t["healthy"] > 0
+        dr = healthy_data_range(t["healthy"], brain)
+        expected = recon_metrics(t["healthy"], t["recon"], brain, data_range=dr)
+        assert case.brain.mse == pytest.approx(expected.mse)
+        assert case.brain.ssim == pytest.approx(expected.ssim)
+        assert case.brain.data_range == pytest.approx(dr)
+        inside = recon_metrics(t["healthy"], t["recon"], t["region"] & brain, data_range=dr)
+        assert case.anomaly is not None and case.anomaly.mae == pytest.approx(inside.mae)
+        assert case.scale == pytest.approx(
+            np.quantile(residual_map(t["scan"], t["recon"])[brain], 0.999)
+        )
+    assert {(r.where, r.degree) for r in result.rows} == {
+        (w, d) for w in ("brain", "anomaly") for d in (0.0, 0.2, 0.6)
+    }
+
+
+def test_region_falls_back_to_labels_and_healthy_inputs_then_have_none(tmp_path):
+    _dataset(tmp_path, with_region=False)
+    result = evaluate_recon(ReconFolders.of_dataset(tmp_path / "sim", tmp_path / "recon"))
+    by_degree = {c.degree: c for c in result.cases if c.subject == "s1"}
+    assert by_degree[0.0].anomaly is None  # its label is empty
+    assert by_degree[0.2].anomaly is not None
+
+
+def test_a_missing_reconstruction_costs_its_case_only(tmp_path):
+    _dataset(tmp_path)
+    (tmp_path / "recon" / "s1_ad_deg20.nii.gz").unlink()
+    (tmp_path / "recon" / "s2_ad_deg20.nii.gz").write_bytes(b"not a nifti")
+    with pytest.warns(MoodInputWarning) as record:
+        result = evaluate_recon(ReconFolders.of_dataset(tmp_path / "sim", tmp_path / "recon"))
+    assert len(result.cases) == 4 and len(result.problems) == 2
+    messages = " ".join(str(w.message) for w in record)
+    assert (
+        "s1_ad_deg20" in messages and "no reconstruction" in messages and "s2_ad_deg20" in messages
+    )
+
+
+def test_brain_mask_file_and_grid_checks(tmp_path):
+    truth = _dataset(tmp_path)
+    mask = np.zeros(SHAPE, np.uint8)
+    mask[2:8, 2:9, 2:10] = 1
+    write_nifti(tmp_path / "brain.nii.gz", mask)
+    folders = ReconFolders.of_dataset(
+        tmp_path / "sim", tmp_path / "recon", brain_mask=tmp_path / "brain.nii.gz"
+    )
+    case = evaluate_recon(folders).cases[0]
+    t = truth[case.case.removesuffix(".nii.gz")]
+    assert case.brain.n_voxels == int(mask.sum())
+    assert case.brain.data_range == pytest.approx(healthy_data_range(t["healthy"], mask > 0))
+    write_nifti(tmp_path / "small.nii.gz", np.ones((3, 3, 3), np.uint8))
+    small = ReconFolders.of_dataset(
+        tmp_path / "sim", tmp_path / "recon", brain_mask=tmp_path / "small.nii.gz"
+    )
+    with (
+        pytest.warns(MoodInputWarning),
+        pytest.raises(MoodInputError, match="no case could be evaluated"),
+    ):
+        evaluate_recon(small)
+
+
+def test_score_maps_are_the_scaled_residual(tmp_path):
+    truth = _dataset(tmp_path)
+    folders = ReconFolders.of_dataset(tmp_path / "sim", tmp_path / "recon")
+    result = evaluate_recon(folders, options=ReconOptions(scale=0.05))
+    written = write_score_maps(result, folders, tmp_path / "maps")
+    assert len(written) == 12
+    name = "s2_ad_deg60"
+    t = truth[name]
+    scores = nib.load(tmp_path / "maps" / f"{name}.nii.gz").get_fdata()
+    brain = t["healthy"] > 0
+    expected = np.clip(np.abs(t["scan"].astype(float) - t["recon"]) / 0.05, 0, 1) * brain
+    np.testing.assert_allclose(scores, expected, atol=1e-6)
+    sample = float((tmp_path / "maps" / f"{name}.nii.gz.txt").read_text())
+    assert sample == pytest.approx(expected[brain].mean(), abs=1e-6)
+    with pytest.raises(OutputRefused, match="exists already"):
+        write_score_maps(result, folders, tmp_path / "maps")
+    with pytest.raises(OutputRefused, match="input folder"):
+        write_score_maps(result, folders, tmp_path / "recon" / "maps")
+    dataset = evaluate_recon(folders)
+    assert dataset.scale_of(dataset.cases[0]) == max(c.scale for c in dataset.cases)
+    per_case = evaluate_recon(folders, options=ReconOptions(scale="case"))
+    assert per_case.scale_of(per_case.cases[1]) == per_case.cases[1].scale
+
+
+def test_formats_and_plot(tmp_path):
+    _dataset(tmp_path)
+    result = evaluate_recon(ReconFolders.of_dataset(tmp_path / "sim", tmp_path / "recon"))
+    table = format_recon(result, "table")
+    assert "welch t-test" in table and "ad      anomaly" in table and "60%" in table
+    csv_text = format_recon(result, "csv")
+    assert csv_text.splitlines()[0].startswith("case,subject,region,degree,brain_mse")
+    assert len(csv_text.splitlines()) == 7
+    import json
+
+    data = json.loads(format_recon(result, "json"))
+    assert data["options"]["test"] == "welch" and len(data["summary"]) == 6
+    healthy_row = data["summary"][0]
+    assert healthy_row["test"] is None and healthy_row["normalised_mse"] == pytest.approx(1.0)
+    out = plot_normalised_mse(result, tmp_path / "fig.pdf")
+    pdf = out.read_bytes()
+    assert b"/FontFile2" in pdf and b"/Type3" not in pdf  # TrueType embedded, no Type 3
+    assert not math.isnan(result.rows[-1].normalised_mse)
