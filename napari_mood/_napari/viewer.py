@@ -174,8 +174,8 @@ def dock_plugin_widgets(viewer: Any) -> list[Any]:
     return widgets
 
 
-OTHER_BENCHMARK_WIDGETS = ("Reconstruction view",)
-"""Widgets of the other benchmarks (PET reconstructions): in the Plugins menu, not docked
+OTHER_BENCHMARK_WIDGETS = ("Reconstruction view", "Boxes (NOVA-style)")
+"""Widgets of the other benchmarks (PET reconstructions, NOVA boxes): in the Plugins menu, not docked
 with a MOOD case."""
 PLANES_SHARE = 0.45
 """Share of the right dock area's width given to the three-planes dock."""
