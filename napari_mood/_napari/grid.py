@@ -126,6 +126,7 @@ class CompareGrid:
         self._build_cells()
         self._arrange()
         self._show_grid()
+        self._viewer.reset_view()  # every cell shows the whole slice (no Home needed)
         layers.selection.active = self._cells[0].layer  # not the last helper added
 
     def leave(self) -> None:

@@ -28,6 +28,7 @@ import numpy as np
 
 from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.mirror import LayerMirror
+from napari_mood.core.looks import CROSSHAIR_COLOR
 from napari_mood.core.orientation import Convention, Plane, edge_letters, plane_view, screen_flips
 
 __all__ = [
@@ -43,10 +44,10 @@ __all__ = [
 
 SIDE_PLANES: tuple[Plane, ...] = ("coronal", "sagittal")
 CROSSHAIR_ROLE = "crosshair"
-CROSSHAIR_COLOR = "#ffd400"  # yellow, as FSLeyes and ITK-SNAP (collides with no map colour)
+
 LETTER_POSITIONS = ("top_center", "bottom_center", "middle_left", "middle_right")
 _LETTER_KEYS = tuple(f"napari_mood_letter_{p}" for p in LETTER_POSITIONS)
-LETTER_COLOR = "#ffd400"
+LETTER_COLOR = CROSSHAIR_COLOR
 
 
 def camera_orientation(row_axis: int, col_axis: int, convention: Convention) -> tuple[str, str]:

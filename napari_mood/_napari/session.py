@@ -375,6 +375,8 @@ class MoodSession:
     def _on_dims_ndisplay(self, event: Any) -> None:
         if self._gt is not None:
             _outline(self._gt, self.viewer)
+        if self._scan is not None:
+            _render_scan(self._scan)
 
     def _on_layer_contrast_limits(self, event: Any) -> None:
         layer = event.source
@@ -403,6 +405,7 @@ class MoodSession:
             self._emit("case_changed")
         else:
             self._scan = layer
+            _render_scan(layer)
             self._emit("case_changed")
         new_case = info.get("case")
         if role != "method" and previous_case not in (None, new_case) and not self._switching:
@@ -470,6 +473,19 @@ def _outline(layer: Any, viewer: Any) -> None:
     flat = viewer is None or viewer.dims.ndisplay == 2
     layer.contour = 1 if flat else 0
     layer.opacity = 1.0 if flat else GT_FILL_OPACITY
+
+
+SCAN_RENDERING = "attenuated_mip"
+"""The scan in 3-D: attenuated MIP, which shows the outer surface of MRI and CT instead of
+the white blob a plain MIP makes of a T1 (the maps stay MIP; GT and object labels are
+drawn as surfaces, napari's ``iso_categorical``)."""
+SCAN_ATTENUATION = 0.05
+
+
+def _render_scan(layer: Any) -> None:
+    if getattr(layer, "rendering", None) != SCAN_RENDERING and hasattr(layer, "attenuation"):
+        layer.rendering = SCAN_RENDERING
+        layer.attenuation = SCAN_ATTENUATION
 
 
 _SESSIONS: weakref.WeakKeyDictionary[Any, MoodSession] = weakref.WeakKeyDictionary()

@@ -164,6 +164,7 @@ def dock_plugin_widgets(viewer: Any) -> list[Any]:
         widgets.append(widget)
         if name == PLANES_WIDGET:
             planes = dock
+            dock.setWindowTitle(PLANES_WIDGET)  # short: the title bar sets the dock's width
             continue
         # the tab text; the dock's own title bar keeps the full name
         dock.setWindowTitle(TAB_TITLES.get(name, name))

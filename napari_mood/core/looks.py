@@ -13,8 +13,11 @@ from typing import Any
 
 __all__ = [
     "DEFAULT_THRESHOLD",
+    "CROSSHAIR_COLOR",
+    "DIFFERENCE_COLORS",
     "GT_COLOR",
     "METHOD_COLORS",
+    "OBJECT_COLORS",
     "METHOD_OPACITY",
     "method_color",
     "method_colormap",
@@ -24,14 +27,30 @@ __all__ = [
 DEFAULT_THRESHOLD = 0.5
 """Display threshold of a method shown for the first time."""
 GT_COLOR = "#33ff33"
+"""The ground truth: green."""
 METHOD_COLORS: tuple[str, ...] = (
     "#ff7a1a",  # orange
     "#2f8fff",  # blue
     "#ff33d6",  # magenta
-    "#ffe01a",  # yellow
     "#a066ff",  # violet
-    "#1ae0d0",  # teal
+    "#6b8e23",  # olive
+    "#ffa0c0",  # pink
 )
+"""Each method's heatmap colour, in order of arrival (then again from the first)."""
+OBJECT_COLORS: tuple[tuple[str, str], ...] = (
+    ("TP", "#ffffff"),  # white
+    ("FP", "#ff1f1f"),  # red
+    ("FN", "#00ffff"),  # cyan
+)
+"""Matched (TP), false (FP) and missed (FN) objects: no GT or method colour is near."""
+DIFFERENCE_COLORS: tuple[tuple[str, str], ...] = (
+    ("A only", "#ffffff"),  # white
+    ("B only", "#00ffff"),  # cyan
+    ("both", "#ff1f1f"),  # red
+)
+"""Two methods' difference: not the colour of either method, nor the GT's."""
+CROSSHAIR_COLOR = "#ffd400"
+"""The three planes' crosshair and orientation letters (yellow, as FSLeyes and ITK-SNAP)."""
 METHOD_OPACITY = 0.85
 
 

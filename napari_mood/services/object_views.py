@@ -20,10 +20,13 @@ from napari_mood.core.objects import object_labels as core_object_labels
 from napari_mood.services.snapshots import MapSnapshot
 
 __all__ = [
+    "FEATURE_COLUMNS",
     "KIND_TEXT",
     "SHOWN_KINDS",
     "MethodObjects",
+    "ObjectsLayer",
     "compute_method_objects",
+    "objects_layer",
     "listed",
     "match_methods",
     "matched_text",
@@ -94,6 +97,87 @@ def compute_method_objects(snapshot: MapSnapshot, gt: np.ndarray | None) -> Meth
         "FN": _kind_image(gt_labels, kind_table(match, source="gt"), "FN"),
     }
     return MethodObjects(snapshot.name, match, images, gt is not None)
+
+
+@dataclass(frozen=True, eq=False)
+class ObjectsLayer:
+    """One method's TP, FP and FN objects in one label image, with a row per object.
+
+    Label values: predicted objects (TP, FP) keep their predicted ids; missed GT objects
+    (FN) get ``offset + GT id`` where no predicted object lies (a missed GT object that a
+    predicted object overlaps in part shows the rest of its outline). ``features`` has one row per label value (napari's
+    Labels ``features``: shown on hover and in the features table) with the columns
+    :data:`FEATURE_COLUMNS`; ``kinds`` gives each label's kind (its colour).
+    """
+
+    image: np.ndarray
+    features: dict[str, list[Any]]
+    kinds: dict[int, str]
+    offset: int
+
+
+FEATURE_COLUMNS: tuple[str, ...] = (
+    "index",
+    "kind",
+    "voxels",
+    "mm3",
+    "max_score",
+    "mean_score",
+    "matched",
+    "verdict",
+)
+
+
+def objects_layer(
+    result: MethodObjects, *, verdicts: Mapping[int, str] | None = None
+) -> ObjectsLayer:
+    """The TP / FP / FN images of ``result`` as one label image with per-object features.
+
+    Parameters
+    ----------
+    result : MethodObjects
+        A method's object match and per-kind images.
+    verdicts : mapping of int to str, optional
+        Review verdicts of predicted objects, by predicted id (the ``verdict`` column).
+
+    Examples
+    --------
+    >>> gt = np.zeros((1, 8), bool); gt[0, 1:3] = True; gt[0, 5:7] = True
+    >>> score = np.zeros((1, 8)); score[0, 1:3] = 0.9
+    >>> layer = objects_layer(compute_method_objects(MapSnapshot("m", score, 0.5), gt))
+    >>> layer.image.tolist(), layer.features["kind"]
+    ([[0, 1, 1, 0, 0, 3, 3, 0]], ['TP', 'FN'])
+    """
+    offset = int(result.images["TP"].max(initial=0))
+    offset = max(offset, int(result.images["FP"].max(initial=0)))
+    fn = result.images["FN"].astype(np.int64)
+    image = result.images["TP"].astype(np.int64) + result.images["FP"]
+    image = np.where((image == 0) & (fn > 0), fn + offset, image)  # predictions drawn first
+    rows = [r for r in result.match.objects if listed(r, False)]
+    verdicts = verdicts or {}
+    columns: dict[str, list[Any]] = {name: [] for name in FEATURE_COLUMNS}
+    kinds: dict[int, str] = {}
+    for record in rows:
+        label = record.id + offset if record.source == "gt" else record.id
+        kinds[label] = record.kind
+        for name, value in zip(FEATURE_COLUMNS, _feature_row(label, record, verdicts), strict=True):
+            columns[name].append(value)
+    dtype = np.min_scalar_type(int(image.max(initial=0)))
+    return ObjectsLayer(image.astype(dtype), columns, kinds, offset)
+
+
+def _feature_row(label: int, record: ObjectRecord, verdicts: Mapping[int, str]) -> tuple[Any, ...]:
+    verdict = verdicts.get(record.id, "") if record.source == "pred" else ""
+    return (
+        label,
+        record.kind,
+        record.size_voxels,
+        np.nan if record.size_mm3 is None else round(record.size_mm3, 1),
+        round(record.max_score, 4),
+        round(record.mean_score, 4),
+        matched_text(record),
+        verdict,
+    )
 
 
 def match_methods(maps: Sequence[MapSnapshot], gt: Any) -> tuple[MethodObjects, ...]:

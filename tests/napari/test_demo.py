@@ -51,6 +51,7 @@ def test_open_case_docks_widgets_and_shows_the_lesion(make_napari_viewer, mood_d
         ("a", "method"),
         ("b", "method"),
         ("case_1 GT", "gt"),
+        ("crosshair", "crosshair"),  # the three planes' crosshair, on top
     ]
     assert viewer.layers.selection.active.name == "a"
     axial = LESION[2]  # file axis 2 (S) is display axis 0 for this RAS grid

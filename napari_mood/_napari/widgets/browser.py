@@ -52,6 +52,7 @@ from qtpy.QtWidgets import (
     QWidget,
 )
 
+from napari_mood._napari.planes import planes_of
 from napari_mood._napari.reader import LoadedCase, load_case_layers
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.viewer import PLUGIN_NAME, export_view, focus_case
@@ -65,6 +66,7 @@ from napari_mood._napari.widgets.case_table import (
 from napari_mood._napari.widgets.worker import LatestWorker
 from napari_mood.core.io import MoodInputError, case_stem
 from napari_mood.core.looks import method_color
+from napari_mood.core.orientation import Convention
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.services.evaluation import EvaluationCancelled, FolderEvaluation, evaluate_folder
 from napari_mood.services.figures import ViewFigure, write_view_figure
@@ -513,7 +515,14 @@ class DatasetBrowserWidget(QWidget):
             annotate=self._annotate.isChecked(),
             dpi=self._dpi.value(),
             inputs=session.inputs(),
+            convention=_convention_shown(self._viewer),
         )
+
+
+def _convention_shown(viewer: object) -> Convention:
+    """The convention of the three planes (the figure shows what the reader sees)."""
+    linked = planes_of(viewer)
+    return linked[0].convention if linked else "radiological"
 
 
 def _notify_figure_saved(path: Path) -> None:

@@ -32,18 +32,19 @@ from napari_mood._napari.session import MoodSession, SessionMethod, get_session
 from napari_mood._napari.viewer import unwrap_viewer
 from napari_mood._napari.widgets import _kit as kit
 from napari_mood.core.compare import A_ONLY, B_ONLY, BOTH, Difference, difference
+from napari_mood.core.looks import DIFFERENCE_COLORS as LOOK_DIFFERENCE
 
 if TYPE_CHECKING:
     import napari
 
 __all__ = ["DIFFERENCE_COLORS", "CompareWidget"]
 
-#: Colours of the difference labels (fixed: independent of the methods' colours).
+#: Colours of the difference labels (core.looks: never a method's or the GT's colour).
 DIFFERENCE_COLORS: dict[Any, str] = {
     0: "transparent",
-    A_ONLY: "#ff3b3b",
-    B_ONLY: "#3b8bff",
-    BOTH: "#ffd83b",
+    A_ONLY: dict(LOOK_DIFFERENCE)["A only"],
+    B_ONLY: dict(LOOK_DIFFERENCE)["B only"],
+    BOTH: dict(LOOK_DIFFERENCE)["both"],
     None: "transparent",
 }
 DIFFERENCE_OPACITY = 0.8

@@ -40,19 +40,20 @@ from qtpy.QtWidgets import (
     QWidget,
 )
 
-from napari_mood._napari.helper_layers import add_helper_labels, helper_layers, set_helper_data
+from napari_mood._napari.helper_layers import add_helper_labels, helper_layers
 from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.viewer import focus_object
 from napari_mood._napari.widgets import _kit as kit
+from napari_mood.core.looks import OBJECT_COLORS
 from napari_mood.core.objects import KINDS, ObjectRecord
 from napari_mood.services.object_views import (
     KIND_TEXT,
-    SHOWN_KINDS,
     MethodObjects,
     listed,
     match_methods,
     matched_text,
+    objects_layer,
     summary_html,
 )
 from napari_mood.services.snapshots import MapSnapshot
@@ -63,7 +64,7 @@ if TYPE_CHECKING:
 __all__ = ["ALL_METHODS", "KIND_COLORS", "ObjectsWidget", "objects_layer_name"]
 
 ALL_METHODS = "All methods"
-KIND_COLORS: dict[str, str] = {"TP": "#2ee62e", "FP": "#ff3030", "FN": "#ffa01a"}
+KIND_COLORS: dict[str, str] = dict(OBJECT_COLORS)
 SUMMARY_TIP = (
     "Object counts of the last match, per method: threshold used, true positives (GT "
     "objects found), false positives, false negatives (GT objects missed), F1, the size "
@@ -105,17 +106,19 @@ EMPTY_TEXT = "No score map loaded.\nOpen a MOOD dataset or case to match objects
 _ROW_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
-def objects_layer_name(method: str, kind: str) -> str:
-    """Name of a method's objects layer, e.g. ``"residual FP objects"``."""
-    return f"{method} {kind} objects"
+def objects_layer_name(method: str) -> str:
+    """Name of a method's objects layer (TP, FP and FN), e.g. ``"residual objects"``."""
+    return f"{method} objects"
 
 
-def _objects_metadata(case: str | None, method: str, kind: str) -> dict[str, Any]:
-    return {METADATA_KEY: {"role": OBJECTS_ROLE, "case": case, "method": method, "kind": kind}}
+def _objects_metadata(case: str | None, method: str) -> dict[str, Any]:
+    return {METADATA_KEY: {"role": OBJECTS_ROLE, "case": case, "method": method}}
 
 
-def _objects_colormap(kind: str) -> dict[Any, str]:
-    return {0: "transparent", None: KIND_COLORS[kind]}
+def _objects_colormap(kinds: dict[int, str]) -> dict[Any, str]:
+    colors: dict[Any, str] = {0: "transparent", None: "transparent"}
+    colors.update({label: KIND_COLORS[kind] for label, kind in kinds.items()})
+    return colors
 
 
 def _row_cells(method: str, record: ObjectRecord) -> list[kit.SortItem]:
@@ -377,29 +380,27 @@ class ObjectsWidget(QWidget):
             if layer.metadata[METADATA_KEY]["method"] not in shown:
                 self._viewer.layers.remove(layer)
         for result in results:
-            for kind in SHOWN_KINDS:
-                self._show_kind(result, kind)
+            self._show_method(result)
 
-    def _show_kind(self, result: MethodObjects, kind: str) -> None:
-        layer = self._objects_layer(result.method, kind)
-        if layer is None:
-            add_helper_labels(
-                self._viewer,
-                result.images[kind],
-                name=objects_layer_name(result.method, kind),
-                reference=self._session.method(result.method).layer,
-                colormap=_objects_colormap(kind),
-                metadata=_objects_metadata(self._session.case, result.method, kind),
-                contour=CONTOUR,
-            )
-            return
-        set_helper_data(layer, result.images[kind])
-        layer.metadata[METADATA_KEY]["case"] = self._session.case
+    def _show_method(self, result: MethodObjects) -> None:
+        drawn = objects_layer(result)
+        layer = self._objects_layer(result.method)
+        if layer is not None:
+            self._viewer.layers.remove(layer)  # new ids, colours and features: a new layer
+        layer = add_helper_labels(
+            self._viewer,
+            drawn.image,
+            name=objects_layer_name(result.method),
+            reference=self._session.method(result.method).layer,
+            colormap=_objects_colormap(drawn.kinds),
+            metadata=_objects_metadata(self._session.case, result.method),
+            contour=CONTOUR,
+        )
+        layer.features = drawn.features
 
-    def _objects_layer(self, method: str, kind: str) -> Any:
+    def _objects_layer(self, method: str) -> Any:
         for layer in helper_layers(self._viewer, OBJECTS_ROLE):
-            info = layer.metadata[METADATA_KEY]
-            if (info["method"], info["kind"]) == (method, kind):
+            if layer.metadata[METADATA_KEY]["method"] == method:
                 return layer
         return None
 

@@ -10,10 +10,11 @@ scanner RAS millimetres and file voxels in all three views
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from qtpy.QtCore import QSettings, Qt
-from qtpy.QtWidgets import QCheckBox, QHBoxLayout, QSplitter, QVBoxLayout, QWidget
+from qtpy.QtWidgets import QCheckBox, QSplitter, QVBoxLayout, QWidget
 
 from napari_mood._napari._soon import call_soon
 from napari_mood._napari.planes import SIDE_PLANES, LinkedPlanes
@@ -41,6 +42,10 @@ def saved_convention() -> Convention:
     return "neurological" if value == "neurological" else "radiological"
 
 
+SIDE_VIEW_MIN = (120, 120)
+"""Smallest size of a side view (napari's own hint, 271 px wide, widens the window)."""
+
+
 class PlanesWidget(QWidget):
     """Coronal and sagittal views of the case, linked to napari's axial canvas.
 
@@ -65,6 +70,8 @@ class PlanesWidget(QWidget):
         }
         for model in self.planes.models.values():
             self._status.follow(model)
+        for view in self._qt_views.values():
+            view.setMinimumSize(*SIDE_VIEW_MIN)  # the window must fit 1280 px with every panel
         self._build()
         self._lifetime.connect(self._session.case_changed, self._on_session_case_changed)
         self._lifetime.at_end(self._close)
@@ -78,10 +85,9 @@ class PlanesWidget(QWidget):
         self._crosshair.setChecked(True)
         self._crosshair.setToolTip(CROSSHAIR_TIP)
         self._crosshair.toggled.connect(self._on_crosshair_toggled)
-        controls = QHBoxLayout()
+        controls = QVBoxLayout()  # stacked: the panel stays narrow
         for widget in (self._radiological, self._crosshair):
             controls.addWidget(widget)
-        controls.addStretch(1)
         self.setToolTip(HELP)
         splitter = QSplitter(Qt.Orientation.Vertical, self)
         for view in self._qt_views.values():
@@ -117,12 +123,23 @@ class PlanesWidget(QWidget):
         self.planes.set_crosshair_visible(checked)
 
     def _on_session_case_changed(self) -> None:
-        call_soon(self._lifetime.guard(self.planes.reset_views))
+        self._reset_soon()
 
     def showEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
         """Fit the side views once they have their size."""
         super().showEvent(event)
-        call_soon(self._lifetime.guard(self.planes.reset_views))
+        self._reset_soon()
+
+    def _reset_soon(self) -> None:
+        """Fit the side views on the next event-loop turn (a pending call keeps no view)."""
+        planes = weakref.ref(self.planes)
+
+        def reset() -> None:
+            linked = planes()
+            if linked is not None and not linked.closed:
+                linked.reset_views()
+
+        call_soon(reset)
 
     def _close(self) -> None:
         self._status.close()

@@ -94,8 +94,8 @@ __all__ = ["REVIEW_LAYER_NAME", "ReviewWidget"]
 
 REVIEW_LAYER_NAME = "Review: current region"
 REVIEW_ROLE = "review"
-REVIEW_COLOR = "#00e5ff"
-REVIEW_CONTOUR = 1
+REVIEW_COLOR = "#ffffff"  # white (no method or GT colour), drawn thicker than object outlines
+REVIEW_CONTOUR = 2
 AUTO_DELAY_MS = 250
 NOTE_DELAY_MS = 500
 SCOPES: tuple[tuple[str, RegionScope], ...] = (

@@ -12,6 +12,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from qtpy.QtCore import Qt
 from qtpy.QtGui import QKeySequence
@@ -50,13 +51,14 @@ class WindowKeys:
 
     def __init__(self, window: QWidget, bindings: Sequence[KeyBinding]) -> None:
         self._window = weakref.ref(window)  # the keys must not keep the window alive
-        self._shortcuts: list[QShortcut] = []
+        self._shortcuts: list[QShortcut | None] = []  # None: destroyed with the window
         for binding in bindings:
             shortcut = QShortcut(QKeySequence(binding.key), window)
             shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
             shortcut.setAutoRepeat(False)  # a held key records one verdict, not twenty
             shortcut.activated.connect(binding.action)
             shortcut.setEnabled(False)
+            shortcut.destroyed.connect(partial(self._forget, len(self._shortcuts)))
             self._shortcuts.append(shortcut)
 
     @property
@@ -67,17 +69,21 @@ class WindowKeys:
     @property
     def enabled(self) -> bool:
         """Whether the keys are on."""
-        return bool(self._shortcuts) and self._shortcuts[0].isEnabled()
+        return any(s is not None and s.isEnabled() for s in self._shortcuts)
 
     def set_enabled(self, enabled: bool) -> None:
         """Turn the keys on (review shown) or off (review hidden or closed)."""
         for shortcut in self._shortcuts:
-            shortcut.setEnabled(enabled)
+            if shortcut is not None:
+                shortcut.setEnabled(enabled)
 
     def close(self) -> None:
-        """Remove the shortcuts from the window."""
+        """Remove the shortcuts from the window (those not destroyed with it already)."""
         for shortcut in self._shortcuts:
-            shortcut.setEnabled(False)
-            shortcut.setParent(None)
-            shortcut.deleteLater()
-        self._shortcuts.clear()
+            if shortcut is not None:
+                shortcut.setEnabled(False)
+                shortcut.deleteLater()
+        self._shortcuts = [None] * len(self._shortcuts)
+
+    def _forget(self, index: int, *_: object) -> None:
+        self._shortcuts[index] = None

@@ -79,19 +79,34 @@ def test_layers_table_and_summary_are_the_core_result(objects_viewer, qtbot):
         match.size_window,
     )
     assert (match.tp, match.fp, match.fn) == (1, 21, 1)  # brain_001, residual at 0.5
-    for kind, source, labels in (
-        ("TP", "pred", pred_labels),
-        ("FP", "pred", pred_labels),
-        ("FN", "gt", gt_labels),
+    layer = viewer.layers[objects_layer_name("residual")]  # one layer: TP, FP and FN
+    offset = max(r.id for r in match.objects if r.source == "pred" and r.kind in ("TP", "FP"))
+    features = layer.features.set_index("index")
+    for kind, source, labels, shift in (
+        ("TP", "pred", pred_labels, 0),
+        ("FP", "pred", pred_labels, 0),
+        ("FN", "gt", gt_labels, offset),
     ):
-        layer = viewer.layers[objects_layer_name("residual", kind)]
-        ids = {r.id for r in match.objects if (r.kind, r.source) == (kind, source)}
-        assert set(np.unique(layer.data)) - {0} == ids
-        np.testing.assert_array_equal(layer.data, np.where(np.isin(labels, list(ids)), labels, 0))
-        assert layer.metadata[METADATA_KEY]["role"] == "objects"
-        assert layer.contour == 1 and layer.visible
-        np.testing.assert_allclose(layer.get_color(min(ids)), _rgba(KIND_COLORS[kind]))
-        np.testing.assert_allclose(layer.scale, method.layer.scale)
+        records = [r for r in match.objects if (r.kind, r.source) == (kind, source)]
+        ids = {r.id for r in records}
+        drawn_pred = np.isin(
+            pred_labels,
+            [r.id for r in match.objects if r.kind in ("TP", "FP") and r.source == "pred"],
+        )
+        visible = np.isin(labels, list(ids)) & (~drawn_pred if source == "gt" else True)
+        expected = np.where(visible, labels + shift, 0)
+        np.testing.assert_array_equal(
+            np.where(np.isin(layer.data, [i + shift for i in ids]), layer.data, 0), expected
+        )
+        for record in records:  # hover and the features table show each object
+            row = features.loc[record.id + shift]
+            assert (row["kind"], row["voxels"]) == (kind, record.size_voxels)
+            assert row["max_score"] == pytest.approx(record.max_score, abs=1e-4)
+        np.testing.assert_allclose(layer.get_color(min(ids) + shift), _rgba(KIND_COLORS[kind]))
+    assert set(np.unique(layer.data)) - {0} == set(features.index)
+    assert layer.metadata[METADATA_KEY]["role"] == "objects"
+    assert layer.contour == 1 and layer.visible and not layer.editable
+    np.testing.assert_allclose(layer.scale, method.layer.scale)
     assert widget.session.method_names == METHODS  # objects layers are not methods
     assert viewer.layers.selection.active.name == "binary"  # selection left alone
     _check_table(widget, match)
@@ -180,7 +195,7 @@ def test_all_methods_threshold_change_and_no_ground_truth(objects_viewer, qtbot)
     _choose(qtbot, widget, ALL_METHODS)
     assert [r.method for r in widget.results] == list(METHODS)
     names = {layer.name for layer in viewer.layers}
-    assert {objects_layer_name(m, k) for m in METHODS for k in ("TP", "FP", "FN")} <= names
+    assert {objects_layer_name(m) for m in METHODS} <= names  # one layer per method
     expected_rows = sum(r.match.tp + r.match.fp + r.match.fn for r in widget.results)
     assert len(widget.table_records()) == expected_rows  # one TP object per found GT here
     assert not widget._table.isColumnHidden(0)
@@ -188,15 +203,16 @@ def test_all_methods_threshold_change_and_no_ground_truth(objects_viewer, qtbot)
 
     _choose(qtbot, widget, "residual")
     objects = [layer.name for layer in viewer.layers if "objects" in layer.name]
-    assert objects == [objects_layer_name("residual", k) for k in ("TP", "FP", "FN")]
+    assert objects == [objects_layer_name("residual")]
 
     widget.session.set_threshold("residual", 0.7)
     qtbot.waitUntil(lambda: widget.results[0].match.threshold == pytest.approx(0.7), timeout=15000)
     _wait(qtbot, widget)
     _, match, (pred_labels, _) = _expected(widget, "residual")
     fp_ids = [r.id for r in match.objects if (r.kind, r.source) == ("FP", "pred")]
-    layer = viewer.layers[objects_layer_name("residual", "FP")]
-    np.testing.assert_array_equal(layer.data > 0, np.isin(pred_labels, fp_ids))
+    layer = viewer.layers[objects_layer_name("residual")]
+    fp_drawn = np.isin(layer.data, fp_ids) & np.isin(pred_labels, fp_ids)
+    np.testing.assert_array_equal(fp_drawn, np.isin(pred_labels, fp_ids))
     assert len(widget.table_records()) == match.tp + match.fp + match.fn
 
     viewer.layers.remove(widget.session.gt_layer)

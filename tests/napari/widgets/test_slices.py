@@ -96,7 +96,7 @@ def test_clicking_the_plot_shows_that_slice(slices_viewer, qtbot):
     _click_slice(qtbot, widget, target)
     assert widget.session.slice_index == target
     assert viewer.dims.current_step[0] == target  # every layer has scale 2 and no offset
-    assert widget._marker.get_xdata()[0] == target
+    qtbot.waitUntil(lambda: widget._marker.get_xdata()[0] == target, timeout=3000)  # next turn
     widget.show_slice(10_000)  # out of range: clamped to the last slice
     assert widget.session.slice_index == widget.curves.n_slices - 1
 

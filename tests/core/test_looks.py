@@ -1,0 +1,28 @@
+"""core.looks: the colours of GT, methods, objects, differences and the crosshair."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+from napari_mood.core.looks import (
+    CROSSHAIR_COLOR,
+    DIFFERENCE_COLORS,
+    GT_COLOR,
+    METHOD_COLORS,
+    OBJECT_COLORS,
+    rgb,
+)
+
+
+def test_object_difference_gt_and_method_colours_never_collide():
+    """TP / FP / FN, the difference, the GT, the crosshair and every method: far apart."""
+    fixed = [GT_COLOR, CROSSHAIR_COLOR, *(c for _, c in OBJECT_COLORS)]
+    for group in ([c for _, c in OBJECT_COLORS], [c for _, c in DIFFERENCE_COLORS], fixed):
+        for a, b in itertools.combinations(group, 2):
+            assert math.dist(rgb(a), rgb(b)) > 0.35, (a, b)
+    for method in METHOD_COLORS:
+        for other in [*fixed, *(c for _, c in DIFFERENCE_COLORS)]:
+            assert math.dist(rgb(method), rgb(other)) > 0.35, (method, other)
+    for a, b in itertools.combinations(METHOD_COLORS, 2):
+        assert math.dist(rgb(a), rgb(b)) > 0.35, (a, b)
