@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import cast
 
 from napari_mood._version import __version__
-from napari_mood.cli import evaluate, figure, simulate, validate, viewer
+from napari_mood.cli import evaluate, figure, run, simulate, validate, viewer
 from napari_mood.core.orientation import CONVENTIONS, PLANES
 from napari_mood.core.paper import WIDTH_PRESETS, parse_width
 from napari_mood.core.scores import SCORE_MODES, check_threshold
@@ -369,6 +369,41 @@ def _add_figure(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=figure.main)
 
 
+def _seconds(text: str) -> float:
+    """A positive, finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    return value
+
+
+def _add_run(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "run",
+        help="run a method the MOOD docker way (CMD INPUT OUTPUT), case by case, with a time limit",
+    )
+    p.add_argument(
+        "command",
+        help="the method: 'CMD' is called as CMD INPUT_FOLDER OUTPUT_FOLDER, or with "
+        "{input} / {output} placeholders (e.g. a docker run line)",
+    )
+    p.add_argument("--input", type=Path, required=True, help="folder of scans (read-only)")
+    p.add_argument("--output", type=_output, required=True, help="folder for the method's outputs")
+    p.add_argument(
+        "--task", choices=("pixel", "sample"), default="pixel", help="what the method writes"
+    )
+    p.add_argument(
+        "--time-limit", type=_seconds, default=600.0, help="seconds per case (default 600, as MOOD)"
+    )
+    p.add_argument("--json", type=_output, metavar="FILE", help="also write the run as JSON")
+    _add_force(p, "outputs")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=run.main)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``napari-mood`` command."""
     parser = argparse.ArgumentParser(
@@ -381,4 +416,5 @@ def build_parser() -> argparse.ArgumentParser:
     _add_validate(sub)
     _add_simulate(sub)
     _add_figure(sub)
+    _add_run(sub)
     return parser
