@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import cast
 
 from napari_mood._version import __version__
-from napari_mood.cli import evaluate, figure, run, simulate, validate, viewer
+from napari_mood.cli import evaluate, figure, run, simulate, sweep, validate, viewer
 from napari_mood.core.orientation import CONVENTIONS, PLANES
 from napari_mood.core.paper import WIDTH_PRESETS, parse_width
 from napari_mood.core.scores import SCORE_MODES, check_threshold
+from napari_mood.core.sweep import PRESETS, SWEEP_KINDS, parse_values
 
 __all__ = ["build_parser"]
 
@@ -404,6 +405,76 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run.main)
 
 
+def _values(text: str) -> tuple[float, ...]:
+    try:
+        return parse_values(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _formats(text: str) -> tuple[str, ...]:
+    kinds = tuple(dict.fromkeys(t.strip().lower() for t in text.split(",") if t.strip()))
+    if not kinds or any(k not in ("png", "svg", "pdf") for k in kinds):
+        raise argparse.ArgumentTypeError(f"expected png,svg,pdf (any of them), got {text!r}")
+    return kinds
+
+
+def _unit(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must lie in [0, 1], got {text!r}")
+    return value
+
+
+def _add_sweep(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "sweep",
+        help="write a size or contrast sweep: one sphere at a fixed place, one case per value",
+    )
+    p.add_argument("kind", choices=SWEEP_KINDS, help="size: radii; contrast: intensities")
+    p.add_argument("scan", type=Path, help="a normal scan (.nii / .nii.gz)")
+    p.add_argument("--out", type=_output, required=True, help="output dataset folder")
+    p.add_argument(
+        "--preset",
+        choices=tuple(PRESETS),
+        default="brain",
+        help="default radii: brain 0-80 step 5, abdomen 0-160 step 10; contrast radius 20 / 40",
+    )
+    p.add_argument(
+        "--radii", dest="size_values", type=_values, help="size sweep: R,R,... or START:STOP:STEP"
+    )
+    p.add_argument(
+        "--intensities",
+        dest="contrast_values",
+        type=_values,
+        help="contrast sweep: V,V,... or START:STOP:STEP in [0, 1] (default 0:1:0.05)",
+    )
+    p.add_argument("--radius", type=float, help="contrast sweep: sphere radius (default: preset)")
+    p.add_argument(
+        "--intensity", type=_unit, default=1.0, help="size sweep: sphere intensity (default 1.0)"
+    )
+    p.add_argument(
+        "--center",
+        help="i,j,k voxel; body (default: the body's centre of mass); random (a body voxel, --seed)",
+    )
+    p.add_argument("--seed", type=_count, default=0, help="seed of --center random (default 0)")
+    _add_force(p, "output files")
+    p.set_defaults(func=sweep.main)
+    p = sub.add_parser("sweep-report", help="AP against radius / intensity per method (CSV + plot)")
+    _add_method_args(p)
+    p.add_argument("--out", type=_output, required=True, help="folder for sweep_ap.csv / .png ...")
+    p.add_argument(
+        "--formats", type=_formats, default=("png", "svg", "pdf"), help="png,svg,pdf (default all)"
+    )
+    p.add_argument("--title", help="plot title")
+    _add_force(p, "report files")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=sweep.report)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``napari-mood`` command."""
     parser = argparse.ArgumentParser(
@@ -417,4 +488,5 @@ def build_parser() -> argparse.ArgumentParser:
     _add_simulate(sub)
     _add_figure(sub)
     _add_run(sub)
+    _add_sweep(sub)
     return parser

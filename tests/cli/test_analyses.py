@@ -1,0 +1,125 @@
+"""``run``, ``sweep``, ``sweep-report``, ``categories`` and ``rank`` from the command line."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import stat
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from napari_mood.cli import main
+from tests.conftest import write_nifti
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def _script(path: Path, text: str) -> str:
+    path.write_text(text)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return str(path)
+
+
+def test_run_lists_each_case(tmp_path, capsys):
+    scans = tmp_path / "toy"
+    for name in ("a", "b"):
+        write_nifti(scans / f"{name}.nii.gz", np.zeros((3, 3, 3), np.float32))
+    method = _script(
+        tmp_path / "m.sh",
+        '#!/bin/sh\nfor f in "$1"/*; do case "$f" in *b.nii.gz) exit 3;; esac; '
+        'cp "$f" "$2/"; done\n',
+    )
+    report = tmp_path / "run.json"
+    code, out, _ = _run(
+        capsys,
+        "run",
+        method,
+        "--input",
+        str(scans),
+        "--output",
+        str(tmp_path / "o"),
+        "--json",
+        str(report),
+        "--time-limit",
+        "30",
+    )
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[1].split()[:2] == ["a.nii.gz", "ok"]
+    assert lines[2].split()[:2] == ["b.nii.gz", "failed"] and "exit status 3" in lines[2]
+    assert "1 of 2 cases ok" in lines[3] and "b.nii.gz" in lines[3]
+    data = json.loads(report.read_text())
+    assert data["failed"] == ["b.nii.gz"] and data["time_limit"] == 30.0
+    code, _, err = _run(capsys, "run", method, "--input", str(scans), "--output", str(scans / "x"))
+    assert code == 1 and "inside the input folder" in err
+    code, _, err = _run(
+        capsys, "run", method, "--input", str(scans), "--output", str(tmp_path / "o")
+    )
+    assert code == 1 and "--force" in err
+
+
+def test_sweep_then_report(tmp_path, capsys):
+    scan = np.full((15, 15, 15), 0.5, np.float32)
+    scan[0, 0, :4] = 1.0
+    write_nifti(tmp_path / "in" / "scan.nii.gz", scan)
+    code, out, _ = _run(
+        capsys,
+        "sweep",
+        "size",
+        str(tmp_path / "in" / "scan.nii.gz"),
+        "--out",
+        str(tmp_path / "sw"),
+        "--radii",
+        "1,2",
+        "--center",
+        "7,7,7",
+    )
+    assert code == 0 and "radius 2, intensity 1, 33 anomalous voxels" in out
+    # an "oracle" method: its maps are the GT itself; and one that flags nothing
+    for case in ("size_000", "size_001"):
+        label = tmp_path / "sw" / "toy_label" / "pixel" / f"{case}.nii.gz"
+        (tmp_path / "preds" / "oracle").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "preds" / "oracle" / f"{case}.nii.gz").write_bytes(label.read_bytes())
+        write_nifti(tmp_path / "preds" / "none" / f"{case}.nii.gz", np.zeros((15,) * 3, np.float32))
+    code, out, _ = _run(
+        capsys,
+        "sweep-report",
+        str(tmp_path / "sw"),
+        "--preds",
+        str(tmp_path / "preds"),
+        "--out",
+        str(tmp_path / "rep"),
+        "--formats",
+        "png,pdf",
+        "--quiet",
+    )
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    got = {(r["method"], r["radius"]): float(r["pixel_ap"]) for r in rows}
+    assert got[("oracle", "1")] == 1.0 and got[("oracle", "2")] == 1.0
+    assert got[("none", "1")] == pytest.approx(7 / 15**3, abs=1e-6)  # CSV: 6 decimals
+    assert got[("none", "2")] == pytest.approx(33 / 15**3, abs=1e-6)
+    assert sorted(p.name for p in (tmp_path / "rep").iterdir()) == [
+        "sweep_ap.csv",
+        "sweep_ap.pdf",
+        "sweep_ap.png",
+    ]
+    assert b"/FontFile2" in (tmp_path / "rep" / "sweep_ap.pdf").read_bytes()  # TrueType
+    code, _, err = _run(
+        capsys,
+        "sweep",
+        "size",
+        str(tmp_path / "in" / "scan.nii.gz"),
+        "--out",
+        str(tmp_path / "sw"),
+        "--radii",
+        "1,2",
+    )
+    assert code == 1 and "--force" in err
