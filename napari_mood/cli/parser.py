@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import cast
 
 from napari_mood._version import __version__
-from napari_mood.cli import evaluate, figure, run, simulate, sweep, validate, viewer
+from napari_mood.cli import evaluate, figure, rank, run, simulate, sweep, validate, viewer
 from napari_mood.core.orientation import CONVENTIONS, PLANES
 from napari_mood.core.paper import WIDTH_PRESETS, parse_width
 from napari_mood.core.scores import SCORE_MODES, check_threshold
@@ -475,6 +475,62 @@ def _add_sweep(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=sweep.report)
 
 
+def _labelled(text: str) -> tuple[str, Path]:
+    """``LABEL=FILE`` or ``FILE`` (labelled by the dataset name inside)."""
+    label, sep, path = text.partition("=")
+    if not sep:
+        return "", Path(text)
+    if not label or not path:
+        raise argparse.ArgumentTypeError(f"expected LABEL=FILE or FILE, got {text!r}")
+    return label, Path(path)
+
+
+def _rank_tasks(text: str) -> tuple[str, ...]:
+    tasks = tuple(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
+    if not tasks or any(t not in ("pixel", "sample") for t in tasks):
+        raise argparse.ArgumentTypeError(f"tasks are pixel, sample (comma separated), got {text!r}")
+    return tasks
+
+
+def _add_rank(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "rank",
+        help="rank methods per dataset and task (batch-mean AP), consensus, bootstrap, toy-vs-test tau",
+    )
+    p.add_argument(
+        "results",
+        type=_labelled,
+        nargs="+",
+        metavar="[LABEL=]RESULTS.json",
+        help="evaluate --format json outputs (one per dataset, e.g. brain=b.json abdom=a.json)",
+    )
+    p.add_argument(
+        "--toy",
+        type=_labelled,
+        action="append",
+        default=[],
+        metavar="[LABEL=]RESULTS.json",
+        help="results on the toy sets: Kendall tau-b of their consensus vs the test consensus",
+    )
+    p.add_argument(
+        "--task", type=_rank_tasks, default=("pixel", "sample"), help="pixel,sample (default both)"
+    )
+    p.add_argument(
+        "--bootstrap",
+        type=_batches,
+        default=0,
+        metavar="N",
+        help="batch resamples for rank stability",
+    )
+    p.add_argument("--seed", type=_count, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--out", type=_output, metavar="DIR", help="write ranks.csv, ranks.json, plots")
+    p.add_argument(
+        "--formats", type=_formats, default=("png", "svg", "pdf"), help="png,svg,pdf (default all)"
+    )
+    _add_force(p, "files in --out")
+    p.set_defaults(func=rank.main)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``napari-mood`` command."""
     parser = argparse.ArgumentParser(
@@ -489,4 +545,5 @@ def build_parser() -> argparse.ArgumentParser:
     _add_figure(sub)
     _add_run(sub)
     _add_sweep(sub)
+    _add_rank(sub)
     return parser

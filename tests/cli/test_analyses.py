@@ -123,3 +123,51 @@ def test_sweep_then_report(tmp_path, capsys):
         "1,2",
     )
     assert code == 1 and "--force" in err
+
+
+def test_rank_from_evaluate_json(tmp_path, capsys):
+    from napari_mood.services.datasets import sample_data_dir
+
+    results = tmp_path / "sample.json"
+    code, _, _ = _run(
+        capsys,
+        "evaluate",
+        str(sample_data_dir()),
+        "--batches",
+        "5",
+        "--batch-size",
+        "3",
+        "--format",
+        "json",
+        "--out",
+        str(results),
+        "--quiet",
+    )
+    assert code == 0
+    data = json.loads(results.read_text())
+    code, out, _ = _run(
+        capsys,
+        "rank",
+        f"brain={results}",
+        "--toy",
+        f"toy={results}",
+        "--bootstrap",
+        "50",
+        "--out",
+        str(tmp_path / "ranks"),
+        "--formats",
+        "png",
+    )
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out.split("Kendall")[0])))
+    pixel = {m: s["pixel"]["batch_ap"]["mean"] for m, s in data["methods"].items()}
+    best = max(pixel, key=pixel.get)
+    assert rows[0]["brain pixel rank"] == "1"
+    assert {r["method"]: r["brain pixel rank"] for r in rows}[best] == "1"
+    assert float(rows[0]["brain pixel score"]) == pytest.approx(max(pixel.values()), abs=1e-6)
+    assert "Kendall tau-b (toy consensus vs test consensus): 1.0000" in out  # same file
+    saved = json.loads((tmp_path / "ranks" / "ranks.json").read_text())
+    assert saved["kendall_tau_b"] == 1.0 and saved["bootstrap"]["n_boot"] == 50
+    assert (tmp_path / "ranks" / "rank_stability.png").stat().st_size > 1000
+    code, _, err = _run(capsys, "rank", str(results), "--out", str(tmp_path / "ranks"))
+    assert code == 1 and "--force" in err
