@@ -8,7 +8,17 @@ from pathlib import Path
 from typing import cast
 
 from napari_mood._version import __version__
-from napari_mood.cli import evaluate, figure, rank, run, simulate, sweep, validate, viewer
+from napari_mood.cli import (
+    categories,
+    evaluate,
+    figure,
+    rank,
+    run,
+    simulate,
+    sweep,
+    validate,
+    viewer,
+)
 from napari_mood.core.orientation import CONVENTIONS, PLANES
 from napari_mood.core.paper import WIDTH_PRESETS, parse_width
 from napari_mood.core.scores import SCORE_MODES, check_threshold
@@ -531,6 +541,28 @@ def _add_rank(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=rank.main)
 
 
+def _add_categories(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "categories",
+        help="pixel / sample AP and FPR@95 per anomaly category and sub-category, with baselines",
+    )
+    _add_method_args(p)
+    p.add_argument(
+        "--categories",
+        type=Path,
+        metavar="CSV",
+        help="case,category[,subcategory[,order]] (default: DATASET/categories.csv)",
+    )
+    p.add_argument("--out", type=_output, required=True, help="folder for the tables and plots")
+    p.add_argument(
+        "--formats", type=_formats, default=("png", "svg", "pdf"), help="png,svg,pdf (default all)"
+    )
+    p.add_argument("--seed", type=_count, default=0, help="seed of the random baseline (default 0)")
+    _add_force(p, "files in --out")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=categories.main)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``napari-mood`` command."""
     parser = argparse.ArgumentParser(
@@ -546,4 +578,5 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run(sub)
     _add_sweep(sub)
     _add_rank(sub)
+    _add_categories(sub)
     return parser

@@ -171,3 +171,41 @@ def test_rank_from_evaluate_json(tmp_path, capsys):
     assert (tmp_path / "ranks" / "rank_stability.png").stat().st_size > 1000
     code, _, err = _run(capsys, "rank", str(results), "--out", str(tmp_path / "ranks"))
     assert code == 1 and "--force" in err
+
+
+def test_categories_command(tmp_path, capsys):
+    from napari_mood.services.datasets import sample_data_dir
+
+    cats = tmp_path / "cats.csv"
+    cats.write_text(
+        "case,category,subcategory,order\nbrain_001,local,sphere,2\nbrain_003,local,slab,1\n"
+        "brain_004,intensity,pet,3\nbrain_000,normal,,\n"
+    )
+    out = tmp_path / "cat"
+    code, text, _ = _run(
+        capsys,
+        "categories",
+        str(sample_data_dir()),
+        "--categories",
+        str(cats),
+        "--out",
+        str(out),
+        "--formats",
+        "svg",
+        "--quiet",
+    )
+    assert code == 0
+    summary = list(csv.DictReader(io.StringIO(text)))
+    assert [s["group"] for s in summary if s["level"] == "subcategory"][:3] == [
+        "slab",
+        "sphere",
+        "pet",
+    ]
+    assert sorted(p.name for p in out.iterdir())[:3] == [
+        "category_pixel_ap.svg",
+        "category_sample_ap.svg",
+        "category_sample_fpr95.svg",
+    ]
+    assert "<text" in (out / "subcategory_sample_ap.svg").read_text()  # text stays text
+    code, _, err = _run(capsys, "categories", str(sample_data_dir()), "--out", str(tmp_path / "x"))
+    assert code == 1 and "categories.csv" in err and "not found" in err
