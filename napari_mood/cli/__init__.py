@@ -1,7 +1,8 @@
 """The ``napari-mood`` command line: one module per subcommand, GUI-free.
 
 Subcommands: ``demo``, ``view`` (the napari viewer, imported only when run),
-``evaluate``, ``validate``, ``simulate``, ``figure``. Exit codes: 0 success, 1 an input
+``evaluate``, ``validate``, ``simulate``, ``figure``, and the analyses ``run``, ``sweep``,
+``sweep-report``, ``categories``, ``rank``. Exit codes: 0 success, 1 an input
 or output cannot be used (the message names the file), 2 usage error.
 """
 

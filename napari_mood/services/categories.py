@@ -122,7 +122,7 @@ def plot_categories(
     """Dots per method, median bar, baseline marks; one column per group (in order)."""
     groups = list(dict.fromkeys(r.group for r in rows))
     methods = list(dict.fromkeys(r.method for r in rows if not r.baseline))
-    colors = colors_for(methods)
+    colors = colors_for(sorted(methods))  # a method keeps its colour in every plot
     fig = new_figure(width=max(3.5, 0.45 * len(groups) + 1.6), height=2.6)
     ax = fig.axes[0]
     spread = np.linspace(-0.2, 0.2, len(methods)) if len(methods) > 1 else np.zeros(1)

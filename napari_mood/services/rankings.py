@@ -233,6 +233,15 @@ def plot_rank_stability(analysis: RankAnalysis) -> Figure:
         xs, ys = np.meshgrid(np.arange(n), np.arange(1, n + 1), indexing="ij")
         keep = freq > 0
         ax.scatter(xs[keep], ys[keep], s=120 * freq[keep], color="#1f5fa8", alpha=0.8, linewidths=0)
+        for x, y, f in zip(xs[keep], ys[keep], freq[keep], strict=True):
+            ax.annotate(
+                f"{100 * f:.1f}%",
+                (x, y),
+                xytext=(9, 0),
+                textcoords="offset points",
+                va="center",
+                fontsize=6,
+            )
         ax.plot(
             np.arange(n),
             [analysis.consensus[m] for m in order],
@@ -247,7 +256,7 @@ def plot_rank_stability(analysis: RankAnalysis) -> Figure:
         ax.set(ylabel="rank", ylim=(n + 0.6, 0.4), xlim=(-0.6, n - 0.4))
         ax.set_yticks(np.arange(1, n + 1))
         n_boot = 0 if analysis.bootstrap is None else analysis.bootstrap.shape[0]
-        ax.set_title(f"Rank stability ({n_boot} bootstrap resamples of the batches)")
+        ax.set_title(f"Rank stability ({n_boot} batch resamples)")
         ax.grid(alpha=0.3, linewidth=0.5)
         ax.legend(frameon=False, loc="lower right")
     return fig

@@ -194,7 +194,7 @@ def sweep_csv(points: Sequence[SweepPoint], kind: SweepKind) -> str:
 def plot_sweep(points: Sequence[SweepPoint], kind: SweepKind, *, title: str | None = None):  # noqa: ANN201
     """AP against radius or intensity, one line per method (the paper's Fig. 4)."""
     methods = list(dict.fromkeys(p.method for p in points))
-    colors = colors_for(methods)
+    colors = colors_for(sorted(methods))  # a method keeps its colour in every plot
     fig = new_figure()
     ax = fig.axes[0]
     with rc_context(FIGURE_RC):
