@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 import numpy as np
 
 from napari_mood.cli._common import ProgressBar, methods_from_args
 from napari_mood.cli.simulate import scan_inputs, unit_scan
-from napari_mood.core.io import MoodInputError, discover_dataset
+from napari_mood.core.io import MoodInputError, MoodInputWarning, discover_dataset
 from napari_mood.core.nifti import read_volume
 from napari_mood.core.results import EvaluationOptions
-from napari_mood.core.sweep import PRESETS, default_values
+from napari_mood.core.sweep import PRESETS, SIZE_INTENSITY, default_values
 from napari_mood.services.output import Inputs, check_output_folder, write_text_atomic
 
 __all__ = ["main", "report"]
@@ -46,6 +47,14 @@ def main(args: argparse.Namespace) -> int:
             None,
             f"--{'intensities' if args.kind == 'size' else 'radii'} does not apply to a {args.kind} sweep",
             "use --intensity / --radius for the fixed parameter",
+        )
+    if args.kind == "size" and args.radius is not None:
+        warnings.warn(
+            "ignored: --radius is the contrast sweep's radius", MoodInputWarning, stacklevel=1
+        )
+    if args.kind == "contrast" and args.intensity != SIZE_INTENSITY:
+        warnings.warn(
+            "ignored: --intensity is the size sweep's intensity", MoodInputWarning, stacklevel=1
         )
     inputs = scan_inputs(args.scan)
     check_output_folder(

@@ -209,3 +209,43 @@ def test_categories_command(tmp_path, capsys):
     assert "<text" in (out / "subcategory_sample_ap.svg").read_text()  # text stays text
     code, _, err = _run(capsys, "categories", str(sample_data_dir()), "--out", str(tmp_path / "x"))
     assert code == 1 and "categories.csv" in err and "not found" in err
+
+
+def test_sweep_refuses_and_warns(tmp_path, capsys):
+    write_nifti(tmp_path / "in" / "scan.nii.gz", np.full((9, 9, 9), 0.5, np.float32))
+    scan = str(tmp_path / "in" / "scan.nii.gz")
+    code, _, err = _run(
+        capsys, "sweep", "size", scan, "--out", str(tmp_path / "a"), "--intensities", "0.5"
+    )
+    assert code == 1 and "--intensities does not apply to a size sweep" in err
+    code, out, err = _run(
+        capsys,
+        "sweep",
+        "contrast",
+        scan,
+        "--out",
+        str(tmp_path / "b"),
+        "--intensities",
+        "0,1",
+        "--radius",
+        "1",
+        "--intensity",
+        "0.3",
+    )
+    assert code == 0 and "ignored: --intensity" in err
+    assert "radius 1, intensity 0, 7 anomalous voxels" in out  # centre of mass (4, 4, 4)
+    code, _, err = _run(
+        capsys,
+        "sweep",
+        "size",
+        scan,
+        "--out",
+        str(tmp_path / "c"),
+        "--radii",
+        "1",
+        "--center",
+        "20,0,0",
+    )
+    assert code == 1 and "outside the scan" in err
+    with pytest.raises(SystemExit):
+        main(["sweep", "contrast", scan, "--out", str(tmp_path / "d"), "--intensities", "0:1"])

@@ -28,6 +28,11 @@ for scan in sorted(src.glob("*.nii.gz")):
         import time; time.sleep(30)
     if "bad" in scan.name:
         sys.exit("cannot handle " + scan.name)
+    if "lost" in scan.name:
+        continue
+    if "garbage" in scan.name:
+        (dst / scan.name).write_bytes(b"not a nifti")
+        continue
     data = (np.asarray(img.dataobj) > 0.7).astype(np.float32)
     if "wrong" in scan.name:
         data = data[:-1]
@@ -49,7 +54,7 @@ def _script(tmp_path: Path, text: str, name: str = "method.sh") -> Path:
 def scans(tmp_path: Path) -> Path:
     folder = tmp_path / "toy"
     rng = np.random.default_rng(0)
-    for name in ("a_ok", "b_bad", "c_wrong", "d_noise"):
+    for name in ("a_ok", "b_bad", "c_wrong", "d_noise", "e_lost", "f_garbage"):
         write_nifti(folder / f"{name}.nii.gz", rng.random((6, 5, 4)).astype(np.float32))
     return folder
 
@@ -68,11 +73,15 @@ def test_statuses_outputs_and_inputs_untouched(tmp_path, scans):
         "b_bad.nii.gz": "failed",
         "c_wrong.nii.gz": "wrong-shape",
         "d_noise.nii.gz": "ok",
+        "e_lost.nii.gz": "missing",
+        "f_garbage.nii.gz": "unreadable",
     }
     failed = {c.case: c for c in run.failed()}
     assert failed["b_bad.nii.gz"].returncode == 1
     assert "cannot handle b_bad.nii.gz" in failed["b_bad.nii.gz"].message
     assert "(5, 5, 4)" in failed["c_wrong.nii.gz"].message
+    assert failed["e_lost.nii.gz"].message == "no e_lost.nii.gz written"
+    assert failed["f_garbage.nii.gz"].returncode == 0 and failed["f_garbage.nii.gz"].message
     # only usable expected files are copied out; the stray .txt of the pixel run is dropped
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["a_ok.nii.gz", "d_noise.nii.gz"]
     scan = np.asarray(nib.load(scans / "a_ok.nii.gz").dataobj)
@@ -119,11 +128,17 @@ def test_method_cannot_write_into_its_input(tmp_path, scans):
 
 def test_sample_task_and_placeholders(tmp_path, scans):
     method = _script(
-        tmp_path, '#!/bin/sh\nfor f in "$2"/*; do echo 0.25 > "$4/$(basename "$f").txt"; done\n'
+        tmp_path,
+        '#!/bin/sh\nfor f in "$2"/*; do echo 0.25 > "$4/$(basename "$f").txt"; done\n'
+        'case "$(ls "$2")" in f_garbage*) echo abc > "$4/f_garbage.nii.gz.txt";; esac\n',
     )
     run = run_method(f"{method} x {{input}} y {{output}}", scans, tmp_path / "out", task="sample")
-    assert {c.status for c in run.cases} == {"ok"}
+    status = {c.case: c.status for c in run.cases}
+    assert status.pop("f_garbage.nii.gz") == "unreadable"
+    assert set(status.values()) == {"ok"}
+    assert "'abc' is not a number" in run.cases[-1].message
     assert (tmp_path / "out" / "a_ok.nii.gz.txt").read_text() == "0.25\n"
+    assert not (tmp_path / "out" / "f_garbage.nii.gz.txt").exists()
 
 
 def test_output_guard_and_bad_commands(tmp_path, scans):
