@@ -2,7 +2,8 @@
 
 Subcommands: ``demo``, ``view`` (the napari viewer, imported only when run),
 ``evaluate``, ``validate``, ``simulate``, ``evaluate-recon``, ``figure``, ``evaluate-boxes``
-(2-D boxes, NOVA-style). Exit codes: 0 success, 1 an input
+(2-D boxes, NOVA-style), and the analyses ``run``, ``sweep``, ``sweep-report``,
+``categories``, ``rank``. Exit codes: 0 success, 1 an input
 or output cannot be used (the message names the file), 2 usage error.
 """
 

@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from napari_mood.cli._common import ProgressBar, methods_from_args
+from napari_mood.core.categories import CaseCategory
 from napari_mood.core.io import (
     MethodFolder,
     MoodDataset,
@@ -194,7 +195,7 @@ def _warn_unused(args: argparse.Namespace, options: EvaluationOptions) -> None:
             warnings.warn(f"ignored: {message}", MoodInputWarning, stacklevel=2)
 
 
-def _read_categories(args: argparse.Namespace) -> dict[str, str] | None:
+def _read_categories(args: argparse.Namespace) -> dict[str, CaseCategory] | None:
     """The report's categories, read before the work (``--categories`` or the dataset's own)."""
     if args.report is None:
         return None
@@ -204,9 +205,9 @@ def _read_categories(args: argparse.Namespace) -> dict[str, str] | None:
         path = default
     if path is None:
         return None
-    from napari_mood.services.report import read_categories
+    from napari_mood.services.report import read_case_categories
 
-    return read_categories(path)
+    return read_case_categories(path)
 
 
 def _check_toy(args: argparse.Namespace, options: EvaluationOptions) -> None:
@@ -270,7 +271,7 @@ def _write_report(
     args: argparse.Namespace,
     result: DatasetEvaluation,
     inputs: Inputs,
-    categories: Mapping[str, str] | None,
+    categories: Mapping[str, CaseCategory] | None,
 ) -> None:
     try:
         from napari_mood.services import report

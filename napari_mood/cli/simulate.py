@@ -17,12 +17,12 @@ from napari_mood.core.writers import mood_case_files
 from napari_mood.services.output import Inputs, check_output_folder
 from napari_mood.services.writers import write_files
 
-__all__ = ["KINDS", "main"]
+__all__ = ["KINDS", "main", "scan_inputs", "unit_scan"]
 
 KINDS = ("sphere", "cube", "shuffle", "slab", "pet", "mixed")
 
 
-def _unit_scan(path: Path, data: np.ndarray) -> np.ndarray:
+def unit_scan(path: Path, data: np.ndarray) -> np.ndarray:
     """The scan in [0, 1]; non-finite voxels refused, rescaling and constancy reported."""
     try:
         found = to_unit_range(data)
@@ -66,7 +66,7 @@ def _simulate(args: argparse.Namespace, scan: np.ndarray) -> tuple[SimulatedCase
         ) from exc
 
 
-def _inputs(scan: Path) -> Inputs:
+def scan_inputs(scan: Path) -> Inputs:
     """The scan, its folder and, when it lives in a dataset, the whole dataset."""
     layout = find_case_folder_layout(scan.parent)
     dataset = layout.path if layout.kind == "dataset" else None
@@ -95,12 +95,12 @@ def main(args: argparse.Namespace) -> int:
     if args.mask is not None:
         return simulate_pet.main(args)
     args = argparse.Namespace(**{**vars(args), "scan": args.scan[0]})
-    inputs = _inputs(args.scan)
+    inputs = scan_inputs(args.scan)
     check_output_folder(
         args.out, inputs=inputs, force=args.force, names=_planned(args), what="--out"
     )
     volume = read_volume(args.scan)
-    cases = _simulate(args, _unit_scan(args.scan, volume.data))
+    cases = _simulate(args, unit_scan(args.scan, volume.data))
     files = {}
     for case in cases:
         files.update(mood_case_files(args.out, case.name, case.scan, case.mask, volume.affine))

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from napari_mood.core.categories import CaseCategory, Level
 from napari_mood.core.curves import CurveAccumulator, merge_accumulators
 from napari_mood.core.io import MoodInputError, check_regular_file
 from napari_mood.core.metrics import average_precision_from_curve
@@ -27,7 +28,13 @@ from napari_mood.core.ranking import bootstrap_ap, rank_methods
 from napari_mood.core.results import DatasetEvaluation
 from napari_mood.services.output import Inputs, check_output_folder, write_text_atomic
 
-__all__ = ["REPORT_FILES", "ReportFiles", "read_categories", "write_report"]
+__all__ = [
+    "REPORT_FILES",
+    "ReportFiles",
+    "read_case_categories",
+    "read_categories",
+    "write_report",
+]
 
 N_WORST = 5
 
@@ -45,21 +52,23 @@ class ReportFiles:
     html: Path
 
 
-def read_categories(path: str | Path) -> dict[str, str]:
-    """Read a ``case,category`` CSV (header optional); case names with or without ``.nii.gz``.
+def read_case_categories(path: str | Path) -> dict[str, CaseCategory]:
+    """Read ``case,category[,subcategory[,order]]`` rows (header optional, ``#`` comments).
 
-    UTF-8 (a BOM, as Excel writes, is dropped).
+    Case names with or without ``.nii.gz``; ``order`` is an optional number (the
+    sub-category's difficulty order in tables and plots). UTF-8 (a BOM, as Excel writes,
+    is dropped).
 
     Raises
     ------
     MoodInputError
-        When the file is missing, not a regular file, not UTF-8 text, not CSV, or a row
-        does not have two columns.
+        When the file is missing, not a regular file, not UTF-8 text, not CSV, a row
+        does not have two columns, or an order is not a number.
     """
     path = Path(path)
     if not path.exists() and not path.is_symlink():
         raise MoodInputError(
-            path, "categories file not found", "give a CSV with columns case,category"
+            path, "categories file not found", f"give a CSV with columns {_COLUMNS}"
         )
     check_regular_file(path, what="categories file")
     try:
@@ -67,27 +76,50 @@ def read_categories(path: str | Path) -> dict[str, str]:
             return _categories(path, csv.reader(handle))
     except UnicodeDecodeError as exc:
         raise MoodInputError(
-            path, "is not UTF-8 text", "save it as a UTF-8 CSV with columns case,category"
+            path, "is not UTF-8 text", f"save it as a UTF-8 CSV with columns {_COLUMNS}"
         ) from exc
     except (csv.Error, OSError) as exc:
         raise MoodInputError(
-            path, f"cannot be read as CSV ({exc})", "write a CSV with columns case,category"
+            path, f"cannot be read as CSV ({exc})", f"write a CSV with columns {_COLUMNS}"
         ) from exc
 
 
-def _categories(path: Path, rows: Iterator[list[str]]) -> dict[str, str]:
-    out: dict[str, str] = {}
+def read_categories(path: str | Path) -> dict[str, str]:
+    """``{case: category}`` of a categories file (see :func:`read_case_categories`)."""
+    return {case: cat.category for case, cat in read_case_categories(path).items()}
+
+
+_COLUMNS = "case,category[,subcategory[,order]]"
+
+
+def _order(path: Path, row: int, text: str) -> float | None:
+    if not text.strip():
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise MoodInputError(
+            path, f"row {row}: order {text!r} is not a number", f"write {_COLUMNS}"
+        )
+    return value
+
+
+def _categories(path: Path, rows: Iterator[list[str]]) -> dict[str, CaseCategory]:
+    out: dict[str, CaseCategory] = {}
     for i, row in enumerate(rows):
         if not row or row[0].startswith("#"):
             continue
         if len(row) < 2:
-            raise MoodInputError(
-                path, f"row {i + 1} has {len(row)} column(s)", "write case,category"
-            )
+            raise MoodInputError(path, f"row {i + 1} has {len(row)} column(s)", f"write {_COLUMNS}")
         if i == 0 and row[0].strip().lower() == "case":
             continue
         case = row[0].strip()
-        out[case if case.endswith((".nii.gz", ".nii")) else f"{case}.nii.gz"] = row[1].strip()
+        sub = row[2].strip() if len(row) > 2 else ""
+        order = _order(path, i + 1, row[3]) if len(row) > 3 else None
+        name = case if case.endswith((".nii.gz", ".nii")) else f"{case}.nii.gz"
+        out[name] = CaseCategory(row[1].strip(), sub, order)
     return out
 
 
@@ -234,27 +266,41 @@ def _worst_cases(result: DatasetEvaluation) -> str:
     return "\n".join(parts) or "<p>No case with anomalies was scored.</p>"
 
 
-def _category_table(result: DatasetEvaluation, categories: Mapping[str, str]) -> str:
-    cases = list(dict.fromkeys(r.case for r in result.per_case))
-    names = sorted({categories[c] for c in cases if c in categories})
-    if not names:
+def _category_table(result: DatasetEvaluation, categories: Mapping[str, CaseCategory]) -> str:
+    from napari_mood.services.categories import category_rows
+
+    cases = set(result.cases)
+    known = {c: v for c, v in categories.items() if c in cases}
+    if not known:
         return "<p>No case of the categories file is in this dataset.</p>"
     methods = result.ranked_methods()
-    head = "".join(f"<th>{html.escape(m)}</th>" for m in methods)
-    lines = [f"<table><tr><th>category</th><th>cases</th>{head}</tr>"]
-    for cat in names:
-        members = [c for c in cases if categories.get(c) == cat]
-        cells = "".join(f"<td>{_fmt(_category_ap(result, m, members))}</td>" for m in methods)
-        lines.append(f"<tr><td>{html.escape(cat)}</td><td>{len(members)}</td>{cells}</tr>")
-    return "\n".join(lines) + "</table><p>Pooled pixel AP over the category's cases.</p>"
-
-
-def _category_ap(result: DatasetEvaluation, method: str, members: Sequence[str]) -> float:
-    accs = result.case_accumulators.get(method, {})
-    chosen = [accs[c] for c in members if c in accs]
-    if not chosen or sum(a.n_pos for a in chosen) == 0:
-        return math.nan
-    return average_precision_from_curve(merge_accumulators(chosen).curve())
+    levels: tuple[Level, ...] = ("category",)
+    if any(v.subcategory for v in known.values()):
+        levels = ("category", "subcategory")
+    parts = []
+    for level in levels:
+        rows = {
+            (r.group, r.method): r for r in category_rows(result, known, level=level, seed=None)
+        }
+        groups = list(dict.fromkeys(g for g, _ in rows))
+        head = "".join(f"<th>{html.escape(m)}<br>pixel / sample AP</th>" for m in methods)
+        lines = [f"<table><tr><th>{level}</th><th>cases</th>{head}</tr>"]
+        for group in groups:
+            n = max(r.n_cases for (g, _), r in rows.items() if g == group)
+            cells = "".join(
+                f"<td>{_fmt(rows[(group, m)].pixel_ap)} / {_fmt(rows[(group, m)].sample_ap)}</td>"
+                if (group, m) in rows
+                else "<td>–</td>"
+                for m in methods
+            )
+            lines.append(f"<tr><td>{html.escape(group)}</td><td>{n}</td>{cells}</tr>")
+        parts.append("\n".join(lines) + "</table>")
+    note = (
+        "<p>Pixel AP pooled over the group's cases; sample AP of the group's cases against "
+        "the normal cases. <code>napari-mood categories</code> adds FPR@95%TPR, medians, "
+        "best methods, baselines and plots.</p>"
+    )
+    return "\n".join(parts) + note
 
 
 _CSS = """
@@ -268,7 +314,7 @@ img{max-width:100%}.note{color:#666;font-size:90%}
 def render_html(
     result: DatasetEvaluation,
     *,
-    categories: Mapping[str, str] | None = None,
+    categories: Mapping[str, CaseCategory] | None = None,
     n_boot: int = 1000,
     seed: int = 0,
 ) -> str:
@@ -304,7 +350,7 @@ def write_report(
     folder: str | Path,
     *,
     csv_text: str,
-    categories: Mapping[str, str] | None = None,
+    categories: Mapping[str, CaseCategory] | None = None,
     n_boot: int = 1000,
     seed: int = 0,
     inputs: Inputs | None = None,

@@ -1,0 +1,51 @@
+"""Plots of the analyses (sweeps, categories, rankings): one figure, several file types.
+
+Every figure is drawn and saved under :data:`~napari_mood.services.figures.FIGURE_RC`
+(TrueType fonts in PDF, text kept as text in SVG, 7-pt text) with the method colours of
+the viewer (:func:`~napari_mood.core.looks.method_color`). Files go through
+:func:`~napari_mood.services.figures.save_figure` (atomic; callers check the paths first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from matplotlib import rc_context
+from matplotlib.figure import Figure
+
+from napari_mood.core.looks import method_color
+from napari_mood.services.figures import FIGURE_FORMATS, FIGURE_RC, save_figure
+
+__all__ = ["FIGURE_FORMATS", "check_formats", "colors_for", "new_figure", "save_formats"]
+
+WIDTH_IN = 3.5  # one journal column (89 mm)
+
+
+def check_formats(formats: Sequence[str]) -> tuple[str, ...]:
+    """Figure types among png, svg, pdf (ValueError naming the valid ones)."""
+    found = tuple(dict.fromkeys(f.strip().lower().lstrip(".") for f in formats if f.strip()))
+    bad = [f for f in found if f not in FIGURE_FORMATS]
+    if bad or not found:
+        raise ValueError(f"figure types are {', '.join(FIGURE_FORMATS)}, got {', '.join(formats)}")
+    return found
+
+
+def colors_for(methods: Sequence[str]) -> dict[str, str]:
+    """Each method's viewer colour, by its position in ``methods``."""
+    return {name: method_color(i) for i, name in enumerate(methods)}
+
+
+def new_figure(width: float = WIDTH_IN, height: float = 2.6, *, ncols: int = 1) -> Figure:
+    """A figure with ``ncols`` axes side by side, made under FIGURE_RC."""
+    with rc_context(FIGURE_RC):
+        fig = Figure(figsize=(width, height), layout="constrained")
+        fig.subplots(1, ncols, squeeze=False)
+    return fig
+
+
+def save_formats(
+    figure: Figure, stem: Path, formats: Sequence[str], *, dpi: float = 300
+) -> list[Path]:
+    """Save ``figure`` as ``stem.png`` / ``.svg`` / ``.pdf``; returns the paths."""
+    return [save_figure(figure, stem.with_suffix(f".{kind}"), dpi=dpi) for kind in formats]

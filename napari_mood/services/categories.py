@@ -1,0 +1,178 @@
+"""Per-category analysis of an evaluation: tables, summaries and the paper's Figs. 5-7.
+
+The numbers are :mod:`napari_mood.core.categories`' (one owner); this module takes them
+from a :class:`~napari_mood.core.results.DatasetEvaluation` (pixel counts per case, sample
+labels and scores per case; normal cases = sample label 0, or, without sample labels, no
+GT voxel), writes CSV and draws: per group, each method's value as a coloured dot, the
+median over the methods as a black bar, the constant and random baselines as grey marks.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from matplotlib import rc_context
+from matplotlib.figure import Figure
+
+from napari_mood.core.categories import (
+    CaseCategory,
+    CategoryScore,
+    Level,
+    Metric,
+    best_overall,
+    category_scores,
+    summarise_categories,
+)
+from napari_mood.core.curves import CurveAccumulator
+from napari_mood.core.results import DatasetEvaluation
+from napari_mood.services.analysis_plots import colors_for, new_figure
+from napari_mood.services.figures import FIGURE_RC
+
+__all__ = [
+    "METRIC_LABEL",
+    "category_rows",
+    "evaluation_inputs",
+    "plot_categories",
+    "scores_csv",
+    "summary_csv",
+]
+
+METRIC_LABEL: dict[str, str] = {
+    "pixel_ap": "pixel AP",
+    "sample_ap": "sample AP",
+    "pixel_fpr95": "pixel FPR at 95% TPR",
+    "sample_fpr95": "sample FPR at 95% TPR",
+}
+_BASELINE_MARK = {"constant": "_", "random": "x"}  # grey marks (never in medians)
+
+
+def evaluation_inputs(
+    result: DatasetEvaluation,
+) -> tuple[
+    Mapping[str, Mapping[str, CurveAccumulator]], dict[str, dict[str, tuple[int, float]]], list[str]
+]:
+    """``(pixel counts per method and case, sample (label, score) per method and case, normal cases)``."""
+    sample: dict[str, dict[str, tuple[int, float]]] = {}
+    normal = set()
+    for row in result.per_case:
+        if row.sample_label is not None:
+            score = 0.0 if row.sample_score is None else float(row.sample_score)
+            sample.setdefault(row.method, {})[row.case] = (int(row.sample_label), score)
+            if row.sample_label == 0:
+                normal.add(row.case)
+        elif row.gt_voxels == 0:
+            normal.add(row.case)
+    return result.case_accumulators, sample, sorted(normal)
+
+
+def category_rows(
+    result: DatasetEvaluation,
+    categories: Mapping[str, CaseCategory],
+    *,
+    level: Level = "category",
+    seed: int | None = 0,
+) -> tuple[CategoryScore, ...]:
+    """:func:`~napari_mood.core.categories.category_scores` of an evaluation."""
+    pixel, sample, normal = evaluation_inputs(result)
+    known = {c: v for c, v in categories.items() if c in set(result.cases)}
+    return category_scores(known, pixel, sample, normal=normal, level=level, seed=seed)
+
+
+def _num(value: float) -> str:
+    return "" if math.isnan(value) else f"{value:.6f}"
+
+
+def scores_csv(rows: Sequence[CategoryScore]) -> str:
+    """One row per (level, group, method): the four metrics (NaN empty)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["level", "group", "category", "method", "baseline", "n_cases", *METRIC_LABEL])
+    for r in rows:
+        values = [_num(r.metric(m)) for m in METRIC_LABEL]  # type: ignore[arg-type]
+        writer.writerow([r.level, r.group, r.parent, r.method, int(r.baseline), r.n_cases, *values])
+    return buffer.getvalue()
+
+
+def summary_csv(rows: Sequence[CategoryScore], metrics: Sequence[Metric]) -> str:
+    """Per level, metric and group: median over methods, best method(s) and value; then overall."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["level", "metric", "group", "median", "best", "best_value"])
+    for level in dict.fromkeys(r.level for r in rows):
+        mine = [r for r in rows if r.level == level]
+        for metric in metrics:
+            for s in summarise_categories(mine, metric):
+                writer.writerow(
+                    [level, metric, s.group, _num(s.median), " ".join(s.best), _num(s.best_value)]
+                )
+            names, value = best_overall(mine, metric)
+            writer.writerow(
+                [level, metric, "(overall: mean over groups)", "", " ".join(names), _num(value)]
+            )
+    return buffer.getvalue()
+
+
+def plot_categories(
+    rows: Sequence[CategoryScore], metric: Metric, *, title: str | None = None
+) -> Figure:
+    """Dots per method, median bar, baseline marks; one column per group (in order)."""
+    groups = list(dict.fromkeys(r.group for r in rows))
+    methods = list(dict.fromkeys(r.method for r in rows if not r.baseline))
+    colors = colors_for(sorted(methods))  # a method keeps its colour in every plot
+    fig = new_figure(width=max(3.5, 0.45 * len(groups) + 1.6), height=2.6)
+    ax = fig.axes[0]
+    spread = np.linspace(-0.2, 0.2, len(methods)) if len(methods) > 1 else np.zeros(1)
+    with rc_context(FIGURE_RC):
+        for k, name in enumerate(methods):
+            ys = [_value(rows, g, name, metric) for g in groups]
+            ax.plot(
+                np.arange(len(groups)) + spread[k],
+                ys,
+                "o",
+                markersize=3.5,
+                color=colors[name],
+                label=name,
+            )
+        for i, s in enumerate(summarise_categories(rows, metric)):
+            ax.hlines(
+                s.median,
+                i - 0.3,
+                i + 0.3,
+                color="black",
+                linewidth=1.2,
+                label="median" if i == 0 else "_nolegend_",
+            )
+        for base, mark in _BASELINE_MARK.items():
+            ys = [_value(rows, g, base, metric) for g in groups]
+            if not all(math.isnan(y) for y in ys):
+                ax.plot(
+                    np.arange(len(groups)),
+                    ys,
+                    mark,
+                    color="0.45",
+                    markersize=6,
+                    label=f"{base} baseline",
+                )
+        ax.set_xticks(
+            np.arange(len(groups)),
+            groups,
+            rotation=45 if len(groups) > 3 else 0,
+            ha="right" if len(groups) > 3 else "center",
+        )
+        ax.set(ylabel=METRIC_LABEL[metric], ylim=(-0.03, 1.03), xlim=(-0.6, len(groups) - 0.4))
+        ax.grid(axis="y", alpha=0.3, linewidth=0.5)
+        ax.legend(frameon=False, fontsize=6, loc="center left", bbox_to_anchor=(1.0, 0.5))
+        if title:
+            ax.set_title(title)
+    return fig
+
+
+def _value(rows: Sequence[CategoryScore], group: str, method: str, metric: Metric) -> float:
+    for r in rows:
+        if r.group == group and r.method == method:
+            return r.metric(metric)
+    return math.nan

@@ -1,0 +1,262 @@
+"""Challenge rankings from ``napari-mood evaluate --format json`` results (MOOD paper, Sec. V).
+
+Each (dataset, task) gives one ranking: methods ranked by the challenge score, the mean
+batch AP (``batch_ap.mean``; with no batches in the file, the pooled ``ap`` with a
+warning), a missing method or score counting 0 and ties sharing the minimum rank. The
+rankings are merged by :func:`~napari_mood.core.ranking.consensus_rank` (rank sum: the
+consensus with the least summed squared rank distance). Rank stability: the batches of
+every ranking are resampled (:func:`~napari_mood.core.ranking.bootstrap_consensus`) and
+the consensus recomputed. Toy-vs-test agreement: Kendall's tau-b between the consensus of
+the toy results and that of the test results, over the methods both hold.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from matplotlib import rc_context
+from matplotlib.figure import Figure
+
+from napari_mood.core.io import MoodInputError, MoodInputWarning, check_regular_file
+from napari_mood.core.ranking import (
+    bootstrap_consensus,
+    consensus_rank,
+    kendall_tau_b,
+    score_ranks,
+)
+from napari_mood.services.analysis_plots import new_figure
+from napari_mood.services.figures import FIGURE_RC
+
+__all__ = [
+    "RankAnalysis",
+    "RankingInput",
+    "analyse_rankings",
+    "plot_rank_stability",
+    "rankings_csv",
+    "read_rankings",
+]
+
+TASKS = ("pixel", "sample")
+
+
+@dataclass(frozen=True)
+class RankingInput:
+    """One ranking's input: ``{method: challenge score}`` and ``{method: batch scores}``."""
+
+    label: str
+    scores: Mapping[str, float | None]
+    batches: Mapping[str, Sequence[float]] = field(default_factory=dict)
+
+
+def _task_input(
+    label: str, methods: Mapping[str, Any], task: str, path: Path
+) -> RankingInput | None:
+    scores: dict[str, float | None] = {}
+    batches: dict[str, list[float]] = {}
+    without = []
+    for name, summary in methods.items():
+        part = summary.get(task) if isinstance(summary, Mapping) else None
+        if not isinstance(part, Mapping):
+            continue
+        batch = part.get("batch_ap")
+        if isinstance(batch, Mapping):
+            scores[name] = batch.get("mean")
+            batches[name] = [math.nan if v is None else float(v) for v in batch.get("aps", [])]
+        else:
+            scores[name] = part.get("ap")
+            without.append(name)
+    if not scores:
+        return None
+    if without:
+        warnings.warn(
+            f"{path}: no batch AP for {', '.join(without)} ({task}): ranked by the pooled AP "
+            "(run evaluate with --batches K or --splits FILE for the challenge score)",
+            MoodInputWarning,
+            stacklevel=3,
+        )
+    return RankingInput(f"{label} {task}", scores, batches)
+
+
+def read_rankings(
+    path: str | os.PathLike[str], *, label: str | None = None, tasks: Sequence[str] = TASKS
+) -> list[RankingInput]:
+    """The rankings of one ``evaluate --format json`` file (one per task it scored).
+
+    Raises
+    ------
+    MoodInputError
+        When the file is not such a JSON.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise MoodInputError(
+            path, "not found", "give the JSON of napari-mood evaluate --format json"
+        )
+    check_regular_file(path, what="results file")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+        methods = data["methods"]
+        if not isinstance(methods, Mapping):
+            raise TypeError("'methods' is not an object")
+    except (ValueError, KeyError, TypeError, OSError) as exc:
+        raise MoodInputError(
+            path,
+            f"is not a napari-mood evaluate JSON ({exc})",
+            "write it with evaluate --format json --out FILE",
+        ) from exc
+    name = label or str(data.get("dataset") or path.stem)
+    found = [_task_input(name, methods, task, path) for task in tasks]
+    return [f for f in found if f is not None]
+
+
+@dataclass(frozen=True, eq=False)
+class RankAnalysis:
+    """Rankings, their consensus, its bootstrap and the toy-vs-test Kendall tau-b."""
+
+    methods: tuple[str, ...]
+    rankings: Mapping[str, Mapping[str, int]]
+    scores: Mapping[str, Mapping[str, float]]
+    consensus: Mapping[str, int]
+    bootstrap: np.ndarray | None = None
+    seed: int = 0
+    toy_consensus: Mapping[str, int] | None = None
+    tau_b: float | None = None
+
+    def ordered(self) -> list[str]:
+        """Methods by consensus rank."""
+        return sorted(self.methods, key=lambda m: (self.consensus[m], m))
+
+    def rank_counts(self) -> np.ndarray:
+        """``(methods in consensus order, ranks 1..n)`` bootstrap frequencies (rows sum to 1)."""
+        if self.bootstrap is None:
+            raise ValueError("no bootstrap was run")
+        order = [self.methods.index(m) for m in self.ordered()]
+        n = len(self.methods)
+        counts = np.stack([np.bincount(self.bootstrap[:, i] - 1, minlength=n) for i in order])
+        return counts / self.bootstrap.shape[0]
+
+
+def _methods(inputs: Sequence[RankingInput]) -> tuple[str, ...]:
+    return tuple(sorted({m for i in inputs for m in i.scores}))
+
+
+def _consensus(inputs: Sequence[RankingInput], methods: Sequence[str]) -> tuple[dict, dict]:
+    rankings = {i.label: score_ranks(i.scores, methods) for i in inputs}
+    if len(set(rankings)) != len(inputs):
+        raise ValueError("two rankings have the same label: give each results file a LABEL=")
+    return rankings, consensus_rank(list(rankings.values()))
+
+
+def _zero_if_missing(value: float | None) -> float:
+    return 0.0 if value is None or math.isnan(value) else float(value)
+
+
+def analyse_rankings(
+    tests: Sequence[RankingInput],
+    *,
+    toys: Sequence[RankingInput] = (),
+    n_boot: int = 0,
+    seed: int = 0,
+) -> RankAnalysis:
+    """Rank, merge, bootstrap and compare with the toy ranking (see module).
+
+    Raises
+    ------
+    ValueError
+        With no ranking, or two rankings of the same label.
+    """
+    if not tests:
+        raise ValueError("need at least one ranking")
+    methods = _methods(tests)
+    rankings, consensus = _consensus(tests, methods)
+    scores = {
+        i.label: {
+            m: (0.0 if i.scores.get(m) is None else float(i.scores[m] or 0.0)) for m in methods
+        }
+        for i in tests
+    }
+    boot = None
+    if n_boot:
+        boot = bootstrap_consensus([i.batches for i in tests], methods, n_boot=n_boot, seed=seed)
+    toy_consensus, tau = None, None
+    if toys:
+        toy_methods = _methods(toys)
+        _, toy_consensus = _consensus(toys, toy_methods)
+        common = [m for m in methods if m in toy_consensus]
+        tau = kendall_tau_b(
+            {m: toy_consensus[m] for m in common}, {m: consensus[m] for m in common}
+        )
+    return RankAnalysis(methods, rankings, scores, consensus, boot, seed, toy_consensus, tau)
+
+
+def rankings_csv(analysis: RankAnalysis) -> str:
+    """``method, <label> score, <label> rank ..., consensus[, toy consensus]`` by consensus."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    labels = list(analysis.rankings)
+    head = [
+        "method",
+        *(f"{lab} {what}" for lab in labels for what in ("score", "rank")),
+        "consensus",
+    ]
+    toy = analysis.toy_consensus
+    writer.writerow(head + (["toy consensus"] if toy is not None else []))
+    for m in analysis.ordered():
+        cells: list[object] = [m]
+        for lab in labels:
+            cells += [f"{analysis.scores[lab][m]:.6f}", analysis.rankings[lab][m]]
+        cells.append(analysis.consensus[m])
+        if toy is not None:
+            cells.append(toy.get(m, ""))
+        writer.writerow(cells)
+    return buffer.getvalue()
+
+
+def plot_rank_stability(analysis: RankAnalysis) -> Figure:
+    """Blob plot: for each method (consensus order) the bootstrap frequency of each rank."""
+    freq = analysis.rank_counts()
+    order = analysis.ordered()
+    n = len(order)
+    fig = new_figure(height=2.2 + 0.12 * n)
+    ax = fig.axes[0]
+    with rc_context(FIGURE_RC):
+        xs, ys = np.meshgrid(np.arange(n), np.arange(1, n + 1), indexing="ij")
+        keep = freq > 0
+        ax.scatter(xs[keep], ys[keep], s=120 * freq[keep], color="#1f5fa8", alpha=0.8, linewidths=0)
+        for x, y, f in zip(xs[keep], ys[keep], freq[keep], strict=True):
+            ax.annotate(
+                f"{100 * f:.1f}%",
+                (x, y),
+                xytext=(9, 0),
+                textcoords="offset points",
+                va="center",
+                fontsize=6,
+            )
+        ax.plot(
+            np.arange(n),
+            [analysis.consensus[m] for m in order],
+            "x",
+            color="black",
+            markersize=4,
+            label="consensus rank",
+        )
+        ax.set_xticks(
+            np.arange(n), order, rotation=45 if n > 4 else 0, ha="right" if n > 4 else "center"
+        )
+        ax.set(ylabel="rank", ylim=(n + 0.6, 0.4), xlim=(-0.6, n - 0.4))
+        ax.set_yticks(np.arange(1, n + 1))
+        n_boot = 0 if analysis.bootstrap is None else analysis.bootstrap.shape[0]
+        ax.set_title(f"Rank stability ({n_boot} batch resamples)")
+        ax.grid(alpha=0.3, linewidth=0.5)
+        ax.legend(frameon=False, loc="lower right")
+    return fig

@@ -1,0 +1,225 @@
+"""Size and contrast sweep datasets and their report: AP against radius or intensity.
+
+``write_sweep`` writes a MOOD-layout dataset (``toy/``, ``toy_label/pixel``,
+``toy_label/sample``) and ``sweep.json`` (each case's radius, intensity, centre, voxels);
+``sweep_report`` evaluates methods on it (the pixel task, as ``napari-mood evaluate``) and
+gives, per method and sweep value, the pixel AP pooled over that value's cases (one case
+per value unless several sweeps share a folder: the MOOD paper's "AP per sweep value").
+A method's missing or unusable map scores 0, as everywhere.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+from matplotlib import rc_context
+
+from napari_mood.core.curves import merge_accumulators
+from napari_mood.core.io import MoodInputError, check_regular_file
+from napari_mood.core.metrics import UndefinedMetricWarning, average_precision_from_curve
+from napari_mood.core.results import DatasetEvaluation
+from napari_mood.core.sweep import SweepCase, SweepKind, sweep_cases
+from napari_mood.core.writers import mood_case_files
+from napari_mood.services.analysis_plots import colors_for, new_figure
+from napari_mood.services.figures import FIGURE_RC
+from napari_mood.services.output import write_bytes_atomic, write_text_atomic
+
+__all__ = [
+    "SWEEP_FILE",
+    "SweepInfo",
+    "SweepPoint",
+    "plot_sweep",
+    "read_sweep",
+    "sweep_csv",
+    "sweep_files",
+    "sweep_points",
+    "write_sweep",
+]
+
+SWEEP_FILE = "sweep.json"
+PARAMETER = {"size": "radius", "contrast": "intensity"}
+AXIS_LABEL = {"size": "sphere radius (voxels)", "contrast": "sphere intensity"}
+
+
+@dataclass(frozen=True)
+class SweepInfo:
+    """What ``sweep.json`` holds: the kind, the scan it was made from and every case."""
+
+    kind: SweepKind
+    scan: str
+    cases: tuple[SweepCase, ...]
+
+    def value_of(self) -> dict[str, float]:
+        """``{case file name: swept value}``."""
+        return {f"{c.name}.nii.gz": c.value for c in self.cases}
+
+
+def sweep_files(out: Path, kind: SweepKind, n_cases: int, prefix: str | None = None) -> list[str]:
+    """The files a sweep of ``n_cases`` writes into ``out`` (relative), sweep.json last."""
+    names = [f"{prefix or kind}_{i:03d}" for i in range(n_cases)]
+    parts = ("toy/{}.nii.gz", "toy_label/pixel/{}.nii.gz", "toy_label/sample/{}.nii.gz.txt")
+    return [p.format(n) for n in names for p in parts] + [SWEEP_FILE]
+
+
+def write_sweep(
+    scan: np.ndarray,
+    affine: np.ndarray,
+    out: Path,
+    values: Sequence[float],
+    *,
+    source: str = "",
+    kind: SweepKind,
+    center: Sequence[int] | None = None,
+    radius: float = 20.0,
+    intensity: float = 1.0,
+    force: bool = False,
+) -> SweepInfo:
+    """Write the sweep cases of one scan (values in [0, 1]) and ``sweep.json`` into ``out``.
+
+    ``source`` names the scan in ``sweep.json``. The caller checks ``out`` first (output
+    guard); each file is written atomically.
+    """
+    found = []
+    for case, changed, mask in sweep_cases(
+        scan, values, kind=kind, center=center, radius=radius, intensity=intensity
+    ):
+        for path, blob in mood_case_files(out, case.name, changed, mask, affine).items():
+            write_bytes_atomic(path, blob, replace=force)
+        found.append(case)
+    info = SweepInfo(kind, source, tuple(found))
+    text = json.dumps(
+        {
+            "kind": kind,
+            "parameter": PARAMETER[kind],
+            "scan": source,
+            "cases": [{**asdict(c), "case": f"{c.name}.nii.gz"} for c in found],
+        },
+        indent=2,
+    )
+    write_text_atomic(out / SWEEP_FILE, text + "\n", replace=force)
+    return info
+
+
+def read_sweep(folder: Path) -> SweepInfo:
+    """Read ``FOLDER/sweep.json``.
+
+    Raises
+    ------
+    MoodInputError
+        When it is missing or not a sweep description.
+    """
+    path = Path(folder) / SWEEP_FILE
+    if not path.exists():
+        raise MoodInputError(path, "not found", "give a folder written by napari-mood sweep")
+    check_regular_file(path, what="sweep description")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        cases = tuple(
+            SweepCase(
+                name=c["name"],
+                kind=data["kind"],
+                radius=float(c["radius"]),
+                intensity=float(c["intensity"]),
+                center=tuple(int(x) for x in c["center"]),
+                voxels=int(c["voxels"]),
+            )
+            for c in data["cases"]
+        )
+        kind = data["kind"]
+        if kind not in PARAMETER:
+            raise ValueError(f"unknown kind {kind!r}")
+    except (ValueError, KeyError, TypeError) as exc:
+        raise MoodInputError(
+            path, f"is not a sweep description ({exc})", "write it again with napari-mood sweep"
+        ) from exc
+    return SweepInfo(kind, str(data.get("scan", "")), cases)
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """A method's pixel AP pooled over the cases of one sweep value."""
+
+    method: str
+    value: float
+    ap: float
+    n_cases: int
+    gt_voxels: int
+
+
+def sweep_points(result: DatasetEvaluation, info: SweepInfo) -> tuple[SweepPoint, ...]:
+    """Per method (ranked order) and sweep value (ascending): the pooled pixel AP.
+
+    A value whose cases hold no GT voxel has AP NaN (no anomaly to find).
+    """
+    value_of = info.value_of()
+    values = sorted(set(value_of.values()))
+    points = []
+    for method in result.ranked_methods():
+        accs = result.case_accumulators.get(method, {})
+        for value in values:
+            chosen = [accs[c] for c, v in value_of.items() if v == value and c in accs]
+            points.append(_point(method, value, chosen))
+    return tuple(points)
+
+
+def _point(method: str, value: float, accs: Sequence) -> SweepPoint:
+    n_pos = sum(a.n_pos for a in accs)
+    ap = math.nan
+    if n_pos:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            ap = average_precision_from_curve(merge_accumulators(accs).curve())
+    return SweepPoint(method, value, ap, len(accs), n_pos)
+
+
+def sweep_csv(points: Sequence[SweepPoint], kind: SweepKind) -> str:
+    """``method,<radius|intensity>,pixel_ap,n_cases,gt_voxels`` (NaN as empty)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["method", PARAMETER[kind], "pixel_ap", "n_cases", "gt_voxels"])
+    for p in points:
+        ap = "" if math.isnan(p.ap) else f"{p.ap:.6f}"
+        writer.writerow([p.method, f"{p.value:g}", ap, p.n_cases, p.gt_voxels])
+    return buffer.getvalue()
+
+
+def plot_sweep(points: Sequence[SweepPoint], kind: SweepKind, *, title: str | None = None):  # noqa: ANN201
+    """AP against radius or intensity, one line per method (the paper's Fig. 4)."""
+    methods = list(dict.fromkeys(p.method for p in points))
+    colors = colors_for(sorted(methods))  # a method keeps its colour in every plot
+    fig = new_figure()
+    ax = fig.axes[0]
+    with rc_context(FIGURE_RC):
+        for name in methods:
+            mine = [p for p in points if p.method == name]
+            ax.plot(
+                [p.value for p in mine],
+                [p.ap for p in mine],
+                marker="o",
+                markersize=3,
+                linewidth=1,
+                color=colors[name],
+                label=name,
+            )
+        ax.set(xlabel=AXIS_LABEL[kind], ylabel="pixel AP", ylim=(-0.02, 1.02))
+        ax.grid(alpha=0.3, linewidth=0.5)
+        ax.legend(frameon=False, loc="best")
+        if title:
+            ax.set_title(title)
+    return fig
+
+
+def value_table(points: Sequence[SweepPoint]) -> Mapping[str, np.ndarray]:
+    """``{method: AP per value}`` in value order (for tests and quick looks)."""
+    out: dict[str, list[float]] = {}
+    for p in points:
+        out.setdefault(p.method, []).append(p.ap)
+    return {k: np.array(v) for k, v in out.items()}
