@@ -1,37 +1,18 @@
 """Dock widget "Review flagged regions": judge a method's flagged regions one at a time.
 
-The regions, their ranking, the review file and the rule that brings verdicts back are in
-:mod:`napari_mood.services.review` (Qt-free); this widget only wires controls to it:
-
-* the regions of the chosen method at its display threshold are found in a
-  :class:`~napari_mood._napari.widgets.worker.LatestWorker` (again whenever the threshold, the
-  methods or the case change), ranked by max score;
-* the current region is outlined in a Labels layer ``"Review: current region"`` (metadata
-  role ``"review"``, ignored by the session), the slider moves to its centroid and the
-  camera centres and zooms on it;
-* verdict buttons and keys (T / F / U), Previous / Next (P / N) and undo (Z) are bound to
-  the whole window while the panel is shown (:mod:`.review_keys`): they work from the
-  canvas and never reach napari's paint or fill tools; the panel lists them;
-* a note belongs to the region it was typed on: kept as a draft when you step away,
-  saved with the verdict, and saved again when edited after it (Enter, leaving the field,
-  another region, or half a second after the last keystroke); the field says which
-  region it belongs to;
-* Next past the last region opens the next case of the dataset that the method has a map
-  for (Previous before the first goes back): one queue across the dataset
-  (:mod:`napari_mood.services.review_queue`);
-* "Only this method" hides the other maps; "Blind review" also hides the ground truth,
-  the method's name and colour and the panels that name methods, and shuffles regions and
-  cases with a seed stored in the review file (:mod:`.review_view`);
-* every verdict is appended at once to the review file with the reviewer's name and the
-  region's centre in scanner RAS mm and file voxel indices; the review resumes at the
-  first region without a verdict; "Export summary…" writes the verdict counts per method
-  and the judged regions.
+Regions, ranking, the review file and the rule that brings verdicts back are Qt-free
+(:mod:`napari_mood.services.review`, ``review_store``, ``review_queue``); this panel wires
+controls to them. Regions are found in a worker whenever the threshold, the methods or
+the case change; the current one is outlined (layer ``"Review: current region"``, role
+``"review"``) and centred in every plane. Keys are window shortcuts while the panel is
+shown (:mod:`.review_keys`); notes stay with their region; Next past the last region
+opens the next case (the queue); "Only this method" and "Blind review" are
+:mod:`.review_view`; the file is :mod:`.review_files`. README "Review flagged regions"
+describes what a user sees.
 """
 
 from __future__ import annotations
 
-import weakref
-from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -40,31 +21,38 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from qtpy.QtCore import QSettings, Qt
 from qtpy.QtWidgets import (
-    QButtonGroup,
-    QCheckBox,
     QDockWidget,
     QFileDialog,
-    QFormLayout,
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
-    QPushButton,
-    QVBoxLayout,
     QWidget,
 )
 
 from napari_mood._napari.helper_layers import add_helper_labels, helper_layers, set_helper_data
-from napari_mood._napari.layers import METADATA_KEY, layer_info
+from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.reader import LoadedCase, load_case_layers
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.viewer import focus_object
 from napari_mood._napari.widgets import _kit as kit
-from napari_mood._napari.widgets.review_keys import KeyBinding, WindowKeys, key_help
+from napari_mood._napari.widgets.review_controls import build_controls, lay_out
+from napari_mood._napari.widgets.review_files import ReviewFiles
+from napari_mood._napari.widgets.review_keys import WindowKeys, key_help, review_bindings
+from napari_mood._napari.widgets.review_texts import (
+    AUTO_DELAY_MS,
+    FILE_TIP,
+    NOTE_DELAY_MS,
+    REVIEW_COLOR,
+    REVIEW_CONTOUR,
+    REVIEW_LAYER_NAME,
+    REVIEW_ROLE,
+    REVIEWER_SETTING,
+    SCOPES,
+    SETTINGS,
+    position_text,
+    progress_text,
+)
 from napari_mood._napari.widgets.review_view import ReviewView
 from napari_mood.core.io import MoodInputError
-from napari_mood.core.regions import FlaggedRegion, RegionScope
+from napari_mood.core.regions import FlaggedRegion
 from napari_mood.services.review import (
-    VERDICTS,
     ReviewRecord,
     Verdict,
     match_reviews,
@@ -81,9 +69,6 @@ from napari_mood.services.review_queue import (
 from napari_mood.services.review_regions import FoundRegions, find_regions
 from napari_mood.services.review_store import (
     ReviewFile,
-    check_review_location,
-    default_review_path,
-    export_summary,
 )
 from napari_mood.services.snapshots import MapSnapshot
 
@@ -91,55 +76,6 @@ if TYPE_CHECKING:
     import napari
 
 __all__ = ["REVIEW_LAYER_NAME", "ReviewWidget"]
-
-REVIEW_LAYER_NAME = "Review: current region"
-REVIEW_ROLE = "review"
-REVIEW_COLOR = "#ffffff"  # white (no method or GT colour), drawn thicker than object outlines
-REVIEW_CONTOUR = 2
-AUTO_DELAY_MS = 250
-NOTE_DELAY_MS = 500
-SCOPES: tuple[tuple[str, RegionScope], ...] = (
-    ("Counted by the MOOD score (size window)", "window"),
-    ("All flagged components", "all"),
-)
-VERDICT_TEXT: dict[Verdict, tuple[str, str]] = {  # verdict -> (button text, key)
-    "true finding": ("True finding", "T"),
-    "false alarm": ("False alarm", "F"),
-    "unsure": ("Unsure", "U"),
-}
-METHOD_TIP = "Method whose flagged regions are reviewed, at its display threshold."
-SCOPE_TIP = (
-    "Which regions to review. 'Counted by the MOOD score': the connected components the "
-    "object score counts (inside the size window set by the ground-truth objects; all of "
-    "them without a ground truth). 'All flagged components': every component, specks too."
-)
-VERDICT_TIP = "Record '{verdict}' for the current region (key {key}); saved at once."
-NOTE_TIP = (
-    "Free-text note on the region shown, saved with its verdict (and again when edited "
-    "after it). Enter to finish; then the keys work again."
-)
-REVIEWER_TIP = "Your name or initials, written with every verdict (remembered)."
-ONLY_TIP = "Hide the other methods' maps while reviewing."
-BLIND_TIP = (
-    "Blind review: hide the ground truth, the method's name and colour and the panels that "
-    "name methods; regions and cases are shuffled with a seed stored in the review file."
-)
-UNDO_TIP = "Take back the last verdict recorded in this session (key Z)."
-SETTINGS = ("napari-mood", "napari-mood")
-REVIEWER_SETTING = "review/reviewer"
-ADVANCE_TIP = "After a verdict, go to the next region."
-PREVIOUS_TIP = "Previous region; before the first, the previous case (key P)."
-NEXT_TIP = "Next region; after the last, the next case of the dataset (key N)."
-FILE_TIP = "Verdicts are saved to this CSV file after every verdict:\n{path}"
-CHANGE_TIP = (
-    "Choose the review file (an existing one is continued). It cannot be inside the "
-    "dataset or next to the input files."
-)
-EXPORT_TIP = (
-    "Write the verdict counts per method (CSV) and, beside it, every judged region "
-    "(<name>-objects.csv)."
-)
-EMPTY_TEXT = "No score map loaded.\nOpen a MOOD dataset or case to review its flagged regions."
 
 
 class ReviewWidget(QWidget):
@@ -165,8 +101,7 @@ class ReviewWidget(QWidget):
         self._enter_last = False  # a case opened by stepping back: start at its last region
         self._keys: WindowKeys | None = None
         self._verdicts: dict[int, ReviewRecord] = {}
-        self._chosen_path: Path | None = None
-        self._book: ReviewFile | None = None
+        self._files = ReviewFiles(self._session)
         self._stale = True  # regions to search once the panel is visible
         self._dock: QDockWidget | None = None
         self._lifetime = kit.Lifetime(self)
@@ -180,116 +115,33 @@ class ReviewWidget(QWidget):
         self._build()
         self._connect()
         self._refresh_methods()
-        self._open_book(self._default_path())
+        self._open_book(self._files.default_path())
         self._schedule()
 
     # -- building -------------------------------------------------------------------
 
     def _build(self) -> None:
-        self._method = kit.combo(self, METHOD_TIP, [])
-        self._scope = kit.combo(self, SCOPE_TIP, [text for text, _ in SCOPES])
-        self._file = QLabel(self)
-        self._file.setWordWrap(True)
-        self._change = kit.button(self, "Change…", CHANGE_TIP)
-        self._position = QLabel(self)
-        self._position.setWordWrap(True)
-        self._position.setToolTip("The region shown, in review order (highest max score first).")
-        self._current = QLabel(self)
-        self._current.setWordWrap(True)
-        self._current.setToolTip("Verdict recorded for the region shown.")
-        self._previous = kit.button(self, "◀ Previous (P)", PREVIOUS_TIP)
-        self._next = kit.button(self, "Next (N) ▶", NEXT_TIP)
-        self._verdict_buttons = {v: self._verdict_button(v) for v in VERDICTS}
-        self._group = QButtonGroup(self)
-        for button in self._verdict_buttons.values():
-            self._group.addButton(button)
-        self._note = QLineEdit(self)
-        self._note.setPlaceholderText("Note (optional)")
-        self._note.setToolTip(NOTE_TIP)
-        self._note_label = QLabel("Note", self)
-        self._reviewer = kit.line_edit(self, "Your name or initials", REVIEWER_TIP)
-        self._reviewer.setText(str(QSettings(*SETTINGS).value(REVIEWER_SETTING, "") or ""))
-        self._only = QCheckBox("Only this method", self)
-        self._only.setToolTip(ONLY_TIP)
-        self._blind = QCheckBox("Blind review", self)
-        self._blind.setToolTip(BLIND_TIP)
-        self._undo_button = kit.button(self, "Undo verdict (Z)", UNDO_TIP)
-        self._queue_label = QLabel(self)
-        self._queue_label.setWordWrap(True)
-        self._help = QLabel(self)
-        self._advance = QCheckBox("Go to the next region after a verdict", self)
-        self._advance.setChecked(True)
-        self._advance.setToolTip(ADVANCE_TIP)
-        self._progress = QLabel(self)
-        self._progress.setWordWrap(True)
-        self._progress.setToolTip("Verdicts recorded for this case and method.")
-        self._export = kit.button(self, "Export summary…", EXPORT_TIP)
-        self._empty = QLabel(EMPTY_TEXT, self)
-        self._empty.setWordWrap(True)
-        self._bindings = self._key_bindings()
-        self._help.setText(key_help(self._bindings))
-        self._help.setToolTip("Keys work anywhere in the window while this panel is shown.")
-        self._layout_widgets()
-
-    def _key_bindings(self) -> tuple[KeyBinding, ...]:
-        verdicts = tuple(
-            KeyBinding(key, text.lower(), _weak_call(self, "set_verdict", verdict))
-            for verdict, (text, key) in VERDICT_TEXT.items()
-        )
-        return (
-            *verdicts,
-            KeyBinding("N", "next region (then next case)", _weak_call(self, "step", 1)),
-            KeyBinding("P", "previous region (then previous case)", _weak_call(self, "step", -1)),
-            KeyBinding("Z", "undo the last verdict", _weak_call(self, "undo")),
-        )
-
-    def _verdict_button(self, verdict: Verdict) -> QPushButton:
-        text, key = VERDICT_TEXT[verdict]
-        button = kit.button(self, f"{text} ({key})", VERDICT_TIP.format(verdict=verdict, key=key))
-        button.setCheckable(True)
-        return button
-
-    def _layout_widgets(self) -> None:
-        form = QFormLayout()
-        form.addRow("Method", self._method)
-        form.addRow("Regions", self._scope)
-        form.addRow("Reviewer", self._reviewer)
-        form.addRow("", kit.row(self._only, self._blind, stretch=True))
-        review_file = QHBoxLayout()
-        review_file.addWidget(self._file, 1)
-        review_file.addWidget(self._change)
-        form.addRow("Review file", review_file)
-        steps = kit.row(self._previous, self._next)
-        verdicts = kit.row(*self._verdict_buttons.values())
-        layout = QVBoxLayout(self)
-        layout.addWidget(self._empty)
-        layout.addLayout(form)
-        for widget in (self._position, self._current):
-            layout.addWidget(widget)
-        layout.addLayout(steps)
-        layout.addLayout(verdicts)
-        for extra in (self._note_label, self._note, self._advance, self._undo_button):
-            layout.addWidget(extra)
-        for extra in (self._progress, self._queue_label, self._export, self._help):
-            layout.addWidget(extra)
-        layout.addStretch(1)
+        self._c = build_controls(self)
+        self._bindings = review_bindings(self)
+        self._c.help.setText(key_help(self._bindings))
+        lay_out(self._c, self)
 
     def _connect(self) -> None:
-        self._method.currentTextChanged.connect(self._on_method_changed)
-        self._scope.currentIndexChanged.connect(self._on_scope_changed)
-        self._change.clicked.connect(self._on_change_clicked)
-        self._previous.clicked.connect(partial(self.step, -1))
-        self._next.clicked.connect(partial(self.step, 1))
-        for verdict, button in self._verdict_buttons.items():
+        self._c.method.currentTextChanged.connect(self._on_method_changed)
+        self._c.scope.currentIndexChanged.connect(self._on_scope_changed)
+        self._c.change.clicked.connect(self._on_change_clicked)
+        self._c.previous.clicked.connect(partial(self.step, -1))
+        self._c.next.clicked.connect(partial(self.step, 1))
+        for verdict, button in self._c.verdict_buttons.items():
             button.clicked.connect(partial(self._on_verdict_clicked, verdict))
-        self._note.textEdited.connect(self._on_note_edited)
-        self._note.editingFinished.connect(self._on_note_editing_finished)
-        self._note.returnPressed.connect(self._on_note_return_pressed)
-        self._export.clicked.connect(self._on_export_clicked)
-        self._reviewer.editingFinished.connect(self._on_reviewer_editing_finished)
-        self._only.toggled.connect(self._on_only_toggled)
-        self._blind.toggled.connect(self._on_blind_toggled)
-        self._undo_button.clicked.connect(self.undo)
+        self._c.note.textEdited.connect(self._on_note_edited)
+        self._c.note.editingFinished.connect(self._on_note_editing_finished)
+        self._c.note.returnPressed.connect(self._on_note_return_pressed)
+        self._c.export.clicked.connect(self._on_export_clicked)
+        self._c.reviewer.editingFinished.connect(self._on_reviewer_editing_finished)
+        self._c.only.toggled.connect(self._on_only_toggled)
+        self._c.blind.toggled.connect(self._on_blind_toggled)
+        self._c.undo_button.clicked.connect(self.undo)
         connect = self._lifetime.connect
         connect(self._session.methods_changed, self._on_session_methods_changed)
         connect(self._session.threshold_changed, self._on_session_threshold_changed)
@@ -345,7 +197,7 @@ class ReviewWidget(QWidget):
     @property
     def review_path(self) -> Path | None:
         """The review file in use (None when it could not be opened)."""
-        return None if self._book is None else self._book.path
+        return self._files.path
 
     def run(self) -> None:
         """Search the chosen method's flagged regions in a worker."""
@@ -366,17 +218,17 @@ class ReviewWidget(QWidget):
             snapshot,
             None if gt is None else gt.data,
             case=self._session.case,
-            scope=SCOPES[self._scope.currentIndex()][1],
+            scope=SCOPES[self._c.scope.currentIndex()][1],
         )
 
     def select_method(self, name: str) -> None:
         """Review ``name`` (one of the session's methods)."""
-        index = self._method.findData(name)
+        index = self._c.method.findData(name)
         if index >= 0:
-            self._method.setCurrentIndex(index)
+            self._c.method.setCurrentIndex(index)
 
     def _chosen_method(self) -> str:
-        data = self._method.currentData()
+        data = self._c.method.currentData()
         return data if isinstance(data, str) else ""
 
     def go_to(self, index: int) -> None:
@@ -403,7 +255,7 @@ class ReviewWidget(QWidget):
             return False
         self._leave_region()
         self._enter_last = delta < 0
-        self._queue_label.setText(f"Opening case {queue.position(case)[0]}…")
+        self._c.queue_label.setText(f"Opening case {queue.position(case)[0]}…")
         self._opener.submit(load_case_layers, queue.dataset, case, queue.methods)
         return True
 
@@ -429,7 +281,7 @@ class ReviewWidget(QWidget):
 
     def set_blind(self, blind: bool) -> None:
         """Start or end a blind review (see the module docstring)."""
-        self._blind.setChecked(blind)
+        self._c.blind.setChecked(blind)
 
     def set_verdict(self, verdict: Verdict) -> bool:
         """Record ``verdict`` (and the note) for the region shown; return whether it was saved."""
@@ -444,7 +296,7 @@ class ReviewWidget(QWidget):
             return False
         self._undo.append((record, replaced))
         self._drafts.pop(self._draft_key(region.object_id), None)
-        if self._advance.isChecked() and self._index < len(self.regions) - 1:
+        if self._c.advance.isChecked() and self._index < len(self.regions) - 1:
             self.go_to(self._index + 1)
         else:
             self._show_current()
@@ -453,79 +305,35 @@ class ReviewWidget(QWidget):
     def set_review_file(self, path: str | Path) -> bool:
         """Use ``path`` as review file (continued if it exists); refused inside the data."""
         self._save_note()
-        try:
-            target = self._check_location(path)
-        except MoodInputError as error:
-            kit.notify("error", f"napari-mood: {error}. The review file was not changed.")
+        if not self._files.choose(path):
             return False
-        self._chosen_path = target
-        self._open_book(target)
-        return self._book is not None
+        self._after_open()
+        return True
 
     def export_summary_to(self, path: str | Path) -> tuple[Path, Path] | None:
         """Write the verdict counts per method to ``path`` and the judged regions beside it."""
-        if self._book is None:
-            kit.notify(
-                "error", "napari-mood: no review file is open: choose one with 'Change…' first"
-            )
-            return None
-        try:
-            written = export_summary(
-                self._check_location(path),
-                self._book.records,
-                inputs=self._session.inputs(),
-                force=True,  # the save dialog asked before replacing
-            )
-        except (MoodInputError, OSError) as error:
-            kit.notify("error", f"napari-mood: could not export the review summary: {error}")
-            return None
-        kit.notify("info", f"napari-mood: review summary written to {written[0]} and {written[1]}")
-        return written
+        return self._files.export(path)
+
+    @property
+    def _book(self) -> ReviewFile | None:
+        return self._files.book
 
     # -- review file ----------------------------------------------------------------
 
-    def _default_path(self) -> Path:
-        return default_review_path(self._session.dataset)
-
-    def _check_location(self, path: str | Path) -> Path:
-        return check_review_location(
-            path, datasets=[self._session.dataset], files=self._input_files()
-        )
-
-    def _input_files(self) -> list[str]:
-        layers = [self._session.scan_layer, self._session.gt_layer]
-        layers += [m.layer for m in self._session.methods]
-        infos = [layer_info(layer) for layer in layers if layer is not None]
-        return [info["path"] for info in infos if info is not None and info.get("path")]
-
     def _open_book(self, path: Path) -> None:
-        self._book = None
-        try:
-            self._book = ReviewFile(self._check_location(path))
-        except MoodInputError as error:
-            kit.notify(
-                "error",
-                f"napari-mood: {error}. Verdicts cannot be saved until you choose another file.",
-            )
-        self._show_file(path)
+        self._files.open(path)
+        self._after_open()
+
+    def _after_open(self) -> None:
+        path = self._files.shown
+        state = "" if self._book is not None else " (not usable: choose another)"
+        self._c.file.setText(f"{path.name}{state}")
+        self._c.file.setToolTip(FILE_TIP.format(path=path))
         self._match_verdicts()
         self._show_current(move=False)
 
-    def _show_file(self, path: Path) -> None:
-        state = "" if self._book is not None else " (not usable: choose another)"
-        self._file.setText(f"{path.name}{state}")
-        self._file.setToolTip(FILE_TIP.format(path=path))
-
     def _save(self, record: ReviewRecord, *, replaces: ReviewRecord | None) -> bool:
-        assert self._book is not None
-        try:
-            self._book.save(record, replaces=replaces)
-        except OSError as error:
-            kit.notify(
-                "error",
-                f"could not save the verdict to {self._book.path} ({error}); "
-                "choose another review file with 'Change…'",
-            )
+        if not self._files.save(record, replaces=replaces):
             return False
         self._verdicts[record.object_id] = record
         return True
@@ -544,8 +352,8 @@ class ReviewWidget(QWidget):
             threshold=self._found.threshold,
             centroid_world_mm=tuple(layer.data_to_world(region.centroid_voxel)),
             verdict=verdict,
-            note=self._note.text(),
-            reviewer=self._reviewer.text(),
+            note=self._c.note.text(),
+            reviewer=self._c.reviewer.text(),
             centroid_ras_mm=ras,
             centroid_file_voxel=voxel,
             blind_seed=self._seed,
@@ -571,7 +379,7 @@ class ReviewWidget(QWidget):
         region = self.current_region
         if region is not None and region.object_id not in self._verdicts:
             key = self._draft_key(region.object_id)
-            text = self._note.text().strip()
+            text = self._c.note.text().strip()
             if text:
                 self._drafts[key] = text
             else:
@@ -593,7 +401,7 @@ class ReviewWidget(QWidget):
         self._note_timer.stop()
         region = self.current_region
         old = None if region is None else self._verdicts.get(region.object_id)
-        note = self._note.text().strip()
+        note = self._c.note.text().strip()
         if old is None or self._book is None or old.note == note:
             return
         self._save(replace(old, note=note, time=now_iso()), replaces=old)
@@ -632,8 +440,8 @@ class ReviewWidget(QWidget):
             self._schedule()
 
     def _on_session_case_changed(self) -> None:
-        if self._chosen_path is None and self._default_path() != self.review_path:
-            self._open_book(self._default_path())
+        if self._files.follow_case():
+            self._after_open()
         if self._queue is not None and self._queue.dataset.root != self._session.dataset:
             self._queue = None
         self._apply_view()
@@ -675,14 +483,14 @@ class ReviewWidget(QWidget):
         shown = {n: n for n in names}
         if self._seed is not None:
             shown = blind_names(names, seed=self._seed)
-        self._method.blockSignals(True)
-        self._method.clear()
+        self._c.method.blockSignals(True)
+        self._c.method.clear()
         for name in sorted(names, key=shown.__getitem__):
-            self._method.addItem(shown[name], name)
+            self._c.method.addItem(shown[name], name)
         if current in names:
-            self._method.setCurrentIndex(self._method.findData(current))
-        self._method.blockSignals(False)
-        self._empty.setVisible(not names)
+            self._c.method.setCurrentIndex(self._c.method.findData(current))
+        self._c.method.blockSignals(False)
+        self._c.empty.setVisible(not names)
 
     # -- controls -> review ---------------------------------------------------------
 
@@ -693,7 +501,7 @@ class ReviewWidget(QWidget):
         self._schedule()
 
     def _on_reviewer_editing_finished(self) -> None:
-        QSettings(*SETTINGS).setValue(REVIEWER_SETTING, self._reviewer.text().strip())
+        QSettings(*SETTINGS).setValue(REVIEWER_SETTING, self._c.reviewer.text().strip())
 
     def _on_only_toggled(self, checked: bool) -> None:
         self._apply_view()
@@ -708,14 +516,14 @@ class ReviewWidget(QWidget):
 
     def _stored_seed(self) -> int:
         """The seed of this reviewer's earlier blind review in the file, or a new one."""
-        reviewer = self._reviewer.text().strip()
+        reviewer = self._c.reviewer.text().strip()
         records = [] if self._book is None else list(self._book.records)
         seeds = [r.blind_seed for r in records if r.blind_seed and r.reviewer == reviewer]
         return seeds[-1] if seeds else new_seed()
 
     def _apply_view(self) -> None:
         method = self._chosen_method() or None
-        self._view.show(method, only=self._only.isChecked(), blind=self._seed is not None)
+        self._view.show(method, only=self._c.only.isChecked(), blind=self._seed is not None)
 
     def _ensure_queue(self) -> ReviewQueue | None:
         dataset, method = self._session.dataset, self._chosen_method()
@@ -736,11 +544,11 @@ class ReviewWidget(QWidget):
     def _show_queue(self) -> None:
         queue, case = self._queue, self._session.case
         if queue is None or case is None:
-            self._queue_label.setText("")
+            self._c.queue_label.setText("")
             return
         index, total = queue.position(case)
         order = "shuffled" if queue.seed is not None else "sorted"
-        self._queue_label.setText(f"Case {index} of {total} ({order})")
+        self._c.queue_label.setText(f"Case {index} of {total} ({order})")
 
     def _on_end(self) -> None:
         self._view.restore()
@@ -768,7 +576,7 @@ class ReviewWidget(QWidget):
         self.setFocus()  # back to the panel, so that the keys work again
 
     def _on_change_clicked(self) -> None:
-        start = str(self.review_path or self._default_path())
+        start = str(self.review_path or self._files.default_path())
         path, _ = QFileDialog.getSaveFileName(
             self,
             "Review file (CSV)",
@@ -780,7 +588,7 @@ class ReviewWidget(QWidget):
             self.set_review_file(path)
 
     def _on_export_clicked(self) -> None:
-        base = self.review_path or self._default_path()
+        base = self.review_path or self._files.default_path()
         start = base.with_name(f"{base.stem}-summary.csv")
         path, _ = QFileDialog.getSaveFileName(
             self, "Export review summary", str(start), "CSV files (*.csv)"
@@ -790,7 +598,7 @@ class ReviewWidget(QWidget):
 
     def _on_worker_busy(self, busy: bool) -> None:
         if busy and self._found is None:
-            self._position.setText("Searching flagged regions…")
+            self._c.position.setText("Searching flagged regions…")
 
     def _on_worker_result(self, found: FoundRegions) -> None:
         if found.method not in self._session.method_names:
@@ -840,18 +648,18 @@ class ReviewWidget(QWidget):
         self._show_position(region)
         self._show_verdict(record)
         draft = "" if region is None else self._drafts.get(self._draft_key(region.object_id), "")
-        self._note.setText(draft if record is None else record.note)
-        self._note_label.setText(
+        self._c.note.setText(draft if record is None else record.note)
+        self._c.note_label.setText(
             "Note" if region is None else f"Note on region {self._index + 1} of {len(self.regions)}"
         )
         self._show_progress()
-        for control in (*self._verdict_buttons.values(), self._note):
+        for control in (*self._c.verdict_buttons.values(), self._c.note):
             control.setEnabled(region is not None and self._book is not None)
-        self._previous.setEnabled(self._index > 0 or self._session.dataset is not None)
-        self._next.setEnabled(
+        self._c.previous.setEnabled(self._index > 0 or self._session.dataset is not None)
+        self._c.next.setEnabled(
             0 <= self._index < len(self.regions) - 1 or self._session.dataset is not None
         )
-        self._undo_button.setEnabled(bool(self._undo))
+        self._c.undo_button.setEnabled(bool(self._undo))
         self._show_queue()
         layer = self._review_layer()
         if layer is not None and region is not None:
@@ -864,49 +672,19 @@ class ReviewWidget(QWidget):
         reference = self._session.method(self._found.method).layer
         focus_object(self._viewer, reference, region.centroid_voxel, region.bbox)
 
+    def _show_verdict(self, record: ReviewRecord | None) -> None:
+        self._c.group.setExclusive(False)
+        for verdict, button in self._c.verdict_buttons.items():
+            button.setChecked(record is not None and record.verdict == verdict)
+        self._c.group.setExclusive(True)
+        text = "Verdict: —" if record is None else f"Verdict: <b>{record.verdict}</b>"
+        self._c.current.setText(text)
+
     def _show_position(self, region: FlaggedRegion | None) -> None:
-        if self._found is None:
-            self._position.setText("")
-            return
-        method = self._method.currentText()  # the blind name in blind review
-        if region is None:
-            self._position.setText(
-                f"No flagged region for {method} at {self._found.threshold:.3f}."
-            )
-            return
-        size = f"{region.size_voxels} voxels"
-        if region.size_mm3 is not None:
-            size += f" ({region.size_mm3:,.0f} mm³)"
-        self._position.setText(
-            f"<b>Region {self._index + 1} of {len(self.regions)}</b> · {method} "
-            f"@ {self._found.threshold:.3f}<br>max score {region.max_score:.3f} · {size}"
+        method = self._c.method.currentText()  # the blind name in blind review
+        self._c.position.setText(
+            position_text(self._found, region, self._index, len(self.regions), method)
         )
 
-    def _show_verdict(self, record: ReviewRecord | None) -> None:
-        self._group.setExclusive(False)
-        for verdict, button in self._verdict_buttons.items():
-            button.setChecked(record is not None and record.verdict == verdict)
-        self._group.setExclusive(True)
-        text = "Verdict: —" if record is None else f"Verdict: <b>{record.verdict}</b>"
-        self._current.setText(text)
-
     def _show_progress(self) -> None:
-        total = len(self.regions)
-        if not total:
-            self._progress.setText("")
-            return
-        judged = list(self._verdicts.values())
-        counts = " · ".join(f"{sum(r.verdict == v for r in judged)} {v}" for v in VERDICTS)
-        self._progress.setText(f"Reviewed {len(judged)} of {total}: {counts}")
-
-
-def _weak_call(widget: QWidget, name: str, *args: Any) -> Callable[[], None]:
-    """Call ``widget.name(*args)`` while the widget lives (the window's keys must not keep it)."""
-    ref = weakref.ref(widget)
-
-    def call() -> None:
-        target = ref()
-        if target is not None:
-            getattr(target, name)(*args)
-
-    return call
+        self._c.progress.setText(progress_text(self._verdicts.values(), len(self.regions)))

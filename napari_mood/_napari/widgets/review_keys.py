@@ -18,7 +18,9 @@ from qtpy.QtCore import Qt
 from qtpy.QtGui import QKeySequence
 from qtpy.QtWidgets import QShortcut, QWidget
 
-__all__ = ["KeyBinding", "WindowKeys", "key_help"]
+from napari_mood._napari.widgets.review_texts import VERDICT_TEXT
+
+__all__ = ["KeyBinding", "WindowKeys", "key_help", "review_bindings", "weak_call"]
 
 
 @dataclass(frozen=True)
@@ -87,3 +89,29 @@ class WindowKeys:
 
     def _forget(self, index: int, *_: object) -> None:
         self._shortcuts[index] = None
+
+
+def weak_call(widget: object, name: str, *args: object) -> Callable[[], None]:
+    """Call ``widget.name(*args)`` while the widget lives (the window's keys must not keep it)."""
+    ref = weakref.ref(widget)
+
+    def call() -> None:
+        target = ref()
+        if target is not None:
+            getattr(target, name)(*args)
+
+    return call
+
+
+def review_bindings(panel: object) -> tuple[KeyBinding, ...]:
+    """The review keys: verdicts (T / F / U), next / previous (N / P), undo (Z)."""
+    verdicts = tuple(
+        KeyBinding(key, text.lower(), weak_call(panel, "set_verdict", verdict))
+        for verdict, (text, key) in VERDICT_TEXT.items()
+    )
+    return (
+        *verdicts,
+        KeyBinding("N", "next region (then next case)", weak_call(panel, "step", 1)),
+        KeyBinding("P", "previous region (then previous case)", weak_call(panel, "step", -1)),
+        KeyBinding("Z", "undo the last verdict", weak_call(panel, "undo")),
+    )

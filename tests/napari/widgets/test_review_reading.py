@@ -63,15 +63,15 @@ def test_keys_are_off_while_the_review_is_hidden(make_napari_viewer, qtbot, revi
 def test_notes_stay_with_their_region(make_napari_viewer, qtbot, review_dir):
     viewer, widget = _open(make_napari_viewer, qtbot, sample_data_dir(), "residual")
     path = widget.review_path
-    widget._note.setText("draft on region 1")
+    widget._c.note.setText("draft on region 1")
     widget.step(1)
-    assert widget._note.text() == ""
-    assert "region 2 of" in widget._note_label.text()
-    widget._note.setText("draft on region 2")
+    assert widget._c.note.text() == ""
+    assert "region 2 of" in widget._c.note_label.text()
+    widget._c.note.setText("draft on region 2")
     widget.step(-1)
-    assert widget._note.text() == "draft on region 1"  # kept, not lost on Next / Previous
+    assert widget._c.note.text() == "draft on region 1"  # kept, not lost on Next / Previous
     assert widget.set_verdict("true finding")  # saved with its verdict, then region 2
-    assert widget._note.text() == "draft on region 2"
+    assert widget._c.note.text() == "draft on region 2"
     (saved,) = read_reviews(path)
     assert (saved.object_id, saved.note) == (widget.regions[0].object_id, "draft on region 1")
     widget.set_verdict("unsure")
@@ -82,7 +82,7 @@ def test_notes_stay_with_their_region(make_napari_viewer, qtbot, review_dir):
 def test_undo_takes_the_last_verdict_back(make_napari_viewer, qtbot, review_dir):
     viewer, widget = _open(make_napari_viewer, qtbot, sample_data_dir(), "residual")
     path = widget.review_path
-    widget._note.setText("first look")
+    widget._c.note.setText("first look")
     widget.set_verdict("true finding")
     widget.set_verdict("false alarm")
     assert widget.current_index == 2 and len(read_reviews(path)) == 2
@@ -90,13 +90,13 @@ def test_undo_takes_the_last_verdict_back(make_napari_viewer, qtbot, review_dir)
     qtbot.keyClick(_canvas(viewer), Qt.Key.Key_Z)
     assert widget.current_index == 1 and len(read_reviews(path)) == 1
     assert widget.undo() and widget.current_index == 0 and read_reviews(path) == ()
-    assert widget._note.text() == "first look"  # the note comes back as a draft
+    assert widget._c.note.text() == "first look"  # the note comes back as a draft
     assert not widget.undo()
 
 
 def test_verdicts_carry_scanner_coordinates_and_the_reviewer(make_napari_viewer, qtbot, review_dir):
     viewer, widget = _open(make_napari_viewer, qtbot, sample_data_dir(), "residual")
-    widget._reviewer.setText("AB")
+    widget._c.reviewer.setText("AB")
     region = widget.current_region
     widget.set_verdict("true finding")
     (saved,) = read_reviews(widget.review_path)
@@ -112,10 +112,10 @@ def test_only_this_method_and_blind_review(make_napari_viewer, qtbot, review_dir
     viewer, widget = _open(make_napari_viewer, qtbot, sample_data_dir(), "residual")
     session = widget.session
     ranked = widget.regions
-    widget._only.setChecked(True)
+    widget._c.only.setChecked(True)
     assert [m.layer.visible for m in session.methods] == [False, False, True]
     assert session.gt_layer.visible
-    widget._only.setChecked(False)
+    widget._c.only.setChecked(False)
     assert all(m.layer.visible for m in session.methods)
 
     widget.set_blind(True)
@@ -123,9 +123,9 @@ def test_only_this_method_and_blind_review(make_napari_viewer, qtbot, review_dir
     seed = widget.blind_seed
     assert seed is not None and not session.gt_layer.visible
     assert [m.layer.visible for m in session.methods] == [False, False, True]
-    names = [widget._method.itemText(i) for i in range(widget._method.count())]
+    names = [widget._c.method.itemText(i) for i in range(widget._c.method.count())]
     assert sorted(names) == ["Method A", "Method B", "Method C"]
-    assert "residual" not in widget._position.text()
+    assert "residual" not in widget._c.position.text()
     assert session.method("residual").layer.colormap.name == "magma"
     layer_list = viewer.window._qt_window.findChild(QDockWidget, "layer list")
     assert not layer_list.isVisible()
@@ -155,7 +155,7 @@ def test_next_past_the_last_region_opens_the_next_case(make_napari_viewer, qtbot
     queue = widget.queue
     assert queue is not None and queue.step(first_case, 1) == widget.session.case
     assert widget.current_index == 0
-    assert "Case" in widget._queue_label.text()
+    assert "Case" in widget._c.queue_label.text()
     assert [layer.name for layer in viewer.layers].count("residual") == 1  # replaced
     widget.step(-1)  # back to the last region of the previous case
     qtbot.waitUntil(lambda: widget.session.case == first_case, timeout=20000)
@@ -166,6 +166,6 @@ def test_next_past_the_last_region_opens_the_next_case(make_napari_viewer, qtbot
 def test_the_panel_lists_its_keys(make_napari_viewer, qtbot, review_dir):
     viewer, widget = _open(make_napari_viewer, qtbot, sample_data_dir(), "residual")
     assert isinstance(widget, ReviewWidget)
-    text = widget._help.text()
+    text = widget._c.help.text()
     for key in "TFUNPZ":
         assert f"<b>{key}</b>" in text
