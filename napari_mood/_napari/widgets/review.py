@@ -308,7 +308,7 @@ class ReviewWidget(QWidget):
         if not self._files.choose(path):
             return False
         self._after_open()
-        return True
+        return self._book is not None
 
     def export_summary_to(self, path: str | Path) -> tuple[Path, Path] | None:
         """Write the verdict counts per method to ``path`` and the judged regions beside it."""

@@ -67,7 +67,10 @@ class ReviewFiles:
             )
 
     def choose(self, path: str | Path) -> bool:
-        """Switch to a file the user chose; False (and a message) when it is refused."""
+        """Switch to a file the user chose; False (and a message) when the place is refused.
+
+        A file that is there but unusable is taken (and notified): :attr:`book` is None.
+        """
         try:
             target = self.check_location(path)
         except MoodInputError as error:
@@ -75,7 +78,7 @@ class ReviewFiles:
             return False
         self.chosen = target
         self.open(target)
-        return self.book is not None
+        return True
 
     def follow_case(self) -> bool:
         """After a case change: open the new dataset's default file; return whether it changed."""

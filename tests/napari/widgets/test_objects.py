@@ -103,7 +103,8 @@ def test_layers_table_and_summary_are_the_core_result(objects_viewer, qtbot):
             assert (row["kind"], row["voxels"]) == (kind, record.size_voxels)
             assert row["max_score"] == pytest.approx(record.max_score, abs=1e-4)
         np.testing.assert_allclose(layer.get_color(min(ids) + shift), _rgba(KIND_COLORS[kind]))
-    assert set(np.unique(layer.data)) - {0} == set(features.index)
+    assert set(np.unique(layer.data)) - {0} <= set(features.index)  # a missed GT object
+    # wholly under predicted objects is listed, not drawn
     assert layer.metadata[METADATA_KEY]["role"] == "objects"
     assert layer.contour == 1 and layer.visible and not layer.editable
     np.testing.assert_allclose(layer.scale, method.layer.scale)
