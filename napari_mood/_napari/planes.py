@@ -109,6 +109,7 @@ class LinkedPlanes:
         for model in self.views:
             model.dims.events.point.connect(self._on_dims_point)
             model.dims.events.ndisplay.connect(self._on_dims_ndisplay)
+            model.scene.camera.events.zoom.connect(self._on_camera_zoom)
             model.mouse_drag_callbacks.append(self._on_mouse_drag)
             _add_letters(model)
         viewer.layers.events.inserted.connect(self._on_viewer_layers_changed)
@@ -166,6 +167,7 @@ class LinkedPlanes:
         for model in self.views:
             model.dims.events.point.disconnect(self._on_dims_point)
             model.dims.events.ndisplay.disconnect(self._on_dims_ndisplay)
+            model.scene.camera.events.zoom.disconnect(self._on_camera_zoom)
             if self._on_mouse_drag in model.mouse_drag_callbacks:
                 model.mouse_drag_callbacks.remove(self._on_mouse_drag)
             _remove_letters(model)
@@ -199,6 +201,13 @@ class LinkedPlanes:
                 _ensure_crosshair(model, has_volume and not self._crosshair_deleted)
         self._orient_all()
         self._draw_crosshairs()
+
+    def _on_camera_zoom(self, event: Any = None) -> None:
+        """Keep the crosshair lines thin on screen at any zoom."""
+        for model in self.views:
+            crosshair = _crosshair(model)
+            if crosshair is not None and crosshair.nshapes:
+                crosshair.edge_width = _screen_width(model, CROSSHAIR_PIXELS)
 
     def _on_main_order(self, event: Any = None) -> None:
         self._orient_all()
@@ -270,6 +279,16 @@ class LinkedPlanes:
                 if lines:
                     crosshair.data = lines
                     crosshair.shape_type = "line"
+                    crosshair.edge_width = _screen_width(model, CROSSHAIR_PIXELS)
+
+
+CROSSHAIR_PIXELS = 1.5
+"""Crosshair line width on screen (napari's line widths are in world units, mm)."""
+
+
+def _screen_width(model: Any, pixels: float) -> float:
+    """The world width that is ``pixels`` screen pixels at the model's zoom."""
+    return pixels / max(float(model.scene.camera.zoom), 1e-6)
 
 
 def _order(ndim: int, *axes: int) -> tuple[int, ...]:

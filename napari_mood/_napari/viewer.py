@@ -169,8 +169,8 @@ def dock_plugin_widgets(viewer: Any) -> list[Any]:
         # the tab text; the dock's own title bar keeps the full name
         dock.setWindowTitle(TAB_TITLES.get(name, name))
         docks.append(dock)
-    if planes is not None and docks:
-        _beside(planes, docks[0])
+    if planes is not None:
+        _beside_layer_list(planes)
     _tab_docks(docks)
     return widgets
 
@@ -178,19 +178,25 @@ def dock_plugin_widgets(viewer: Any) -> list[Any]:
 OTHER_BENCHMARK_WIDGETS = ("Reconstruction view", "Boxes (NOVA-style)")
 """Widgets of the other benchmarks (PET reconstructions, NOVA boxes): in the Plugins menu, not docked
 with a MOOD case."""
-PLANES_SHARE = 0.45
-"""Share of the right dock area's width given to the three-planes dock."""
 
 
-def _beside(first: Any, second: Any) -> None:
-    """Put dock ``first`` left of dock ``second`` (both in the right dock area)."""
+def _beside_layer_list(planes: Any) -> None:
+    """Put the three-planes dock in front of napari's layer controls (left, above the list).
+
+    The side views then get the left column's width (about 350 px) instead of a sliver of
+    the right dock area; the layer controls are one tab away.
+    """
     from qtpy.QtCore import Qt
+    from qtpy.QtWidgets import QDockWidget
 
-    window = first.parentWidget()
-    window.splitDockWidget(first, second, Qt.Orientation.Horizontal)
-    total = max(first.width() + second.width(), 600)
-    width = int(total * PLANES_SHARE)
-    window.resizeDocks([first, second], [width, total - width], Qt.Orientation.Horizontal)
+    window = planes.parentWidget()
+    controls = window.findChild(QDockWidget, "layer controls")
+    if controls is None or not controls.isVisible():
+        return
+    window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, planes)
+    window.tabifyDockWidget(controls, planes)
+    planes.show()
+    planes.raise_()
 
 
 def _tab_docks(docks: Sequence[Any]) -> None:
@@ -248,7 +254,7 @@ def focus_object(
     centroid_voxel: Sequence[float],
     bbox: Sequence[tuple[int, int]],
 ) -> None:
-    """Show an object: slider at its centroid, camera centred on it, zoomed to its box.
+    """Show an object: the point at its centroid (every plane), centred, zoomed to its box.
 
     The zoom makes the object's bounding box (at least :data:`FOCUS_MIN_EXTENT_MM` wide)
     fill about :data:`FOCUS_FILL` of the canvas.
@@ -261,9 +267,14 @@ def focus_object(
     centroid_voxel, bbox
         As in :class:`napari_mood.core.objects.ObjectRecord`.
     """
+    from napari_mood._napari.planes import planes_of
+
     world = np.asarray(layer.data_to_world(tuple(centroid_voxel)), dtype=float)
-    for axis in viewer.dims.not_displayed:
-        viewer.dims.set_point(axis, float(world[axis]))
+    point = list(viewer.dims.point)
+    point[-len(world) :] = [float(v) for v in world]
+    viewer.dims.point = tuple(point)  # every axis: the crosshair and the side planes follow
+    for planes in planes_of(viewer):
+        planes.go_to(world)
     displayed = list(viewer.dims.displayed)
     viewer.scene.camera.center = tuple(float(world[a]) for a in displayed)
     scale = np.abs(np.asarray(layer.scale, dtype=float))

@@ -130,6 +130,11 @@ class PlanesWidget(QWidget):
         super().showEvent(event)
         self._reset_soon()
 
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
+        """Fit the side views again when the panel changes size (docked, moved, resized)."""
+        super().resizeEvent(event)
+        self._reset_soon()
+
     def _reset_soon(self) -> None:
         """Fit the side views on the next event-loop turn (a pending call keeps no view)."""
         planes = weakref.ref(self.planes)

@@ -551,7 +551,7 @@ class ReviewWidget(QWidget):
         self._c.queue_label.setText(f"Case {index} of {total} ({order})")
 
     def _on_end(self) -> None:
-        self._view.restore()
+        self._view.restore(closing=True)
         if self._keys is not None:
             self._keys.close()
 

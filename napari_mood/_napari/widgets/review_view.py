@@ -19,10 +19,11 @@ from napari_mood._napari.layers import layer_info
 from napari_mood._napari.session import MoodSession
 from napari_mood.core.looks import method_colormap
 
-__all__ = ["BLIND_COLORMAP", "ReviewView"]
+__all__ = ["BLIND_COLOR", "ReviewView"]
 
-BLIND_COLORMAP = "magma"
-"""The colour map of the reviewed map in blind review (the same for every method)."""
+BLIND_COLOR = "#ffcc66"
+"""The colour of the reviewed map in blind review (light amber: the same for every method,
+transparent below the threshold like every map)."""
 NAPARI_DOCKS = ("layer list", "layer controls")
 
 
@@ -61,12 +62,12 @@ class ReviewView:
             self._show(self._session.method(method).layer)
         if blind:
             layer = self._session.method(method).layer
-            layer.colormap = BLIND_COLORMAP
+            layer.colormap = method_colormap(BLIND_COLOR)
             self._recoloured = layer
             self._hide_docks()
 
-    def restore(self) -> None:
-        """Put back what :meth:`show` hid or changed."""
+    def restore(self, *, closing: bool = False) -> None:
+        """Put back what :meth:`show` hid or changed (``closing``: the panel is gone)."""
         for layer, visible in self._hidden.values():
             if layer in self._session.viewer.layers:
                 layer.visible = visible
@@ -79,8 +80,12 @@ class ReviewView:
         info = layer_info(layer) if layer is not None else None
         if info is not None and info.get("color") and layer in self._session.viewer.layers:
             layer.colormap = method_colormap(info["color"])
-        for dock, visible in self._docks:
-            dock.setVisible(visible)
+        if not closing:
+            for dock, visible in self._docks:
+                dock.setVisible(visible)
+            mine = self._dock_of(self._panel)
+            if self._docks and mine is not None:
+                mine.raise_()  # the review stays in front of the panels that come back
         self._docks.clear()
         self._session.blind = False
 
@@ -102,14 +107,15 @@ class ReviewView:
         window = self._panel.window()
         if window is None:
             return
-        keep = {self._dock_of(self._panel)}
+        mine = self._dock_of(self._panel)
         for dock in window.findChildren(QDockWidget):
-            name = dock.objectName()
-            if dock in keep or "Three planes" in dock.windowTitle() or not dock.isVisible():
+            is_open = dock.toggleViewAction().isChecked()  # also a tab behind another one
+            if dock is mine or not is_open or not _names_methods(dock):
                 continue
-            if name in NAPARI_DOCKS or "napari-mood" in dock.windowTitle():
-                self._docks.append((dock, True))
-                dock.setVisible(False)
+            self._docks.append((dock, True))
+            dock.setVisible(False)
+        if mine is not None:
+            mine.raise_()
 
     @staticmethod
     def _dock_of(widget: QWidget) -> QWidget | None:
@@ -117,3 +123,11 @@ class ReviewView:
         while parent is not None and not isinstance(parent, QDockWidget):
             parent = parent.parentWidget()
         return parent
+
+
+def _names_methods(dock: QDockWidget) -> bool:
+    """napari's layer list and controls, and every napari-mood panel but the three planes."""
+    if dock.objectName() in NAPARI_DOCKS:
+        return True
+    module = type(dock.widget()).__module__ if dock.widget() is not None else ""
+    return module.startswith("napari_mood") and not module.endswith("widgets.planes")

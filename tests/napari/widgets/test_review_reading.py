@@ -8,6 +8,8 @@ from qtpy.QtCore import QPoint, Qt
 from qtpy.QtWidgets import QDockWidget
 
 from napari_mood._napari.widgets.review import ReviewWidget
+from napari_mood._napari.widgets.review_view import BLIND_COLOR
+from napari_mood.core.looks import method_colormap
 from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.review_store import read_reviews
 from tests.napari.widgets.test_review import _open, _wait, needs_sample
@@ -126,7 +128,10 @@ def test_only_this_method_and_blind_review(make_napari_viewer, qtbot, review_dir
     names = [widget._c.method.itemText(i) for i in range(widget._c.method.count())]
     assert sorted(names) == ["Method A", "Method B", "Method C"]
     assert "residual" not in widget._c.position.text()
-    assert session.method("residual").layer.colormap.name == "magma"
+    assert session.method("residual").layer.colormap.name == method_colormap(BLIND_COLOR)["name"]
+    docks = viewer.window._qt_window.findChildren(QDockWidget)
+    closed = [d.windowTitle() for d in docks if not d.toggleViewAction().isChecked()]
+    assert "Thresholds" in closed and "Objects" in closed  # they name the methods
     layer_list = viewer.window._qt_window.findChild(QDockWidget, "layer list")
     assert not layer_list.isVisible()
     assert sorted(r.object_id for r in widget.regions) == sorted(r.object_id for r in ranked)
@@ -139,7 +144,7 @@ def test_only_this_method_and_blind_review(make_napari_viewer, qtbot, review_dir
     _wait(qtbot, widget, "residual")
     assert session.gt_layer.visible and all(m.layer.visible for m in session.methods)
     assert layer_list.isVisible() and widget.regions == ranked
-    assert session.method("residual").layer.colormap.name != "magma"
+    assert session.method("residual").layer.colormap.name != method_colormap(BLIND_COLOR)["name"]
     widget.set_blind(True)  # resumed: the same seed, the same order
     _wait(qtbot, widget, "residual")
     assert widget.blind_seed == seed

@@ -324,8 +324,10 @@ def test_all_widgets_dock_in_one_tab_group_thresholds_first(make_napari_viewer, 
     assert all(window.dockWidgetArea(d) == Qt.DockWidgetArea.RightDockWidgetArea for d in docks)
     assert [d.windowTitle() for d in docks[:2]] == ["Thresholds", "Slices"]
     assert (window.width(), window.height()) == SCREENSHOT_WINDOW_SIZE  # nothing forces it bigger
-    assert window.dockWidgetArea(_dock_of(planes[0])) == Qt.DockWidgetArea.RightDockWidgetArea
-    assert _dock_of(planes[0]) not in window.tabifiedDockWidgets(docks[0])
+    planes_dock = _dock_of(planes[0])  # in front of napari's layer controls, on the left
+    assert window.dockWidgetArea(planes_dock) == Qt.DockWidgetArea.LeftDockWidgetArea
+    assert planes_dock not in window.tabifiedDockWidgets(docks[0])
+    assert not planes_dock.visibleRegion().isEmpty()
     assert not docks[0].visibleRegion().isEmpty()  # the thresholds tab is in front
     assert all(d.visibleRegion().isEmpty() for d in docks[1:])
     tabbed = [w for w in widgets if not isinstance(w, PlanesWidget)]
