@@ -274,7 +274,7 @@ def focus_object(
     point[-len(world) :] = [float(v) for v in world]
     viewer.dims.point = tuple(point)  # every axis: the crosshair and the side planes follow
     for planes in planes_of(viewer):
-        planes.go_to(world)
+        planes.go_to([float(v) for v in world])
     displayed = list(viewer.dims.displayed)
     viewer.scene.camera.center = tuple(float(world[a]) for a in displayed)
     scale = np.abs(np.asarray(layer.scale, dtype=float))

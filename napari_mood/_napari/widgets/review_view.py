@@ -109,7 +109,8 @@ class ReviewView:
             return
         mine = self._dock_of(self._panel)
         for dock in window.findChildren(QDockWidget):
-            is_open = dock.toggleViewAction().isChecked()  # also a tab behind another one
+            action = dock.toggleViewAction()
+            is_open = action is not None and action.isChecked()  # also a tab behind another
             if dock is mine or not is_open or not _names_methods(dock):
                 continue
             self._docks.append((dock, True))
