@@ -319,6 +319,9 @@ class ObjectsWidget(QWidget):
             self._schedule()
 
     def _on_session_case_changed(self) -> None:
+        for layer in helper_layers(self._viewer, OBJECTS_ROLE):
+            if layer.metadata[METADATA_KEY].get("case") != self._session.case:
+                self._viewer.layers.remove(layer)  # another case's outlines: never shown here
         self._schedule()
 
     def _schedule(self) -> None:

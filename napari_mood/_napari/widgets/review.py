@@ -440,6 +440,9 @@ class ReviewWidget(QWidget):
             self._schedule()
 
     def _on_session_case_changed(self) -> None:
+        layer = self._review_layer()
+        if layer is not None and layer.metadata[METADATA_KEY].get("case") != self._session.case:
+            self._viewer.layers.remove(layer)  # the old case's region outline
         if self._files.follow_case():
             self._after_open()
         if self._queue is not None and self._queue.dataset.root != self._session.dataset:
@@ -635,7 +638,7 @@ class ReviewWidget(QWidget):
             )
         else:
             set_helper_data(layer, found.labels)
-        layer.metadata[METADATA_KEY]["method"] = found.method
+        layer.metadata[METADATA_KEY].update(method=found.method, case=found.case)
         layer.show_selected_label = True
 
     def _review_layer(self) -> Any:

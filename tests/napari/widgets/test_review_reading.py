@@ -174,3 +174,13 @@ def test_the_panel_lists_its_keys(make_napari_viewer, qtbot, review_dir):
     text = widget._c.help.text()
     for key in "TFUNPZ":
         assert f"<b>{key}</b>" in text
+
+
+def test_another_case_removes_the_old_outlines_at_once(make_napari_viewer, qtbot, review_dir):
+    viewer, widget = _open(make_napari_viewer, qtbot, sample_data_dir(), "residual")
+    first = widget.session.case
+    assert any(layer.name == "Review: current region" for layer in viewer.layers)
+    widget.step_case(1)
+    qtbot.waitUntil(lambda: widget.session.case != first, timeout=20000)
+    outlines = [layer for layer in viewer.layers if layer.name == "Review: current region"]
+    assert all(layer.metadata["napari_mood"]["case"] == widget.session.case for layer in outlines)
