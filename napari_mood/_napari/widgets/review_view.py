@@ -130,5 +130,6 @@ def _names_methods(dock: QDockWidget) -> bool:
     """napari's layer list and controls, and every napari-mood panel but the three planes."""
     if dock.objectName() in NAPARI_DOCKS:
         return True
-    module = type(dock.widget()).__module__ if dock.widget() is not None else ""
-    return module.startswith("napari_mood") and not module.endswith("widgets.planes")
+    modules = {type(w).__module__ for w in dock.findChildren(QWidget)}  # napari wraps panels
+    ours = {m for m in modules if m.startswith("napari_mood")}
+    return bool(ours) and not any(m.endswith("widgets.planes") for m in ours)
