@@ -40,6 +40,7 @@ __all__ = [
     "best_case_threshold",
     "best_dataset_thresholds",
     "match_method_names",
+    "readout_from_match",
     "threshold_readout",
 ]
 
@@ -139,6 +140,48 @@ def threshold_readout(
     )
     counts = obj.count_objects([case], threshold=value)
     return Readout(value, flagged_voxels.size, flagged, volume, dice, counts)
+
+
+def readout_from_match(
+    labelled: obj.LabelledMatch, *, voxel_volume: float | None = None
+) -> Readout:
+    """The :func:`threshold_readout` of a map against its GT, from its labelled match.
+
+    Equal to ``threshold_readout(scores, gt, threshold=labelled.match.threshold)`` with the
+    MOOD criterion and the case's own size window, without labelling again.
+
+    Examples
+    --------
+    >>> gt = np.zeros((6, 6), dtype=bool); gt[1:3, 1:3] = True
+    >>> lm = obj.labelled_match(np.where(gt, 0.9, 0.1), gt, threshold=0.5)
+    >>> r = readout_from_match(lm, voxel_volume=2.0)
+    >>> r.flagged, r.flagged_mm3, r.dice, (r.objects.tp, r.objects.fp, r.objects.fn)
+    (4, 8.0, 1.0, (1, 0, 0))
+    """
+    match = labelled.match
+    flagged = labelled.n_flagged
+    denominator = flagged + labelled.n_gt
+    counts = obj.ObjectCounts(
+        threshold=match.threshold,
+        tp=match.tp,
+        fp=match.fp,
+        fn=match.fn,
+        discarded=match.discarded,
+        matched_extra=match.matched_extra,
+        f1=match.f1,
+        precision=match.precision,
+        recall=match.recall,
+        size_window=match.size_window,
+        per_case=(("", match.tp, match.fp, match.fn, match.discarded),),
+    )
+    return Readout(
+        threshold=match.threshold,
+        n_voxels=math.prod(labelled.shape),
+        flagged=flagged,
+        flagged_mm3=None if voxel_volume is None else flagged * float(voxel_volume),
+        dice=2.0 * labelled.n_overlap / denominator if denominator else math.nan,
+        objects=counts,
+    )
 
 
 def best_case_threshold(

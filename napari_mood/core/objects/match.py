@@ -43,6 +43,8 @@ from napari_mood.core.scores import (
 
 __all__ = [
     "BINARY_THRESHOLD",
+    "LabelledMatch",
+    "labelled_match",
     "MatchCriterion",
     "ObjectMatch",
     "ObjectRecord",
@@ -393,11 +395,38 @@ def match_objects(
     value = resolve_threshold(keys, threshold, mode)
     pred = find_components(keys >= key_threshold(value, mode=mode), connectivity)
     truth = find_components(gt_mask, connectivity)
-    window = window_from_sizes(truth.sizes) if size_window is None else check_window(size_window)
+    options = _MatchOptions(value, connectivity, criterion, min_iou, one_to_one, mode, size_window)
+    return _match_components(pred, truth, keys, geometry, options)
+
+
+@dataclass(frozen=True)
+class _MatchOptions:
+    threshold: float
+    connectivity: Connectivity
+    criterion: MatchCriterion
+    min_iou: float
+    one_to_one: bool
+    mode: ScoreMode
+    size_window: tuple[float, float] | None
+
+
+def _match_components(
+    pred: Components,
+    truth: Components,
+    keys: np.ndarray,
+    geometry: _Geometry,
+    options: _MatchOptions,
+) -> ObjectMatch:
+    """The MOOD rule on labelled predicted and GT components (:func:`match_objects`)."""
+    window = (
+        window_from_sizes(truth.sizes)
+        if options.size_window is None
+        else check_window(options.size_window)
+    )
     kept = (pred.sizes >= window[0]) & (pred.sizes <= window[1])
-    iou = _iou(pred, truth) if criterion == "iou" or one_to_one else {}
-    admissible = _admissible(criterion, pred, truth, kept, iou, min_iou)
-    if one_to_one:
+    iou = _iou(pred, truth) if options.criterion == "iou" or options.one_to_one else {}
+    admissible = _admissible(options.criterion, pred, truth, kept, iou, options.min_iou)
+    if options.one_to_one:
         assignment = assign_one_to_one(kept, admissible, iou, truth.n)
     else:
         assignment = assign_many(kept, admissible, truth.n)
@@ -413,13 +442,121 @@ def match_objects(
         precision=precision,
         recall=recall,
         size_window=window,
-        threshold=value,
-        connectivity=connectivity,
-        criterion=criterion,
-        one_to_one=one_to_one,
-        mode=mode,
-        objects=_all_records(pred, truth, assignment, keys, mode, geometry),
+        threshold=options.threshold,
+        connectivity=options.connectivity,
+        criterion=options.criterion,
+        one_to_one=options.one_to_one,
+        mode=options.mode,
+        objects=_all_records(pred, truth, assignment, keys, options.mode, geometry),
     )
+
+
+@dataclass(frozen=True, eq=False)
+class LabelledMatch:
+    """A MOOD match with the labelling its ids refer to (:func:`labelled_match`).
+
+    The label images are kept cropped to the box holding the objects (``pred_crop`` /
+    ``gt_crop``, in volume coordinates): :meth:`pred_labels` / :meth:`gt_labels` paste
+    them into a full volume when a caller needs one.
+
+    Attributes
+    ----------
+    match : ObjectMatch
+    shape : tuple of int
+        Shape of the score map.
+    pred_crop, gt_crop : tuple of slice
+        Where the cropped label images sit in the volume (empty slices when no object).
+    pred_crop_labels, gt_crop_labels : ndarray of uint32
+        Object ids of :attr:`match` inside the crops (0: background).
+    n_flagged : int
+        Voxels with score ``>= threshold``.
+    n_gt : int
+        Anomalous GT voxels.
+    n_overlap : int
+        Flagged voxels that are anomalous in the GT (the voxel true positives).
+    """
+
+    match: ObjectMatch
+    shape: tuple[int, ...]
+    pred_crop: tuple[slice, ...]
+    pred_crop_labels: np.ndarray
+    gt_crop: tuple[slice, ...]
+    gt_crop_labels: np.ndarray
+    n_flagged: int
+    n_gt: int
+    n_overlap: int
+
+    def pred_labels(self) -> np.ndarray:
+        """Full-volume uint32 label image of the predicted objects (as :func:`object_labels`)."""
+        return _paste(self.shape, self.pred_crop, self.pred_crop_labels)
+
+    def gt_labels(self) -> np.ndarray:
+        """Full-volume uint32 label image of the GT objects (as :func:`object_labels`)."""
+        return _paste(self.shape, self.gt_crop, self.gt_crop_labels)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the cropped label images."""
+        return int(self.pred_crop_labels.nbytes + self.gt_crop_labels.nbytes)
+
+
+def _paste(shape: tuple[int, ...], crop: tuple[slice, ...], labels: np.ndarray) -> np.ndarray:
+    full = np.zeros(shape, dtype=np.uint32)
+    if labels.size:
+        full[crop] = labels
+    return full
+
+
+def labelled_match(
+    score: np.ndarray,
+    gt: np.ndarray,
+    *,
+    threshold: float | None = None,
+    connectivity: Connectivity = "full",
+    spacing: Sequence[float] | None = None,
+    affine: np.ndarray | None = None,
+    mode: ScoreMode = "mood",
+) -> LabelledMatch:
+    """:func:`match_objects` (MOOD criterion, default window) plus its one labelling.
+
+    The predicted and GT masks are labelled once; the match, the label images of
+    :func:`object_labels` and the voxel counts a readout needs all come from it.
+
+    Examples
+    --------
+    >>> gt = np.zeros((8, 8), dtype=bool); gt[2:5, 2:5] = True
+    >>> lm = labelled_match(np.where(gt, 0.9, 0.1), gt, threshold=0.5)
+    >>> lm.match.tp, lm.n_flagged, lm.n_overlap, int(lm.pred_labels().max())
+    (1, 9, 9, 1)
+    """
+    check_choice("connectivity", connectivity, get_args(Connectivity))
+    check_mode(mode)
+    keys = read_keys(score, mode)
+    gt_mask = truth_mask(gt, keys.shape)
+    geometry = _geometry(keys.ndim, spacing, affine)
+    value = resolve_threshold(keys, threshold, mode)
+    flagged = keys >= key_threshold(value, mode=mode)
+    pred = find_components(flagged, connectivity)
+    truth = find_components(gt_mask, connectivity)
+    options = _MatchOptions(value, connectivity, "mood", 0.1, False, mode, None)
+    return LabelledMatch(
+        match=_match_components(pred, truth, keys, geometry, options),
+        shape=tuple(keys.shape),
+        pred_crop=pred.crop,
+        pred_crop_labels=pred.labels,
+        gt_crop=truth.crop,
+        gt_crop_labels=truth.labels,
+        n_flagged=int(pred.sizes.sum()),
+        n_gt=int(truth.sizes.sum()),
+        n_overlap=_overlap_voxels(flagged, gt_mask, truth.crop),
+    )
+
+
+def _overlap_voxels(flagged: np.ndarray, gt_mask: np.ndarray, crop: tuple[slice, ...]) -> int:
+    """Flagged GT voxels, counted inside the GT's box only."""
+    if gt_mask[crop].size == 0:
+        return 0
+    return int(np.count_nonzero(flagged[crop] & gt_mask[crop]))
 
 
 def object_labels(
