@@ -138,3 +138,14 @@ def test_empty_and_zero_dimensional_inputs(dtype):
     assert to_mood_codes(np.zeros((0, 3), dtype=dtype)).shape == (0, 3)
     scalar = np.array(3, dtype=dtype)  # clipped to 1.0
     assert to_mood_codes(scalar).shape == () and int(to_mood_codes(scalar)) == 0x3C00
+
+
+def test_float64_rounding_onto_a_float32_tie_is_rounded_once():
+    """Float64 just above / below a float16 tie rounds to the tie in float32 (double
+    rounding would then go to the even neighbour): the result must be the float64's own."""
+    f16 = np.arange(0, 0x3C01, dtype=np.uint16).view(np.float16).astype(np.float64)
+    ties = (f16[:-1] + f16[1:]) / 2
+    for nudge in (2.0**-40, -(2.0**-40)):
+        scores = ties * (1 + nudge)
+        assert np.all(scores.astype(np.float32) == ties.astype(np.float32))  # the trap is set
+        np.testing.assert_array_equal(to_mood_codes(scores), _official_codes(scores))
