@@ -143,12 +143,16 @@ def threshold_readout(
 
 
 def readout_from_match(
-    labelled: obj.LabelledMatch, *, voxel_volume: float | None = None
+    labelled: obj.LabelledMatch,
+    *,
+    threshold: float | None = None,
+    voxel_volume: float | None = None,
 ) -> Readout:
     """The :func:`threshold_readout` of a map against its GT, from its labelled match.
 
-    Equal to ``threshold_readout(scores, gt, threshold=labelled.match.threshold)`` with the
-    MOOD criterion and the case's own size window, without labelling again.
+    Equal to ``threshold_readout(scores, gt, threshold=threshold)`` (MOOD criterion, the
+    case's own size window) without labelling again. ``threshold`` defaults to the one
+    the match was computed at; any threshold flagging the same voxels may be given.
 
     Examples
     --------
@@ -158,24 +162,25 @@ def readout_from_match(
     >>> r.flagged, r.flagged_mm3, r.dice, (r.objects.tp, r.objects.fp, r.objects.fn)
     (4, 8.0, 1.0, (1, 0, 0))
     """
-    match = labelled.match
+    value = labelled.threshold if threshold is None else check_threshold(threshold)
+    c = labelled.counts
     flagged = labelled.n_flagged
     denominator = flagged + labelled.n_gt
     counts = obj.ObjectCounts(
-        threshold=match.threshold,
-        tp=match.tp,
-        fp=match.fp,
-        fn=match.fn,
-        discarded=match.discarded,
-        matched_extra=match.matched_extra,
-        f1=match.f1,
-        precision=match.precision,
-        recall=match.recall,
-        size_window=match.size_window,
-        per_case=(("", match.tp, match.fp, match.fn, match.discarded),),
+        threshold=value,
+        tp=c.tp,
+        fp=c.fp,
+        fn=c.fn,
+        discarded=c.discarded,
+        matched_extra=c.matched_extra,
+        f1=c.f1,
+        precision=c.precision,
+        recall=c.recall,
+        size_window=c.size_window,
+        per_case=(("", c.tp, c.fp, c.fn, c.discarded),),
     )
     return Readout(
-        threshold=match.threshold,
+        threshold=value,
         n_voxels=math.prod(labelled.shape),
         flagged=flagged,
         flagged_mm3=None if voxel_volume is None else flagged * float(voxel_volume),

@@ -25,7 +25,6 @@ Threads
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import weakref
 from collections import OrderedDict
@@ -92,7 +91,7 @@ class LabellingCache:
     >>> score = np.zeros((6, 6)); score[1:3, 1:3] = 0.9
     >>> a = cache.get(score, None, threshold=0.3)
     >>> b = cache.get(score, None, threshold=0.30004)  # flags the same float16 values
-    >>> a.pred_crop_labels is b.pred_crop_labels, b.match.threshold, cache.stats()
+    >>> a is b, b.match_at(0.30004).threshold, cache.stats()
     (True, 0.30004, (1, 1))
     """
 
@@ -133,8 +132,9 @@ class LabellingCache:
     ) -> LabelledMatch:
         """The labelled match of ``score`` at ``threshold``, computed at most once per key.
 
-        The returned match reports ``threshold`` itself (entries are shared between
-        thresholds that flag the same voxels).
+        Entries are shared between thresholds that flag the same voxels: the result
+        reports the threshold it was computed at; ``result.match_at(threshold)`` and
+        ``readout_from_match(result, threshold=threshold)`` report ``threshold``.
         """
         value = check_threshold(threshold)
         key = self._key(score, gt, value, connectivity, spacing)
@@ -144,10 +144,7 @@ class LabellingCache:
         future, owner = self._claim(key, score_ref, gt_ref)
         if owner:
             self._compute(key, future, score, gt, value, connectivity, spacing)
-        found = future.result()
-        if found.match.threshold == value:
-            return found
-        return dataclasses.replace(found, match=dataclasses.replace(found.match, threshold=value))
+        return future.result()
 
     @staticmethod
     def _key(

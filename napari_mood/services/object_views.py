@@ -90,7 +90,7 @@ def compute_method_objects(
         found = get(score, truth, threshold=snapshot.threshold, spacing=spacing)
     except ValueError as error:
         raise ValueError(f"cannot match the objects of {snapshot.describe()}: {error}") from error
-    match = found.match
+    match = found.match_at(snapshot.threshold)
     pred_table = kind_table(match, source="pred")
     pred = (found.pred_crop, found.pred_crop_labels)
     images = {

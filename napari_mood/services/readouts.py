@@ -55,7 +55,9 @@ def compute_readouts(
             continue
         get = labelled if cache is None else cache.get
         found = get(data, truth, threshold=snapshot.threshold, spacing=snapshot.spacing or None)
-        readouts[snapshot.name] = readout_from_match(found, voxel_volume=volume)
+        readouts[snapshot.name] = readout_from_match(
+            found, threshold=snapshot.threshold, voxel_volume=volume
+        )
     return readouts
 
 

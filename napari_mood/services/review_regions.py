@@ -51,7 +51,7 @@ def find_regions(
     get = labelled if cache is None else cache.get
     try:
         found = get(score, truth, threshold=snapshot.threshold, spacing=snapshot.spacing or None)
-        regions = regions_from_match(found.match, scope=scope)
+        regions = regions_from_match(found.match_at(snapshot.threshold), scope=scope)
     except ValueError as error:
         raise ValueError(f"cannot review the regions of {snapshot.describe()}: {error}") from error
     labels = found.pred_labels()

@@ -22,6 +22,7 @@ from scipy.spatial import ConvexHull
 from napari_mood.core.objects import (
     KINDS,
     CaseObjects,
+    MatchCounts,
     ObjectMatch,
     best_object_threshold,
     binarize_scores,
@@ -928,6 +929,18 @@ def test_labelled_match_equals_match_objects_and_object_labels(
         score, gt, threshold=threshold, connectivity=connectivity, spacing=(1.0, 2.0, 0.5)
     )
     assert found.match == expected
+    assert found.counts == MatchCounts(
+        expected.tp,
+        expected.fp,
+        expected.fn,
+        expected.discarded,
+        expected.matched_extra,
+        expected.f1,
+        expected.precision,
+        expected.recall,
+        expected.size_window,
+    ) or (expected.tp + expected.fp + expected.fn == 0)  # NaN ratios compare unequal
+    assert found.match_at(0.999).threshold == 0.999 and found.threshold == expected.threshold
     pred_labels, gt_labels = object_labels(
         score, gt, threshold=threshold, connectivity=connectivity
     )
@@ -944,6 +957,7 @@ def test_labelled_match_of_an_empty_prediction():
     gt = np.zeros((5, 6), bool)
     gt[1, 1] = True
     found = labelled_match(np.zeros((5, 6)), gt, threshold=0.5)
-    assert (found.match.tp, found.match.fn, found.n_flagged, found.n_overlap) == (0, 1, 0, 0)
+    assert (found.counts.tp, found.counts.fn, found.n_flagged, found.n_overlap) == (0, 1, 0, 0)
+    assert found.match.fn == 1
     assert found.pred_labels().shape == (5, 6) and not found.pred_labels().any()
     assert found.gt_labels()[1, 1] == 1

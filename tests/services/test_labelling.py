@@ -81,8 +81,8 @@ def test_thresholds_flagging_the_same_float16_values_share_an_entry():
     a = cache.get(score, gt, threshold=0.3)
     b = cache.get(score, gt, threshold=0.30004)  # float16 0.30005 is the next stored value
     c = cache.get(score, gt, threshold=0.31)
-    assert a.pred_crop_labels is b.pred_crop_labels is not c.pred_crop_labels
-    assert (a.match.threshold, b.match.threshold) == (0.3, 0.30004)
+    assert a is b and a.pred_crop_labels is not c.pred_crop_labels
+    assert (a.match_at(0.3).threshold, b.match_at(0.30004).threshold) == (0.3, 0.30004)
     assert cache.stats() == (1, 2)
 
 
@@ -149,7 +149,7 @@ def test_concurrent_requests_label_once(monkeypatch):
     for thread in threads:
         thread.join()
     assert len(calls) == 1 and len(results) == 6
-    assert all(r.pred_crop_labels is results[0].pred_crop_labels for r in results)
+    assert all(r is results[0] for r in results)
 
 
 def test_a_failure_is_raised_to_the_caller_and_not_cached():

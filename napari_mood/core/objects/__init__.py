@@ -58,6 +58,7 @@ from napari_mood.core.objects.hull import HULL_TOLERANCE
 from napari_mood.core.objects.match import (
     BINARY_THRESHOLD,
     LabelledMatch,
+    MatchCounts,
     MatchCriterion,
     ObjectMatch,
     ObjectRecord,
@@ -76,6 +77,7 @@ __all__ = [
     "KINDS",
     "CaseObjects",
     "LabelledMatch",
+    "MatchCounts",
     "Connectivity",
     "LevelObjects",
     "MatchCriterion",
