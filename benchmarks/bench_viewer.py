@@ -194,18 +194,22 @@ def run(root: Path, size: int) -> dict[str, float]:
 
 
 def _service_objects(session) -> float:
-    """The objects job without the GUI (shared labelling cache), per method."""
-    from napari_mood.services.labelling import LabellingCache
+    """The objects job without the GUI (shared labelling cache when available), per method."""
     from napari_mood.services.object_views import compute_method_objects
     from napari_mood.services.snapshots import MapSnapshot
 
-    cache = LabellingCache()
+    try:
+        from napari_mood.services.labelling import LabellingCache
+
+        options = {"cache": LabellingCache()}
+    except ImportError:  # an older napari-mood (to measure "before")
+        options = {}
     gt = None if session.gt_layer is None else np.asarray(session.gt_layer.data)
     start = time.perf_counter()
     for name in session.method_names:
         method = session.method(name)
         snapshot = MapSnapshot(name, method.data, method.threshold)
-        compute_method_objects(snapshot, gt, cache=cache)
+        compute_method_objects(snapshot, gt, **options)
     return (time.perf_counter() - start) / len(session.method_names)
 
 

@@ -513,7 +513,7 @@ def read_scores(path: str | os.PathLike[str], *, mode: ScoreMode = "mood") -> Sc
     if stored is not None and _stored_in_unit_range(stored):
         # the common case: the cast cannot leave [0, 1], nothing to count or clip; the
         # codes are bit for bit get_fdata(dtype=np.float16) (tested), without its copies
-        scores = stored.copy() if stored.dtype == np.float16 else to_mood_scores(stored)
+        scores = stored.copy(order="K") if stored.dtype == np.float16 else to_mood_scores(stored)
         return ScoreRead(_squeeze(scores), affine, Path(path), 0, 0, 0, 0, 0)
     dtype = np.float16 if mode == "mood" else np.float32
     # beyond the float16 range -> inf, clipped to 1 below
