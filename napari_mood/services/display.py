@@ -34,6 +34,7 @@ from typing import Literal, get_args
 import numpy as np
 
 from napari_mood.core._checks import check_choice
+from napari_mood.core.curves import memory_order_axes
 from napari_mood.core.scores import to_mood_scores
 
 __all__ = [
@@ -100,7 +101,7 @@ def _finite_limits(data: np.ndarray) -> tuple[float, float]:
 
 
 def _float16_slab(part: np.ndarray, kind: DisplayKind) -> np.ndarray:
-    if part.dtype.kind == "f":
+    if part.dtype.kind == "f" and np.isnan(part).any():
         part = np.nan_to_num(part, nan=0.0)
     if kind == "map":
         return to_mood_scores(part)
@@ -148,17 +149,20 @@ def display_copy(
     arr = np.asarray(data)
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"display data must hold real numbers, got dtype {arr.dtype}")
-    out = np.empty(arr.shape, dtype=np.dtype(dtype))
+    order = memory_order_axes(arr)  # slabs along the slowest axis in memory (F-ordered NIfTI)
+    src = arr.transpose(order)
+    out_t = np.empty(src.shape, dtype=np.dtype(dtype))
+    out = out_t.transpose(np.argsort(order))  # the input's axes and memory order
     if dtype == "float16":
-        for rows in _slabs(arr.shape):
-            out[rows] = _float16_slab(np.asarray(arr[rows]), kind)
-        return DisplayCopy(out, 0.0, 1.0, (0.0, 1.0) if kind == "map" else _finite_limits(arr))
-    lo, hi = limits if limits is not None else (0.0, 1.0) if kind == "map" else _finite_limits(arr)
+        for rows in _slabs(src.shape):
+            out_t[rows] = _float16_slab(np.asarray(src[rows]), kind)
+        return DisplayCopy(out, 0.0, 1.0, (0.0, 1.0) if kind == "map" else _finite_limits(src))
+    lo, hi = limits if limits is not None else (0.0, 1.0) if kind == "map" else _finite_limits(src)
     if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
         lo, hi = (lo, lo + 1.0) if np.isfinite(lo) else (0.0, 1.0)  # constant data
     step = (float(hi) - float(lo)) / np.iinfo(out.dtype).max
-    for rows in _slabs(arr.shape):
-        out[rows] = _integer_slab(np.asarray(arr[rows]), out.dtype, float(lo), step)
+    for rows in _slabs(src.shape):
+        out_t[rows] = _integer_slab(np.asarray(src[rows]), out.dtype, float(lo), step)
     return DisplayCopy(out, float(lo), step, (float(lo), float(hi)))
 
 

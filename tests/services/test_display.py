@@ -136,3 +136,14 @@ def test_pyramid_options_and_level_choice():
     assert [lv.shape for lv in levels][-1] == (5, 5, 5)
     assert level_for_volume(levels, max_voxels=20**3) == 1
     assert level_for_volume(levels, max_voxels=1) == len(levels) - 1
+
+
+@pytest.mark.parametrize("dtype", ["float16", "uint8"])
+def test_fortran_ordered_input_keeps_its_memory_order(dtype, monkeypatch):
+    monkeypatch.setattr(display_module, "_SLAB_VOXELS", 30)  # slabs along the last axis
+    data = np.asfortranarray(np.random.default_rng(4).random((5, 6, 7)).astype(np.float32))
+    shown = display_copy(data, dtype=dtype)
+    assert shown.data.flags.f_contiguous and shown.data.shape == data.shape
+    np.testing.assert_array_equal(
+        shown.data, display_copy(np.ascontiguousarray(data), dtype=dtype).data
+    )
