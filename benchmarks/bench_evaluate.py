@@ -1,18 +1,24 @@
 """Benchmark ``evaluate_dataset`` against the official MOOD procedure, in one run.
 
 Writes a synthetic MOOD dataset (default 8 cases of 197 x 233 x 189, 5 methods) to a
-temporary folder, then measures, each in a fresh process:
+temporary folder (or reuses the one in ``--data``), then measures, each in a fresh
+process:
 
 * official: for each method, load every case with ``get_fdata(dtype=np.float16)``,
   concatenate, ``sklearn.metrics.average_precision_score`` (as ``evalresults.py``);
-* decode: nibabel merely decoding every file once (the floor for any scorer);
-* ours: ``napari_mood.core.evaluate.evaluate_dataset`` (pixel task);
-* ours on twice the cases, to show peak memory does not grow with the dataset.
+* decode (ISA-L): every file read and gunzipped once with ISA-L, nothing else: the floor
+  for any scorer reading these files;
+* decode (nibabel): nibabel decoding every file as the official scorer does;
+* ours: ``napari_mood.core.evaluate.evaluate_dataset`` (pixel task, serial);
+* ours on twice the cases, to show peak memory does not grow with the dataset;
+* cli: what ``napari-mood evaluate`` runs by default (worker processes).
 
-Prints times, peak memory above the post-import baseline, and the ratios the targets
-are stated in (>= 10x faster, <= 1/5 memory, flat memory, within 1.5x of decoding).
+Prints times (best of ``--repeat`` fresh processes for the fast runs), peak resident
+memory above the post-import baseline and absolute, and the ratios the targets are
+stated in (>= 15x faster, <= 1/8 memory, flat memory, within 1.3x of ISA-L decoding).
 
     python benchmarks/bench_evaluate.py [--cases 8] [--methods 5] [--shape 197,233,189]
+    python benchmarks/bench_evaluate.py --data /tmp/mood-bench   # write once, reuse
 """
 
 from __future__ import annotations
@@ -98,6 +104,19 @@ def _official(root: str, queue: mp.Queue) -> None:
     queue.put(("official", time.perf_counter() - start, _peak_mb(base), aps))
 
 
+def _decode_isal(root: str, queue: mp.Queue) -> None:
+    """Read and gunzip every file once with ISA-L: no parsing, no conversion."""
+    from isal import igzip
+
+    base = _rss_mb()
+    start = time.perf_counter()
+    n_bytes = 0
+    for path in sorted(Path(root).rglob("*.nii.gz")):
+        n_bytes += len(igzip.decompress(path.read_bytes()))
+    elapsed = time.perf_counter() - start
+    queue.put(("decode", elapsed, _peak_mb(base), {"bytes": n_bytes}))
+
+
 def _decode(root: str, queue: mp.Queue) -> None:
     base = _rss_mb()
     start = time.perf_counter()
@@ -107,7 +126,7 @@ def _decode(root: str, queue: mp.Queue) -> None:
             np.asarray(img.dataobj)
         else:
             img.get_fdata(dtype=np.float16)
-    queue.put(("decode", time.perf_counter() - start, _peak_mb(base), {}))
+    queue.put(("nib-decode", time.perf_counter() - start, _peak_mb(base), {}))
 
 
 def _ours(root: str, queue: mp.Queue, tag: str = "ours") -> None:
@@ -156,8 +175,84 @@ def _measure(target, *args) -> tuple[str, float, float, dict]:
     return out
 
 
+def _best(repeat: int, target, *args) -> tuple[str, float, float, dict]:
+    """The fastest of ``repeat`` fresh-process runs (the machine may be shared)."""
+    runs = [_measure(target, *args) for _ in range(repeat)]
+    return min(runs, key=lambda r: r[1])
+
+
 def _ours_tagged(root: str, tag: str, queue: mp.Queue) -> None:
     _ours(root, queue, tag)
+
+
+def _datasets(folder: Path, args: argparse.Namespace) -> tuple[Path, Path]:
+    shape = tuple(int(s) for s in args.shape.split(","))
+    small, large = folder / "small", folder / "large"
+    t0 = time.perf_counter()
+    for root, n_cases in ((small, args.cases), (large, 2 * args.cases)):
+        if not (root / "preds").is_dir():
+            make_dataset(root, n_cases=n_cases, n_methods=args.methods, shape=shape)
+    print(
+        f"datasets ready in {time.perf_counter() - t0:.1f}s: {args.cases} and "
+        f"{2 * args.cases} cases of {shape}, {args.methods} methods ({folder})"
+    )
+    return small, large
+
+
+def _run_all(small: Path, large: Path, args: argparse.Namespace) -> dict[str, tuple]:
+    results = {
+        "decode": _best(args.repeat, _decode_isal, str(small)),
+        "nib-decode": _measure(_decode, str(small)),
+        "ours": _best(args.repeat, _ours, str(small)),
+    }
+    results["ours_2x"] = _measure(_ours_tagged, str(large), "ours_2x")
+    results["cli"] = _best(args.repeat, _cli, str(small))
+    if not args.skip_official:
+        results["official"] = _measure(_official, str(small))
+    return results
+
+
+def _report(results: dict[str, tuple], baseline_mb: float) -> int:
+    for tag, seconds, peak, _ in results.values():
+        print(
+            f"{tag:>10}: {seconds:8.2f} s   peak +{peak:8.1f} MB "
+            f"(about {peak + baseline_mb:7.1f} MB resident)"
+        )
+    ours, decode, cli = results["ours"], results["decode"], results["cli"]
+    print(f"ISA-L decode-only: {decode[3]['bytes'] / 1e6 / decode[1]:.0f} MB/s of voxels")
+    print(f"serial evaluate vs ISA-L decode-only time: {ours[1] / decode[1]:.2f}x (target <= 1.3x)")
+    print(f"default (parallel) evaluate vs ISA-L decode-only time: {cli[1] / decode[1]:.2f}x")
+    print(f"serial evaluate vs nibabel decode time: {ours[1] / results['nib-decode'][1]:.2f}x")
+    print(
+        "peak memory 2x cases / 1x cases (serial): "
+        f"{results['ours_2x'][2] / max(ours[2], 1e-9):.2f} (target ~1)"
+    )
+    if "official" not in results:
+        return 0
+    off = results["official"]
+    diffs = [abs(off[3][m] - r[3][m]) for r in (ours, cli) for m in off[3]]
+    print(f"AP max |ours - official| = {max(diffs):.3g} over {len(off[3])} methods")
+    print(
+        f"speed-up vs official: serial {off[1] / ours[1]:.1f}x, "
+        f"default evaluate {off[1] / cli[1]:.1f}x (target >= 15x)"
+    )
+    print(
+        f"peak memory vs official: serial {ours[2] / off[2]:.3f}, default evaluate "
+        f"(all processes) {cli[2] / off[2]:.3f} (target <= 1/8 = 0.125)"
+    )
+    if max(diffs) > 1e-9:
+        print("MISMATCH against the official procedure", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _baseline_mb(queue: mp.Queue) -> None:
+    """Resident memory of a fresh process after the imports every run makes."""
+    import sklearn.metrics  # noqa: F401
+
+    import napari_mood.core.evaluate  # noqa: F401
+
+    queue.put(("baseline", 0.0, _rss_mb(), {}))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -165,47 +260,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=8)
     parser.add_argument("--methods", type=int, default=5)
     parser.add_argument("--shape", default="197,233,189")
+    parser.add_argument("--repeat", type=int, default=2, help="fresh runs of the fast steps")
+    parser.add_argument("--data", type=Path, help="folder to write the datasets once and reuse")
     parser.add_argument("--skip-official", action="store_true", help="skip the slow official run")
     args = parser.parse_args(argv)
-    shape = tuple(int(s) for s in args.shape.split(","))
-    with tempfile.TemporaryDirectory() as tmp:
-        small, large = Path(tmp) / "small", Path(tmp) / "large"
-        t0 = time.perf_counter()
-        make_dataset(small, n_cases=args.cases, n_methods=args.methods, shape=shape)
-        make_dataset(large, n_cases=2 * args.cases, n_methods=args.methods, shape=shape)
-        print(
-            f"wrote datasets in {time.perf_counter() - t0:.1f}s: {args.cases} and {2 * args.cases} cases of {shape}, {args.methods} methods"
-        )
-        results = {r[0]: r for r in [_measure(_decode, str(small)), _measure(_ours, str(small))]}
-        results["ours_2x"] = _measure(_ours_tagged, str(large), "ours_2x")
-        cli = _measure(_cli, str(small))
-        results["cli"] = cli
-        if not args.skip_official:
-            results["official"] = _measure(_official, str(small))
-    for tag, seconds, peak, _ in results.values():
-        print(f"{tag:>9}: {seconds:8.2f} s   peak +{peak:8.1f} MB")
-    ours, decode = results["ours"], results["decode"]
-    print(
-        f"serial pipeline vs nibabel decode-only time: {ours[1] / decode[1]:.2f}x (target <= 1.5x)"
-    )
-    print(f"default (parallel) evaluate vs decode-only time: {cli[1] / decode[1]:.2f}x")
-    print(
-        f"peak memory 2x cases / 1x cases (serial): {results['ours_2x'][2] / max(ours[2], 1e-9):.2f} (target ~1)"
-    )
-    if "official" in results:
-        off = results["official"]
-        diffs = [abs(off[3][m] - r[3][m]) for r in (ours, cli) for m in off[3]]
-        print(f"AP max |ours - official| = {max(diffs):.3g} over {len(off[3])} methods")
-        print(
-            f"speed-up vs official: serial {off[1] / ours[1]:.1f}x, default evaluate {off[1] / cli[1]:.1f}x (target >= 10x)"
-        )
-        print(
-            f"peak memory vs official: serial {ours[2] / off[2]:.3f}, default evaluate (all processes) {cli[2] / off[2]:.3f} (target <= 0.2)"
-        )
-        if max(diffs) > 1e-9:
-            print("MISMATCH against the official procedure", file=sys.stderr)
-            return 1
-    return 0
+    baseline = _measure(_baseline_mb)[2]
+    if args.data is not None:
+        results = _run_all(*_datasets(args.data, args), args)
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            results = _run_all(*_datasets(Path(tmp), args), args)
+    print("(2-core machine shared with other jobs: times are the best of the runs made)")
+    return _report(results, baseline)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from napari_mood.core._float16 import memory_order_axes
 from napari_mood.core.scores import (
     N_CODES,
     ScoreMode,
@@ -33,7 +34,7 @@ from napari_mood.core.scores import (
     to_mood_codes,
 )
 
-_CHUNK = 1 << 20  # voxels per bincount call: bounds the int64 temporaries at 8 MiB
+_CHUNK = 1 << 18  # voxels per bincount call: int64 temporaries of 2 MiB stay in cache
 
 
 def check_labels(labels: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -43,12 +44,6 @@ def check_labels(labels: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     if arr.shape != shape:
         raise ValueError(f"labels shape {arr.shape} differs from scores shape {shape}")
     return gt_mask(arr, strict=True)
-
-
-def memory_order_axes(arr: np.ndarray) -> tuple[int, ...]:
-    """Axes of ``arr`` from largest to smallest stride: ``arr.transpose(axes)`` is C-ordered
-    when ``arr`` is contiguous in any axis order (e.g. Fortran-ordered NIfTI data)."""
-    return tuple(int(a) for a in np.argsort([-abs(st) for st in arr.strides], kind="stable"))
 
 
 def code_histograms(codes: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -63,7 +63,7 @@ from napari_mood.core.results import (
     SampleSummary,
     Status,
 )
-from napari_mood.core.scores import ScoreMode
+from napari_mood.core.scores import ONE_CODE, ScoreMode, code_values
 from napari_mood.core.validate import (
     Problem,
     check_affine,
@@ -197,8 +197,19 @@ def _score_method(
     derived = None
     if options.sample_from_pixel is not None and status == "ok":
         derived = sample_score_from_pixel(scores, how=options.sample_from_pixel)
-    max_score = float(scores.max()) if scores.size else 0.0
-    return MethodCase(method, status, accumulator, objects, derived, max_score)
+    return MethodCase(method, status, accumulator, objects, derived, _max_score(scores))
+
+
+def _max_score(scores: np.ndarray) -> float:
+    """The largest score (0 for no voxel); clipped float16 on its codes (numpy's float16
+    ``max`` is ~20x slower than the uint16 one)."""
+    if not scores.size:
+        return 0.0
+    if scores.dtype == np.float16:
+        top = int(scores.view(np.uint16).max())
+        if top <= ONE_CODE:  # no negative value, -0.0 or NaN: codes order like values
+            return float(code_values()[top])
+    return float(scores.max())
 
 
 def _scan_grid(path: Path | None) -> Grid | None:

@@ -24,11 +24,11 @@ from typing import cast
 
 import nibabel as nib
 import numpy as np
-from isal import igzip
+from isal import igzip, isal_zlib
 from isal.igzip_lib import IsalError
 
 from napari_mood.core.io import MoodInputError, check_regular_file, is_nifti, warn_input
-from napari_mood.core.scores import ONE_CODE, ScoreMode, check_mode, gt_mask
+from napari_mood.core.scores import ONE_CODE, ScoreMode, check_mode, gt_mask, to_mood_scores
 
 __all__ = [
     "EXTRA_MARGIN",
@@ -172,8 +172,39 @@ def _read_at_most(stream: io.BufferedIOBase, size: int) -> bytes:
 
 @dataclass(frozen=True)
 class _Decoded:
-    content: bytes
+    content: bytes  # the header and voxels, possibly followed by extra bytes
     extra: int  # bytes found after the voxels (up to EXTRA_MARGIN + 1)
+
+
+class _MoreMembers(Exception):
+    """The gzip stream holds several members: read it with the streaming reader."""
+
+
+def _inflate(raw: bytes, limit: int) -> bytes:
+    """At most ``limit`` bytes of a single-member gzip stream, in one ISA-L call.
+
+    The usual file (one member) is decompressed straight into one bytes object, with
+    no joins or copies. A stream ending early raises EOFError; another member after the
+    first raises :class:`_MoreMembers` (the caller then streams it).
+    """
+    inflater = isal_zlib.decompressobj(wbits=31)  # gzip wrapper: header and CRC checked
+    content = inflater.decompress(raw, limit)
+    if inflater.eof:
+        if inflater.unused_data.strip(b"\0") and len(content) < limit:
+            raise _MoreMembers
+    elif len(content) < limit:
+        raise EOFError("Compressed file ended before the end-of-stream marker was reached")
+    return content
+
+
+def _stream(raw: bytes, head_bytes: int, announced: Callable[[bytes], int | None]) -> bytes:
+    """Multi-member gzip: stream the members (as gzip does), up to what the header announces."""
+    with igzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
+        head = _read_at_most(stream, head_bytes)
+        limit = announced(head)
+        if limit is None:
+            return head
+        return head + _read_at_most(stream, limit - len(head))
 
 
 def _decompress(path: Path, raw: bytes) -> _Decoded:
@@ -186,21 +217,33 @@ def _decompress(path: Path, raw: bytes) -> _Decoded:
                 "rename it to .nii, or compress it with gzip",
             )
         raise MoodInputError(path, "is not a gzip file", _REEXPORT)
+    needed: list[int] = []
+
+    def announced(head: bytes) -> int | None:
+        header = _header(head)
+        size = None if header is None else _data_size(header)
+        if size is None:  # not NIfTI: the caller says so from the first bytes
+            return None
+        needed.append(size[0])
+        _check_ratio(path, size[0], size[1], size[2], len(raw))
+        return size[0] + EXTRA_MARGIN + 1
+
     try:
-        with igzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
-            head = _read_at_most(stream, _HEADER_BYTES)
-            header = _header(head)
-            announced = None if header is None else _data_size(header)
-            if announced is None:  # not NIfTI: the caller says so from the first bytes
-                return _Decoded(head, 0)
-            needed, shape, itemsize = announced
-            _check_ratio(path, needed, shape, itemsize, len(raw))
-            rest = _read_at_most(stream, needed + EXTRA_MARGIN + 1 - len(head))
+        try:
+            head = _inflate(raw, _HEADER_BYTES)
+            limit = announced(head)
+            if limit is None:  # no NIfTI header: a damaged stream says so first
+                _inflate(raw, EXTRA_MARGIN)
+            content = head if limit is None else _inflate(raw, limit)
+        except _MoreMembers:
+            needed.clear()
+            content = _stream(raw, _HEADER_BYTES, announced)
     except _GZIP_ERRORS as exc:
         reason = " ".join(str(exc).split()) or type(exc).__name__
         raise MoodInputError(path, f"is not a readable gzip file ({reason})", _REEXPORT) from exc
-    content = head + rest
-    return _Decoded(content[:needed], max(0, len(content) - needed))
+    if not needed:
+        return _Decoded(content, 0)
+    return _Decoded(content, max(0, len(content) - needed[0]))
 
 
 def _check_ratio(path: Path, needed: int, shape: tuple[int, ...], itemsize: int, size: int) -> None:
@@ -245,7 +288,11 @@ def load_nifti(path: str | os.PathLike[str]) -> nib.Nifti1Image:
     MoodInputError
         See above.
     """
-    path = Path(path)
+    return _load(Path(path))[0]
+
+
+def _load(path: Path) -> tuple[nib.Nifti1Image, bytes]:
+    """:func:`load_nifti`, also returning the decoded bytes (for :func:`_voxel_view`)."""
     check_regular_file(path, what="NIfTI file")
     if not is_nifti(path):
         raise MoodInputError(path, "is not a NIfTI file", "expected a .nii or .nii.gz file")
@@ -257,7 +304,23 @@ def load_nifti(path: str | os.PathLike[str]) -> nib.Nifti1Image:
     for message in [str(w.message) for w in caught] + logged:
         warn_input(path, message)
     _warn_extra(path, decoded.extra)
-    return img
+    return img, decoded.content
+
+
+def _voxel_view(img: nib.Nifti1Image, content: bytes) -> np.ndarray | None:
+    """The stored voxels as a read-only view of the decoded bytes (no copy, no cast), or
+    None when the header scales them (then nibabel's reading applies)."""
+    proxy = img.dataobj
+    if not isinstance(proxy, nib.arrayproxy.ArrayProxy):
+        return None
+    if not (proxy.slope == 1 and proxy.inter == 0):
+        return None
+    dtype = np.dtype(proxy.dtype)
+    count = int(np.prod(proxy.shape, dtype=np.int64))
+    if int(proxy.offset) + count * dtype.itemsize > len(content):
+        return None
+    flat = np.frombuffer(content, dtype=dtype, count=count, offset=int(proxy.offset))
+    return flat.reshape(proxy.shape, order=proxy.order)
 
 
 @contextlib.contextmanager
@@ -444,17 +507,37 @@ def read_scores(path: str | os.PathLike[str], *, mode: ScoreMode = "mood") -> Sc
     dtype('float16')
     """
     check_mode(mode)
-    img = load_nifti(path)
+    img, content = _load(Path(path))
+    affine = np.asarray(img.affine, dtype=np.float64)
+    stored = _voxel_view(img, content) if mode == "mood" else None
+    if stored is not None and _stored_in_unit_range(stored):
+        # the common case: the cast cannot leave [0, 1], nothing to count or clip; the
+        # codes are bit for bit get_fdata(dtype=np.float16) (tested), without its copies
+        scores = stored.copy(order="K") if stored.dtype == np.float16 else to_mood_scores(stored)
+        return ScoreRead(_squeeze(scores), affine, Path(path), 0, 0, 0, 0, 0)
     dtype = np.float16 if mode == "mood" else np.float32
     # beyond the float16 range -> inf, clipped to 1 below
     scores = _squeeze(_data(Path(path), lambda: img.get_fdata(dtype=dtype)))
-    affine = np.asarray(img.affine, dtype=np.float64)
-    if _in_unit_range(scores):  # the common case: nothing to count or clip
+    if _in_unit_range(scores):  # nothing to count or clip
         return ScoreRead(scores, affine, Path(path), 0, 0, 0, 0, 0)
     counts = _range_counts(scores)
     np.clip(scores, 0.0, 1.0, out=scores)
     scores += scores.dtype.type(0.0)  # -0.0 -> +0.0
     return ScoreRead(scores, affine, Path(path), *counts)
+
+
+def _stored_in_unit_range(stored: np.ndarray) -> bool:
+    """True when every stored value is in [0, 1] (no NaN, no -0.0), from the bit patterns:
+    a float's pattern read as a signed integer is in [0, pattern(1.0)] exactly then."""
+    if stored.size == 0 or stored.dtype == np.bool_:
+        return True
+    if stored.dtype.kind == "f" and stored.dtype.isnative and stored.dtype.itemsize in (2, 4, 8):
+        bits = stored.view(f"i{stored.dtype.itemsize}")
+        one = int(np.array(1, dtype=stored.dtype).view(bits.dtype))
+        return bool(bits.min() >= 0 and bits.max() <= one)
+    if stored.dtype.kind in "iu":
+        return bool(stored.min() >= 0 and stored.max() <= 1)
+    return False
 
 
 def _in_unit_range(scores: np.ndarray) -> bool:
@@ -500,8 +583,8 @@ def read_label(path: str | os.PathLike[str]) -> LabelRead:
     >>> read_label("toy_label/pixel/toy_0.nii.gz").mask.dtype  # doctest: +SKIP
     dtype('bool')
     """
-    img = load_nifti(path)
-    raw = _data(Path(path), lambda: _label_values(img))
+    img, content = _load(Path(path))
+    raw = _data(Path(path), lambda: _label_values(img, content))
     mask = gt_mask(raw)  # equals the official clip(rint(x), 0, 1) == 1
     rounded = np.rint(raw) if raw.dtype.kind == "f" else raw
     n_nonbinary = int(rounded.size - np.count_nonzero((rounded == 0) | (rounded == 1)))
@@ -510,7 +593,10 @@ def read_label(path: str | os.PathLike[str]) -> LabelRead:
     )
 
 
-def _label_values(img: nib.Nifti1Image) -> np.ndarray:
+def _label_values(img: nib.Nifti1Image, content: bytes) -> np.ndarray:
+    stored = _voxel_view(img, content)
+    if stored is not None and stored.dtype.kind in "iu":
+        return stored  # integers without scaling: compared without a copy
     proxy = img.dataobj
     slope, inter = getattr(proxy, "slope", 1.0), getattr(proxy, "inter", 0.0)
     native = np.dtype(img.get_data_dtype())

@@ -40,6 +40,7 @@ __all__ = [
     "best_case_threshold",
     "best_dataset_thresholds",
     "match_method_names",
+    "readout_from_match",
     "threshold_readout",
 ]
 
@@ -139,6 +140,53 @@ def threshold_readout(
     )
     counts = obj.count_objects([case], threshold=value)
     return Readout(value, flagged_voxels.size, flagged, volume, dice, counts)
+
+
+def readout_from_match(
+    labelled: obj.LabelledMatch,
+    *,
+    threshold: float | None = None,
+    voxel_volume: float | None = None,
+) -> Readout:
+    """The :func:`threshold_readout` of a map against its GT, from its labelled match.
+
+    Equal to ``threshold_readout(scores, gt, threshold=threshold)`` (MOOD criterion, the
+    case's own size window) without labelling again. ``threshold`` defaults to the one
+    the match was computed at; any threshold flagging the same voxels may be given.
+
+    Examples
+    --------
+    >>> gt = np.zeros((6, 6), dtype=bool); gt[1:3, 1:3] = True
+    >>> lm = obj.labelled_match(np.where(gt, 0.9, 0.1), gt, threshold=0.5)
+    >>> r = readout_from_match(lm, voxel_volume=2.0)
+    >>> r.flagged, r.flagged_mm3, r.dice, (r.objects.tp, r.objects.fp, r.objects.fn)
+    (4, 8.0, 1.0, (1, 0, 0))
+    """
+    value = labelled.threshold if threshold is None else check_threshold(threshold)
+    c = labelled.counts
+    flagged = labelled.n_flagged
+    denominator = flagged + labelled.n_gt
+    counts = obj.ObjectCounts(
+        threshold=value,
+        tp=c.tp,
+        fp=c.fp,
+        fn=c.fn,
+        discarded=c.discarded,
+        matched_extra=c.matched_extra,
+        f1=c.f1,
+        precision=c.precision,
+        recall=c.recall,
+        size_window=c.size_window,
+        per_case=(("", c.tp, c.fp, c.fn, c.discarded),),
+    )
+    return Readout(
+        threshold=value,
+        n_voxels=math.prod(labelled.shape),
+        flagged=flagged,
+        flagged_mm3=None if voxel_volume is None else flagged * float(voxel_volume),
+        dice=2.0 * labelled.n_overlap / denominator if denominator else math.nan,
+        objects=counts,
+    )
 
 
 def best_case_threshold(

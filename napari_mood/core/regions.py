@@ -25,10 +25,10 @@ from typing import Literal, get_args
 import numpy as np
 
 from napari_mood.core._checks import check_choice
-from napari_mood.core.objects import Connectivity, ObjectRecord, match_objects
+from napari_mood.core.objects import Connectivity, ObjectMatch, ObjectRecord, match_objects
 from napari_mood.core.scores import check_threshold
 
-__all__ = ["FlaggedRegion", "RegionScope", "flagged_regions", "rank_regions"]
+__all__ = ["FlaggedRegion", "RegionScope", "flagged_regions", "rank_regions", "regions_from_match"]
 
 RegionScope = Literal["window", "all"]
 
@@ -99,6 +99,22 @@ def flagged_regions(
         spacing=spacing,
         connectivity=connectivity,
     )
+    return regions_from_match(match, scope=scope)
+
+
+def regions_from_match(
+    match: ObjectMatch, *, scope: RegionScope = "window"
+) -> tuple[FlaggedRegion, ...]:
+    """The ranked flagged regions of an already computed (MOOD-criterion) match.
+
+    Examples
+    --------
+    >>> from napari_mood.core.objects import match_objects
+    >>> score = np.zeros((6, 6)); score[1:3, 1:3] = 0.9
+    >>> [r.size_voxels for r in regions_from_match(match_objects(score, score > 0, threshold=0.5))]
+    [4]
+    """
+    check_choice("scope", scope, get_args(RegionScope))
     regions = [_region(r) for r in match.objects if r.source == "pred"]
     return rank_regions(r for r in regions if scope == "all" or r.in_window)
 

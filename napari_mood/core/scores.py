@@ -35,6 +35,7 @@ from typing import Literal, get_args
 import numpy as np
 
 from napari_mood.core._checks import check_choice
+from napari_mood.core._float16 import float_codes, integer_codes
 
 __all__ = [
     "N_CODES",
@@ -135,12 +136,19 @@ def _f16_nan_count(codes: np.ndarray) -> int:
 def to_mood_codes(scores: np.ndarray) -> np.ndarray:
     """Return the float16 codes (uint16) of ``scores`` as the MOOD scorer sees them.
 
-    Float16 input already in [0, 1] is returned as a view (no copy). Anything else is
-    cast to float16 once and clipped on its bit pattern: after the cast, the int16 view
-    of a number orders like its value and is negative for negative numbers and -0.0, so
-    clipping the integers to ``[0, ONE_CODE]`` is clipping the values to [0, 1] (values
-    beyond the float16 range become infinities, clipped to 0 or 1). No float32
-    temporary is made. NaN raises ValueError.
+    Bit for bit the pattern of ``clip(scores.astype(float16), 0, 1)`` (``-0.0`` read as
+    ``+0.0``; values beyond the float16 range clip to 0 or 1), computed without any
+    full-size float temporary:
+
+    * float16 already in [0, 1] is returned as a view (no copy); other float16 is
+      copied and clipped on its int16 view, which orders like the values and is
+      negative for negative numbers and -0.0;
+    * float32 / float64 are converted in cache-sized chunks on their integer bit
+      patterns (clip, then round to nearest even; see :mod:`napari_mood.core._float16`);
+    * integers and bools are 1.0 where ``>= 1``, else 0.0;
+    * other floats (long double) are cast once, then clipped on the bit pattern.
+
+    The codes keep the memory order of ``scores``. NaN raises ValueError.
 
     Examples
     --------
@@ -149,6 +157,13 @@ def to_mood_codes(scores: np.ndarray) -> np.ndarray:
     """
     arr = np.asarray(scores)
     _check_real(arr)
+    if arr.dtype.kind in "biu":
+        return integer_codes(arr)
+    if arr.dtype.itemsize in (4, 8):
+        codes, n_nan = float_codes(arr)
+        if n_nan:
+            raise _nan_error(n_nan)
+        return codes
     if arr.dtype == np.float16:
         codes = arr.view(np.uint16)
         if codes.size == 0 or int(codes.max()) <= ONE_CODE:  # NaN and negatives are above
@@ -158,10 +173,9 @@ def to_mood_codes(scores: np.ndarray) -> np.ndarray:
         with np.errstate(over="ignore"):  # beyond the float16 range: +-inf, clipped below
             as16 = arr.astype(np.float16)
     codes = as16.view(np.uint16)
-    if arr.dtype.kind == "f":
-        n_nan = _f16_nan_count(codes)
-        if n_nan:
-            raise _nan_error(n_nan)
+    n_nan = _f16_nan_count(codes)
+    if n_nan:
+        raise _nan_error(n_nan)
     signed = as16.view(np.int16)
     np.clip(signed, 0, ONE_CODE, out=signed)
     return codes

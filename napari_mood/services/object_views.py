@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from napari_mood.core.objects import KINDS, ObjectMatch, ObjectRecord, kind_table, match_objects
-from napari_mood.core.objects import object_labels as core_object_labels
+from napari_mood.core.objects import KINDS, ObjectMatch, ObjectRecord, kind_table
+from napari_mood.services.labelling import LabellingCache, labelled
 from napari_mood.services.snapshots import MapSnapshot
 
 __all__ = [
@@ -63,11 +63,14 @@ class MethodObjects:
     has_gt: bool
 
 
-def compute_method_objects(snapshot: MapSnapshot, gt: np.ndarray | None) -> MethodObjects:
+def compute_method_objects(
+    snapshot: MapSnapshot, gt: np.ndarray | None, *, cache: LabellingCache | None = None
+) -> MethodObjects:
     """Run the MOOD object rule on one map and build its TP / FP / FN label images.
 
     Object ids in the images are the ids of :attr:`ObjectMatch.objects` (predicted ids for
-    TP and FP, GT ids for FN).
+    TP and FP, GT ids for FN). The map is labelled once (taken from ``cache`` when given,
+    so readouts and regions at the same threshold reuse it).
 
     Raises
     ------
@@ -83,18 +86,22 @@ def compute_method_objects(snapshot: MapSnapshot, gt: np.ndarray | None) -> Meth
     (1, 1)
     """
     score = np.asarray(snapshot.data)
-    truth = np.zeros(score.shape, dtype=bool) if gt is None else np.asarray(gt)
+    truth = None if gt is None else np.asarray(gt)
     spacing = snapshot.spacing or None
+    get = labelled if cache is None else cache.get
     try:
-        match = match_objects(score, truth, threshold=snapshot.threshold, spacing=spacing)
+        found = get(score, truth, threshold=snapshot.threshold, spacing=spacing)
     except ValueError as error:
         raise ValueError(f"cannot match the objects of {snapshot.describe()}: {error}") from error
-    pred_labels, gt_labels = core_object_labels(score, truth, threshold=snapshot.threshold)
+    match = found.match_at(snapshot.threshold)
     pred_table = kind_table(match, source="pred")
+    pred = (found.pred_crop, found.pred_crop_labels)
     images = {
-        "TP": _kind_image(pred_labels, pred_table, "TP"),
-        "FP": _kind_image(pred_labels, pred_table, "FP"),
-        "FN": _kind_image(gt_labels, kind_table(match, source="gt"), "FN"),
+        "TP": _kind_image(found.shape, *pred, pred_table, "TP"),
+        "FP": _kind_image(found.shape, *pred, pred_table, "FP"),
+        "FN": _kind_image(
+            found.shape, found.gt_crop, found.gt_crop_labels, kind_table(match, source="gt"), "FN"
+        ),
     }
     return MethodObjects(snapshot.name, match, images, gt is not None)
 
@@ -180,17 +187,30 @@ def _feature_row(label: int, record: ObjectRecord, verdicts: Mapping[int, str]) 
     )
 
 
-def match_methods(maps: Sequence[MapSnapshot], gt: Any) -> tuple[MethodObjects, ...]:
+def match_methods(
+    maps: Sequence[MapSnapshot], gt: Any, *, cache: LabellingCache | None = None
+) -> tuple[MethodObjects, ...]:
     """:func:`compute_method_objects` for every map (one worker job)."""
     truth = None if gt is None else np.asarray(gt)
-    return tuple(compute_method_objects(snapshot, truth) for snapshot in maps)
+    return tuple(compute_method_objects(snapshot, truth, cache=cache) for snapshot in maps)
 
 
-def _kind_image(labels: np.ndarray, table: np.ndarray, kind: str) -> np.ndarray:
-    """Keep the ids of ``kind`` objects; smallest unsigned dtype that holds them."""
-    keep = table[labels] == KINDS.index(kind) + 1  # type: ignore[arg-type]  # kind is a Kind
-    image = np.where(keep, labels, 0)
-    return image.astype(np.min_scalar_type(int(image.max(initial=0))))
+def _kind_image(
+    shape: tuple[int, ...],
+    crop: tuple[slice, ...],
+    labels: np.ndarray,
+    table: np.ndarray,
+    kind: str,
+) -> np.ndarray:
+    """Keep the ids of ``kind`` objects in a full volume; smallest unsigned dtype that holds
+    them (worked out on the labelled box only)."""
+    keep = table[labels] == KINDS.index(kind) + 1 if labels.size else np.zeros(labels.shape, bool)
+    box = np.where(keep, labels, 0)
+    dtype = np.min_scalar_type(int(box.max(initial=0)))
+    image = np.zeros(shape, dtype=dtype)
+    if box.size:
+        image[crop] = box
+    return image
 
 
 def matched_text(record: ObjectRecord) -> str:
@@ -198,6 +218,7 @@ def matched_text(record: ObjectRecord) -> str:
 
     Examples
     --------
+    >>> from napari_mood.core.objects import match_objects
     >>> gt = np.zeros((6, 6), bool); gt[1:3, 1:3] = True
     >>> [matched_text(r) for r in match_objects(gt * 0.9, gt, threshold=0.5).objects]
     ['GT 1', 'pred 1']

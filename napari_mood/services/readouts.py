@@ -17,9 +17,11 @@ from napari_mood.core.readout import (
     BestCriterion,
     Readout,
     best_case_threshold,
+    readout_from_match,
     threshold_readout,
 )
 from napari_mood.services.evaluation import ThresholdChoice
+from napari_mood.services.labelling import LabellingCache, labelled
 from napari_mood.services.snapshots import MapSnapshot
 
 __all__ = ["best_on_case", "best_text", "compute_readouts", "readout_text"]
@@ -27,8 +29,13 @@ __all__ = ["best_on_case", "best_text", "compute_readouts", "readout_text"]
 CRITERION_TEXT = {"dice": "Dice", "object_f1": "object F1"}
 
 
-def compute_readouts(maps: Sequence[MapSnapshot], gt: Any) -> dict[str, Readout]:
+def compute_readouts(
+    maps: Sequence[MapSnapshot], gt: Any, *, cache: LabellingCache | None = None
+) -> dict[str, Readout]:
     """Readout of every map at its threshold (the GT is used where its shape matches).
+
+    With a GT the objects come from the map's labelling at that threshold, taken from
+    ``cache`` when given (shared with the objects and review jobs).
 
     Examples
     --------
@@ -40,8 +47,16 @@ def compute_readouts(maps: Sequence[MapSnapshot], gt: Any) -> dict[str, Readout]
     for snapshot in maps:
         data = np.asarray(snapshot.data)
         truth = gt if gt is not None and np.shape(gt) == data.shape else None
-        readouts[snapshot.name] = threshold_readout(
-            data, truth, threshold=snapshot.threshold, voxel_volume=snapshot.voxel_volume
+        volume = snapshot.voxel_volume
+        if truth is None:
+            readouts[snapshot.name] = threshold_readout(
+                data, None, threshold=snapshot.threshold, voxel_volume=volume
+            )
+            continue
+        get = labelled if cache is None else cache.get
+        found = get(data, truth, threshold=snapshot.threshold, spacing=snapshot.spacing or None)
+        readouts[snapshot.name] = readout_from_match(
+            found, threshold=snapshot.threshold, voxel_volume=volume
         )
     return readouts
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from napari_mood.core.objects import object_labels
-from napari_mood.core.regions import FlaggedRegion, RegionScope, flagged_regions
+from napari_mood.core.regions import FlaggedRegion, RegionScope, regions_from_match
+from napari_mood.services.labelling import LabellingCache, labelled
 from napari_mood.services.snapshots import MapSnapshot
 
 __all__ = ["FoundRegions", "find_regions"]
@@ -26,9 +26,16 @@ class FoundRegions:
 
 
 def find_regions(
-    snapshot: MapSnapshot, gt: Any, *, case: str | None, scope: RegionScope
+    snapshot: MapSnapshot,
+    gt: Any,
+    *,
+    case: str | None,
+    scope: RegionScope,
+    cache: LabellingCache | None = None,
 ) -> FoundRegions:
     """Rank the flagged regions of a map and label them (ids as in the regions).
+
+    The map is labelled once (taken from ``cache`` when given).
 
     A map the core refuses raises ValueError naming the method and its file.
 
@@ -40,13 +47,13 @@ def find_regions(
     ([4], 1)
     """
     score = np.asarray(snapshot.data)
-    spacing = snapshot.spacing or None
-    threshold = snapshot.threshold
+    truth = None if gt is None else np.asarray(gt)
+    get = labelled if cache is None else cache.get
     try:
-        regions = flagged_regions(score, gt, threshold=threshold, scope=scope, spacing=spacing)
+        found = get(score, truth, threshold=snapshot.threshold, spacing=snapshot.spacing or None)
+        regions = regions_from_match(found.match_at(snapshot.threshold), scope=scope)
     except ValueError as error:
         raise ValueError(f"cannot review the regions of {snapshot.describe()}: {error}") from error
-    truth = np.zeros(score.shape, dtype=bool) if gt is None else gt
-    labels, _ = object_labels(score, truth, threshold=threshold)
-    labels = labels.astype(np.min_scalar_type(int(labels.max(initial=0))))
-    return FoundRegions(case, snapshot.name, threshold, regions, labels)
+    labels = found.pred_labels()
+    labels = labels.astype(np.min_scalar_type(int(found.pred_crop_labels.max(initial=0))))
+    return FoundRegions(case, snapshot.name, snapshot.threshold, regions, labels)

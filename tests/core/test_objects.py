@@ -22,6 +22,7 @@ from scipy.spatial import ConvexHull
 from napari_mood.core.objects import (
     KINDS,
     CaseObjects,
+    MatchCounts,
     ObjectMatch,
     best_object_threshold,
     binarize_scores,
@@ -32,6 +33,7 @@ from napari_mood.core.objects import (
     distinct_value_thresholds,
     kind_table,
     label_objects,
+    labelled_match,
     match_objects,
     object_labels,
 )
@@ -895,3 +897,67 @@ def test_invalid_arrays_raise(score, gt, message):
 def test_non_numeric_scores_are_a_type_error():  # one rule for every scorer (core.scores)
     with pytest.raises(TypeError, match="real numbers"):
         match_objects(np.full((2, 2), "a"), np.zeros((2, 2)), threshold=0.5)
+
+
+# --------------------------------------------------------------------------- labelled match
+
+
+def _blobby_case(seed: int, shape=(12, 13, 14)) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    score = ndimage.uniform_filter(rng.random(shape), 3).astype(np.float32)
+    gt = ndimage.uniform_filter(rng.random(shape), 3) > 0.56
+    return score, gt
+
+
+@FAST
+@given(
+    seed=st.integers(0, 10_000),
+    threshold=st.floats(0.3, 0.7),
+    connectivity=st.sampled_from(["full", "face"]),
+    with_gt=st.booleans(),
+)
+def test_labelled_match_equals_match_objects_and_object_labels(
+    seed, threshold, connectivity, with_gt
+):
+    score, gt = _blobby_case(seed)
+    if not with_gt:
+        gt = np.zeros_like(gt)
+    found = labelled_match(
+        score, gt, threshold=threshold, connectivity=connectivity, spacing=(1.0, 2.0, 0.5)
+    )
+    expected = match_objects(
+        score, gt, threshold=threshold, connectivity=connectivity, spacing=(1.0, 2.0, 0.5)
+    )
+    assert found.match == expected
+    assert found.counts == MatchCounts(
+        expected.tp,
+        expected.fp,
+        expected.fn,
+        expected.discarded,
+        expected.matched_extra,
+        expected.f1,
+        expected.precision,
+        expected.recall,
+        expected.size_window,
+    ) or (expected.tp + expected.fp + expected.fn == 0)  # NaN ratios compare unequal
+    assert found.match_at(0.999).threshold == 0.999 and found.threshold == expected.threshold
+    pred_labels, gt_labels = object_labels(
+        score, gt, threshold=threshold, connectivity=connectivity
+    )
+    np.testing.assert_array_equal(found.pred_labels(), pred_labels)
+    np.testing.assert_array_equal(found.gt_labels(), gt_labels)
+    flagged = flag(score, threshold)
+    assert found.n_flagged == int(flagged.sum())
+    assert found.n_gt == int(gt.sum())
+    assert found.n_overlap == int((flagged & gt).sum())
+    assert found.nbytes == found.pred_crop_labels.nbytes + found.gt_crop_labels.nbytes
+
+
+def test_labelled_match_of_an_empty_prediction():
+    gt = np.zeros((5, 6), bool)
+    gt[1, 1] = True
+    found = labelled_match(np.zeros((5, 6)), gt, threshold=0.5)
+    assert (found.counts.tp, found.counts.fn, found.n_flagged, found.n_overlap) == (0, 1, 0, 0)
+    assert found.match.fn == 1
+    assert found.pred_labels().shape == (5, 6) and not found.pred_labels().any()
+    assert found.gt_labels()[1, 1] == 1

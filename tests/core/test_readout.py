@@ -15,13 +15,14 @@ from napari_mood.core.curves import curve_from_arrays
 from napari_mood.core.evaluate import evaluate_dataset
 from napari_mood.core.io import discover_dataset, discover_methods
 from napari_mood.core.metrics import confusion_at
-from napari_mood.core.objects import default_threshold_grid, match_objects
+from napari_mood.core.objects import default_threshold_grid, labelled_match, match_objects
 from napari_mood.core.readout import (
     BestThreshold,
     MethodMatch,
     best_case_threshold,
     best_dataset_thresholds,
     match_method_names,
+    readout_from_match,
     threshold_readout,
 )
 from napari_mood.core.results import EvaluationOptions
@@ -230,3 +231,23 @@ def test_best_dataset_thresholds_read_the_evaluation(tmp_path: Path, case) -> No
             options=EvaluationOptions(tasks=("pixel",)),
         )
     assert best_dataset_thresholds(pixel_only, by="object_f1") == {}
+
+
+@pytest.mark.parametrize("threshold", [0.0, 0.2, F16_BELOW_0_3, 0.2999, 0.44, 0.5, 0.75, 1.0])
+def test_readout_from_match_equals_threshold_readout(case, threshold: float) -> None:
+    scores, gt = case
+    found = labelled_match(scores, gt, threshold=threshold)
+    assert readout_from_match(found, voxel_volume=1.5) == threshold_readout(
+        scores, gt, threshold=threshold, voxel_volume=1.5
+    )
+
+
+def test_readout_from_match_on_a_normal_case() -> None:
+    scores = np.zeros((5, 5))
+    scores[2, 2] = 0.9
+    normal = np.zeros((5, 5), bool)
+    for value in (0.5, 0.95):  # something flagged: Dice 0; nothing: NaN
+        found = readout_from_match(labelled_match(scores, normal, threshold=value))
+        expected = threshold_readout(scores, normal, threshold=value)
+        assert found.flagged == expected.flagged and found.objects == expected.objects
+        assert found.dice == expected.dice or (math.isnan(found.dice) and math.isnan(expected.dice))

@@ -57,12 +57,15 @@ from napari_mood.core.objects.dataset import (
 from napari_mood.core.objects.hull import HULL_TOLERANCE
 from napari_mood.core.objects.match import (
     BINARY_THRESHOLD,
+    LabelledMatch,
+    MatchCounts,
     MatchCriterion,
     ObjectMatch,
     ObjectRecord,
     Source,
     binarize_scores,
     kind_table,
+    labelled_match,
     match_objects,
     object_labels,
 )
@@ -73,6 +76,8 @@ __all__ = [
     "HULL_TOLERANCE",
     "KINDS",
     "CaseObjects",
+    "LabelledMatch",
+    "MatchCounts",
     "Connectivity",
     "LevelObjects",
     "MatchCriterion",
@@ -90,6 +95,7 @@ __all__ = [
     "distinct_value_thresholds",
     "kind_table",
     "label_objects",
+    "labelled_match",
     "match_objects",
     "object_labels",
 ]

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
 import numpy as np
@@ -43,6 +44,9 @@ from napari_mood.core.scores import (
 
 __all__ = [
     "BINARY_THRESHOLD",
+    "LabelledMatch",
+    "MatchCounts",
+    "labelled_match",
     "MatchCriterion",
     "ObjectMatch",
     "ObjectRecord",
@@ -287,17 +291,15 @@ def _all_records(
     pred: Components,
     truth: Components,
     assignment: Assignment,
-    keys: np.ndarray,
-    mode: ScoreMode,
+    scores: tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
     geometry: _Geometry,
 ) -> tuple[ObjectRecord, ...]:
-    """Records of every predicted object, then of every GT object."""
-    pred_scores = _object_scores(pred, keys, mode)
-    gt_scores = _object_scores(truth, keys, mode)
+    """Records of every predicted object, then of every GT object (``scores``: the max and
+    mean score of each predicted, then each GT, object)."""
     gt_kinds = np.where(assignment.detected, TP_CODE, FN_CODE)
     return tuple(
-        _records(pred, "pred", assignment.pred_kind, assignment.pred_matches, pred_scores, geometry)
-        + _records(truth, "gt", gt_kinds, assignment.gt_matches, gt_scores, geometry)
+        _records(pred, "pred", assignment.pred_kind, assignment.pred_matches, scores[0], geometry)
+        + _records(truth, "gt", gt_kinds, assignment.gt_matches, scores[1], geometry)
     )
 
 
@@ -393,14 +395,44 @@ def match_objects(
     value = resolve_threshold(keys, threshold, mode)
     pred = find_components(keys >= key_threshold(value, mode=mode), connectivity)
     truth = find_components(gt_mask, connectivity)
-    window = window_from_sizes(truth.sizes) if size_window is None else check_window(size_window)
+    options = _MatchOptions(value, connectivity, criterion, min_iou, one_to_one, mode, size_window)
+    return _match_components(pred, truth, keys, geometry, options)
+
+
+@dataclass(frozen=True)
+class _MatchOptions:
+    threshold: float
+    connectivity: Connectivity
+    criterion: MatchCriterion
+    min_iou: float
+    one_to_one: bool
+    mode: ScoreMode
+    size_window: tuple[float, float] | None
+
+
+def _assign(
+    pred: Components, truth: Components, options: _MatchOptions
+) -> tuple[tuple[float, float], Assignment]:
+    """Size window and assignment of the MOOD rule (or its options) on labelled components."""
+    window = (
+        window_from_sizes(truth.sizes)
+        if options.size_window is None
+        else check_window(options.size_window)
+    )
     kept = (pred.sizes >= window[0]) & (pred.sizes <= window[1])
-    iou = _iou(pred, truth) if criterion == "iou" or one_to_one else {}
-    admissible = _admissible(criterion, pred, truth, kept, iou, min_iou)
-    if one_to_one:
-        assignment = assign_one_to_one(kept, admissible, iou, truth.n)
-    else:
-        assignment = assign_many(kept, admissible, truth.n)
+    iou = _iou(pred, truth) if options.criterion == "iou" or options.one_to_one else {}
+    admissible = _admissible(options.criterion, pred, truth, kept, iou, options.min_iou)
+    if options.one_to_one:
+        return window, assign_one_to_one(kept, admissible, iou, truth.n)
+    return window, assign_many(kept, admissible, truth.n)
+
+
+def _build_match(
+    window: tuple[float, float],
+    assignment: Assignment,
+    options: _MatchOptions,
+    objects: tuple[ObjectRecord, ...],
+) -> ObjectMatch:
     tp, fp, fn, discarded, extra = tally(assignment)
     f1, precision, recall = ratios(tp, fp, fn)
     return ObjectMatch(
@@ -413,13 +445,193 @@ def match_objects(
         precision=precision,
         recall=recall,
         size_window=window,
-        threshold=value,
-        connectivity=connectivity,
-        criterion=criterion,
-        one_to_one=one_to_one,
-        mode=mode,
-        objects=_all_records(pred, truth, assignment, keys, mode, geometry),
+        threshold=options.threshold,
+        connectivity=options.connectivity,
+        criterion=options.criterion,
+        one_to_one=options.one_to_one,
+        mode=options.mode,
+        objects=objects,
     )
+
+
+def _match_components(
+    pred: Components,
+    truth: Components,
+    keys: np.ndarray,
+    geometry: _Geometry,
+    options: _MatchOptions,
+) -> ObjectMatch:
+    """The MOOD rule on labelled predicted and GT components (:func:`match_objects`)."""
+    window, assignment = _assign(pred, truth, options)
+    scores = (_object_scores(pred, keys, options.mode), _object_scores(truth, keys, options.mode))
+    objects = _all_records(pred, truth, assignment, scores, geometry)
+    return _build_match(window, assignment, options, objects)
+
+
+@dataclass(frozen=True)
+class MatchCounts:
+    """The counts of a :class:`ObjectMatch` (what a readout needs), without the records."""
+
+    tp: int
+    fp: int
+    fn: int
+    discarded: int
+    matched_extra: int
+    f1: float
+    precision: float
+    recall: float
+    size_window: tuple[float, float]
+
+
+@dataclass(frozen=True, eq=False)
+class _RecordParts:
+    """What the per-object records are built from (no full-volume array)."""
+
+    pred: Components
+    truth: Components
+    assignment: Assignment
+    scores: tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+    geometry: _Geometry
+    window: tuple[float, float]
+    options: _MatchOptions
+
+
+@dataclass(frozen=True, eq=False)
+class LabelledMatch:
+    """A MOOD match with the labelling its ids refer to (:func:`labelled_match`).
+
+    The counts are computed at once; the per-object records of :attr:`match` (Python
+    objects, the slow part with thousands of specks) are built on first access and kept.
+    The label images are kept cropped to the box holding the objects (``pred_crop`` /
+    ``gt_crop``, in volume coordinates): :meth:`pred_labels` / :meth:`gt_labels` paste
+    them into a full volume when a caller needs one.
+
+    Attributes
+    ----------
+    counts : MatchCounts
+        TP, FP, FN, ... of the match.
+    threshold : float
+        The threshold the match was computed at.
+    shape : tuple of int
+        Shape of the score map.
+    pred_crop, gt_crop : tuple of slice
+        Where the cropped label images sit in the volume (empty slices when no object).
+    pred_crop_labels, gt_crop_labels : ndarray of uint32
+        Object ids of :attr:`match` inside the crops (0: background).
+    n_flagged : int
+        Voxels with score ``>= threshold``.
+    n_gt : int
+        Anomalous GT voxels.
+    n_overlap : int
+        Flagged voxels that are anomalous in the GT (the voxel true positives).
+    """
+
+    counts: MatchCounts
+    threshold: float
+    shape: tuple[int, ...]
+    pred_crop: tuple[slice, ...]
+    pred_crop_labels: np.ndarray
+    gt_crop: tuple[slice, ...]
+    gt_crop_labels: np.ndarray
+    n_flagged: int
+    n_gt: int
+    n_overlap: int
+    _parts: _RecordParts
+
+    @functools.cached_property
+    def match(self) -> ObjectMatch:
+        """The full :class:`ObjectMatch` (as :func:`match_objects` returns it)."""
+        parts = self._parts
+        objects = _all_records(
+            parts.pred, parts.truth, parts.assignment, parts.scores, parts.geometry
+        )
+        return _build_match(parts.window, parts.assignment, parts.options, objects)
+
+    def match_at(self, threshold: float) -> ObjectMatch:
+        """:attr:`match` reported at ``threshold`` (one that flags the same voxels)."""
+        match = self.match
+        return match if match.threshold == threshold else replace(match, threshold=threshold)
+
+    def pred_labels(self) -> np.ndarray:
+        """Full-volume uint32 label image of the predicted objects (as :func:`object_labels`)."""
+        return _paste(self.shape, self.pred_crop, self.pred_crop_labels)
+
+    def gt_labels(self) -> np.ndarray:
+        """Full-volume uint32 label image of the GT objects (as :func:`object_labels`)."""
+        return _paste(self.shape, self.gt_crop, self.gt_crop_labels)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the cropped label images."""
+        return int(self.pred_crop_labels.nbytes + self.gt_crop_labels.nbytes)
+
+
+def _paste(shape: tuple[int, ...], crop: tuple[slice, ...], labels: np.ndarray) -> np.ndarray:
+    full = np.zeros(shape, dtype=np.uint32)
+    if labels.size:
+        full[crop] = labels
+    return full
+
+
+def labelled_match(
+    score: np.ndarray,
+    gt: np.ndarray,
+    *,
+    threshold: float | None = None,
+    connectivity: Connectivity = "full",
+    spacing: Sequence[float] | None = None,
+    affine: np.ndarray | None = None,
+    mode: ScoreMode = "mood",
+) -> LabelledMatch:
+    """:func:`match_objects` (MOOD criterion, default window) plus its one labelling.
+
+    The predicted and GT masks are labelled once; the counts, the label images of
+    :func:`object_labels`, the voxel counts a readout needs and (on first access) the
+    records of :func:`match_objects` all come from it.
+
+    Examples
+    --------
+    >>> gt = np.zeros((8, 8), dtype=bool); gt[2:5, 2:5] = True
+    >>> lm = labelled_match(np.where(gt, 0.9, 0.1), gt, threshold=0.5)
+    >>> lm.counts.tp, lm.n_flagged, lm.n_overlap, int(lm.pred_labels().max())
+    (1, 9, 9, 1)
+    >>> lm.match.objects[0].kind
+    'TP'
+    """
+    check_choice("connectivity", connectivity, get_args(Connectivity))
+    check_mode(mode)
+    keys = read_keys(score, mode)
+    gt_mask = truth_mask(gt, keys.shape)
+    geometry = _geometry(keys.ndim, spacing, affine)
+    value = resolve_threshold(keys, threshold, mode)
+    flagged = keys >= key_threshold(value, mode=mode)
+    pred = find_components(flagged, connectivity)
+    truth = find_components(gt_mask, connectivity)
+    options = _MatchOptions(value, connectivity, "mood", 0.1, False, mode, None)
+    window, assignment = _assign(pred, truth, options)
+    scores = (_object_scores(pred, keys, mode), _object_scores(truth, keys, mode))
+    tp, fp, fn, discarded, extra = tally(assignment)
+    counts = MatchCounts(tp, fp, fn, discarded, extra, *ratios(tp, fp, fn), window)
+    return LabelledMatch(
+        counts=counts,
+        threshold=value,
+        shape=tuple(keys.shape),
+        pred_crop=pred.crop,
+        pred_crop_labels=pred.labels,
+        gt_crop=truth.crop,
+        gt_crop_labels=truth.labels,
+        n_flagged=int(pred.sizes.sum()),
+        n_gt=int(truth.sizes.sum()),
+        n_overlap=_overlap_voxels(flagged, gt_mask, truth.crop),
+        _parts=_RecordParts(pred, truth, assignment, scores, geometry, window, options),
+    )
+
+
+def _overlap_voxels(flagged: np.ndarray, gt_mask: np.ndarray, crop: tuple[slice, ...]) -> int:
+    """Flagged GT voxels, counted inside the GT's box only."""
+    if gt_mask[crop].size == 0:
+        return 0
+    return int(np.count_nonzero(flagged[crop] & gt_mask[crop]))
 
 
 def object_labels(

@@ -1,0 +1,260 @@
+"""Benchmark the viewer at MOOD sizes: open, threshold readouts, objects, 3-D, stalls.
+
+Writes one synthetic MOOD case (a scan, a GT with a few lesions, 4 float32 maps, as a
+method saves them) of ``--size``^3 voxels in the dataset layout the demo opens (or reuses
+the one in ``--data``), then, in this process and through the plugin's own entry points
+only (``load_into_viewer``, ``dock_plugin_widgets``, ``focus_case``, the session and the
+docked widgets' public ``busy`` / ``run`` / ``readouts`` / ``results``), measures:
+
+* open: from ``napari.Viewer(show=True)`` until the window with the scan and every map
+  has been drawn and the docked widgets are idle (target <= 4 s at 256^3, <= 12 s at
+  512^3), and the peak resident memory of the process meanwhile (<= 500 MB / 2.5 GB);
+* threshold readout: ``set_all_thresholds`` until the thresholds widget has its new
+  readouts (target <= 0.3 s);
+* objects: the objects widget matching every method, per method (target <= 0.5 s at
+  256^3), and the same job through the GUI-free service with a shared labelling cache
+  (:func:`napari_mood.services.object_views.compute_method_objects`), for reference;
+* 3-D: ``viewer.dims.ndisplay = 3`` until drawn, and the memory it adds (target <= 3 s);
+* stall: the longest gap between ticks of a 10 ms QTimer over all of the above
+  (target <= 100 ms).
+
+Run under a display (``xvfb-run -a -s "-screen 0 1920x1200x24" python ...``). It prints
+each number against its target; targets not met are reported, not raised.
+
+    python benchmarks/bench_viewer.py [--size 256] [--data /tmp/mood-viewer-bench]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import nibabel as nib
+import numpy as np
+from scipy import ndimage
+
+METHODS = ("smooth", "noisy", "speckled", "blurred")
+TICK_MS = 10
+
+
+def _status_mb(field: str) -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return float(line.split()[1]) / 1024.0
+    raise RuntimeError(f"{field} not in /proc/self/status")
+
+
+def _reset_peak() -> float:
+    """Reset the peak resident memory (VmHWM) to the current one and return it (MB)."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:  # pragma: no cover - old kernels: the peak includes earlier phases
+        pass
+    return _status_mb("VmRSS")
+
+
+def make_case(root: Path, size: int, seed: int = 0) -> Path:
+    """Write ``root/{toy,toy_label/pixel,methods/<m>}/case_000.nii.gz`` (float32 maps)."""
+    rng = np.random.default_rng(seed)
+    shape = (size,) * 3
+    name = "case_000.nii.gz"
+    affine = np.diag([1.0, 1.0, 1.0, 1.0])
+    grid = np.ogrid[tuple(slice(0, s) for s in shape)]
+    gt = np.zeros(shape, dtype=np.uint8)
+    for centre, radius in ((0.3, 0.05), (0.55, 0.08), (0.7, 0.03)):
+        gt[sum((g - centre * size) ** 2 for g in grid) <= (radius * size) ** 2] = 1
+    brain = ndimage.zoom(rng.random((8, 8, 8)).astype(np.float32), size / 8, order=1)
+    scan = (300 * brain + rng.normal(0, 20, shape)).astype(np.float32)
+    files = {root / "toy" / name: scan, root / "toy_label" / "pixel" / name: gt}
+    low = ndimage.zoom(rng.random((16, 16, 16)).astype(np.float32), size / 16, order=1)
+    for index, method in enumerate(METHODS):
+        noise = rng.random(shape, dtype=np.float32) * (0.1 + 0.1 * index)
+        scores = np.clip(0.5 * low + noise + 0.35 * gt, 0, 1).astype(np.float32)
+        files[root / "methods" / method / name] = scores
+    for path, data in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        nib.save(nib.Nifti1Image(data, affine), str(path))
+    return root
+
+
+class StallMeter:
+    """A 10 ms QTimer on the main thread; records the longest gap between its ticks."""
+
+    def __init__(self) -> None:
+        from qtpy.QtCore import QTimer
+
+        self.last = time.perf_counter()
+        self.max_gap = 0.0
+        self.where = ""
+        self.phase = "start"
+        self._timer = QTimer()
+        self._timer.setInterval(TICK_MS)
+        self._timer.timeout.connect(self._on_timer_timeout)
+        self._timer.start()
+
+    def _on_timer_timeout(self) -> None:
+        now = time.perf_counter()
+        if now - self.last > self.max_gap:
+            self.max_gap, self.where = now - self.last, self.phase
+        self.last = now
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+
+def _wait(app, condition: Callable[[], bool], timeout: float = 600.0) -> float:
+    """Process events until ``condition()``; return the seconds it took."""
+    start = time.perf_counter()
+    while not condition():
+        app.processEvents()
+        if time.perf_counter() - start > timeout:
+            raise TimeoutError("gave up waiting")
+        time.sleep(0.002)
+    return time.perf_counter() - start
+
+
+def _drawn(app, viewer) -> None:
+    """Let the canvas draw what it has (a few event-loop rounds and a screenshot)."""
+    for _ in range(3):
+        app.processEvents()
+    viewer.screenshot(canvas_only=True, flash=False)
+    app.processEvents()
+
+
+def _idle(widgets) -> Callable[[], bool]:
+    return lambda: not any(getattr(w, "busy", False) for w in widgets)
+
+
+def _widget(widgets, name: str):
+    return next(w for w in widgets if type(w).__name__ == name)
+
+
+def run(root: Path, size: int) -> dict[str, float]:
+    import napari
+    from qtpy.QtWidgets import QApplication
+
+    from napari_mood._napari.viewer import dock_plugin_widgets, focus_case, load_into_viewer
+
+    app = QApplication.instance() or QApplication([])
+    meter = StallMeter()
+    out: dict[str, float] = {}
+    base = _reset_peak()
+    meter.phase = "open"
+    start = time.perf_counter()
+    viewer = napari.Viewer(title="bench", show=True)
+    session = load_into_viewer(viewer, [root])
+    widgets = dock_plugin_widgets(viewer)
+    focus_case(viewer, session)
+    _drawn(app, viewer)
+    out["open_s"] = time.perf_counter() - start
+    _wait(app, _idle(widgets))
+    out["open_idle_s"] = time.perf_counter() - start
+    out["open_peak_mb"] = _status_mb("VmHWM")
+    out["open_peak_above_start_mb"] = out["open_peak_mb"] - base
+
+    thresholds = _widget(widgets, "ThresholdWidget")
+    meter.phase = "threshold readout"
+    for value in (0.6, 0.7):
+        before = thresholds.readouts
+        start = time.perf_counter()
+        session.set_all_thresholds(value)
+        _wait(app, lambda b=before: not thresholds.busy and thresholds.readouts != b)
+        out[f"readout_{value}_s"] = time.perf_counter() - start
+    _wait(app, _idle(widgets))
+
+    objects = _widget(widgets, "ObjectsWidget")
+    meter.phase = "objects"
+    shown = objects.results
+    start = time.perf_counter()
+    objects.run()  # the methods selected in the widget (all, or the current one)
+    _wait(app, lambda: not objects.busy and objects.results is not shown)
+    out["objects_per_method_s"] = (time.perf_counter() - start) / max(1, len(objects.results))
+    out["objects_methods"] = len(objects.results)
+    _wait(app, _idle(widgets))
+
+    meter.phase = "3-D switch"
+    before_3d = _reset_peak()
+    start = time.perf_counter()
+    viewer.dims.ndisplay = 3
+    _drawn(app, viewer)
+    out["3d_s"] = time.perf_counter() - start
+    out["3d_added_mb"] = _status_mb("VmHWM") - before_3d
+    meter.phase = "idle"
+    _wait(app, lambda: time.perf_counter() - start > out["3d_s"] + 0.5)
+    meter.stop()
+    out["max_stall_ms"] = 1000 * meter.max_gap
+    out["stall_phase"] = meter.where  # type: ignore[assignment]
+    out["service_objects_per_method_s"] = _service_objects(session)
+    viewer.close()
+    return out
+
+
+def _service_objects(session) -> float:
+    """The objects job without the GUI (shared labelling cache when available), per method."""
+    from napari_mood.services.object_views import compute_method_objects
+    from napari_mood.services.snapshots import MapSnapshot
+
+    try:
+        from napari_mood.services.labelling import LabellingCache
+
+        options = {"cache": LabellingCache()}
+    except ImportError:  # an older napari-mood (to measure "before")
+        options = {}
+    gt = None if session.gt_layer is None else np.asarray(session.gt_layer.data)
+    start = time.perf_counter()
+    for name in session.method_names:
+        method = session.method(name)
+        snapshot = MapSnapshot(name, method.data, method.threshold)
+        compute_method_objects(snapshot, gt, **options)
+    return (time.perf_counter() - start) / len(session.method_names)
+
+
+def report(out: dict[str, float], size: int) -> None:
+    big = size >= 512
+    targets = {
+        "open_s": ("window with scan and maps", 12.0 if big else 4.0, "s"),
+        "open_peak_mb": ("peak resident memory while opening", 2500.0 if big else 500.0, "MB"),
+        "readout_0.6_s": ("threshold readout (first move)", 0.3, "s"),
+        "readout_0.7_s": ("threshold readout (second move)", 0.3, "s"),
+        "objects_per_method_s": ("objects per method (widget)", 0.5, "s"),
+        "3d_s": ("switch to 3-D", 3.0, "s"),
+        "max_stall_ms": ("longest 10 ms timer stall", 100.0, "ms"),
+    }
+    print(f"viewer benchmark, one {size}^3 case with {len(METHODS)} float32 maps")
+    print("(2-core machine shared with other jobs: one run, numbers are indicative)")
+    for key, (what, target, unit) in targets.items():
+        value = out[key]
+        verdict = "ok" if value <= target else "NOT MET"
+        print(f"  {what:38s} {value:9.2f} {unit:2s} target <= {target:g} {unit}  {verdict}")
+    print(f"  {'open until widgets idle':38s} {out['open_idle_s']:9.2f} s")
+    print(
+        f"  {'peak memory above start while opening':38s} {out['open_peak_above_start_mb']:9.0f} MB"
+    )
+    print(f"  {'memory added by 3-D':38s} {out['3d_added_mb']:9.0f} MB")
+    print(
+        f"  {'objects per method (service, cached)':38s} {out['service_objects_per_method_s']:9.2f} s"
+    )
+    print(f"  longest stall during: {out['stall_phase']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=256, help="edge of the cubic case")
+    parser.add_argument("--data", type=Path, help="folder to write the case once and reuse")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = (args.data or Path(tmp)) / f"case{args.size}"
+        if not (root / "methods").is_dir():
+            t0 = time.perf_counter()
+            make_case(root, args.size)
+            print(f"wrote the case in {time.perf_counter() - t0:.0f} s ({root})")
+        report(run(root, args.size), args.size)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

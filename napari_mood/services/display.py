@@ -1,0 +1,264 @@
+"""Display data for a viewer: small copies of scans and maps, and multiscale pyramids.
+
+A viewer needs far less than 4 bytes per voxel to *show* a volume, while scoring needs the
+exact values. These building blocks make the shown data small and leave the exact arrays
+untouched (the caller keeps them for scoring):
+
+:func:`display_copy`
+    ``"float16"`` (default): a map becomes exactly its MOOD reading (float16 clipped to
+    [0, 1], :func:`~napari_mood.core.scores.to_mood_scores`), so a contrast limit from
+    :func:`~napari_mood.core.scores.display_threshold` shows exactly the flagged voxels;
+    a scan becomes float16 saturated at +-65504. ``"uint8"`` / ``"uint16"``: the values
+    are mapped linearly from ``limits`` (maps: [0, 1]; scans: their finite min and max)
+    to the integer range, rounded; :meth:`DisplayCopy.to_value` maps back. Integer
+    display is an approximation of the values, for scans or when memory is tight.
+    NaN is shown as 0 (displays never fail on NaN; scoring decides the NaN policy).
+
+:func:`build_pyramid`
+    Levels downsampled by 2 along every axis until the largest edge is at most
+    ``min_size``: ``"max"`` pooling for maps and masks (a one-voxel hot spot or lesion
+    stays visible at every level), ``"mean"`` for scans (smooth intensities). Level 0 is
+    the input itself (no copy); odd edges keep their last voxel. At 512^3 the levels are
+    512, 256, 128, 64 (1 + 1/8 + 1/64 + ... of level 0: the pyramid costs 14 % more than
+    the data), and a 3-D view can use the level picked by :func:`level_for_volume`.
+
+Work is done in slabs along the first axis, so no full-size float32/float64 temporary is
+made at any level.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+import numpy as np
+
+from napari_mood.core._checks import check_choice
+from napari_mood.core.curves import memory_order_axes
+from napari_mood.core.scores import to_mood_scores
+
+__all__ = [
+    "DisplayCopy",
+    "DisplayDtype",
+    "DisplayKind",
+    "PoolMethod",
+    "build_pyramid",
+    "display_copy",
+    "level_for_volume",
+]
+
+DisplayKind = Literal["map", "scan"]
+DisplayDtype = Literal["float16", "uint8", "uint16"]
+PoolMethod = Literal["max", "mean"]
+_SLAB_VOXELS = 1 << 20  # voxels converted per step: bounds the temporaries
+_F16_MAX = float(np.finfo(np.float16).max)
+
+
+@dataclass(frozen=True, eq=False)
+class DisplayCopy:
+    """A display array and how its values relate to the exact ones.
+
+    ``value = offset + step * data`` (``offset=0, step=1`` for float16 data).
+    ``contrast_limits`` are in display units and show the whole ``limits`` range.
+    """
+
+    data: np.ndarray
+    offset: float
+    step: float
+    limits: tuple[float, float]
+
+    @property
+    def contrast_limits(self) -> tuple[float, float]:
+        """Contrast limits (display units) spanning ``limits``."""
+        return self.to_display(self.limits[0]), self.to_display(self.limits[1])
+
+    def to_display(self, value: float) -> float:
+        """A value (e.g. a threshold) in display units."""
+        return (float(value) - self.offset) / self.step
+
+    def to_value(self, shown: float) -> float:
+        """A display value back in the data's units."""
+        return self.offset + self.step * float(shown)
+
+
+def _slabs(shape: tuple[int, ...]) -> list[slice]:
+    if not shape:
+        return [slice(None)]
+    per_row = max(1, int(np.prod(shape[1:], dtype=np.int64)))
+    rows = max(1, _SLAB_VOXELS // per_row)
+    return [slice(i, i + rows) for i in range(0, shape[0], rows)] or [slice(0, 0)]
+
+
+def _finite_limits(data: np.ndarray) -> tuple[float, float]:
+    lo, hi = np.inf, -np.inf
+    for rows in _slabs(data.shape):
+        part = np.asarray(data[rows])
+        if part.dtype.kind == "f":
+            part = part[np.isfinite(part)]
+        if part.size:
+            lo, hi = min(lo, float(part.min())), max(hi, float(part.max()))
+    return (0.0, 1.0) if lo > hi else (lo, hi)
+
+
+def _float16_slab(part: np.ndarray, kind: DisplayKind) -> np.ndarray:
+    if part.dtype.kind == "f" and np.isnan(part).any():
+        part = np.nan_to_num(part, nan=0.0)
+    if kind == "map":
+        return to_mood_scores(part)
+    return np.clip(part, -_F16_MAX, _F16_MAX).astype(np.float16)
+
+
+def _integer_slab(part: np.ndarray, dtype: np.dtype, lo: float, step: float) -> np.ndarray:
+    top = np.iinfo(dtype).max
+    scaled = (np.nan_to_num(part.astype(np.float64), nan=lo) - lo) / step  # a slab: bounded
+    return np.clip(np.rint(scaled), 0, top).astype(dtype)
+
+
+def display_copy(
+    data: np.ndarray,
+    *,
+    kind: DisplayKind = "map",
+    dtype: DisplayDtype = "float16",
+    limits: tuple[float, float] | None = None,
+) -> DisplayCopy:
+    """Return a small copy of ``data`` to show (see the module docstring).
+
+    Parameters
+    ----------
+    data : ndarray
+        A score map or a scan (any real dtype); never modified.
+    kind : {"map", "scan"}
+        Maps are clipped to [0, 1] as MOOD reads them; scans keep their range.
+    dtype : {"float16", "uint8", "uint16"}
+        Display dtype.
+    limits : (float, float), optional
+        Value range of integer display (default: [0, 1] for maps, the finite min/max
+        of a scan). Ignored for float16.
+
+    Examples
+    --------
+    >>> shown = display_copy(np.array([0.3, 2.0, -1.0]))
+    >>> shown.data.dtype, shown.data.tolist()
+    (dtype('float16'), [0.300048828125, 1.0, 0.0])
+    >>> small = display_copy(np.array([0.0, 0.5, 1.0]), dtype="uint8")
+    >>> small.data.tolist(), small.to_value(small.data[1])
+    ([0, 128, 255], 0.5019607843137255)
+    """
+    check_choice("kind", kind, get_args(DisplayKind))
+    check_choice("dtype", dtype, get_args(DisplayDtype))
+    arr = np.asarray(data)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"display data must hold real numbers, got dtype {arr.dtype}")
+    order = memory_order_axes(arr)  # slabs along the slowest axis in memory (F-ordered NIfTI)
+    src = arr.transpose(order)
+    out_t = np.empty(src.shape, dtype=np.dtype(dtype))
+    out = out_t.transpose(np.argsort(order))  # the input's axes and memory order
+    if dtype == "float16":
+        for rows in _slabs(src.shape):
+            out_t[rows] = _float16_slab(np.asarray(src[rows]), kind)
+        return DisplayCopy(out, 0.0, 1.0, (0.0, 1.0) if kind == "map" else _finite_limits(src))
+    lo, hi = limits if limits is not None else (0.0, 1.0) if kind == "map" else _finite_limits(src)
+    if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+        lo, hi = (lo, lo + 1.0) if np.isfinite(lo) else (0.0, 1.0)  # constant data
+    step = (float(hi) - float(lo)) / np.iinfo(out.dtype).max
+    for rows in _slabs(src.shape):
+        out_t[rows] = _integer_slab(np.asarray(src[rows]), out.dtype, float(lo), step)
+    return DisplayCopy(out, float(lo), step, (float(lo), float(hi)))
+
+
+def _pairs(arr: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Even and odd entries along ``axis`` (same length) and the unpaired last one."""
+    n = arr.shape[axis]
+    index: list[slice | int] = [slice(None)] * arr.ndim
+
+    def take(s: slice | int) -> np.ndarray:
+        index[axis] = s
+        return arr[tuple(index)]
+
+    last = np.expand_dims(take(n - 1), axis) if n % 2 else None
+    return take(slice(0, n - 1, 2)), take(slice(1, n, 2)), last
+
+
+def _pool_axis(arr: np.ndarray, axis: int, method: PoolMethod) -> np.ndarray:
+    even, odd, last = _pairs(arr, axis)
+    if method == "max":
+        pooled = np.maximum(even, odd)
+    else:
+        pooled = (even.astype(np.float32) + odd) * np.float32(0.5)
+    if last is not None:
+        pooled = np.concatenate([pooled, last.astype(pooled.dtype)], axis=axis)
+    return pooled
+
+
+def _downsample(arr: np.ndarray, method: PoolMethod) -> np.ndarray:
+    """One pyramid step: pool pairs along every axis (slab by slab along the first)."""
+    if arr.shape[0] < 2:
+        out_slabs = [arr]
+    else:
+        rows = max(2, 2 * (_slabs(arr.shape)[0].stop // 2))
+        out_slabs = [arr[i : i + rows] for i in range(0, arr.shape[0], rows)]
+    pooled = []
+    for slab in out_slabs:
+        part = np.asarray(slab)
+        as_codes = method == "max" and part.dtype == np.float16 and _non_negative(part)
+        work = part.view(np.uint16) if as_codes else part  # float16 max is slow in numpy
+        for axis in range(work.ndim):
+            if work.shape[axis] > 1:
+                work = _pool_axis(work, axis, method)
+        if as_codes:
+            work = work.view(np.float16)
+        elif part.dtype.kind in "biu" and work.dtype.kind == "f":
+            work = np.rint(work)
+        pooled.append(work.astype(part.dtype, copy=False))
+    return np.concatenate(pooled, axis=0)
+
+
+def _non_negative(part: np.ndarray) -> bool:
+    """True for float16 data without negative values or NaN (uint16 order = value order)."""
+    return part.size == 0 or int(part.view(np.uint16).max()) <= 0x7C00
+
+
+def build_pyramid(
+    data: np.ndarray, *, method: PoolMethod = "max", min_size: int = 64
+) -> list[np.ndarray]:
+    """Return ``[data, data/2, data/4, ...]`` until the largest edge is ``<= min_size``.
+
+    Parameters
+    ----------
+    data : ndarray
+        2-D or 3-D array (the display copy of a map, a scan or a mask).
+    method : {"max", "mean"}
+        ``"max"`` for maps and masks (small hot spots stay visible), ``"mean"`` for scans.
+    min_size : int
+        Stop once the largest edge is at most this (>= 1).
+
+    Examples
+    --------
+    >>> spot = np.zeros((8, 8), dtype=np.float16); spot[5, 6] = 0.9
+    >>> levels = build_pyramid(spot, min_size=2)
+    >>> [lv.shape for lv in levels], float(levels[-1].max())
+    ([(8, 8), (4, 4), (2, 2)], 0.89990234375)
+    """
+    check_choice("method", method, get_args(PoolMethod))
+    if min_size < 1:
+        raise ValueError(f"min_size must be >= 1; got {min_size}")
+    arr = np.asarray(data)
+    levels = [arr]
+    while max(levels[-1].shape, default=0) > min_size:
+        levels.append(_downsample(levels[-1], method))
+    return levels
+
+
+def level_for_volume(levels: list[np.ndarray], *, max_voxels: int = 256**3) -> int:
+    """Index of the finest level with at most ``max_voxels`` voxels (the last if none).
+
+    Examples
+    --------
+    >>> levels = build_pyramid(np.zeros((64, 64, 64), np.uint8), min_size=8)
+    >>> [lv.shape[0] for lv in levels], level_for_volume(levels, max_voxels=16**3)
+    ([64, 32, 16, 8], 2)
+    """
+    for index, level in enumerate(levels):
+        if level.size <= max_voxels:
+            return index
+    return len(levels) - 1

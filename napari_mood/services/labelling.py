@@ -1,0 +1,206 @@
+"""One labelling per (map, threshold), shared by the objects, readouts and review jobs.
+
+Moving a threshold slider asks three widgets for the same thing: the connected components
+of ``score >= threshold`` matched to the ground truth. :class:`LabellingCache` computes
+that :class:`~napari_mood.core.objects.LabelledMatch` once and hands it to each of them.
+
+Key
+    The *identity* of the map array and of the GT array (``id`` of the objects; entries
+    hold weak references, so an entry never outlives its arrays and a recycled ``id``
+    never hits a stale entry), the threshold's float16 *code*
+    (:func:`~napari_mood.core.scores.threshold_code`: two thresholds between the same two
+    stored values flag the same voxels and share an entry), the connectivity and the
+    spacing. Arrays are taken as read-only: a map whose values change must be a new array
+    (or call :meth:`LabellingCache.clear`).
+
+Bounds
+    At most ``max_entries`` entries and ``max_bytes`` bytes of label images; the least
+    recently used entries go first.
+
+Threads
+    Thread-safe. A request for a key another thread is computing waits for that result
+    instead of labelling again; a failed computation is not cached (the error is raised
+    to every waiter).
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from napari_mood.core.objects import Connectivity, LabelledMatch, labelled_match
+from napari_mood.core.scores import check_threshold, threshold_code
+
+__all__ = ["LabellingCache", "labelled"]
+
+DEFAULT_MAX_ENTRIES = 16
+DEFAULT_MAX_BYTES = 1 << 30
+
+
+@dataclass(eq=False)
+class _Entry:
+    score_ref: Any  # weakref.ref to the map array
+    gt_ref: Any  # weakref.ref to the GT array, or None
+    result: Future[LabelledMatch]
+
+    def alive(self) -> bool:
+        return self.score_ref() is not None and (self.gt_ref is None or self.gt_ref() is not None)
+
+    def nbytes(self) -> int:
+        return self.result.result().nbytes if self.result.done() and not self._failed() else 0
+
+    def _failed(self) -> bool:
+        return self.result.exception() is not None
+
+
+def _weak(arr: Any) -> Any:
+    try:
+        return weakref.ref(arr)
+    except TypeError:  # not weak-referenceable (e.g. a scalar): never cached
+        return None
+
+
+def labelled(
+    score: np.ndarray,
+    gt: np.ndarray | None,
+    *,
+    threshold: float,
+    connectivity: Connectivity = "full",
+    spacing: Sequence[float] | None = None,
+) -> LabelledMatch:
+    """:func:`~napari_mood.core.objects.labelled_match` with an all-normal GT when None."""
+    truth = np.zeros(np.shape(score), dtype=bool) if gt is None else gt
+    return labelled_match(
+        score, truth, threshold=threshold, connectivity=connectivity, spacing=spacing or None
+    )
+
+
+class LabellingCache:
+    """Bounded, thread-safe cache of labelled matches (see the module docstring).
+
+    Examples
+    --------
+    >>> cache = LabellingCache(max_entries=4)
+    >>> score = np.zeros((6, 6)); score[1:3, 1:3] = 0.9
+    >>> a = cache.get(score, None, threshold=0.3)
+    >>> b = cache.get(score, None, threshold=0.30004)  # flags the same float16 values
+    >>> a is b, b.match_at(0.30004).threshold, cache.stats()
+    (True, 0.30004, (1, 1))
+    """
+
+    def __init__(
+        self, *, max_entries: int = DEFAULT_MAX_ENTRIES, max_bytes: int = DEFAULT_MAX_BYTES
+    ) -> None:
+        if max_entries < 1 or max_bytes < 0:
+            raise ValueError("max_entries must be >= 1 and max_bytes >= 0")
+        self._max_entries = max_entries
+        self._max_bytes = max_bytes
+        self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
+        self._lock = threading.Lock()
+        self._hits = 0
+        self._misses = 0
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._entries)
+
+    def stats(self) -> tuple[int, int]:
+        """``(hits, misses)`` so far."""
+        with self._lock:
+            return self._hits, self._misses
+
+    def clear(self) -> None:
+        """Drop every entry (e.g. when a map array was modified in place)."""
+        with self._lock:
+            self._entries.clear()
+
+    def get(
+        self,
+        score: np.ndarray,
+        gt: np.ndarray | None,
+        *,
+        threshold: float,
+        connectivity: Connectivity = "full",
+        spacing: Sequence[float] | None = None,
+    ) -> LabelledMatch:
+        """The labelled match of ``score`` at ``threshold``, computed at most once per key.
+
+        Entries are shared between thresholds that flag the same voxels: the result
+        reports the threshold it was computed at; ``result.match_at(threshold)`` and
+        ``readout_from_match(result, threshold=threshold)`` report ``threshold``.
+        """
+        value = check_threshold(threshold)
+        key = self._key(score, gt, value, connectivity, spacing)
+        score_ref, gt_ref = _weak(score), None if gt is None else _weak(gt)
+        if score_ref is None or (gt is not None and gt_ref is None):
+            return labelled(score, gt, threshold=value, connectivity=connectivity, spacing=spacing)
+        future, owner = self._claim(key, score_ref, gt_ref)
+        if owner:
+            self._compute(key, future, score, gt, value, connectivity, spacing)
+        return future.result()
+
+    @staticmethod
+    def _key(
+        score: Any,
+        gt: Any,
+        value: float,
+        connectivity: str,
+        spacing: Sequence[float] | None,
+    ) -> Hashable:
+        spacing_key = tuple(float(s) for s in spacing) if spacing else ()
+        gt_id = None if gt is None else id(gt)
+        return (id(score), gt_id, threshold_code(value), connectivity, spacing_key)
+
+    def _claim(self, key: Hashable, score_ref: Any, gt_ref: Any) -> tuple[Future, bool]:
+        """The future for ``key`` and whether this caller must compute it."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None and entry.alive():
+                self._entries.move_to_end(key)
+                self._hits += 1
+                return entry.result, False
+            self._misses += 1
+            future: Future[LabelledMatch] = Future()
+            self._entries[key] = _Entry(score_ref, gt_ref, future)
+            return future, True
+
+    def _compute(
+        self,
+        key: Hashable,
+        future: Future,
+        score: np.ndarray,
+        gt: np.ndarray | None,
+        value: float,
+        connectivity: Connectivity,
+        spacing: Sequence[float] | None,
+    ) -> None:
+        try:
+            result = labelled(
+                score, gt, threshold=value, connectivity=connectivity, spacing=spacing
+            )
+        except BaseException as error:
+            with self._lock:
+                if self._entries.get(key) is not None and self._entries[key].result is future:
+                    del self._entries[key]
+            future.set_exception(error)
+            return
+        future.set_result(result)
+        self._evict()
+
+    def _evict(self) -> None:
+        """Drop dead entries, then the oldest until both bounds hold (never the newest)."""
+        with self._lock:
+            for key in [k for k, e in self._entries.items() if not e.alive()]:
+                del self._entries[key]
+            while len(self._entries) > 1 and (
+                len(self._entries) > self._max_entries
+                or sum(e.nbytes() for e in self._entries.values()) > self._max_bytes
+            ):
+                self._entries.popitem(last=False)

@@ -1,0 +1,112 @@
+"""The fast reading routes of napari_mood.core.nifti against nibabel's own reading.
+
+``read_scores`` (mood mode) reads unscaled in-range maps from a view of the decoded bytes
+and converts them on their bit patterns; ``read_label`` compares unscaled integer labels
+without a copy; single-member gzip files are inflated in one ISA-L call. Every result is
+compared with what the official scorer does: ``nib.load(path).get_fdata(dtype=float16)``
+clipped, and ``clip(rint(get_fdata()), 0, 1) == 1``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import warnings
+from pathlib import Path
+
+import nibabel as nib
+import numpy as np
+import pytest
+
+from napari_mood.core.io import MoodInputError, MoodInputWarning
+from napari_mood.core.nifti import EXTRA_MARGIN, read_label, read_scores
+from tests.reference_scorer import clip_float16
+
+
+def _official_scores(path: Path) -> np.ndarray:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return clip_float16(nib.load(path).get_fdata(dtype=np.float16))
+
+
+def _maps(rng: np.random.Generator, dtype: str) -> list[np.ndarray]:
+    """An in-range map (fast route) and one with NaN, negatives and values above 1."""
+    inside = rng.random((6, 7, 5))
+    inside[0, 0, 0], inside[0, 0, 1] = 0.0, 1.0
+    outside = rng.standard_normal((6, 7, 5)) * 2
+    if np.dtype(dtype).kind == "f":
+        outside[1, 1, 1] = np.nan
+        outside[2, 2, 2] = -0.0
+    return [inside.astype(dtype), outside.astype(dtype)]
+
+
+@pytest.mark.parametrize("dtype", ["<f4", "<f8", ">f4", "<i2", "<u1"])  # nibabel writes no float16
+@pytest.mark.parametrize("suffix", [".nii.gz", ".nii"])
+def test_read_scores_equals_the_official_float16_read(nifti, dtype, suffix):
+    rng = np.random.default_rng(0)
+    for index, data in enumerate(_maps(rng, dtype)):
+        if np.dtype(dtype).kind in "iu":
+            data = np.clip(data, 0, 1) if index == 0 else (data * 3).astype(dtype)
+        path = nifti(f"m{index}{suffix}", data)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MoodInputWarning)
+            read = read_scores(path)
+        official = _official_scores(path)
+        assert read.scores.dtype == np.float16 and read.scores.flags.writeable
+        nan = np.isnan(official)
+        np.testing.assert_array_equal(np.isnan(read.scores), nan)
+        np.testing.assert_array_equal(
+            read.scores[~nan].view(np.uint16), official[~nan].view(np.uint16)
+        )
+        assert read.n_nan == int(nan.sum())
+
+
+def test_read_scores_applies_the_header_scaling(nifti):
+    data = (np.arange(24).reshape(2, 3, 4) % 5).astype(np.int16)
+    img = nib.Nifti1Image(data, np.eye(4))
+    img.header.set_slope_inter(0.25, 0.0)
+    path = nifti("scaled.nii.gz", np.zeros(1))
+    nib.save(img, str(path))
+    read = read_scores(path)
+    np.testing.assert_array_equal(read.scores, _official_scores(path))
+    assert read.n_above == int(np.count_nonzero(data * 0.25 > 1))
+
+
+def test_a_multi_member_gzip_file_reads_as_one(nifti, tmp_path):
+    data = np.random.default_rng(1).random((9, 8, 7)).astype(np.float32)
+    single = nifti("single.nii.gz", data)
+    blob = gzip.decompress(single.read_bytes())
+    multi = tmp_path / "multi.nii.gz"
+    half = len(blob) // 2
+    multi.write_bytes(gzip.compress(blob[:half]) + gzip.compress(blob[half:]))
+    np.testing.assert_array_equal(read_scores(multi).scores, read_scores(single).scores)
+    np.testing.assert_array_equal(read_scores(multi).scores, _official_scores(multi))
+
+
+def test_a_truncated_gzip_file_is_refused(nifti, tmp_path):
+    path = nifti("t.nii.gz", np.random.default_rng(2).random((20, 20, 20)))
+    cut = tmp_path / "cut.nii.gz"
+    cut.write_bytes(path.read_bytes()[:-2000])
+    with pytest.raises(MoodInputError, match="not a readable gzip file"):
+        read_scores(cut)
+
+
+def test_extra_bytes_after_the_voxels_are_ignored_with_a_warning(nifti, tmp_path):
+    data = np.random.default_rng(3).random((5, 6, 7)).astype(np.float32)
+    path = nifti("x.nii.gz", data)
+    padded = tmp_path / "padded.nii.gz"
+    padded.write_bytes(gzip.compress(gzip.decompress(path.read_bytes()) + b"\1" * 100))
+    with pytest.warns(MoodInputWarning, match="100 extra bytes"):
+        read = read_scores(padded)
+    np.testing.assert_array_equal(read.scores, _official_scores(path))
+    assert EXTRA_MARGIN > 100
+
+
+@pytest.mark.parametrize("dtype", ["<u1", "<i2", ">i2", "<f4"])
+def test_read_label_equals_the_official_rule(nifti, dtype):
+    data = np.array([[[0, 1, 2], [3, 1, 0]]]).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        data = data + np.array(0.5, dtype=dtype)  # 0.5 is normal, 1.5 anomalous
+    path = nifti("l.nii.gz", data)
+    label = read_label(path)
+    official = np.clip(np.rint(nib.load(path).get_fdata()), 0, 1) == 1
+    np.testing.assert_array_equal(label.mask, official)
