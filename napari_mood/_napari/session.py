@@ -48,6 +48,7 @@ from napari_mood._napari.layers import GT_FILL_OPACITY, METADATA_KEY, LayerData,
 from napari_mood.core.looks import METHOD_COLORS, method_colormap
 from napari_mood.core.orientation import DisplayTransform
 from napari_mood.core.scores import check_threshold, threshold_limits
+from napari_mood.services.labelling import LabellingCache
 from napari_mood.services.output import Inputs
 
 __all__ = ["MoodSession", "SessionMethod", "get_session"]
@@ -116,6 +117,7 @@ class MoodSession:
         self._batch_depth = 0
         self._pending: set[str] = set()  # signals held back while a batch runs
         self._switching = False  # inside replace_case
+        self.labelling = LabellingCache()  # one labelling per (map, threshold) for all panels
         self.blind = False  # a blind review runs: views name no layer (see widgets.review_view)
         viewer.layers.events.inserted.connect(self._on_layers_inserted)
         viewer.layers.events.removed.connect(self._on_layers_removed)

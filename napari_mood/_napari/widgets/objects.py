@@ -281,7 +281,9 @@ class ObjectsWidget(QWidget):
         maps = [self._snapshot(name) for name in self.selected_methods()]
         if maps:
             gt = self._session.gt_layer
-            self._worker.submit(match_methods, maps, None if gt is None else gt.data)
+            self._worker.submit(
+                match_methods, maps, None if gt is None else gt.data, cache=self._session.labelling
+            )
 
     def table_records(self) -> list[tuple[str, ObjectRecord]]:
         """``(method, record)`` of each table row, in the table's current (sorted) order."""

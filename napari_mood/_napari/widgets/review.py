@@ -219,6 +219,7 @@ class ReviewWidget(QWidget):
             None if gt is None else gt.data,
             case=self._session.case,
             scope=SCOPES[self._c.scope.currentIndex()][1],
+            cache=self._session.labelling,
         )
 
     def select_method(self, name: str) -> None:

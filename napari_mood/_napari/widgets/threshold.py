@@ -324,7 +324,9 @@ class ThresholdWidget(QWidget):
     def _on_timer_timeout(self) -> None:
         maps = tuple(_snapshot(m) for m in self._session.methods)
         if maps:
-            self._readout_worker.submit(compute_readouts, maps, _gt_data(self._session))
+            self._readout_worker.submit(
+                compute_readouts, maps, _gt_data(self._session), cache=self._session.labelling
+            )
 
     def _on_readouts_returned(self, readouts: dict[str, Readout]) -> None:
         self._readouts.update(readouts)
