@@ -18,6 +18,7 @@ from napari_mood._napari.session import MoodSession, get_session
 from napari_mood.core.io import MoodInputError
 from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.output import atomic_path
+from napari_mood.services.view_legend import add_legend
 
 __all__ = [
     "DOCK_ORDER",
@@ -283,6 +284,17 @@ def focus_object(
     viewer.scene.camera.zoom = float(FOCUS_FILL * canvas.min() / extent)
 
 
+def _legend_entries(layers: Sequence[Any]) -> list[tuple[str, str]]:
+    """(name, colour) of each shown method, top of the layer list first (as the colour bars)."""
+    shown = [layer for layer in layers if layer.visible]
+    entries = []
+    for layer in reversed(shown):
+        info = layer_info(layer) or {}
+        if info.get("color"):
+            entries.append((str(info.get("method") or layer.name), str(info["color"])))
+    return entries
+
+
 class _ExportLook:
     """Context: scale bar and the shown methods' colour bars on, then back as they were."""
 
@@ -306,7 +318,8 @@ class _ExportLook:
 
 
 def export_view(viewer: Any, path: str | os.PathLike[str], method_layers: Sequence[Any]) -> Path:
-    """Save the canvas as a PNG with a scale bar and the methods' colour bars; returns it.
+    """Save the canvas as a PNG with a scale bar, the methods' colour bars and a legend strip
+    naming each method's colour (:mod:`napari_mood.services.view_legend`); returns it.
 
     The scale bar's unit is the layers' ``units`` (mm for napari-mood layers).
     """
@@ -317,6 +330,7 @@ def export_view(viewer: Any, path: str | os.PathLike[str], method_layers: Sequen
         png = temporary.with_suffix(".png")  # napari picks the format by the name
         try:
             viewer.screenshot(str(png), canvas_only=True)
+            add_legend(png, _legend_entries(method_layers))
             png.replace(temporary)
         finally:
             png.unlink(missing_ok=True)

@@ -26,6 +26,7 @@ from qtpy.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QComboBox,
+    QDockWidget,
     QFileDialog,
     QHeaderView,
     QLabel,
@@ -72,6 +73,11 @@ SCOPES = {"case": "Current case", "dataset": "Dataset"}
 SCOPE_TIP = (
     "Current case: the maps shown, objects counted at each method's display threshold. "
     "Dataset: every case of the dataset, as `napari-mood evaluate` scores it."
+)
+TABLE_MARGIN = 60  # frame, scroll bar and margins around the table
+WIDE_TIP = (
+    "Float this panel as a window wide enough for every column (dock it back by "
+    "double-clicking its title)."
 )
 PICK_TIP = "Choose the MOOD dataset folder (holding toy/, toy_label/ and methods/)."
 EVALUATE_TIP = "Evaluate the dataset again (e.g. after changing thresholds)."
@@ -156,13 +162,14 @@ class TableWidget(QWidget):
         self._copy = QPushButton("Copy", self)
         self._copy.setToolTip(COPY_TIP)
         self._export = QPushButton("Export CSV...", self)
+        self._wide = kit.button(self, "All columns", WIDE_TIP)
         self._export.setToolTip(EXPORT_TIP)
         layout = QVBoxLayout(self)
         layout.addLayout(kit.row(self._scope, self._pick, self._evaluate, stretch=True))
         layout.addWidget(self._status)
         layout.addWidget(self._busy)
         layout.addWidget(self._grid, 1)
-        layout.addLayout(kit.row(self._copy, self._export, stretch=True))
+        layout.addLayout(kit.row(self._copy, self._export, self._wide, stretch=True))
         self._sync_buttons()
 
     def _build_table(self) -> QTableWidget:
@@ -181,6 +188,7 @@ class TableWidget(QWidget):
         self._pick.clicked.connect(self._on_pick_clicked)
         self._evaluate.clicked.connect(self._on_evaluate_clicked)
         self._copy.clicked.connect(self._on_copy_clicked)
+        self._wide.clicked.connect(self.show_all_columns)
         self._export.clicked.connect(self._on_export_clicked)
         connect = self._lifetime.connect
         connect(self._session.methods_changed, self._on_session_changed)
@@ -188,6 +196,18 @@ class TableWidget(QWidget):
         connect(self._session.threshold_changed, self._on_session_threshold_changed)
 
     # -- public API -----------------------------------------------------------------
+
+    def show_all_columns(self) -> None:
+        """Float the panel as a window wide enough for every column of the table."""
+        dock = self.parentWidget()
+        while dock is not None and not isinstance(dock, QDockWidget):
+            dock = dock.parentWidget()
+        if dock is None:
+            return
+        header = self._grid.horizontalHeader()
+        width = (header.length() if header is not None else 0) + TABLE_MARGIN
+        dock.setFloating(True)
+        dock.resize(max(width, dock.width()), max(dock.height(), 400))
 
     @property
     def session(self) -> MoodSession:

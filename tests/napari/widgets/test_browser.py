@@ -266,8 +266,14 @@ def test_export_view_adds_scale_bar_and_colour_bars_then_restores(
     from imageio.v3 import imread  # napari's own dependency
 
     exported = imread(out)
-    assert exported.shape[:2] == plain.shape[:2]
-    assert np.abs(exported[..., :3].astype(int) - plain[..., :3]).sum() > 0
+    assert exported.shape[1] == plain.shape[1]
+    assert exported.shape[0] > plain.shape[0]  # the legend strip naming each method's colour
+    canvas = exported[: plain.shape[0], :, :3].astype(int)
+    assert np.abs(canvas - plain[..., :3]).sum() > 0
+    strip = exported[plain.shape[0] :, :, :3]
+    for m in session.methods:  # a swatch of each method's colour
+        color = np.array([int(m.color[i : i + 2], 16) for i in (1, 3, 5)])
+        assert (np.abs(strip.astype(int) - color).sum(axis=-1) == 0).any(), m.name
     assert not viewer.canvas.overlays.scale_bar.visible
     assert not any(m.layer.colorbar.visible for m in session.methods)
     widget.deleteLater()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from qtpy.QtCore import Qt
 from qtpy.QtGui import QColor
-from qtpy.QtWidgets import QApplication
+from qtpy.QtWidgets import QApplication, QDockWidget
 
 from napari_mood._napari.viewer import SCREENSHOT_WINDOW_SIZE, focus_case, load_into_viewer
 from napari_mood._napari.widgets.table import STALE, TableWidget
@@ -273,3 +273,16 @@ def test_screenshot_of_the_dataset_table(make_napari_viewer, qtbot):
     path.parent.mkdir(exist_ok=True)
     image = viewer.screenshot(str(path), canvas_only=False)
     assert path.stat().st_size > 10_000 and image.shape[1] >= 1200
+
+
+def test_all_columns_floats_the_panel_wide_enough(table_viewer, qtbot):
+    viewer, widget = table_viewer
+    _wait(qtbot, widget)
+    dock = widget.parentWidget()
+    while not isinstance(dock, QDockWidget):
+        dock = dock.parentWidget()
+    header = widget._grid.horizontalHeader()
+    assert header.length() > dock.width()  # docked: some columns need scrolling
+    qtbot.mouseClick(widget._wide, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dock.isFloating() and dock.width() >= header.length(), timeout=3000)
+    assert widget._grid.viewport().width() >= header.length() - 2  # every column shown
