@@ -67,6 +67,7 @@ from napari_mood._napari.widgets.worker import LatestWorker
 from napari_mood.core.io import MoodInputError, case_stem
 from napari_mood.core.looks import method_color
 from napari_mood.core.orientation import Convention
+from napari_mood.core.paper import WIDTH_PRESETS
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.services.evaluation import EvaluationCancelled, FolderEvaluation, evaluate_folder
 from napari_mood.services.figures import ViewFigure, write_view_figure
@@ -241,7 +242,9 @@ class DatasetBrowserWidget(QWidget):
         self._dpi.setToolTip(TIPS["dpi"])
         self._annotate = QCheckBox("Annotate", box)
         self._annotate.setToolTip(TIPS["annotate"])
-        for widget in (self._figure_button, self._export_button, self._dpi, self._annotate):
+        self._width = kit.combo(box, WIDTH_TIP, [FREE_WIDTH, *WIDTH_PRESETS])
+        widgets = (self._figure_button, self._export_button, self._width, self._dpi, self._annotate)
+        for widget in widgets:
             row.addWidget(widget)
         return box
 
@@ -516,7 +519,15 @@ class DatasetBrowserWidget(QWidget):
             dpi=self._dpi.value(),
             inputs=session.inputs(),
             convention=_convention_shown(self._viewer),
+            width=None if self._width.currentText() == FREE_WIDTH else self._width.currentText(),
         )
+
+
+FREE_WIDTH = "any width"
+WIDTH_TIP = (
+    "Printed width of the figure: a journal column (89 mm), LNCS text (122 mm) or a page "
+    "(183 mm), text 7 pt (as napari-mood figure --width); 'any width': 1.8-inch cells."
+)
 
 
 def _convention_shown(viewer: object) -> Convention:

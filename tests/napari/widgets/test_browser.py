@@ -247,6 +247,10 @@ def test_make_figure_uses_the_current_slice_and_thresholds(
     qtbot.waitUntil(lambda: any("Figure saved" in m for _, m in notes), timeout=TIMEOUT_MS)
     header = (tmp_path / "fig.png").read_bytes()[16:24]
     assert int.from_bytes(header[:4], "big") > 5 * 1.8 * 60 * 0.9  # five columns
+    assert request.convention == "radiological" and request.width is None
+    widget._width.setCurrentText("page")  # a journal page: 183 mm at 60 dpi
+    request = widget._figure_request(tmp_path / "page.png")
+    assert request.width == "page"
     widget.deleteLater()
 
 
