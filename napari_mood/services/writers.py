@@ -15,10 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from napari_mood.core.writers import method_case_files, mood_case_files
+from napari_mood.core.orientation import DisplayTransform
+from napari_mood.core.writers import method_case_files, mood_case_files, nifti_gz_bytes
 from napari_mood.services.output import Inputs, check_output_file, write_bytes_atomic
 
-__all__ = ["write_files", "write_method_case", "write_mood_case"]
+__all__ = ["write_drawn_region", "write_files", "write_method_case", "write_mood_case"]
 
 PathLike = str | os.PathLike[str]
 
@@ -89,3 +90,41 @@ def write_method_case(
         method_dir, name, score_map, sample_score, affine, header, map_levels=map_levels
     )
     return write_files(files, inputs=inputs, force=force)
+
+
+def write_drawn_region(
+    path: PathLike,
+    labels: np.ndarray,
+    transform: DisplayTransform,
+    *,
+    inputs: Inputs | None = None,
+    force: bool = False,
+) -> Path:
+    """Write a region drawn in the viewer as a NIfTI label image on the scan's grid.
+
+    ``labels`` is a napari Labels layer's data, in display order on the scan's display
+    grid; it is turned back to the file's voxel order (``transform.to_file``) and written
+    with the scan's affine, label values kept (uint8 up to 255, else uint16), so that
+    ``napari-mood simulate --kind pet --mask FILE [--labels ...]`` reads it as an atlas.
+
+    Raises
+    ------
+    ValueError
+        When ``labels`` is not on the scan's display grid, or holds negative values or
+        values above 65535.
+    napari_mood.core.io.MoodInputError
+        When ``path`` is an input, exists without ``force``, or cannot be written.
+    """
+    array = np.asarray(labels)
+    if array.shape != transform.display_shape:
+        raise ValueError(
+            f"the drawn layer has shape {array.shape}, the scan's grid is "
+            f"{transform.display_shape}: draw on a layer made over the scan"
+        )
+    if array.size and (array.min() < 0 or array.max() > np.iinfo(np.uint16).max):
+        raise ValueError("label values must lie in 0..65535")
+    dtype = np.uint8 if not array.size or array.max() <= 255 else np.uint16
+    data = np.ascontiguousarray(transform.to_file(array.astype(dtype)))
+    target = Path(path)
+    write_files({target: nifti_gz_bytes(data, transform.affine)}, inputs=inputs, force=force)
+    return target

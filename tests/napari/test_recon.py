@@ -95,3 +95,31 @@ def test_show_reconstruction_hides_other_layers(make_napari_viewer, recon_set):
     view = load_recon_view(ReconFolders.of_dataset(sim, recon), "s_ad_deg00.nii.gz")
     added = show_reconstruction(viewer, view)
     assert not other.visible and len(added) == 8
+
+
+def test_a_region_drawn_over_the_scan_is_saved_as_a_mask(make_napari_viewer, tmp_path: Path):
+    import gzip
+
+    import nibabel as nib
+
+    from napari_mood._napari.viewer import load_into_viewer
+    from napari_mood.services.datasets import sample_data_dir
+
+    viewer = make_napari_viewer(show=True)
+    session = load_into_viewer(viewer, [sample_data_dir() / "toy" / "brain_000.nii.gz"])
+    transform = session.transform
+    drawn = np.zeros(transform.display_shape, np.uint8)
+    drawn[40:44, 50:53, 60:62] = 3  # a drawn block, in display order
+    scan = session.scan_layer
+    viewer.add_labels(drawn, scale=scan.scale, translate=scan.translate, name="region")
+    widget = ReconViewWidget(viewer)
+    out = widget.save_drawn_region(tmp_path / "region.nii.gz")
+    assert out is not None
+    image = nib.Nifti1Image.from_bytes(gzip.decompress(out.read_bytes()))
+    np.testing.assert_array_equal(np.asarray(image.dataobj), transform.to_file(drawn))
+    np.testing.assert_allclose(image.affine, transform.affine)
+    assert widget.save_drawn_region(tmp_path / "region.nii.gz") is None  # never replaced
+    viewer.layers.selection.active = scan  # not a Labels layer: nothing written
+    assert widget.save_drawn_region(tmp_path / "other.nii.gz") is None
+    assert not (tmp_path / "other.nii.gz").exists()
+    widget.deleteLater()

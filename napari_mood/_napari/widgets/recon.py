@@ -12,14 +12,25 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from qtpy.QtWidgets import QDoubleSpinBox, QFormLayout, QLabel, QVBoxLayout, QWidget
+import numpy as np
+from napari.layers import Labels
+from qtpy.QtWidgets import (
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QLabel,
+    QVBoxLayout,
+    QWidget,
+)
 
 from napari_mood._napari.recon import RECON_KEY, show_reconstruction
+from napari_mood._napari.session import get_session
 from napari_mood._napari.viewer import unwrap_viewer
 from napari_mood._napari.widgets import _kit as kit
 from napari_mood.core.io import MoodInputError
 from napari_mood.core.scores import threshold_limits
 from napari_mood.services.recon import ReconFolders, ReconView, find_recon_cases, load_recon_view
+from napari_mood.services.writers import write_drawn_region
 
 if TYPE_CHECKING:
     import napari
@@ -30,6 +41,11 @@ DATASET_TIP = "Simulated dataset: holds toy/ (inputs), healthy/ and region/."
 RECON_TIP = "Folder of the method's reconstructions, one CASE.nii.gz per input."
 CASES_TIP = "List the inputs of the dataset."
 CASE_TIP = "Case shown: input | reconstruction | residual | healthy, slices linked."
+REGION_TIP = (
+    "Save the selected Labels layer, drawn over a scan opened with napari-mood, as a NIfTI "
+    "label image on the scan's grid (file voxel order, scan affine, label values kept): "
+    "the --mask of 'napari-mood simulate --kind pet'."
+)
 THRESHOLD_TIP = "Residual scores at or below this are transparent (score = residual / the case's 99.9th percentile)."
 
 
@@ -62,6 +78,7 @@ class ReconViewWidget(QWidget):
         self._threshold.setValue(0.5)
         self._threshold.setToolTip(THRESHOLD_TIP)
         self._status = QLabel("", self)
+        self._save_region = kit.button(self, "Save drawn region as mask…", REGION_TIP)
         form = QFormLayout()
         form.addRow("Dataset", self._dataset)
         form.addRow("Reconstructions", self._recon)
@@ -71,12 +88,14 @@ class ReconViewWidget(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self._status)
+        layout.addWidget(self._save_region)
         layout.addStretch(1)
 
     def _connect(self) -> None:
         self._list_button.clicked.connect(self._on_list_button_clicked)
         self._case.currentTextChanged.connect(self._on_case_changed)
         self._threshold.valueChanged.connect(self._on_threshold_changed)
+        self._save_region.clicked.connect(self._on_save_region_clicked)
 
     # -- public API -----------------------------------------------------------------
 
@@ -131,3 +150,31 @@ class ReconViewWidget(QWidget):
     def _on_worker_error(self, exc: BaseException) -> None:
         self._status.setText("")
         kit.notify("error", f"napari-mood: {exc}")
+
+    def save_drawn_region(self, path: str | Path) -> Path | None:
+        """Write the selected Labels layer as a NIfTI mask on the scan's grid (or say why not)."""
+        session = get_session(self._viewer)
+        layer = self._viewer.layers.selection.active
+        if session.transform is None or not isinstance(layer, Labels):
+            kit.notify(
+                "warning",
+                "napari-mood: select a Labels layer drawn over a scan opened with napari-mood "
+                "(Layers > New Labels Layer with the scan selected), then save.",
+            )
+            return None
+        try:
+            out = write_drawn_region(
+                path, np.asarray(layer.data), session.transform, inputs=session.inputs()
+            )
+        except (ValueError, MoodInputError, OSError) as error:
+            kit.notify("error", f"napari-mood: the region was not saved: {error}")
+            return None
+        kit.notify("info", f"napari-mood: region saved to {out} (use it as --mask)")
+        return out
+
+    def _on_save_region_clicked(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Save drawn region", "region.nii.gz", "NIfTI (*.nii.gz)"
+        )
+        if path:
+            self.save_drawn_region(path)
