@@ -29,8 +29,10 @@ from napari_mood.core.results import DatasetEvaluation
 from napari_mood.services.output import Inputs, check_output_folder, write_text_atomic
 
 __all__ = [
+    "ALL_CATEGORIES",
     "REPORT_FILES",
     "ReportFiles",
+    "category_choices",
     "read_case_categories",
     "read_categories",
     "write_report",
@@ -87,6 +89,33 @@ def read_case_categories(path: str | Path) -> dict[str, CaseCategory]:
 def read_categories(path: str | Path) -> dict[str, str]:
     """``{case: category}`` of a categories file (see :func:`read_case_categories`)."""
     return {case: cat.category for case, cat in read_case_categories(path).items()}
+
+
+ALL_CATEGORIES = "All categories"
+
+
+def category_choices(
+    categories: Mapping[str, CaseCategory],
+) -> dict[str, frozenset[str] | None]:
+    """The browser's category filter: ``{label: cases}``, every case first (None).
+
+    Categories in order of name, then ``"category / sub-category"`` entries.
+
+    Examples
+    --------
+    >>> cats = {"a.nii.gz": CaseCategory("local", "sphere"), "b.nii.gz": CaseCategory("global")}
+    >>> {k: sorted(v or ()) for k, v in category_choices(cats).items()}
+    {'All categories': [], 'global': ['b.nii.gz'], 'local': ['a.nii.gz'], 'local / sphere': ['a.nii.gz']}
+    """
+    choices: dict[str, frozenset[str] | None] = {ALL_CATEGORIES: None}
+    for name in sorted({c.category for c in categories.values()}):
+        choices[name] = frozenset(k for k, c in categories.items() if c.category == name)
+    pairs = sorted({(c.category, c.subcategory) for c in categories.values() if c.subcategory})
+    for name, sub in pairs:
+        choices[f"{name} / {sub}"] = frozenset(
+            k for k, c in categories.items() if (c.category, c.subcategory) == (name, sub)
+        )
+    return choices
 
 
 _COLUMNS = "case,category[,subcategory[,order]]"

@@ -72,6 +72,7 @@ from napari_mood.core.results import EvaluationOptions
 from napari_mood.services.evaluation import EvaluationCancelled, FolderEvaluation, evaluate_folder
 from napari_mood.services.figures import ViewFigure, write_view_figure
 from napari_mood.services.output import check_output_file
+from napari_mood.services.report import ALL_CATEGORIES, category_choices, read_case_categories
 
 if TYPE_CHECKING:
     import napari
@@ -96,6 +97,11 @@ TIPS = {
     "progress": "Cases evaluated so far.",
     "method_filter": "Show the columns of one method, or of all methods.",
     "kind_filter": "Show all cases, only cases with an anomaly, or only normal cases.",
+    "category_filter": (
+        "Show one anomaly category or sub-category (from DATASET/categories.csv, read "
+        "after Evaluate, or the file chosen with 'Categories…'; columns "
+        "case,category[,subcategory[,order]])."
+    ),
     "table": "Click a header to sort (worst first: sort AP ascending). Double-click a row to open the case.",
     "figure": "Save a figure (scan, ground truth, each method) of the shown case at the current "
     "slice and thresholds, as PDF, PNG or SVG.",
@@ -206,8 +212,13 @@ class DatasetBrowserWidget(QWidget):
         self._kind_filter = QComboBox(self)
         self._kind_filter.addItems(CASE_KINDS)
         self._kind_filter.setToolTip(TIPS["kind_filter"])
+        self._category_filter = kit.combo(self, TIPS["category_filter"], [ALL_CATEGORIES])
+        self._categories_button = kit.button(self, "Categories…", TIPS["category_filter"])
+        self._categories: dict[str, frozenset[str] | None] = {ALL_CATEGORIES: None}
         row.addWidget(self._method_filter, 1)
         row.addWidget(self._kind_filter, 1)
+        row.addWidget(self._category_filter, 1)
+        row.addWidget(self._categories_button)
         return row
 
     def _build_table(self) -> QTableView:
@@ -255,6 +266,8 @@ class DatasetBrowserWidget(QWidget):
         self._cancel_button.clicked.connect(self._on_cancel_clicked)
         self._method_filter.currentTextChanged.connect(self._on_method_filter_changed)
         self._kind_filter.currentTextChanged.connect(self._on_kind_filter_changed)
+        self._category_filter.currentTextChanged.connect(self._on_category_filter_changed)
+        self._categories_button.clicked.connect(self._on_categories_button_clicked)
         self._table.doubleClicked.connect(self._on_table_double_clicked)
         self._figure_button.clicked.connect(self._on_figure_button_clicked)
         self._export_button.clicked.connect(self._on_export_button_clicked)
@@ -399,6 +412,9 @@ class DatasetBrowserWidget(QWidget):
         )
         self._fill_method_filter(tuple(evaluation.result.methods))
         self._show_summary(evaluation)
+        beside = Path(evaluation.dataset.root) / CATEGORIES_FILE
+        if beside.is_file() and self._categories == {ALL_CATEGORIES: None}:
+            self.load_categories(beside)
 
     def _on_evaluator_errored(self, exc: BaseException) -> None:
         self._progress.setVisible(False)
@@ -446,6 +462,29 @@ class DatasetBrowserWidget(QWidget):
 
     def _on_kind_filter_changed(self, kind: str) -> None:
         self._proxy.set_kind(kind)
+
+    def load_categories(self, path: str | Path) -> bool:
+        """Offer the categories of ``path`` in the category filter; False (and a message) if unreadable."""
+        try:
+            choices = category_choices(read_case_categories(path))
+        except MoodInputError as error:
+            kit.notify("error", f"Dataset browser: {error}")
+            return False
+        self._categories = choices
+        self._category_filter.blockSignals(True)
+        self._category_filter.clear()
+        self._category_filter.addItems(list(choices))
+        self._category_filter.blockSignals(False)
+        self._proxy.set_cases(None)
+        return True
+
+    def _on_category_filter_changed(self, label: str) -> None:
+        self._proxy.set_cases(self._categories.get(label))
+
+    def _on_categories_button_clicked(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Categories file", "", "CSV (*.csv)")
+        if path:
+            self.load_categories(path)
 
     # -- opening a case ---------------------------------------------------------------
 
@@ -523,6 +562,8 @@ class DatasetBrowserWidget(QWidget):
         )
 
 
+CATEGORIES_FILE = "categories.csv"
+"""Read from the dataset folder after Evaluate when it is there (as `napari-mood categories`)."""
 FREE_WIDTH = "any width"
 WIDTH_TIP = (
     "Printed width of the figure: a journal column (89 mm), LNCS text (122 mm) or a page "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -236,27 +236,35 @@ class CaseSortProxy(QSortFilterProxyModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._kind = CASE_KINDS[0]
+        self._cases: frozenset[str] | None = None  # a category's cases (None: every case)
         self.setSortRole(SORT_ROLE)
 
     def set_kind(self, kind: str) -> None:
         """Show ``"All cases"``, ``"Abnormal cases"`` or ``"Normal cases"``."""
         if kind not in CASE_KINDS:
             raise ValueError(f"kind must be one of {CASE_KINDS}, got {kind!r}")
-        begin = getattr(
-            self, "beginFilterChange", None
-        )  # Qt >= 6.10; invalidateFilter is deprecated
+        self._change_filter(lambda: setattr(self, "_kind", kind))
+
+    def set_cases(self, cases: frozenset[str] | None) -> None:
+        """Show only ``cases`` (a category's), or every case (None)."""
+        self._change_filter(lambda: setattr(self, "_cases", cases))
+
+    def _change_filter(self, change: Callable[[], None]) -> None:
+        begin = getattr(self, "beginFilterChange", None)  # Qt >= 6.10; invalidateFilter: older
         if begin is None:
-            self._kind = kind
+            change()
             self.invalidateFilter()
             return
         begin()
-        self._kind = kind
+        change()
         self.endFilterChange()
 
     def filterAcceptsRow(self, row: int, parent: QModelIndex) -> bool:
+        model: CaseTableModel = self.sourceModel()  # type: ignore[assignment]
+        if self._cases is not None and model.case_at(row) not in self._cases:
+            return False
         if self._kind == CASE_KINDS[0]:
             return True
-        model: CaseTableModel = self.sourceModel()  # type: ignore[assignment]
         return model.is_abnormal(row) == (self._kind == CASE_KINDS[1])
 
     def lessThan(self, left: QModelIndex, right: QModelIndex) -> bool:

@@ -294,3 +294,37 @@ def test_deleting_the_widget_while_it_works_is_harmless(make_napari_viewer, qtbo
         widget.deleteLater()
     assert run.cancelled.is_set()
     qtbot.waitUntil(lambda: not evaluator.busy, timeout=TIMEOUT_MS)  # no callback touches Qt
+
+
+def test_category_filter_shows_one_category(browser, qtbot, tmp_path, notes):
+    _, widget = browser
+    _evaluate(qtbot, widget)
+    every = sorted(_column(widget))
+    categories = tmp_path / "cats.csv"
+    categories.write_text(
+        "case,category,subcategory\nbrain_001,local,sphere\nbrain_003,local,slab\n"
+        "brain_002,global,shuffle\n"
+    )
+    assert widget.load_categories(categories)
+    labels = [widget._category_filter.itemText(i) for i in range(widget._category_filter.count())]
+    assert labels == [
+        "All categories",
+        "global",
+        "local",
+        "global / shuffle",
+        "local / slab",
+        "local / sphere",
+    ]
+    widget._category_filter.setCurrentText("local")
+    assert sorted(_column(widget)) == ["brain_001", "brain_003"]
+    widget._kind_filter.setCurrentIndex(2)  # normal cases of "local": none
+    assert _column(widget) == []
+    widget._kind_filter.setCurrentIndex(0)
+    widget._category_filter.setCurrentText("local / sphere")
+    assert _column(widget) == ["brain_001"]
+    widget._category_filter.setCurrentText("All categories")
+    assert sorted(_column(widget)) == every
+    bad = tmp_path / "bad.csv"
+    bad.write_text("only_one_column\n")
+    assert not widget.load_categories(bad)
+    assert any("bad.csv" in message for _, message in notes)
