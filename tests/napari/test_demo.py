@@ -108,3 +108,54 @@ def test_open_viewer_screenshot_of_a_dataset(tmp_path: Path, mood_dataset: Path)
         f"raise SystemExit(open_viewer([{str(mood_dataset)!r}], screenshot={str(png)!r}))"
     )
     _check_window_png(_screenshot_in_subprocess(code, png))
+
+
+@needs_sample
+def test_browser_switch_with_every_dock_open(make_napari_viewer, qtbot, tmp_path, monkeypatch):
+    """Bug 1: evaluate, then open another case from the browser with every panel shown."""
+    from qtpy.QtCore import QPoint, Qt
+    from qtpy.QtWidgets import QDockWidget
+
+    from napari_mood._napari.widgets.browser import DatasetBrowserWidget
+    from napari_mood._napari.widgets.objects import ObjectsWidget
+    from napari_mood._napari.widgets.slices import SliceScoresWidget
+
+    monkeypatch.setenv("NAPARI_MOOD_REVIEW_DIR", str(tmp_path / "reviews"))
+    viewer = make_napari_viewer(show=True)
+    session = load_into_viewer(viewer, [sample_data_dir()])
+    widgets = dock_plugin_widgets(viewer)
+    docks = viewer.window._qt_window.findChildren(QDockWidget)
+
+    def panel(kind):
+        widget = next(w for w in widgets if isinstance(w, kind))
+        dock = next(d for d in docks if d.isAncestorOf(widget))
+        dock.raise_()  # shown: its plot / table reacts to the switch
+        return widget
+
+    objects = panel(ObjectsWidget)
+    objects.run()
+    qtbot.waitUntil(lambda: bool(objects.results) and not objects.busy, timeout=30000)
+    panel(SliceScoresWidget)
+    browser = panel(DatasetBrowserWidget)
+    browser.evaluate(sample_data_dir())
+    qtbot.waitUntil(lambda: browser.evaluation is not None and not browser.busy, timeout=60000)
+    session.set_threshold("residual", 0.6)
+    before = session.case
+    browser.open_case("brain_003.nii.gz")
+    qtbot.waitUntil(lambda: session.case == "brain_003.nii.gz", timeout=30000)
+    qtbot.wait(300)  # the plot's marker and the panels' jobs run on later turns
+    assert session.case != before
+    names = [layer.name for layer in viewer.layers]
+    assert not any(name.endswith("]") for name in names), names  # no "[1]" copies
+    assert session.method_names == ("binary", "oracle_noisy", "residual")
+    assert session.threshold("residual") == pytest.approx(0.6)  # kept across the switch
+    assert names[-1] == "crosshair"  # helpers stay on top
+    stale = [
+        layer.name
+        for layer in viewer.layers
+        if layer.metadata.get(METADATA_KEY, {}).get("case") not in (None, session.case)
+    ]
+    assert stale == []  # no outline of the previous case is left
+    canvas = viewer.window._qt_viewer.canvas.native
+    qtbot.mouseClick(canvas, Qt.MouseButton.LeftButton, pos=QPoint(50, 50))
+    qtbot.keyClick(canvas, Qt.Key.Key_N)  # a key after a canvas click: no crash either
