@@ -50,6 +50,7 @@ from napari_mood.core.orientation import DisplayTransform
 from napari_mood.core.scores import check_threshold, threshold_limits
 from napari_mood.services.labelling import LabellingCache
 from napari_mood.services.output import Inputs
+from napari_mood.services.snapshots import MapSnapshot
 
 __all__ = ["MoodSession", "SessionMethod", "get_session"]
 
@@ -84,6 +85,16 @@ class SessionMethod:
     def data(self) -> Any:
         """The displayed map (display-ordered view of the scores as read)."""
         return self.layer.data
+
+    def snapshot(self) -> MapSnapshot:
+        """What a background job needs of this map now (the array is not copied).
+
+        Every panel takes its snapshots here, so their jobs share one labelling cache key
+        (map, threshold, spacing = the layer's ``|scale|``).
+        """
+        spacing = tuple(abs(float(s)) for s in self.layer.scale)
+        source = None if self.path is None else str(self.path)
+        return MapSnapshot(self.name, self.data, self.threshold, self.color, spacing, source)
 
 
 class MoodSession:

@@ -35,7 +35,7 @@ from napari_mood.core.metrics import (
     best_threshold,
     fpr_at_tpr,
 )
-from napari_mood.core.objects import Connectivity, match_objects
+from napari_mood.core.objects import Connectivity, MatchCounts, match_objects
 from napari_mood.core.ranking import bootstrap_ap, rank_methods
 from napari_mood.core.results import DatasetEvaluation, MethodSummary
 from napari_mood.core.scores import ScoreMode, check_mode, check_threshold, flag
@@ -201,6 +201,8 @@ def case_comparison(
     name: str = "",
     connectivity: Connectivity = "full",
     mode: ScoreMode = "mood",
+    curves: Mapping[str, CurveAccumulator] | None = None,
+    counts: Mapping[str, MatchCounts] | None = None,
 ) -> ComparisonTable:
     """Compare methods on one case: pixel metrics, objects at each threshold, AP rank.
 
@@ -216,6 +218,11 @@ def case_comparison(
         Case name, for the table's title.
     connectivity, mode
         As for :func:`~napari_mood.core.objects.match_objects`.
+    curves : mapping of method -> CurveAccumulator, optional
+        A method's voxel histograms against ``gt`` (``mode``), when already made.
+    counts : mapping of method -> MatchCounts, optional
+        A method's MOOD object counts at its threshold (``connectivity``), when already
+        made (e.g. :func:`~napari_mood.core.objects.labelled_match`).
 
     Examples
     --------
@@ -226,12 +233,16 @@ def case_comparison(
     (1.0, 1, 1)
     """
     check_mode(mode)
-    pixel = {m: _pixel_metrics(curve_from_arrays(s, gt, mode=mode)) for m, s in scores.items()}
+    curves, counts = curves or {}, counts or {}
+    pixel = {
+        m: _pixel_metrics(curves[m].curve() if m in curves else curve_from_arrays(s, gt, mode=mode))
+        for m, s in scores.items()
+    }
     ranks = _ap_ranks({m: values[0] for m, values in pixel.items()})
     rows = []
     for method, values in pixel.items():
         threshold = check_threshold(thresholds[method])
-        match = match_objects(
+        match = counts.get(method) or match_objects(
             scores[method], gt, threshold=threshold, connectivity=connectivity, mode=mode
         )
         rows.append(

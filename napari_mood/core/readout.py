@@ -27,7 +27,7 @@ import numpy as np
 
 from napari_mood.core import objects as obj
 from napari_mood.core._checks import check_choice
-from napari_mood.core.curves import curve_from_arrays
+from napari_mood.core.curves import CurveAccumulator, curve_from_arrays
 from napari_mood.core.metrics import best_threshold
 from napari_mood.core.results import DatasetEvaluation
 from napari_mood.core.scores import ScoreMode, check_mode, check_threshold, gt_mask
@@ -42,6 +42,7 @@ __all__ = [
     "match_method_names",
     "readout_from_match",
     "threshold_readout",
+    "voxel_readout",
 ]
 
 BestCriterion = Literal["dice", "object_f1"]
@@ -52,7 +53,8 @@ class Readout:
     """One score map at one threshold (:func:`threshold_readout`).
 
     ``dice`` and ``objects`` are None without a ground truth; ``flagged_mm3`` is None
-    without a voxel volume.
+    without a voxel volume. A :func:`voxel_readout` has ``dice`` but ``objects`` None
+    (the objects need a labelling; they follow from :func:`readout_from_match`).
     """
 
     threshold: float
@@ -187,6 +189,53 @@ def readout_from_match(
         dice=2.0 * labelled.n_overlap / denominator if denominator else math.nan,
         objects=counts,
     )
+
+
+def voxel_readout(
+    histograms: CurveAccumulator,
+    *,
+    threshold: float,
+    voxel_volume: float | None = None,
+    with_gt: bool = True,
+) -> Readout:
+    """The voxel part of :func:`threshold_readout` from a map's histograms (no labelling).
+
+    ``flagged``, ``flagged_mm3`` and ``dice`` equal those of :func:`threshold_readout`
+    on the arrays the histograms were made from (``histograms.add(scores, gt)``);
+    ``objects`` is None. Any number of thresholds can be read from one set of histograms,
+    each in O(number of distinct scores).
+
+    Parameters
+    ----------
+    histograms : CurveAccumulator
+        The map's voxels against its GT (an all-normal GT when there is none).
+    threshold : float
+        In [0, 1]; a voxel is flagged when its score is ``>= threshold``.
+    voxel_volume : float, optional
+        Volume of one voxel in mm^3, for ``flagged_mm3``.
+    with_gt : bool
+        False: the map has no ground truth, ``dice`` is None (counts only).
+
+    Examples
+    --------
+    >>> gt = np.zeros((6, 6), dtype=bool); gt[1:3, 1:3] = True
+    >>> acc = CurveAccumulator(); acc.add(np.where(gt, 0.9, 0.1), gt)
+    >>> r = voxel_readout(acc, threshold=0.5, voxel_volume=2.0)
+    >>> r.flagged, r.flagged_mm3, r.dice, r.objects
+    (4, 8.0, 1.0, None)
+    """
+    value = check_threshold(threshold)
+    values, pos, total = histograms.histogram()
+    first = int(np.searchsorted(values, value, side="left"))  # values ascend
+    flagged = int(total[first:].sum())
+    overlap = int(pos[first:].sum())
+    volume = None if voxel_volume is None else flagged * float(voxel_volume)
+    n_voxels = histograms.n_total
+    if not with_gt:
+        return Readout(value, n_voxels, flagged, volume, None, None)
+    denominator = flagged + histograms.n_pos
+    dice = 2.0 * overlap / denominator if denominator else math.nan
+    return Readout(value, n_voxels, flagged, volume, dice, None)
 
 
 def best_case_threshold(

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from napari_mood.core.compare import ComparisonTable, case_comparison, dataset_comparison
+from napari_mood.services.labelling import LabellingCache
+from napari_mood.services.snapshots import MapSnapshot
 from napari_mood.core.io import MoodInputError, discover_dataset, find_methods
 from napari_mood.core.looks import DEFAULT_THRESHOLD
 from napari_mood.core.results import EvaluationOptions, Task
@@ -67,10 +69,27 @@ def dataset_table(
 
 
 def case_table(
-    scores: Mapping[str, Any], gt: Any, thresholds: Mapping[str, float], name: str
+    maps: Sequence[MapSnapshot], gt: Any, name: str, *, cache: LabellingCache | None = None
 ) -> TableResult:
-    """The comparison table of the case shown (no input problems to report)."""
-    return case_comparison(scores, gt, thresholds=thresholds, name=name), ()
+    """The comparison table of the case shown, objects at each map's threshold.
+
+    With ``cache`` (the session's), each map's histograms and labelling at its threshold
+    are the ones the other panels use (computed once for all of them). No input
+    problems to report.
+    """
+    scores = {m.name: m.data for m in maps}
+    thresholds = {m.name: m.threshold for m in maps}
+    if cache is None:
+        return case_comparison(scores, gt, thresholds=thresholds, name=name), ()
+    curves = {m.name: cache.histograms(m.data, gt) for m in maps}
+    counts = {
+        m.name: cache.get(m.data, gt, threshold=m.threshold, spacing=m.spacing or None).counts
+        for m in maps
+    }
+    table = case_comparison(
+        scores, gt, thresholds=thresholds, name=name, curves=curves, counts=counts
+    )
+    return table, ()
 
 
 def describe_table(table: ComparisonTable, problems: tuple[Problem, ...]) -> str:

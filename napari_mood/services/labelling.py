@@ -3,6 +3,10 @@
 Moving a threshold slider asks three widgets for the same thing: the connected components
 of ``score >= threshold`` matched to the ground truth. :class:`LabellingCache` computes
 that :class:`~napari_mood.core.objects.LabelledMatch` once and hands it to each of them.
+It also keeps each map's voxel histograms against the GT
+(:meth:`LabellingCache.histograms`, a :class:`~napari_mood.core.curves.CurveAccumulator`):
+computed once per (map, GT), they answer every voxel count at any threshold (flagged
+voxels, Dice, the case's pixel AP) without reading the volume again.
 
 Key
     The *identity* of the map array and of the GT array (``id`` of the objects; entries
@@ -28,15 +32,16 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from napari_mood.core.curves import CurveAccumulator
 from napari_mood.core.objects import Connectivity, LabelledMatch, labelled_match
-from napari_mood.core.scores import check_threshold, threshold_code
+from napari_mood.core.scores import check_threshold, gt_mask, threshold_code
 
 __all__ = ["LabellingCache", "labelled"]
 
@@ -48,13 +53,15 @@ DEFAULT_MAX_BYTES = 1 << 30
 class _Entry:
     score_ref: Any  # weakref.ref to the map array
     gt_ref: Any  # weakref.ref to the GT array, or None
-    result: Future[LabelledMatch]
+    result: Future[Any]  # a LabelledMatch or a CurveAccumulator
 
     def alive(self) -> bool:
         return self.score_ref() is not None and (self.gt_ref is None or self.gt_ref() is not None)
 
     def nbytes(self) -> int:
-        return self.result.result().nbytes if self.result.done() and not self._failed() else 0
+        if not self.result.done() or self._failed():
+            return 0
+        return int(getattr(self.result.result(), "nbytes", 0))
 
     def _failed(self) -> bool:
         return self.result.exception() is not None
@@ -80,6 +87,14 @@ def labelled(
     return labelled_match(
         score, truth, threshold=threshold, connectivity=connectivity, spacing=spacing or None
     )
+
+
+def _histograms(score: np.ndarray, gt: np.ndarray | None) -> CurveAccumulator:
+    data = np.asarray(score)
+    truth = np.zeros(data.shape, dtype=bool) if gt is None else gt_mask(np.asarray(gt))
+    acc = CurveAccumulator()
+    acc.add(data, truth)
+    return acc
 
 
 class LabellingCache:
@@ -138,12 +153,38 @@ class LabellingCache:
         """
         value = check_threshold(threshold)
         key = self._key(score, gt, value, connectivity, spacing)
+        return self._cached(
+            key,
+            score,
+            gt,
+            lambda: labelled(score, gt, threshold=value, connectivity=connectivity, spacing=spacing),
+        )
+
+    def histograms(self, score: np.ndarray, gt: np.ndarray | None) -> CurveAccumulator:
+        """Voxel histograms of ``score`` (as MOOD reads it) against ``gt``, computed once.
+
+        ``gt`` None: an all-normal ground truth (every count is a false positive).
+        The accumulator is shared: copy it before adding to it.
+
+        Examples
+        --------
+        >>> cache = LabellingCache()
+        >>> score = np.array([[0.2, 0.9], [0.9, 0.4]]); gt = score > 0.5
+        >>> acc = cache.histograms(score, gt)
+        >>> acc is cache.histograms(score, gt), acc.n_pos, acc.n_total
+        (True, 2, 4)
+        """
+        key = ("histograms", id(score), None if gt is None else id(gt))
+        return self._cached(key, score, gt, lambda: _histograms(score, gt))
+
+    def _cached(self, key: Hashable, score: Any, gt: Any, compute: Callable[[], Any]) -> Any:
+        """The entry for ``key``, computed by ``compute`` at most once while it lives."""
         score_ref, gt_ref = _weak(score), None if gt is None else _weak(gt)
         if score_ref is None or (gt is not None and gt_ref is None):
-            return labelled(score, gt, threshold=value, connectivity=connectivity, spacing=spacing)
+            return compute()
         future, owner = self._claim(key, score_ref, gt_ref)
         if owner:
-            self._compute(key, future, score, gt, value, connectivity, spacing)
+            self._compute(key, future, compute)
         return future.result()
 
     @staticmethod
@@ -167,24 +208,13 @@ class LabellingCache:
                 self._hits += 1
                 return entry.result, False
             self._misses += 1
-            future: Future[LabelledMatch] = Future()
+            future: Future[Any] = Future()
             self._entries[key] = _Entry(score_ref, gt_ref, future)
             return future, True
 
-    def _compute(
-        self,
-        key: Hashable,
-        future: Future,
-        score: np.ndarray,
-        gt: np.ndarray | None,
-        value: float,
-        connectivity: Connectivity,
-        spacing: Sequence[float] | None,
-    ) -> None:
+    def _compute(self, key: Hashable, future: Future, compute: Callable[[], Any]) -> None:
         try:
-            result = labelled(
-                score, gt, threshold=value, connectivity=connectivity, spacing=spacing
-            )
+            result = compute()
         except BaseException as error:
             with self._lock:
                 if self._entries.get(key) is not None and self._entries[key].result is future:

@@ -19,12 +19,19 @@ from napari_mood.core.readout import (
     best_case_threshold,
     readout_from_match,
     threshold_readout,
+    voxel_readout,
 )
 from napari_mood.services.evaluation import ThresholdChoice
 from napari_mood.services.labelling import LabellingCache, labelled
 from napari_mood.services.snapshots import MapSnapshot
 
-__all__ = ["best_on_case", "best_text", "compute_readouts", "readout_text"]
+__all__ = [
+    "best_on_case",
+    "best_text",
+    "compute_readouts",
+    "compute_voxel_readouts",
+    "readout_text",
+]
 
 CRITERION_TEXT = {"dice": "Dice", "object_f1": "object F1"}
 
@@ -61,6 +68,36 @@ def compute_readouts(
     return readouts
 
 
+def compute_voxel_readouts(
+    maps: Sequence[MapSnapshot], gt: Any, *, cache: LabellingCache | None = None
+) -> dict[str, Readout]:
+    """The voxel part of every map's readout (counts, Dice; ``objects`` None), at once.
+
+    The numbers come from each map's histograms against the GT (:func:`voxel_readout`),
+    kept in ``cache``: after the first call for a map, any threshold is answered without
+    reading the volume. :func:`compute_readouts` adds the objects.
+
+    Examples
+    --------
+    >>> gt = np.zeros((4, 4), bool); gt[1, 1] = True
+    >>> r = compute_voxel_readouts([MapSnapshot("m", gt * 0.9, 0.5)], gt)["m"]
+    >>> r.flagged, r.dice, r.objects
+    (1, 1.0, None)
+    """
+    cache = LabellingCache() if cache is None else cache  # an empty cache is falsy
+    readouts = {}
+    for snapshot in maps:
+        data = np.asarray(snapshot.data)
+        truth = gt if gt is not None and np.shape(gt) == data.shape else None
+        readouts[snapshot.name] = voxel_readout(
+            cache.histograms(data, truth),
+            threshold=snapshot.threshold,
+            voxel_volume=snapshot.voxel_volume,
+            with_gt=truth is not None,
+        )
+    return readouts
+
+
 def best_on_case(maps: Mapping[str, Any], gt: Any, by: BestCriterion) -> ThresholdChoice:
     """Best threshold of every map on the case shown (``best_case_threshold``)."""
     best = {name: best_case_threshold(np.asarray(data), gt, by=by) for name, data in maps.items()}
@@ -74,6 +111,8 @@ def _number(value: float | None, digits: int = 3) -> str:
 def readout_text(readout: Readout) -> str:
     """Two short lines: what is flagged, then (with a GT) Dice and object counts.
 
+    A voxel readout (objects not counted yet) says so on the second line.
+
     Examples
     --------
     >>> gt = np.zeros((4, 4), bool); gt[1, 1] = True
@@ -85,9 +124,11 @@ def readout_text(readout: Readout) -> str:
     if readout.flagged_mm3 is not None:
         parts.append(f"{readout.flagged_mm3:,.0f} mm\u00b3")
     text = " \u00b7 ".join(parts)
-    if readout.dice is None or readout.objects is None:
+    if readout.dice is None:
         return f"{text}\nno ground truth: counts only"
     objects = readout.objects
+    if objects is None:
+        return f"{text}\nDice {_number(readout.dice)} \u00b7 objects: counting\u2026"
     return (
         f"{text}\nDice {_number(readout.dice)} \u00b7 objects TP {objects.tp} "
         f"\u00b7 FP {objects.fp} \u00b7 FN {objects.fn}"

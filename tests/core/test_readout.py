@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from napari_mood.core.curves import curve_from_arrays
+from napari_mood.core.curves import CurveAccumulator, curve_from_arrays
 from napari_mood.core.evaluate import evaluate_dataset
 from napari_mood.core.io import discover_dataset, discover_methods
 from napari_mood.core.metrics import confusion_at
@@ -24,6 +24,7 @@ from napari_mood.core.readout import (
     match_method_names,
     readout_from_match,
     threshold_readout,
+    voxel_readout,
 )
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.core.scores import display_threshold, gt_mask
@@ -251,3 +252,52 @@ def test_readout_from_match_on_a_normal_case() -> None:
         expected = threshold_readout(scores, normal, threshold=value)
         assert found.flagged == expected.flagged and found.objects == expected.objects
         assert found.dice == expected.dice or (math.isnan(found.dice) and math.isnan(expected.dice))
+
+
+def _histograms(scores: np.ndarray, gt: np.ndarray | None) -> CurveAccumulator:
+    acc = CurveAccumulator()
+    acc.add(scores, np.zeros(scores.shape, bool) if gt is None else gt_mask(gt))
+    return acc
+
+
+@FAST
+@given(
+    scores=hnp.arrays(
+        st.sampled_from([np.float16, np.float32, np.float64]),
+        (5, 6, 4),
+        elements=st.floats(-0.5, 1.5, width=16),
+    ),
+    gt=hnp.arrays(np.uint8, (5, 6, 4), elements=st.integers(0, 1)),
+    threshold=st.one_of(st.floats(0, 1), st.sampled_from([0.0, 1.0, F16_BELOW_0_3, 0.2999])),
+    with_gt=st.booleans(),
+)
+def test_voxel_readout_equals_the_full_readout(scores, gt, threshold, with_gt) -> None:
+    """Flagged voxels, volume and Dice from the histograms = the labelling readout."""
+    truth = gt if with_gt else None
+    full = threshold_readout(scores, truth, threshold=threshold, voxel_volume=0.5)
+    fast = voxel_readout(
+        _histograms(scores, truth), threshold=threshold, voxel_volume=0.5, with_gt=with_gt
+    )
+    assert (fast.threshold, fast.n_voxels, fast.flagged, fast.flagged_mm3) == (
+        full.threshold,
+        full.n_voxels,
+        full.flagged,
+        full.flagged_mm3,
+    )
+    if with_gt:
+        assert fast.dice == full.dice or (math.isnan(fast.dice) and math.isnan(full.dice))
+    else:
+        assert fast.dice is None
+    assert fast.objects is None
+
+
+def test_voxel_readout_reads_any_threshold_from_one_histogram(case) -> None:
+    scores, gt = case
+    acc = _histograms(scores, gt)
+    for threshold in (0.0, F16_BELOW_0_3, 0.2999, 0.45, 0.4499, 1.0):
+        readout = voxel_readout(acc, threshold=threshold)
+        assert readout.flagged == _flag_count(scores, threshold)
+        tp = int(np.count_nonzero((scores.astype(np.float64) >= threshold) & (gt > 0)))
+        assert readout.dice == pytest.approx(2 * tp / (readout.flagged + int(gt.sum())))
+    with pytest.raises(ValueError):
+        voxel_readout(acc, threshold=1.5)

@@ -12,6 +12,7 @@ from napari_mood.core.readout import threshold_readout
 from napari_mood.core.regions import flagged_regions
 from napari_mood.services.comparison import case_table, describe_table, problems_text
 from napari_mood.services.evaluation import ThresholdChoice
+from napari_mood.services.labelling import LabellingCache
 from napari_mood.services.object_views import (
     compute_method_objects,
     listed,
@@ -19,7 +20,13 @@ from napari_mood.services.object_views import (
     summary_html,
     window_text,
 )
-from napari_mood.services.readouts import best_on_case, best_text, compute_readouts, readout_text
+from napari_mood.services.readouts import (
+    best_on_case,
+    best_text,
+    compute_readouts,
+    compute_voxel_readouts,
+    readout_text,
+)
 from napari_mood.services.review_regions import find_regions
 from napari_mood.services.slice_curves import compute_slice_curves, gt_runs
 from napari_mood.services.snapshots import MapSnapshot
@@ -103,8 +110,34 @@ def test_regions_equal_flagged_regions_with_their_labels(case):
 
 def test_case_table_equals_case_comparison(case):
     gt, maps = case
-    table, problems = case_table(maps, gt, {"good": 0.5, "noisy": 0.6}, "c")
-    expected = case_comparison(maps, gt, thresholds={"good": 0.5, "noisy": 0.6}, name="c")
+    thresholds = {"good": 0.5, "noisy": 0.6}
+    snapshots = [MapSnapshot(n, maps[n], t, spacing=(1.0, 2.0, 0.5)) for n, t in thresholds.items()]
+    table, problems = case_table(snapshots, gt, "c")
+    expected = case_comparison(maps, gt, thresholds=thresholds, name="c")
     assert table == expected and problems == ()
+    cache = LabellingCache()
+    cached, _ = case_table(snapshots, gt, "c", cache=cache)
+    assert cached == expected
+    readouts = compute_readouts(snapshots, gt, cache=cache)  # the same labellings
+    assert cache.stats()[0] >= len(snapshots) and readouts["good"].objects is not None
     assert describe_table(table, ()).startswith("Case c")
     assert "and 2 more" in problems_text("d", tuple(range(7)), limit=5)  # type: ignore[arg-type]
+
+
+def test_voxel_readouts_equal_the_readouts_and_need_one_histogram_per_map(case):
+    gt, maps = case
+    cache = LabellingCache()
+    for threshold in (0.2, 0.5, 0.6, 0.9):
+        snapshots = [MapSnapshot(n, m, threshold, spacing=(1.0, 1.0, 2.0)) for n, m in maps.items()]
+        fast = compute_voxel_readouts(snapshots, gt, cache=cache)
+        full = compute_readouts(snapshots, gt)
+        for name, readout in fast.items():
+            assert readout.objects is None and full[name].objects is not None
+            assert (readout.flagged, readout.dice, readout.flagged_mm3) == (
+                full[name].flagged,
+                full[name].dice,
+                full[name].flagged_mm3,
+            )
+    assert cache.stats() == (len(maps) * 3, len(maps))  # histograms made once per map
+    text = readout_text(fast["good"])
+    assert "Dice" in text and "counting" in text

@@ -302,10 +302,7 @@ class ObjectsWidget(QWidget):
         self._table.selectRow(row)
 
     def _snapshot(self, name: str) -> MapSnapshot:
-        method = self._session.method(name)
-        spacing = tuple(abs(float(s)) for s in method.layer.scale)
-        source = None if method.path is None else str(method.path)
-        return MapSnapshot(name, method.data, method.threshold, method.color, spacing, source)
+        return self._session.method(name).snapshot()
 
     # -- session -> widget ----------------------------------------------------------
 

@@ -205,14 +205,7 @@ class ReviewWidget(QWidget):
         if name not in self._session.method_names:
             return
         method, gt = self._session.method(name), self._session.gt_layer
-        snapshot = MapSnapshot(
-            name,
-            method.data,
-            method.threshold,
-            method.color,
-            tuple(abs(float(s)) for s in method.layer.scale),
-            None if method.path is None else str(method.path),
-        )
+        snapshot = method.snapshot()
         self._worker.submit(
             find_regions,
             snapshot,

@@ -186,7 +186,7 @@ class SliceScoresWidget(QWidget):
     def _on_timer_timeout(self) -> None:
         axis = self._session.slice_axis
         maps = tuple(
-            MapSnapshot(m.name, m.data, m.threshold, m.color) for m in self._session.methods
+            m.snapshot() for m in self._session.methods
         )
         if axis is None or not maps:
             self._worker.cancel()

@@ -375,7 +375,11 @@ class TableWidget(QWidget):
         self._status.setText(f"Computing case {self._session.case}...")
         scores = {m.name: m.data for m in methods}
         self._worker.submit(
-            case_table, scores, gt.data, self._thresholds(), self._session.case or ""
+            case_table,
+            tuple(m.snapshot() for m in methods),
+            gt.data,
+            self._session.case or "",
+            cache=self._session.labelling,
         )
 
     def _submit_dataset(self) -> None:

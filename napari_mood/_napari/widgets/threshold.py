@@ -8,8 +8,11 @@ to the jobs of :mod:`napari_mood.services.readouts` (run in a worker):
   (napari's layer controls, another widget) shows up here too;
 * under each method a readout gives the voxels flagged at its threshold (count, % of the
   volume, mm^3) and, with a ground truth, the voxel Dice and the MOOD object counts. It is
-  computed in a :class:`~napari_mood._napari.widgets.worker.LatestWorker` a moment after the
-  last change, so dragging a slider stays smooth and stale results are dropped;
+  computed in two :class:`~napari_mood._napari.widgets.worker.LatestWorker`\ s a moment
+  after the last change, so dragging a slider stays smooth and stale results are dropped:
+  first the voxel numbers (from each map's histograms, kept by the session: instant after
+  the first time), then the objects (one labelling per map and threshold, shared with the
+  other panels through ``session.labelling``);
 * "Find best" computes, per method, the threshold with the best Dice or object F1 on the
   case shown or on a toy dataset folder (MOOD's procedure,
   :func:`napari_mood.services.evaluation.toy_thresholds`) and applies it.
@@ -45,7 +48,13 @@ from napari_mood._napari.widgets import _kit as kit
 from napari_mood.core.readout import BestCriterion, Readout
 from napari_mood.core.scores import display_threshold
 from napari_mood.services.evaluation import ThresholdChoice, toy_thresholds
-from napari_mood.services.readouts import best_on_case, best_text, compute_readouts, readout_text
+from napari_mood.services.readouts import (
+    best_on_case,
+    best_text,
+    compute_readouts,
+    compute_voxel_readouts,
+    readout_text,
+)
 from napari_mood.services.snapshots import MapSnapshot
 
 if TYPE_CHECKING:
@@ -88,12 +97,6 @@ RESULT_TIP = "The thresholds found, the value reached there, and any method left
 EMPTY_TEXT = (
     "No score map loaded.\nOpen a MOOD dataset (File > Open Folder...) or drop method maps."
 )
-
-
-def _snapshot(method: SessionMethod) -> MapSnapshot:
-    layer = method.layer
-    spacing = tuple(abs(float(s)) for s in layer.scale) if layer.ndim == 3 else ()
-    return MapSnapshot(method.name, layer.data, method.threshold, method.color, spacing)
 
 
 def _gt_data(session: MoodSession) -> Any:
@@ -230,6 +233,9 @@ class ThresholdWidget(QWidget):
         self._best = _BestThresholdBox(self)
         self._grid = QGridLayout()
         self._grid.setColumnStretch(2, 1)
+        self._voxel_worker = self._lifetime.worker(
+            self._on_voxel_readouts_returned, on_busy=self._on_busy
+        )
         self._readout_worker = self._lifetime.worker(
             self._on_readouts_returned, on_busy=self._on_busy
         )
@@ -277,7 +283,8 @@ class ThresholdWidget(QWidget):
     @property
     def busy(self) -> bool:
         """Whether readouts or a best-threshold search are pending."""
-        return self._timer.isActive() or self._readout_worker.busy or self._best_worker.busy
+        workers = (self._voxel_worker, self._readout_worker, self._best_worker)
+        return self._timer.isActive() or any(worker.busy for worker in workers)
 
     # -- session -> widget ----------------------------------------------------------
 
@@ -322,11 +329,16 @@ class ThresholdWidget(QWidget):
         self._timer.start()  # restarts: one computation after the last change
 
     def _on_timer_timeout(self) -> None:
-        maps = tuple(_snapshot(m) for m in self._session.methods)
+        self._readout_worker.cancel()  # objects at an older threshold are not wanted
+        maps = tuple(m.snapshot() for m in self._session.methods)
         if maps:
-            self._readout_worker.submit(
-                compute_readouts, maps, _gt_data(self._session), cache=self._session.labelling
-            )
+            gt, cache = _gt_data(self._session), self._session.labelling
+            self._voxel_worker.submit(compute_voxel_readouts, maps, gt, cache=cache)
+            self._readout_worker.submit(compute_readouts, maps, gt, cache=cache)
+
+    def _on_voxel_readouts_returned(self, readouts: dict[str, Readout]) -> None:
+        if self._readout_worker.busy:  # else the objects came first: keep them
+            self._on_readouts_returned(readouts)
 
     def _on_readouts_returned(self, readouts: dict[str, Readout]) -> None:
         self._readouts.update(readouts)
@@ -336,6 +348,7 @@ class ThresholdWidget(QWidget):
                 row.readout.setText(readout_text(readout))
 
     def _on_busy(self, busy: bool) -> None:
+        busy = self._voxel_worker.busy or self._readout_worker.busy
         self._status.setText("Updating readouts\u2026" if busy else "")
 
     # -- widget -> session ----------------------------------------------------------
