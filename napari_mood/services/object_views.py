@@ -1,8 +1,9 @@
 """Jobs of the object-matching widget: match a method's objects and draw them per kind.
 
 For each method, :func:`~napari_mood.core.objects.match_objects` on its map and the ground
-truth at its display threshold, with one label image per shown kind (``TP`` / ``FP``:
-predicted ids, ``FN``: the missed GT ids), plus the texts of the summary and table.
+truth at its display threshold (one labelling, shared through the session's cache), drawn
+in one label image (``TP`` / ``FP``: predicted ids, ``FN``: ``offset +`` the missed GT
+ids) made in the worker, plus the texts of the summary and table.
 Without a ground truth every kept object is a false positive (the core's rule).
 """
 
@@ -15,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from napari_mood.core.objects import KINDS, ObjectMatch, ObjectRecord, kind_table
+from napari_mood.core.objects import KINDS, LabelledMatch, ObjectMatch, ObjectRecord, kind_table
 from napari_mood.services.labelling import LabellingCache, labelled
 from napari_mood.services.snapshots import MapSnapshot
 
@@ -55,22 +56,29 @@ SUMMARY_HEADER: tuple[tuple[str, str], ...] = (
 
 @dataclass(frozen=True, eq=False)
 class MethodObjects:
-    """One method's object match and its per-kind label images (``"TP"``, ``"FP"``, ``"FN"``)."""
+    """One method's object match and its objects drawn in one label image.
+
+    ``image``: predicted objects shown (TP, FP) keep their predicted ids; missed GT
+    objects (FN) get ``offset + GT id`` where no shown predicted object lies (see
+    :class:`ObjectsLayer`). Made in the worker, so the main thread only adds a layer.
+    """
 
     method: str
     match: ObjectMatch
-    images: Mapping[str, np.ndarray]
+    image: np.ndarray
+    offset: int
     has_gt: bool
 
 
 def compute_method_objects(
     snapshot: MapSnapshot, gt: np.ndarray | None, *, cache: LabellingCache | None = None
 ) -> MethodObjects:
-    """Run the MOOD object rule on one map and build its TP / FP / FN label images.
+    """Run the MOOD object rule on one map and draw its TP, FP and FN objects.
 
-    Object ids in the images are the ids of :attr:`ObjectMatch.objects` (predicted ids for
-    TP and FP, GT ids for FN). The map is labelled once (taken from ``cache`` when given,
-    so readouts and regions at the same threshold reuse it).
+    Object ids in the image are the ids of :attr:`ObjectMatch.objects` (predicted ids for
+    TP and FP, ``offset +`` GT id for FN). The map is labelled once (taken from ``cache``
+    when given, so readouts and regions at the same threshold reuse it); the image is
+    filled from the labelled boxes only, in the smallest unsigned dtype that holds it.
 
     Raises
     ------
@@ -82,8 +90,8 @@ def compute_method_objects(
     --------
     >>> gt = np.zeros((6, 6), bool); gt[1:3, 1:3] = True
     >>> result = compute_method_objects(MapSnapshot("m", gt * 0.9, 0.5), gt)
-    >>> (result.match.tp, int(result.images["TP"].max()))
-    (1, 1)
+    >>> (result.match.tp, result.image.max(), result.offset)
+    (1, np.uint8(1), 1)
     """
     score = np.asarray(snapshot.data)
     truth = None if gt is None else np.asarray(gt)
@@ -94,16 +102,35 @@ def compute_method_objects(
     except ValueError as error:
         raise ValueError(f"cannot match the objects of {snapshot.describe()}: {error}") from error
     match = found.match_at(snapshot.threshold)
+    image, offset = _objects_image(found, match)
+    return MethodObjects(snapshot.name, match, image, offset, gt is not None)
+
+
+def _objects_image(found: LabelledMatch, match: ObjectMatch) -> tuple[np.ndarray, int]:
+    """Shown predicted ids, then missed GT ids + offset where no predicted object is."""
+    codes = {kind: KINDS.index(kind) + 1 for kind in SHOWN_KINDS}
     pred_table = kind_table(match, source="pred")
-    pred = (found.pred_crop, found.pred_crop_labels)
-    images = {
-        "TP": _kind_image(found.shape, *pred, pred_table, "TP"),
-        "FP": _kind_image(found.shape, *pred, pred_table, "FP"),
-        "FN": _kind_image(
-            found.shape, found.gt_crop, found.gt_crop_labels, kind_table(match, source="gt"), "FN"
-        ),
-    }
-    return MethodObjects(snapshot.name, match, images, gt is not None)
+    pred_ids = np.arange(pred_table.size, dtype=np.int64)
+    pred_lut = np.where(np.isin(pred_table, [codes["TP"], codes["FP"]]), pred_ids, 0)
+    offset = int(pred_lut.max(initial=0))
+    gt_table = kind_table(match, source="gt")
+    gt_ids = np.arange(gt_table.size, dtype=np.int64)
+    gt_lut = np.where(gt_table == codes["FN"], gt_ids + offset, 0)
+    dtype = np.min_scalar_type(max(offset, int(gt_lut.max(initial=0))))
+    image = np.zeros(found.shape, dtype=dtype)
+    if found.gt_crop_labels.size:
+        image[found.gt_crop] = _lookup(gt_lut, found.gt_crop_labels, dtype)
+    if found.pred_crop_labels.size:
+        shown = _lookup(pred_lut, found.pred_crop_labels, dtype)
+        np.copyto(image[found.pred_crop], shown, where=shown > 0)  # predictions drawn first
+    return image, offset
+
+
+def _lookup(lut: np.ndarray, labels: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``lut[labels]`` in ``dtype`` (labels beyond the table: 0)."""
+    table = np.zeros(max(lut.size, int(labels.max(initial=0)) + 1), dtype=dtype)
+    table[: lut.size] = lut
+    return table[labels]
 
 
 @dataclass(frozen=True, eq=False)
@@ -138,12 +165,12 @@ FEATURE_COLUMNS: tuple[str, ...] = (
 def objects_layer(
     result: MethodObjects, *, verdicts: Mapping[int, str] | None = None
 ) -> ObjectsLayer:
-    """The TP / FP / FN images of ``result`` as one label image with per-object features.
+    """The TP / FP / FN image of ``result`` with per-object features (no copy of it).
 
     Parameters
     ----------
     result : MethodObjects
-        A method's object match and per-kind images.
+        A method's object match and its label image.
     verdicts : mapping of int to str, optional
         Review verdicts of predicted objects, by predicted id (the ``verdict`` column).
 
@@ -155,11 +182,7 @@ def objects_layer(
     >>> layer.image.tolist(), layer.features["kind"]
     ([[0, 1, 1, 0, 0, 3, 3, 0]], ['TP', 'FN'])
     """
-    offset = int(result.images["TP"].max(initial=0))
-    offset = max(offset, int(result.images["FP"].max(initial=0)))
-    fn = result.images["FN"].astype(np.int64)
-    image = result.images["TP"].astype(np.int64) + result.images["FP"]
-    image = np.where((image == 0) & (fn > 0), fn + offset, image)  # predictions drawn first
+    offset = result.offset
     rows = [r for r in result.match.objects if listed(r, False)]
     verdicts = verdicts or {}
     columns: dict[str, list[Any]] = {name: [] for name in FEATURE_COLUMNS}
@@ -169,8 +192,7 @@ def objects_layer(
         kinds[label] = record.kind
         for name, value in zip(FEATURE_COLUMNS, _feature_row(label, record, verdicts), strict=True):
             columns[name].append(value)
-    dtype = np.min_scalar_type(int(image.max(initial=0)))
-    return ObjectsLayer(image.astype(dtype), columns, kinds, offset)
+    return ObjectsLayer(result.image, columns, kinds, offset)
 
 
 def _feature_row(label: int, record: ObjectRecord, verdicts: Mapping[int, str]) -> tuple[Any, ...]:
@@ -193,24 +215,6 @@ def match_methods(
     """:func:`compute_method_objects` for every map (one worker job)."""
     truth = None if gt is None else np.asarray(gt)
     return tuple(compute_method_objects(snapshot, truth, cache=cache) for snapshot in maps)
-
-
-def _kind_image(
-    shape: tuple[int, ...],
-    crop: tuple[slice, ...],
-    labels: np.ndarray,
-    table: np.ndarray,
-    kind: str,
-) -> np.ndarray:
-    """Keep the ids of ``kind`` objects in a full volume; smallest unsigned dtype that holds
-    them (worked out on the labelled box only)."""
-    keep = table[labels] == KINDS.index(kind) + 1 if labels.size else np.zeros(labels.shape, bool)
-    box = np.where(keep, labels, 0)
-    dtype = np.min_scalar_type(int(box.max(initial=0)))
-    image = np.zeros(shape, dtype=dtype)
-    if box.size:
-        image[crop] = box
-    return image
 
 
 def matched_text(record: ObjectRecord) -> str:

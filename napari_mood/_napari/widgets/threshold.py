@@ -8,7 +8,7 @@ to the jobs of :mod:`napari_mood.services.readouts` (run in a worker):
   (napari's layer controls, another widget) shows up here too;
 * under each method a readout gives the voxels flagged at its threshold (count, % of the
   volume, mm^3) and, with a ground truth, the voxel Dice and the MOOD object counts. It is
-  computed in two :class:`~napari_mood._napari.widgets.worker.LatestWorker`\ s a moment
+  computed by two :class:`~napari_mood._napari.widgets.worker.LatestWorker` jobs a moment
   after the last change, so dragging a slider stays smooth and stale results are dropped:
   first the voxel numbers (from each map's histograms, kept by the session: instant after
   the first time), then the objects (one labelling per map and threshold, shared with the
