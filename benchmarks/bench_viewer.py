@@ -3,11 +3,10 @@
 Writes one synthetic MOOD case (a scan, a GT with a few lesions, 4 float32 maps, as a
 method saves them) of ``--size``^3 voxels in the dataset layout the demo opens (or reuses
 the one in ``--data``), then, in this process and through the plugin's own entry points
-only (``load_into_viewer``, ``dock_plugin_widgets``, ``focus_case``, the session and the
-docked widgets' public ``busy`` / ``run`` / ``readouts`` / ``results``), measures:
+only (``build_viewer``, what ``napari-mood view`` runs before the event loop, the session
+and the docked widgets' public ``busy`` / ``run`` / ``readouts`` / ``results``), measures:
 
-* open: from ``napari.Viewer(show=True)`` until the window with the scan and every map
-  has been drawn and the docked widgets are idle (target <= 4 s at 256^3, <= 12 s at
+* open: from ``build_viewer`` until the window with the scan and every map has been drawn and the docked widgets are idle (target <= 4 s at 256^3, <= 12 s at
   512^3), and the peak resident memory of the process meanwhile (<= 500 MB / 2.5 GB);
 * threshold readout: ``set_all_thresholds`` until the thresholds widget shows every
   method's new readout (target <= 0.3 s), and until its object counts are in too;
@@ -131,8 +130,10 @@ def _idle(widgets) -> Callable[[], bool]:
 
 def _all_new(readouts, before, value: float) -> bool:
     """Every method has a readout at ``value`` (the voxel numbers at least)."""
-    return bool(readouts) and readouts != before and all(
-        r.threshold == value for r in readouts.values()
+    return (
+        bool(readouts)
+        and readouts != before
+        and all(r.threshold == value for r in readouts.values())
     )
 
 
@@ -141,10 +142,9 @@ def _widget(widgets, name: str):
 
 
 def run(root: Path, size: int) -> dict[str, float]:
-    import napari
     from qtpy.QtWidgets import QApplication
 
-    from napari_mood._napari.viewer import dock_plugin_widgets, focus_case, load_into_viewer
+    from napari_mood._napari.viewer import build_viewer
 
     app = QApplication.instance() or QApplication([])
     meter = StallMeter()
@@ -152,10 +152,8 @@ def run(root: Path, size: int) -> dict[str, float]:
     base = _reset_peak()
     meter.phase = "open"
     start = time.perf_counter()
-    viewer = napari.Viewer(title="bench", show=True)
-    session = load_into_viewer(viewer, [root])
-    widgets = dock_plugin_widgets(viewer)
-    focus_case(viewer, session)
+    opened = build_viewer([root])  # what ``napari-mood view`` does before napari.run()
+    viewer, session, widgets = opened.viewer, opened.session, opened.widgets
     _drawn(app, viewer)
     out["open_s"] = time.perf_counter() - start
     _wait(app, _idle(widgets))
@@ -169,7 +167,7 @@ def run(root: Path, size: int) -> dict[str, float]:
         before = thresholds.readouts
         start = time.perf_counter()
         session.set_all_thresholds(value)
-        _wait(app, lambda b=before: _all_new(thresholds.readouts, b, value))
+        _wait(app, lambda b=before, v=value: _all_new(thresholds.readouts, b, v))
         out[f"readout_{value}_s"] = time.perf_counter() - start
         _wait(app, lambda: not thresholds.busy)
         out[f"readout_objects_{value}_s"] = time.perf_counter() - start

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from napari_mood._napari._soon import call_soon
 from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.mirror import LayerMirror
 from napari_mood.core.looks import CROSSHAIR_COLOR
@@ -102,6 +103,7 @@ class LinkedPlanes:
         self._closed = False
         self.crosshair_visible = True
         self._crosshair_deleted = False
+        self._draw_pending = False
         for plane in SIDE_PLANES:
             model = ViewerModel(title=plane)
             self._mirrors.append(LayerMirror(viewer.layers, model, include=_mirrored))
@@ -200,7 +202,14 @@ class LinkedPlanes:
             for model in self.views:
                 _ensure_crosshair(model, has_volume and not self._crosshair_deleted)
         self._orient_all()
-        self._draw_crosshairs()
+        if not self._draw_pending:  # a case's layers arrive together: draw once after them
+            self._draw_pending = True
+            call_soon(self._draw_after_layers)
+
+    def _draw_after_layers(self) -> None:
+        self._draw_pending = False
+        if not self._closed:
+            self._draw_crosshairs()
 
     def _on_camera_zoom(self, event: Any = None) -> None:
         """Keep the crosshair lines thin on screen at any zoom."""

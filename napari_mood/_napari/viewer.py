@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from napari_mood._napari.layers import layer_info
+from napari_mood._napari.layers import LayerData, layer_info
 from napari_mood._napari.reader import read_paths
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood.core.io import MoodInputError
@@ -22,18 +24,22 @@ from napari_mood.services.view_legend import add_legend
 
 __all__ = [
     "DOCK_ORDER",
+    "OpenedViewer",
     "PLUGIN_NAME",
     "SCREENSHOT_WINDOW_SIZE",
     "TAB_TITLES",
+    "build_viewer",
     "dock_plugin_widgets",
     "export_view",
     "focus_case",
     "focus_object",
     "load_into_viewer",
     "open_viewer",
+    "read_in_background",
     "run_demo",
     "save_window_screenshot",
     "unwrap_viewer",
+    "wait_keeping_events",
 ]
 
 PLUGIN_NAME = "napari-mood"
@@ -83,17 +89,106 @@ def open_viewer(
     """
     import napari
 
-    viewer = napari.Viewer(title=PLUGIN_NAME, show=True)
-    session = load_into_viewer(viewer, paths, preds=preds)
-    if dock_widgets:
-        dock_plugin_widgets(viewer)
+    opened = build_viewer(paths, preds=preds, dock_widgets=dock_widgets)
+    if screenshot is not None:
+        return save_window_screenshot(opened.viewer, screenshot)
+    napari.run()
+    return 0
+
+
+@dataclass(frozen=True)
+class OpenedViewer:
+    """What :func:`build_viewer` made: the viewer, its session and the docked widgets."""
+
+    viewer: Any
+    session: MoodSession
+    widgets: list[Any]
+
+
+def build_viewer(
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    preds: Mapping[str, str | os.PathLike[str]] | None = None,
+    dock_widgets: bool = True,
+) -> OpenedViewer:
+    """Open a napari window on ``paths`` with the plugin's panels, ready to use.
+
+    The files are read in a background thread (several at once, see
+    :func:`napari_mood.core.case.load_case`) while the window and the panels are built;
+    the event loop keeps running while the reading finishes, then the case's layers
+    join the session in one step (the panels see one ``case_changed``) and the view is
+    focused on the largest ground-truth object.
+
+    Raises
+    ------
+    MoodInputError
+        When ``preds`` are given without anything to show them on, or a path cannot be
+        read (the window is closed again).
+    """
+    from napari.utils.transforms import _units  # noqa: F401 - napari imported here, not
+    from napari.viewer import Viewer  # by two threads at once (a half-imported module)
+
+    reading = read_in_background(paths, preds=preds)
+    viewer = Viewer(title=PLUGIN_NAME, show=True)
+    session = get_session(viewer)
+    widgets = dock_plugin_widgets(viewer) if dock_widgets else []
+    try:
+        layers = wait_keeping_events(reading)
+    except BaseException:
+        viewer.close()
+        raise
+    if layers:
+        session.replace_case(layers)
     focus_case(viewer, session)
     if session.case is not None:
         viewer.title = f"{PLUGIN_NAME}: {session.case}"
-    if screenshot is not None:
-        return save_window_screenshot(viewer, screenshot)
-    napari.run()
-    return 0
+    return OpenedViewer(viewer, session, widgets)
+
+
+def read_in_background(
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    preds: Mapping[str, str | os.PathLike[str]] | None = None,
+) -> Future[list[LayerData]]:
+    """Start reading ``paths`` (:func:`~napari_mood._napari.reader.read_paths`) in a thread.
+
+    Raises
+    ------
+    MoodInputError
+        At once, when ``preds`` are given without a scan or dataset to show them on.
+    """
+    if not paths and preds:
+        raise MoodInputError(None, "method maps given without a scan or dataset", "add one")
+    pool = ThreadPoolExecutor(1, thread_name_prefix="napari-mood-open")
+    future = pool.submit(_read_layers, list(paths), dict(preds or {}))
+    pool.shutdown(wait=False)
+    return future
+
+
+def _read_layers(paths: list[Any], preds: dict[str, Any]) -> list[LayerData]:
+    layers = read_paths(paths, preds=preds) if paths else []
+    _warm_units()
+    return layers
+
+
+def _warm_units() -> None:
+    """Parse "mm" once here: napari's first layer with units builds pint's registry (0.5 s)."""
+    from napari.utils.transforms._units import get_units_from_name
+
+    get_units_from_name("mm")
+
+
+def wait_keeping_events(future: Future[Any], *, step_ms: int = 10) -> Any:
+    """Process Qt events until ``future`` is done; return its result (or raise its error)."""
+    from qtpy.QtCore import QEventLoop
+    from qtpy.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    while not future.done():
+        if app is not None:
+            app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, step_ms)
+        wait([future], timeout=step_ms / 1000)
+    return future.result()
 
 
 def run_demo(*, screenshot: str | os.PathLike[str] | None = None) -> int:

@@ -27,10 +27,12 @@ aligned voxel-wise and reported in :attr:`CaseData.problems`.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from scipy import ndimage
@@ -178,13 +180,14 @@ def load_case(
     scan_file = _pick(scan_path, dataset.scans.get(case) if dataset else None)
     label_file = _pick(label_path, dataset.pixel_labels.get(case) if dataset else None)
     problems: list[Problem] = []
-    scan = _read_scan(scan_file, case, problems)
     map_files = [p for m in methods.values() if (p := m.pixel.get(case)) is not None]
+    reads = _Reads(scan_file, label_file, map_files, mode)
+    scan = _read_scan(reads, scan_file, case, problems)
     if scan is not None and scan_file is not None:
         scan = _scan_on_their_grid(scan, scan_file, [label_file, *map_files], case, problems)
     reference = None if scan is None else _Reference(scan.shape, scan.affine, "the scan")
-    gt, reference = _read_gt(label_file, case, reference, problems)
-    maps, map_paths, reference = _read_maps(methods, case, reference, mode, problems)
+    gt, reference = _read_gt(reads, label_file, case, reference, problems)
+    maps, map_paths, reference = _read_maps(reads, methods, case, reference, problems)
     if reference is None:
         raise MoodInputError(
             scan_file or label_file, f"nothing could be read for case {case}", _summary(problems)
@@ -253,23 +256,58 @@ def _summary(problems: list[Problem]) -> str:
     return "; ".join(str(p) for p in problems) or "give a scan, a label or a map"
 
 
-def _read_scan(path: Path | None, case: str, problems: list[Problem]) -> Volume | None:
+READ_THREADS = 2
+"""Files of a case decoded at once (gzip inflation and NumPy conversion release the GIL)."""
+
+
+class _Reads:
+    """A case's files, read in up to :data:`READ_THREADS` threads before they are checked.
+
+    ``result(kind, path)`` returns what the reader returned or raises what it raised,
+    so the checks run in the same order, with the same messages, as reading one by one.
+    """
+
+    def __init__(
+        self, scan: Path | None, label: Path | None, maps: list[Path], mode: ScoreMode
+    ) -> None:
+        jobs: dict[tuple[str, Path], Callable[[], Any]] = {}
+        if scan is not None:
+            jobs["scan", scan] = partial(read_volume, scan)
+        if label is not None:
+            jobs["label", label] = partial(read_label, label)
+        for path in maps:
+            jobs["map", path] = partial(read_scores, path, mode=mode)
+        workers = max(1, min(READ_THREADS, len(jobs)))
+        with ThreadPoolExecutor(workers, thread_name_prefix="napari-mood-read") as pool:
+            self._futures = {key: pool.submit(job) for key, job in jobs.items()}
+
+    def result(self, kind: str, path: Path) -> Any:
+        return self._futures[kind, path].result()
+
+
+def _read_scan(
+    reads: _Reads, path: Path | None, case: str, problems: list[Problem]
+) -> Volume | None:
     if path is None:
         return None
     try:
-        return read_volume(path)
+        return reads.result("scan", path)
     except MoodInputError as exc:
         problems.append(Problem("unreadable", "error", exc.path, exc.problem, exc.hint, case))
         return None
 
 
 def _read_gt(
-    path: Path | None, case: str, reference: _Reference | None, problems: list[Problem]
+    reads: _Reads,
+    path: Path | None,
+    case: str,
+    reference: _Reference | None,
+    problems: list[Problem],
 ) -> tuple[np.ndarray | None, _Reference | None]:
     if path is None:
         return None, reference
     try:
-        read = read_label(path)
+        read = reads.result("label", path)
     except MoodInputError as exc:
         problems.append(Problem("unreadable", "error", exc.path, exc.problem, exc.hint, case))
         return None, reference
@@ -282,10 +320,10 @@ def _read_gt(
 
 
 def _read_maps(
+    reads: _Reads,
     methods: Mapping[str, MethodFolder],
     case: str,
     reference: _Reference | None,
-    mode: ScoreMode,
     problems: list[Problem],
 ) -> tuple[dict[str, np.ndarray], dict[str, Path], _Reference | None]:
     maps: dict[str, np.ndarray] = {}
@@ -295,7 +333,7 @@ def _read_maps(
         if path is None:
             problems.append(_missing_map(method, name, case))
             continue
-        scores, reference = _read_map(path, case, name, reference, mode, problems)
+        scores, reference = _read_map(reads, path, case, name, reference, problems)
         if scores is not None:
             maps[name], paths[name] = scores, path
     return maps, paths, reference
@@ -315,15 +353,15 @@ def _missing_map(method: MethodFolder, name: str, case: str) -> Problem:
 
 
 def _read_map(
+    reads: _Reads,
     path: Path,
     case: str,
     method: str,
     reference: _Reference | None,
-    mode: ScoreMode,
     problems: list[Problem],
 ) -> tuple[np.ndarray | None, _Reference | None]:
     try:
-        read = read_scores(path, mode=mode)
+        read = reads.result("map", path)
     except MoodInputError as exc:
         problems.append(
             Problem("unreadable", "error", exc.path, exc.problem, exc.hint, case, method)

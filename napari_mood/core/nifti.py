@@ -15,6 +15,7 @@ import gzip
 import io
 import logging
 import os
+import threading
 import warnings
 import zlib
 from collections.abc import Callable, Iterator
@@ -325,24 +326,46 @@ def _voxel_view(img: nib.Nifti1Image, content: bytes) -> np.ndarray | None:
 
 @contextlib.contextmanager
 def _nibabel_log() -> Iterator[list[str]]:
-    """Collect what nibabel logs about a file (instead of printing it without the name)."""
+    """Collect what nibabel logs about a file (instead of printing it without the name).
+
+    Thread-safe: while any thread reads, nibabel's handlers are replaced by one that
+    hands each record to the list of the thread that logged it.
+    """
+    global _LOG_READERS, _LOG_SAVED
     messages: list[str] = []
-    handler = _ListHandler(messages)
     logger = logging.getLogger("nibabel.global")
-    saved, logger.handlers = logger.handlers, [handler]
+    with _LOG_LOCK:
+        if _LOG_READERS == 0:
+            _LOG_SAVED, logger.handlers = logger.handlers, [_THREAD_HANDLER]
+        _LOG_READERS += 1
+    _LOG_LOCAL.messages = messages
     try:
         yield messages
     finally:
-        logger.handlers = saved
+        _LOG_LOCAL.messages = None
+        with _LOG_LOCK:
+            _LOG_READERS -= 1
+            if _LOG_READERS == 0:
+                logger.handlers = _LOG_SAVED
 
 
-class _ListHandler(logging.Handler):
-    def __init__(self, messages: list[str]) -> None:
+class _ThreadHandler(logging.Handler):
+    """Hands a nibabel record to the collecting list of the thread that logged it."""
+
+    def __init__(self) -> None:
         super().__init__(logging.WARNING)
-        self._messages = messages
 
     def emit(self, record: logging.LogRecord) -> None:
-        self._messages.append(record.getMessage())
+        messages = getattr(_LOG_LOCAL, "messages", None)
+        if messages is not None:
+            messages.append(record.getMessage())
+
+
+_LOG_LOCK = threading.Lock()
+_LOG_LOCAL = threading.local()
+_LOG_READERS = 0
+_LOG_SAVED: list[logging.Handler] = []
+_THREAD_HANDLER = _ThreadHandler()
 
 
 def _image_from_bytes(path: Path, content: bytes) -> nib.Nifti1Image:

@@ -9,17 +9,17 @@ truth shown. Dataset: the dataset's methods evaluated as ``napari-mood evaluate`
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from napari_mood.core.compare import ComparisonTable, case_comparison, dataset_comparison
-from napari_mood.services.labelling import LabellingCache
-from napari_mood.services.snapshots import MapSnapshot
 from napari_mood.core.io import MoodInputError, discover_dataset, find_methods
 from napari_mood.core.looks import DEFAULT_THRESHOLD
 from napari_mood.core.results import EvaluationOptions, Task
 from napari_mood.core.validate import Problem
 from napari_mood.services.evaluation import evaluate_folder
+from napari_mood.services.labelling import LabellingCache
+from napari_mood.services.snapshots import MapSnapshot
 
 __all__ = [
     "N_BOOT",

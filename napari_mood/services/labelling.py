@@ -157,7 +157,9 @@ class LabellingCache:
             key,
             score,
             gt,
-            lambda: labelled(score, gt, threshold=value, connectivity=connectivity, spacing=spacing),
+            lambda: labelled(
+                score, gt, threshold=value, connectivity=connectivity, spacing=spacing
+            ),
         )
 
     def histograms(self, score: np.ndarray, gt: np.ndarray | None) -> CurveAccumulator:

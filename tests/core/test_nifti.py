@@ -110,3 +110,46 @@ def test_read_label_equals_the_official_rule(nifti, dtype):
     label = read_label(path)
     official = np.clip(np.rint(nib.load(path).get_fdata()), 0, 1) == 1
     np.testing.assert_array_equal(label.mask, official)
+
+
+def test_nibabel_messages_stay_with_their_thread_and_handlers_come_back():
+    """Two files read at once (load_case reads a case's files in threads)."""
+    import logging
+    import threading
+
+    from napari_mood.core.nifti import _nibabel_log
+
+    logger = logging.getLogger("nibabel.global")
+    before = list(logger.handlers)
+    inside, got = threading.Barrier(2), {}
+
+    def read(name: str) -> None:
+        with _nibabel_log() as messages:
+            inside.wait()  # both threads collect at the same time
+            logger.warning("about %s", name)
+            inside.wait()
+        got[name] = messages
+
+    threads = [threading.Thread(target=read, args=(n,)) for n in ("a", "b")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert got == {"a": ["about a"], "b": ["about b"]}
+    assert logger.handlers == before
+
+
+def test_a_case_read_in_threads_equals_its_files_read_one_by_one():
+    from napari_mood.core.case import load_case
+    from napari_mood.core.io import discover_dataset, methods_beside
+    from napari_mood.core.nifti import read_label, read_scores, read_volume
+    from napari_mood.services.datasets import sample_data_dir
+
+    dataset = discover_dataset(sample_data_dir())
+    case = dataset.cases[1]
+    methods = methods_beside(dataset.root)
+    data = load_case(dataset, case, methods=methods)
+    np.testing.assert_array_equal(data.scan.data, read_volume(dataset.scans[case]).data)
+    np.testing.assert_array_equal(data.gt, read_label(dataset.pixel_labels[case]).mask)
+    for name, method in methods.items():
+        np.testing.assert_array_equal(data.maps[name], read_scores(method.pixel[case]).scores)

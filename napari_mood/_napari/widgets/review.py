@@ -70,7 +70,6 @@ from napari_mood.services.review_regions import FoundRegions, find_regions
 from napari_mood.services.review_store import (
     ReviewFile,
 )
-from napari_mood.services.snapshots import MapSnapshot
 
 if TYPE_CHECKING:
     import napari

@@ -32,7 +32,6 @@ from napari_mood.services.slice_curves import (
     compute_slice_curves,
     gt_runs,
 )
-from napari_mood.services.snapshots import MapSnapshot
 
 if TYPE_CHECKING:
     import napari
@@ -185,9 +184,7 @@ class SliceScoresWidget(QWidget):
 
     def _on_timer_timeout(self) -> None:
         axis = self._session.slice_axis
-        maps = tuple(
-            m.snapshot() for m in self._session.methods
-        )
+        maps = tuple(m.snapshot() for m in self._session.methods)
         if axis is None or not maps:
             self._worker.cancel()
             self._curves = None

@@ -373,7 +373,6 @@ class TableWidget(QWidget):
             self._sync_buttons()
             return
         self._status.setText(f"Computing case {self._session.case}...")
-        scores = {m.name: m.data for m in methods}
         self._worker.submit(
             case_table,
             tuple(m.snapshot() for m in methods),

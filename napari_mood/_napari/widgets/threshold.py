@@ -55,7 +55,6 @@ from napari_mood.services.readouts import (
     compute_voxel_readouts,
     readout_text,
 )
-from napari_mood.services.snapshots import MapSnapshot
 
 if TYPE_CHECKING:
     import napari
