@@ -211,7 +211,7 @@ def _service_objects(session) -> float:
         options = {"cache": LabellingCache()}
     except ImportError:  # an older napari-mood (to measure "before")
         options = {}
-    gt = None if session.gt_layer is None else np.asarray(session.gt_layer.data)
+    gt = None if session.gt_data is None else np.asarray(session.gt_data)
     start = time.perf_counter()
     for name in session.method_names:
         method = session.method(name)

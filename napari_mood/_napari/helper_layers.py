@@ -15,9 +15,15 @@ from typing import Any
 
 import numpy as np
 
-from napari_mood._napari.layers import METADATA_KEY
+from napari_mood._napari.layers import METADATA_KEY, display_levels
 
-__all__ = ["add_helper_labels", "helper_layers", "keep_read_only", "set_helper_data"]
+__all__ = [
+    "add_helper_labels",
+    "follow_display",
+    "helper_layers",
+    "keep_read_only",
+    "set_helper_data",
+]
 
 
 def add_helper_labels(
@@ -32,10 +38,13 @@ def add_helper_labels(
     contour: int = 0,
     blending: str = "translucent",
 ) -> Any:
-    """Add a non-editable Labels layer on ``reference``'s grid, keeping the selection."""
+    """Add a non-editable Labels layer on ``reference``'s grid, keeping the selection.
+
+    A large volume is shown multiscale like the case (:func:`display_levels`).
+    """
     active = viewer.layers.selection.active
     layer = viewer.add_labels(
-        data,
+        display_levels(data, pool="max"),
         name=name,
         scale=reference.scale,
         translate=reference.translate,
@@ -45,7 +54,8 @@ def add_helper_labels(
         opacity=opacity,
         blending=blending,
     )
-    layer.contour = contour
+    _CONTOURS[layer] = contour
+    layer.contour = contour if viewer.dims.ndisplay == 2 else 0
     keep_read_only(layer)
     if active is not None and active in viewer.layers:
         viewer.layers.selection.active = active
@@ -54,11 +64,21 @@ def add_helper_labels(
 
 def set_helper_data(layer: Any, data: np.ndarray) -> None:
     """Show new data in a helper layer (kept non-editable)."""
-    layer.data = data
+    layer.data = display_levels(data, pool="max")
     layer.editable = False  # napari makes a Labels layer editable again on new data
 
 
 _READ_ONLY: weakref.WeakSet[Any] = weakref.WeakSet()
+_CONTOURS: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+
+
+def follow_display(viewer: Any) -> None:
+    """Helper labels drawn as outlines in 2-D are filled in 3-D (napari has no 3-D contours)."""
+    flat = viewer.dims.ndisplay == 2
+    for layer in list(viewer.layers):
+        wanted = _CONTOURS.get(layer)
+        if wanted is not None:
+            layer.contour = wanted if flat else 0
 
 
 def keep_read_only(layer: Any) -> None:

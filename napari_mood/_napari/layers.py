@@ -25,7 +25,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
+
 from napari_mood.core.looks import GT_COLOR
+from napari_mood.services.display import PoolMethod, build_pyramid
 
 __all__ = [
     "AXIS_LABELS_3D",
@@ -33,9 +36,13 @@ __all__ = [
     "METADATA_KEY",
     "LayerData",
     "Role",
+    "PYRAMID_MIN_VOXELS",
+    "PYRAMID_SMALLEST_EDGE",
+    "display_levels",
     "gt_colormap",
     "layer_info",
     "mood_metadata",
+    "scored_data",
 ]
 
 METADATA_KEY = "napari_mood"
@@ -45,6 +52,35 @@ Role = Literal["scan", "gt", "method"]
 ROLES: tuple[str, ...] = ("scan", "gt", "method")
 AXIS_LABELS_3D: tuple[str, ...] = ("axial", "coronal", "sagittal")  # planes the sliders pick
 GT_FILL_OPACITY = 0.5
+
+
+PYRAMID_MIN_VOXELS = 160**3
+"""Volumes with more voxels are shown multiscale (:func:`display_levels`)."""
+PYRAMID_SMALLEST_EDGE = 128
+"""The coarsest level's largest edge is at most this (a 3-D view draws that level)."""
+
+
+def display_levels(data: Any, *, pool: PoolMethod) -> Any:
+    """What a layer shows for ``data``: itself, or for a large volume a pyramid.
+
+    Volumes of more than :data:`PYRAMID_MIN_VOXELS` voxels become ``[data, data/2, ...]``
+    (:func:`napari_mood.services.display.build_pyramid`; ``"max"`` pooling for maps and
+    masks, so a one-voxel hot spot or lesion stays visible, ``"mean"`` for scans) down to
+    a largest edge of :data:`PYRAMID_SMALLEST_EDGE`. napari then draws 2-D slices at full
+    resolution (the level it picks for the canvas) and 3-D from the coarsest level: a 3-D
+    view of a 256^3 case uploads 128^3 textures, of a 512^3 case 128^3 too. Level 0 is
+    ``data`` itself (no copy): it is what scoring reads (:func:`scored_data`).
+    """
+    arr = np.asarray(data)
+    if arr.ndim != 3 or arr.size <= PYRAMID_MIN_VOXELS:
+        return data
+    return build_pyramid(arr, method=pool, min_size=PYRAMID_SMALLEST_EDGE)
+
+
+def scored_data(layer: Any) -> Any:
+    """The full-resolution data of a layer (level 0 of a multiscale one): what is scored."""
+    data = layer.data
+    return data[0] if getattr(layer, "multiscale", False) else data
 
 
 def gt_colormap() -> dict[Any, str]:

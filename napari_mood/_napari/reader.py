@@ -37,6 +37,7 @@ from napari_mood._napari.layers import (
     AXIS_LABELS_3D,
     GT_FILL_OPACITY,
     LayerData,
+    display_levels,
     gt_colormap,
     mood_metadata,
 )
@@ -291,7 +292,8 @@ def case_layer_data(case: CaseData, *, threshold: float = DEFAULT_THRESHOLD) -> 
     """Turn a loaded case into layer data tuples: scan, maps, then the ground truth on top.
 
     Every array is a display-ordered view (``case.transform.to_display``), never a copy,
-    and every layer gets ``scale = case.transform.spacing``.
+    and every layer gets ``scale = case.transform.spacing``. Large volumes are shown
+    multiscale (:func:`~napari_mood._napari.layers.display_levels`; level 0 is that view).
 
     Examples
     --------
@@ -334,7 +336,7 @@ def _scan_layer(case: CaseData) -> LayerData:
         "metadata": meta,
         **_grid_kwargs(case),
     }
-    return case.transform.to_display(case.scan.data), kwargs, "image"
+    return display_levels(case.transform.to_display(case.scan.data), pool="mean"), kwargs, "image"
 
 
 def _method_layer(case: CaseData, method: str, color: str, threshold: float) -> LayerData:
@@ -356,7 +358,7 @@ def _method_layer(case: CaseData, method: str, color: str, threshold: float) -> 
         "metadata": meta,
         **_grid_kwargs(case),
     }
-    return case.transform.to_display(case.maps[method]), kwargs, "image"
+    return display_levels(case.transform.to_display(case.maps[method]), pool="max"), kwargs, "image"
 
 
 def _gt_layer(case: CaseData) -> LayerData:
@@ -376,4 +378,4 @@ def _gt_layer(case: CaseData) -> LayerData:
         "metadata": meta,
         **_grid_kwargs(case),
     }
-    return case.transform.to_display(case.gt), kwargs, "labels"
+    return display_levels(case.transform.to_display(case.gt), pool="max"), kwargs, "labels"

@@ -33,6 +33,7 @@ this state. Nothing here imports Qt or napari.
 from __future__ import annotations
 
 import re
+import warnings
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -43,8 +44,14 @@ from typing import Any
 from psygnal import Signal
 
 from napari_mood._napari._soon import call_soon
-from napari_mood._napari.helper_layers import keep_read_only
-from napari_mood._napari.layers import GT_FILL_OPACITY, METADATA_KEY, LayerData, layer_info
+from napari_mood._napari.helper_layers import follow_display, keep_read_only
+from napari_mood._napari.layers import (
+    GT_FILL_OPACITY,
+    METADATA_KEY,
+    LayerData,
+    layer_info,
+    scored_data,
+)
 from napari_mood.core.looks import METHOD_COLORS, method_colormap
 from napari_mood.core.orientation import DisplayTransform
 from napari_mood.core.scores import check_threshold, threshold_limits
@@ -83,8 +90,8 @@ class SessionMethod:
 
     @property
     def data(self) -> Any:
-        """The displayed map (display-ordered view of the scores as read)."""
-        return self.layer.data
+        """The map as scored: display-ordered view of the scores as read (full resolution)."""
+        return scored_data(self.layer)
 
     def snapshot(self) -> MapSnapshot:
         """What a background job needs of this map now (the array is not copied).
@@ -152,6 +159,16 @@ class MoodSession:
     def gt_layer(self) -> Any:
         """The ground truth's Labels layer, or None."""
         return self._gt
+
+    @property
+    def scan_data(self) -> Any:
+        """The scan at full resolution (display-ordered), or None."""
+        return None if self._scan is None else scored_data(self._scan)
+
+    @property
+    def gt_data(self) -> Any:
+        """The ground truth at full resolution (display-ordered), or None: what is scored."""
+        return None if self._gt is None else scored_data(self._gt)
 
     @property
     def case(self) -> str | None:
@@ -386,6 +403,7 @@ class MoodSession:
         self._leave(event.value)
 
     def _on_dims_ndisplay(self, event: Any) -> None:
+        follow_display(self.viewer)
         if self._gt is not None:
             _outline(self._gt, self.viewer)
         if self._scan is not None:
@@ -518,6 +536,14 @@ def _render_scan(layer: Any) -> None:
         layer.rendering = SCAN_RENDERING
         layer.attenuation = SCAN_ATTENUATION
 
+
+warnings.filterwarnings(
+    "ignore", message="Contours are not displayed during 3D rendering", category=UserWarning
+)
+"""napari re-slices every layer on a switch to 3-D before any plugin callback runs (its
+own callbacks always come first), so an outline's ``contour`` is still set for that one
+slicing; the session then sets it to 0 (the outline is filled in 3-D). The warning napari
+gives for that moment says nothing the user can act on."""
 
 _SESSIONS: weakref.WeakKeyDictionary[Any, MoodSession] = weakref.WeakKeyDictionary()
 

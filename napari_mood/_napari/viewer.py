@@ -318,8 +318,8 @@ def focus_case(viewer: Any, session: MoodSession | None = None) -> None:
     from napari_mood.core.case import focus_voxel
 
     session = session or get_session(viewer)
-    gt = session.gt_layer
-    voxel = focus_voxel(np.asarray(gt.data)) if gt is not None and gt.data.ndim == 3 else None
+    gt, truth = session.gt_layer, session.gt_data
+    voxel = focus_voxel(np.asarray(truth)) if truth is not None and truth.ndim == 3 else None
     if voxel is not None:
         world = gt.data_to_world(voxel)
         viewer.dims.point = tuple(float(v) for v in world)

@@ -547,8 +547,8 @@ class DatasetBrowserWidget(QWidget):
         return ViewFigure(
             path=path,
             name=case_stem(session.case or "case"),
-            scan=None if session.scan_layer is None else session.scan_layer.data,
-            gt=None if session.gt_layer is None else session.gt_layer.data,
+            scan=session.scan_data,
+            gt=session.gt_data,
             maps={m.name: m.data for m in session.methods},
             spacing=tuple(float(s) for s in reference.scale),
             index=session.slice_index,

@@ -280,9 +280,8 @@ class ObjectsWidget(QWidget):
         """Match the selected methods' objects in a worker (results applied when done)."""
         maps = [self._snapshot(name) for name in self.selected_methods()]
         if maps:
-            gt = self._session.gt_layer
             self._worker.submit(
-                match_methods, maps, None if gt is None else gt.data, cache=self._session.labelling
+                match_methods, maps, self._session.gt_data, cache=self._session.labelling
             )
 
     def table_records(self) -> list[tuple[str, ObjectRecord]]:

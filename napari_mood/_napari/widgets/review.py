@@ -203,12 +203,11 @@ class ReviewWidget(QWidget):
         name = self._chosen_method()
         if name not in self._session.method_names:
             return
-        method, gt = self._session.method(name), self._session.gt_layer
-        snapshot = method.snapshot()
+        snapshot = self._session.method(name).snapshot()
         self._worker.submit(
             find_regions,
             snapshot,
-            None if gt is None else gt.data,
+            self._session.gt_data,
             case=self._session.case,
             scope=SCOPES[self._c.scope.currentIndex()][1],
             cache=self._session.labelling,

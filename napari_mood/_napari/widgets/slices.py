@@ -190,8 +190,8 @@ class SliceScoresWidget(QWidget):
             self._curves = None
             self._draw()
             return
-        gt = self._session.gt_layer
-        gt_data = None if gt is None else np.asarray(gt.data)
+        gt = self._session.gt_data
+        gt_data = None if gt is None else np.asarray(gt)
         self._worker.submit(compute_slice_curves, maps, gt_data, axis=axis)
 
     def _on_curves_returned(self, curves: SliceCurves) -> None:

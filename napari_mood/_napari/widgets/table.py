@@ -376,7 +376,7 @@ class TableWidget(QWidget):
         self._worker.submit(
             case_table,
             tuple(m.snapshot() for m in methods),
-            gt.data,
+            self._session.gt_data,
             self._session.case or "",
             cache=self._session.labelling,
         )

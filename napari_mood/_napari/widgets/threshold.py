@@ -99,8 +99,8 @@ EMPTY_TEXT = (
 
 
 def _gt_data(session: MoodSession) -> Any:
-    layer = session.gt_layer
-    return None if layer is None else np.asarray(layer.data)
+    gt = session.gt_data
+    return None if gt is None else np.asarray(gt)
 
 
 # --------------------------------------------------------------------------- widgets
