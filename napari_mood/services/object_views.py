@@ -2,8 +2,9 @@
 
 For each method, :func:`~napari_mood.core.objects.match_objects` on its map and the ground
 truth at its display threshold (one labelling, shared through the session's cache), drawn
-in one label image (``TP`` / ``FP``: predicted ids, ``FN``: ``offset +`` the missed GT
-ids) made in the worker, plus the texts of the summary and table.
+in one label image made in the worker (compact labels: the shown objects are numbered
+1..n, so any number of components keeps napari's label colormap small), plus the texts
+of the summary and table.
 Without a ground truth every kept object is a false positive (the core's rule).
 """
 
@@ -16,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from napari_mood.core.objects import KINDS, LabelledMatch, ObjectMatch, ObjectRecord, kind_table
+from napari_mood.core.objects import LabelledMatch, ObjectMatch, ObjectRecord
 from napari_mood.services.labelling import LabellingCache, labelled
 from napari_mood.services.snapshots import MapSnapshot
 
@@ -29,6 +30,7 @@ __all__ = [
     "compute_method_objects",
     "objects_layer",
     "listed",
+    "shown_objects",
     "match_methods",
     "matched_text",
     "summary_html",
@@ -58,8 +60,9 @@ SUMMARY_HEADER: tuple[tuple[str, str], ...] = (
 class MethodObjects:
     """One method's object match and its objects drawn in one label image.
 
-    ``image``: predicted objects shown (TP, FP) keep their predicted ids; missed GT
-    objects (FN) get ``offset + GT id`` where no shown predicted object lies (see
+    ``image``: the shown objects numbered in the order of :func:`shown_objects`: predicted
+    TP and FP objects ``1..offset`` (by predicted id), then missed GT objects (FN)
+    ``offset + 1..`` (by GT id) where no shown predicted object lies (see
     :class:`ObjectsLayer`). Made in the worker, so the main thread only adds a layer.
     """
 
@@ -75,8 +78,7 @@ def compute_method_objects(
 ) -> MethodObjects:
     """Run the MOOD object rule on one map and draw its TP, FP and FN objects.
 
-    Object ids in the image are the ids of :attr:`ObjectMatch.objects` (predicted ids for
-    TP and FP, ``offset +`` GT id for FN). The map is labelled once (taken from ``cache``
+    The image numbers the shown objects (see :class:`MethodObjects`). The map is labelled once (taken from ``cache``
     when given, so readouts and regions at the same threshold reuse it); the image is
     filled from the labelled boxes only, in the smallest unsigned dtype that holds it.
 
@@ -106,17 +108,34 @@ def compute_method_objects(
     return MethodObjects(snapshot.name, match, image, offset, gt is not None)
 
 
+def shown_objects(match: ObjectMatch) -> tuple[np.ndarray, np.ndarray]:
+    """Ids of the objects drawn and listed: TP and FP predicted ids, then FN GT ids.
+
+    Both ascending; the label of the k-th shown object (counting from 1 over both) is
+    k in :attr:`MethodObjects.image` and in :class:`ObjectsLayer`.
+
+    Examples
+    --------
+    >>> from napari_mood.core.objects import match_objects
+    >>> gt = np.zeros((1, 8), bool); gt[0, 1:3] = True; gt[0, 5:7] = True
+    >>> score = np.zeros((1, 8)); score[0, 1:3] = 0.9
+    >>> [ids.tolist() for ids in shown_objects(match_objects(score, gt, threshold=0.5))]
+    [[1], [2]]
+    """
+    pred = [r.id for r in match.objects if r.source == "pred" and r.kind in ("TP", "FP")]
+    missed = [r.id for r in match.objects if r.source == "gt" and r.kind == "FN"]
+    return np.array(sorted(pred), dtype=np.int64), np.array(sorted(missed), dtype=np.int64)
+
+
 def _objects_image(found: LabelledMatch, match: ObjectMatch) -> tuple[np.ndarray, int]:
-    """Shown predicted ids, then missed GT ids + offset where no predicted object is."""
-    codes = {kind: KINDS.index(kind) + 1 for kind in SHOWN_KINDS}
-    pred_table = kind_table(match, source="pred")
-    pred_ids = np.arange(pred_table.size, dtype=np.int64)
-    pred_lut = np.where(np.isin(pred_table, [codes["TP"], codes["FP"]]), pred_ids, 0)
-    offset = int(pred_lut.max(initial=0))
-    gt_table = kind_table(match, source="gt")
-    gt_ids = np.arange(gt_table.size, dtype=np.int64)
-    gt_lut = np.where(gt_table == codes["FN"], gt_ids + offset, 0)
-    dtype = np.min_scalar_type(max(offset, int(gt_lut.max(initial=0))))
+    """Shown predicted objects 1..P, then missed GT objects P+1.. where no prediction is."""
+    pred_ids, fn_ids = shown_objects(match)
+    offset, total = pred_ids.size, pred_ids.size + fn_ids.size
+    pred_lut = np.zeros(int(pred_ids.max(initial=0)) + 1, dtype=np.int64)
+    pred_lut[pred_ids] = np.arange(1, offset + 1)
+    gt_lut = np.zeros(int(fn_ids.max(initial=0)) + 1, dtype=np.int64)
+    gt_lut[fn_ids] = np.arange(offset + 1, total + 1)
+    dtype = np.min_scalar_type(total)
     image = np.zeros(found.shape, dtype=dtype)
     if found.gt_crop_labels.size:
         image[found.gt_crop] = _lookup(gt_lut, found.gt_crop_labels, dtype)
@@ -137,11 +156,13 @@ def _lookup(lut: np.ndarray, labels: np.ndarray, dtype: np.dtype) -> np.ndarray:
 class ObjectsLayer:
     """One method's TP, FP and FN objects in one label image, with a row per object.
 
-    Label values: predicted objects (TP, FP) keep their predicted ids; missed GT objects
-    (FN) get ``offset + GT id`` where no predicted object lies (a missed GT object that a
-    predicted object overlaps in part shows the rest of its outline). ``features`` has one row per label value (napari's
-    Labels ``features``: shown on hover and in the features table) with the columns
-    :data:`FEATURE_COLUMNS`; ``kinds`` gives each label's kind (its colour).
+    Label values number the shown objects (:func:`shown_objects`): predicted TP and FP
+    objects ``1..offset``, missed GT objects (FN) ``offset + 1..`` where no predicted
+    object lies (a missed GT object that a predicted object overlaps in part shows the
+    rest of its outline). ``features`` has one row per label value (napari's Labels
+    ``features``: shown on hover and in the features table) with the columns
+    :data:`FEATURE_COLUMNS` (``object``: the object's id in the match, ``pred 12`` or
+    ``GT 3``); ``kinds`` gives each label's kind (its colour).
     """
 
     image: np.ndarray
@@ -152,6 +173,7 @@ class ObjectsLayer:
 
 FEATURE_COLUMNS: tuple[str, ...] = (
     "index",
+    "object",
     "kind",
     "voxels",
     "mm3",
@@ -180,15 +202,14 @@ def objects_layer(
     >>> score = np.zeros((1, 8)); score[0, 1:3] = 0.9
     >>> layer = objects_layer(compute_method_objects(MapSnapshot("m", score, 0.5), gt))
     >>> layer.image.tolist(), layer.features["kind"]
-    ([[0, 1, 1, 0, 0, 3, 3, 0]], ['TP', 'FN'])
+    ([[0, 1, 1, 0, 0, 2, 2, 0]], ['TP', 'FN'])
     """
     offset = result.offset
     rows = [r for r in result.match.objects if listed(r, False)]
     verdicts = verdicts or {}
     columns: dict[str, list[Any]] = {name: [] for name in FEATURE_COLUMNS}
     kinds: dict[int, str] = {}
-    for record in rows:
-        label = record.id + offset if record.source == "gt" else record.id
+    for label, record in enumerate(rows, start=1):  # the order of shown_objects
         kinds[label] = record.kind
         for name, value in zip(FEATURE_COLUMNS, _feature_row(label, record, verdicts), strict=True):
             columns[name].append(value)
@@ -199,6 +220,7 @@ def _feature_row(label: int, record: ObjectRecord, verdicts: Mapping[int, str]) 
     verdict = verdicts.get(record.id, "") if record.source == "pred" else ""
     return (
         label,
+        f"{'pred' if record.source == 'pred' else 'GT'} {record.id}",
         record.kind,
         record.size_voxels,
         np.nan if record.size_mm3 is None else round(record.size_mm3, 1),

@@ -17,6 +17,7 @@ from napari_mood.services.object_views import (
     compute_method_objects,
     listed,
     match_methods,
+    shown_objects,
     summary_html,
     window_text,
 )
@@ -80,10 +81,10 @@ def test_method_objects_equal_match_objects(case):
     assert (result.match.tp, result.match.fp, result.match.fn) == (match.tp, match.fp, match.fn)
     pred_labels, _ = object_labels(maps["noisy"], gt, threshold=0.6)
     fp_ids = {r.id for r in match.objects if r.source == "pred" and r.kind == "FP"}
-    shown = result.image[(result.image > 0) & (result.image <= result.offset)]
-    assert fp_ids <= set(np.unique(shown).tolist())
-    fp_voxels = np.isin(result.image, list(fp_ids)) & (result.image <= result.offset)
-    assert np.all(np.isin(pred_labels[fp_voxels], list(fp_ids)))
+    pred_ids, _ = shown_objects(match)
+    fp_labels = [rank for rank, i in enumerate(pred_ids, start=1) if i in fp_ids]
+    fp_voxels = np.isin(result.image, fp_labels)
+    assert set(pred_labels[fp_voxels].tolist()) == fp_ids  # every FP drawn, nothing else
     html = summary_html(match_methods([MapSnapshot("noisy", maps["noisy"], 0.6)], gt))
     assert "noisy" in html and "Size window" in html
     assert all(listed(r, False) == (r.kind in ("TP", "FP", "FN")) for r in match.objects)

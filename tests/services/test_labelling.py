@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy import ndimage
 
-from napari_mood.core.objects import KINDS, kind_table, match_objects, object_labels
+from napari_mood.core.objects import match_objects, object_labels
 from napari_mood.core.readout import threshold_readout
 from napari_mood.core.regions import flagged_regions
 from napari_mood.services import labelling as labelling_module
@@ -34,16 +34,16 @@ def _case(seed: int = 0, shape=(14, 15, 16)) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _objects_image(match, pred_labels: np.ndarray, gt_labels: np.ndarray) -> np.ndarray:
-    """Independent drawing: TP and FP ids, then FN ids + offset where no prediction is."""
-
-    def kind(labels: np.ndarray, source: str, name: str) -> np.ndarray:
-        keep = kind_table(match, source=source)[labels] == KINDS.index(name) + 1
-        return np.where(keep, labels, 0).astype(np.int64)
-
-    shown = kind(pred_labels, "pred", "TP") + kind(pred_labels, "pred", "FP")
-    fn = kind(gt_labels, "gt", "FN")
-    offset = int(shown.max(initial=0))
-    return np.where(shown > 0, shown, np.where(fn > 0, fn + offset, 0))
+    """Independent drawing: TP and FP objects numbered 1..P by id, then FN P+1.. by id,
+    missed GT voxels only where no shown prediction is."""
+    pred_ids = sorted(r.id for r in match.objects if r.source == "pred" and r.kind in ("TP", "FP"))
+    fn_ids = sorted(r.id for r in match.objects if r.source == "gt" and r.kind == "FN")
+    image = np.zeros(pred_labels.shape, dtype=np.int64)
+    for rank, gt_id in enumerate(fn_ids, start=len(pred_ids) + 1):
+        image[gt_labels == gt_id] = rank
+    for rank, pred_id in enumerate(pred_ids, start=1):
+        image[pred_labels == pred_id] = rank
+    return image
 
 
 @pytest.mark.parametrize("threshold", [0.45, 0.5, 0.55])
@@ -80,7 +80,7 @@ def test_jobs_without_a_cache_give_the_same_results():
     plain = compute_method_objects(snapshot, gt)
     assert cached.match == plain.match
     np.testing.assert_array_equal(cached.image, plain.image)
-    assert cached.image.dtype == plain.image.dtype == np.min_scalar_type(int(plain.image.max()))
+    assert cached.image.dtype == plain.image.dtype == np.uint8  # compact labels
     assert [r.match for r in match_methods([snapshot], gt)] == [plain.match]
 
 
@@ -172,3 +172,24 @@ def test_a_failure_is_raised_to_the_caller_and_not_cached():
     assert cache.stats() == (0, 2) and len(cache) == 0
     with pytest.raises(ValueError, match="cannot match the objects of m"):
         compute_method_objects(MapSnapshot("m", bad, 0.5), gt, cache=cache)
+
+
+def test_objects_layer_labels_stay_small_with_many_components():
+    """A speckled map has many components (512^3: hundreds of thousands): the shown ones are numbered
+    1..n, so napari's direct label colormap stays small (it needs numba above 65,536)."""
+    from napari_mood.services.object_views import objects_layer, shown_objects
+
+    rng = np.random.default_rng(5)
+    score = np.zeros((40, 60, 60))
+    score[:20] = (rng.random((20, 60, 60)) < 0.02) * 0.9  # about 1,000 specks, low ids
+    score[30:37, 30:37, 30:37] = 0.9  # a false positive blob (343 voxels), labelled last
+    gt = np.zeros(score.shape, bool)
+    gt[22:30, 5:13, 5:13] = True  # missed (512 voxels)
+    result = compute_method_objects(MapSnapshot("m", score, 0.5), gt)
+    pred_ids, fn_ids = shown_objects(result.match)
+    layer = objects_layer(result)
+    n = pred_ids.size + fn_ids.size
+    assert max(layer.kinds) == n == int(result.image.max()) and len(layer.features["index"]) == n
+    assert layer.features["index"] == list(range(1, n + 1))
+    assert pred_ids.max() > 300 and result.image.dtype == np.uint8
+    assert layer.features["object"][0] == f"pred {pred_ids[0]}"

@@ -80,29 +80,31 @@ def test_layers_table_and_summary_are_the_core_result(objects_viewer, qtbot):
     )
     assert (match.tp, match.fp, match.fn) == (1, 21, 1)  # brain_001, residual at 0.5
     layer = viewer.layers[objects_layer_name("residual")]  # one layer: TP, FP and FN
-    offset = max(r.id for r in match.objects if r.source == "pred" and r.kind in ("TP", "FP"))
+    shown_pred = sorted(
+        r.id for r in match.objects if r.source == "pred" and r.kind in ("TP", "FP")
+    )
+    shown_gt = sorted(r.id for r in match.objects if r.source == "gt" and r.kind == "FN")
+    label_of = {("pred", i): k for k, i in enumerate(shown_pred, start=1)}
+    label_of |= {("gt", i): k for k, i in enumerate(shown_gt, start=len(shown_pred) + 1)}
     features = layer.features.set_index("index")
-    for kind, source, labels, shift in (
-        ("TP", "pred", pred_labels, 0),
-        ("FP", "pred", pred_labels, 0),
-        ("FN", "gt", gt_labels, offset),
+    drawn_pred = np.isin(pred_labels, shown_pred)
+    for kind, source, labels in (
+        ("TP", "pred", pred_labels),
+        ("FP", "pred", pred_labels),
+        ("FN", "gt", gt_labels),
     ):
         records = [r for r in match.objects if (r.kind, r.source) == (kind, source)]
-        ids = {r.id for r in records}
-        drawn_pred = np.isin(
-            pred_labels,
-            [r.id for r in match.objects if r.kind in ("TP", "FP") and r.source == "pred"],
-        )
-        visible = np.isin(labels, list(ids)) & (~drawn_pred if source == "gt" else True)
-        expected = np.where(visible, labels + shift, 0)
-        np.testing.assert_array_equal(
-            np.where(np.isin(layer.data, [i + shift for i in ids]), layer.data, 0), expected
-        )
-        for record in records:  # hover and the features table show each object
-            row = features.loc[record.id + shift]
+        for record in records:  # drawn where the object is (a missed one: not under a pred)
+            voxels = labels == record.id
+            if source == "gt":
+                voxels &= ~drawn_pred
+            label = label_of[source, record.id]
+            np.testing.assert_array_equal(layer.data == label, voxels)
+            row = features.loc[label]  # hover and the features table show each object
             assert (row["kind"], row["voxels"]) == (kind, record.size_voxels)
+            assert row["object"] == f"{'pred' if source == 'pred' else 'GT'} {record.id}"
             assert row["max_score"] == pytest.approx(record.max_score, abs=1e-4)
-        np.testing.assert_allclose(layer.get_color(min(ids) + shift), _rgba(KIND_COLORS[kind]))
+            np.testing.assert_allclose(layer.get_color(label), _rgba(KIND_COLORS[kind]))
     assert set(np.unique(layer.data)) - {0} <= set(features.index)  # a missed GT object
     # wholly under predicted objects is listed, not drawn
     assert layer.metadata[METADATA_KEY]["role"] == "objects"
@@ -212,7 +214,8 @@ def test_all_methods_threshold_change_and_no_ground_truth(objects_viewer, qtbot)
     _, match, (pred_labels, _) = _expected(widget, "residual")
     fp_ids = [r.id for r in match.objects if (r.kind, r.source) == ("FP", "pred")]
     layer = viewer.layers[objects_layer_name("residual")]
-    fp_drawn = np.isin(layer.data, fp_ids) & np.isin(pred_labels, fp_ids)
+    fp_labels = layer.features.set_index("object").loc[[f"pred {i}" for i in fp_ids], "index"]
+    fp_drawn = np.isin(layer.data, list(fp_labels))  # the FP objects at the new threshold
     np.testing.assert_array_equal(fp_drawn, np.isin(pred_labels, fp_ids))
     assert len(widget.table_records()) == match.tp + match.fp + match.fn
 
