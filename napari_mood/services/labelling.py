@@ -227,12 +227,19 @@ class LabellingCache:
         self._evict()
 
     def _evict(self) -> None:
-        """Drop dead entries, then the oldest until both bounds hold (never the newest)."""
+        """Drop dead entries, then the oldest until both bounds hold (never the newest).
+
+        The byte bound counts label images only: it drops the oldest labelling, never a
+        map's histograms (1 MiB each, kept while their map lives and the entry bound holds).
+        """
         with self._lock:
             for key in [k for k, e in self._entries.items() if not e.alive()]:
                 del self._entries[key]
-            while len(self._entries) > 1 and (
-                len(self._entries) > self._max_entries
-                or sum(e.nbytes() for e in self._entries.values()) > self._max_bytes
-            ):
+            while len(self._entries) > self._max_entries:
                 self._entries.popitem(last=False)
+            newest = next(reversed(self._entries), None)
+            while sum(e.nbytes() for e in self._entries.values()) > self._max_bytes:
+                key = next(k for k, e in self._entries.items() if e.nbytes() > 0)
+                if key == newest:
+                    break
+                del self._entries[key]

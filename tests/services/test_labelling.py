@@ -118,6 +118,10 @@ def test_entries_are_bounded_in_number_and_bytes():
     for threshold in (0.4, 0.45, 0.5):
         tiny.get(score, gt, threshold=threshold)
     assert len(tiny) == 1
+    histograms = tiny.histograms(score, gt)  # no label image: the byte bound keeps it
+    for threshold in (0.4, 0.45):
+        tiny.get(score, gt, threshold=threshold)
+    assert tiny.histograms(score, gt) is histograms and len(tiny) == 2
     with pytest.raises(ValueError, match="max_entries"):
         LabellingCache(max_entries=0)
 
