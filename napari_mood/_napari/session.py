@@ -25,6 +25,10 @@ Rules:
   napari draws no contours;
 * a method's display threshold is its layer's lower contrast limit, so changing it in
   napari's own layer controls is seen too (:attr:`MoodSession.threshold_changed`).
+* what is scored is the full-resolution array: :attr:`SessionMethod.data`,
+  :attr:`MoodSession.gt_data` and :attr:`MoodSession.scan_data` (level 0 of a large
+  volume shown multiscale, :func:`napari_mood._napari.layers.display_levels`); panels
+  never read ``layer.data`` of a case layer themselves.
 
 Widgets observe the session through its psygnal signals and never keep their own copy of
 this state. Nothing here imports Qt or napari.
