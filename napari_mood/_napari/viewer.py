@@ -125,8 +125,10 @@ def build_viewer(
         When ``preds`` are given without anything to show them on, or a path cannot be
         read (the window is closed again).
     """
-    from napari.utils.transforms import _units  # noqa: F401 - napari imported here, not
-    from napari.viewer import Viewer  # by two threads at once (a half-imported module)
+    # import napari here, before the reading thread needs it: two threads importing the
+    # same modules at once can see a half-imported module
+    from napari.utils.transforms import _units  # noqa: F401
+    from napari.viewer import Viewer
 
     reading = read_in_background(paths, preds=preds)
     viewer = Viewer(title=PLUGIN_NAME, show=True)
