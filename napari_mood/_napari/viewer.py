@@ -159,12 +159,16 @@ def read_in_background(
     MoodInputError
         At once, when ``preds`` are given without a scan or dataset to show them on.
     """
-    if not paths and preds:
-        raise MoodInputError(None, "method maps given without a scan or dataset", "add one")
+    _check_preds(paths, preds)
     pool = ThreadPoolExecutor(1, thread_name_prefix="napari-mood-open")
     future = pool.submit(_read_layers, list(paths), dict(preds or {}))
     pool.shutdown(wait=False)
     return future
+
+
+def _check_preds(paths: Sequence[Any], preds: Mapping[str, Any] | None) -> None:
+    if not paths and preds:
+        raise MoodInputError(None, "method maps given without a scan or dataset", "add one")
 
 
 def _read_layers(paths: list[Any], preds: dict[str, Any]) -> list[LayerData]:
@@ -215,32 +219,20 @@ def load_into_viewer(
 ) -> MoodSession:
     """Add the layers read from ``paths`` to ``viewer`` and return its session.
 
-    The session is created first, so the layers join it as they are added.
+    The case joins through :meth:`MoodSession.replace_case` (the one way a case's layers
+    come in: one ``case_changed``, the first method selected, a shown case replaced).
 
     Raises
     ------
     MoodInputError
         When ``preds`` are given without anything to show them on, or a path cannot be read.
     """
-    from napari.layers import Layer
-
+    _check_preds(paths, preds)
     session = get_session(viewer)
     if not paths:
-        if preds:
-            raise MoodInputError(None, "method maps given without a scan or dataset", "add one")
         return session
-    for data, kwargs, kind in read_paths(list(paths), preds=preds):
-        viewer.add_layer(Layer.create(data, kwargs, kind))
-    _select_first_method(viewer)
+    session.replace_case(read_paths(list(paths), preds=preds))
     return session
-
-
-def _select_first_method(viewer: Any) -> None:
-    methods = [
-        layer for layer in viewer.layers if (layer_info(layer) or {}).get("role") == "method"
-    ]
-    if methods:
-        viewer.layers.selection.active = methods[0]
 
 
 def dock_plugin_widgets(viewer: Any) -> list[Any]:

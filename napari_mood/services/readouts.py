@@ -36,6 +36,12 @@ __all__ = [
 CRITERION_TEXT = {"dice": "Dice", "object_f1": "object F1"}
 
 
+def _map_and_truth(snapshot: MapSnapshot, gt: Any) -> tuple[np.ndarray, Any]:
+    """The map as an array and the GT when its shape matches (else None: counts only)."""
+    data = np.asarray(snapshot.data)
+    return data, gt if gt is not None and np.shape(gt) == data.shape else None
+
+
 def compute_readouts(
     maps: Sequence[MapSnapshot], gt: Any, *, cache: LabellingCache | None = None
 ) -> dict[str, Readout]:
@@ -52,8 +58,7 @@ def compute_readouts(
     """
     readouts = {}
     for snapshot in maps:
-        data = np.asarray(snapshot.data)
-        truth = gt if gt is not None and np.shape(gt) == data.shape else None
+        data, truth = _map_and_truth(snapshot, gt)
         volume = snapshot.voxel_volume
         if truth is None:
             readouts[snapshot.name] = threshold_readout(
@@ -87,8 +92,7 @@ def compute_voxel_readouts(
     cache = LabellingCache() if cache is None else cache  # an empty cache is falsy
     readouts = {}
     for snapshot in maps:
-        data = np.asarray(snapshot.data)
-        truth = gt if gt is not None and np.shape(gt) == data.shape else None
+        data, truth = _map_and_truth(snapshot, gt)
         readouts[snapshot.name] = voxel_readout(
             cache.histograms(data, truth),
             threshold=snapshot.threshold,
