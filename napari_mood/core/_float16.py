@@ -145,6 +145,21 @@ def _nan_count(flat: np.ndarray) -> int:
     )
 
 
+class ChunkCoder:
+    """Float16 codes of native float32 / float64 chunks of at most :data:`CHUNK` voxels,
+    reusing one set of work arrays (for readers that decode a file chunk by chunk)."""
+
+    def __init__(self, size: int = CHUNK) -> None:
+        self._buffers = _Buffers(_LAYOUTS[4], np.dtype(np.float32), size)
+
+    def codes(self, chunk: np.ndarray, out: np.ndarray) -> None:
+        """Write the clipped codes of the 1-D native, NaN-free ``chunk`` into ``out``."""
+        if chunk.dtype.itemsize == 8:
+            _float64_chunk_codes(chunk, out, self._buffers)
+        else:
+            _chunk_codes(chunk, out, _LAYOUTS[4], self._buffers)
+
+
 def float_codes(arr: np.ndarray) -> tuple[np.ndarray, int]:
     """Return ``(codes, n_nan)`` for a float32 / float64 array (codes are garbage if NaN).
 
@@ -159,19 +174,14 @@ def float_codes(arr: np.ndarray) -> tuple[np.ndarray, int]:
     out = np.empty(src.shape, dtype=np.uint16)
     out_flat = out.reshape(-1)
     native = flat.dtype.newbyteorder("=")
-    size = min(CHUNK, flat.size)
-    f32 = _Buffers(_LAYOUTS[4], np.dtype(np.float32), size)
+    coder = ChunkCoder(min(CHUNK, flat.size))
     for start in range(0, flat.size, CHUNK):
         chunk = flat[start : start + CHUNK]
         if not chunk.dtype.isnative:
             chunk = chunk.astype(native)
         if np.isnan(chunk).any():
             return out, _nan_count(flat)
-        codes = out_flat[start : start + CHUNK]
-        if chunk.dtype.itemsize == 8:
-            _float64_chunk_codes(chunk, codes, f32)
-        else:
-            _chunk_codes(chunk, codes, _LAYOUTS[4], f32)
+        coder.codes(chunk, out_flat[start : start + CHUNK])
     return out.transpose(np.argsort(order)), 0
 
 

@@ -46,9 +46,10 @@ from napari_mood.core.io import (
     is_nifti,
     read_sample_label,
 )
-from napari_mood.core.nifti import Volume, read_grid, read_label, read_scores, read_volume
+from napari_mood.core.nifti import Volume, read_grid, read_label, read_volume
 from napari_mood.core.orientation import DisplayTransform, display_transform
 from napari_mood.core.scores import ScoreMode, check_mode
+from napari_mood.core.streamed import read_map
 from napari_mood.core.validate import Problem, check_affine, check_label, check_scores, check_shape
 
 __all__ = [
@@ -155,7 +156,8 @@ def load_case(
     scan_path, label_path : path-like, optional
         Override (or replace, without a dataset) the dataset's scan and label files.
     mode : {"mood", "exact"}
-        How maps are read (see :func:`napari_mood.core.io.read_scores`).
+        How maps are read (see :func:`napari_mood.core.nifti.read_scores`; plain maps are
+        streamed into their arrays by :func:`napari_mood.core.streamed.read_map`).
 
     Returns
     -------
@@ -276,7 +278,7 @@ class _Reads:
         if label is not None:
             jobs["label", label] = partial(read_label, label)
         for path in maps:
-            jobs["map", path] = partial(read_scores, path, mode=mode)
+            jobs["map", path] = partial(read_map, path, mode=mode)
         workers = max(1, min(READ_THREADS, len(jobs)))
         with ThreadPoolExecutor(workers, thread_name_prefix="napari-mood-read") as pool:
             self._futures = {key: pool.submit(job) for key, job in jobs.items()}

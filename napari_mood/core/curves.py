@@ -54,10 +54,16 @@ def code_histograms(codes: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, 
     pos = np.zeros(N_CODES, dtype=np.int64)
     total = np.zeros(N_CODES, dtype=np.int64)
     for start in range(0, flat_codes.size, _CHUNK):
-        chunk = flat_codes[start : start + _CHUNK]
-        total += np.bincount(chunk, minlength=N_CODES)
-        pos += np.bincount(chunk[flat_labels[start : start + _CHUNK]], minlength=N_CODES)
+        stop = start + _CHUNK
+        count_codes(flat_codes[start:stop], flat_labels[start:stop], pos, total)
     return pos, total
+
+
+def count_codes(codes: np.ndarray, labels: np.ndarray, pos: np.ndarray, total: np.ndarray) -> None:
+    """Add the 1-D ``codes`` (bool ``labels`` beside them) to the ``pos`` / ``total``
+    histograms of :func:`code_histograms`, in place."""
+    total += np.bincount(codes, minlength=N_CODES)
+    pos += np.bincount(codes[labels], minlength=N_CODES)
 
 
 def _exact_table(

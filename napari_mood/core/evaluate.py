@@ -16,7 +16,10 @@ sample task
 object task
     the MOOD connected-component rule of :mod:`napari_mood.core.objects`.
 
-Every file is decoded once per run, whatever the number of tasks that need it.
+Every file is decoded once per run, whatever the number of tasks that need it. When the
+pixel task is the only one that needs the maps (no object task, no sample score derived
+from them, ``mood`` mode), a plain map is streamed through its histograms
+(:mod:`napari_mood.core.streamed`) and never held whole; any other map is read whole.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ from napari_mood.core.metrics import (
     fpr_at_tpr,
     sample_score_from_pixel,
 )
-from napari_mood.core.nifti import Grid, LabelRead, ScoreRead, read_grid, read_label, read_scores
+from napari_mood.core.nifti import Grid, LabelRead, ScoreRead, read_grid, read_label
 from napari_mood.core.results import (
     DEFAULT_OPTIONS,
     CaseEvaluation,
@@ -64,6 +67,7 @@ from napari_mood.core.results import (
     Status,
 )
 from napari_mood.core.scores import ONE_CODE, ScoreMode, code_values
+from napari_mood.core.streamed import read_map, stream_code_histograms
 from napari_mood.core.validate import (
     Problem,
     check_affine,
@@ -109,7 +113,7 @@ def _read_map(
         )
         return _fail(problem, options)
     try:
-        read = read_scores(path, mode=options.mode)
+        read = read_map(path, mode=options.mode)
     except MoodInputError as exc:
         hint = _then(exc.hint, "the case scores as zeros")
         return _fail(_problem("unreadable", exc.path, exc.problem, hint, case, method), options)
@@ -212,6 +216,31 @@ def _max_score(scores: np.ndarray) -> float:
     return float(scores.max())
 
 
+def _streamable(options: EvaluationOptions) -> bool:
+    """Only the pixel task needs the maps, and it needs only their histograms."""
+    return (
+        options.mode == "mood"
+        and "pixel" in options.tasks
+        and "object" not in options.tasks
+        and options.sample_from_pixel is None
+    )
+
+
+def _streamed_method(
+    path: Path | None, label: LabelRead, case: str, method: str, options: EvaluationOptions
+) -> tuple[MethodCase, list[Problem]] | None:
+    """Score a plain map from its streamed histograms (None: read it whole instead)."""
+    if path is None or not _streamable(options):
+        return None
+    counts = stream_code_histograms(path, label.mask)
+    if counts is None:
+        return None
+    accumulator = CurveAccumulator.from_histogram(code_values(), counts.pos, counts.total)
+    problems = _retag(check_affine(counts.affine, label.affine, path), case, method)
+    top = float(code_values()[counts.top_code])
+    return MethodCase(method, "ok", accumulator, None, None, top), problems
+
+
 def _scan_grid(path: Path | None) -> Grid | None:
     """A scan's grid from its header (None if there is no scan or it cannot be read)."""
     try:
@@ -270,10 +299,14 @@ def evaluate_case(
     scan_shape = grid.shape if grid is not None else None
     results: dict[str, MethodCase] = {}
     for method, path in maps.items():
-        scores, status, found = _read_map(path, label, case, method, options, scan_shape)
+        streamed = _streamed_method(path, label, case, method, options)
+        if streamed is not None:
+            results[method], found = streamed
+        else:
+            scores, status, found = _read_map(path, label, case, method, options, scan_shape)
+            results[method] = _score_method(scores, status, label, method, case, options)
+            del scores
         problems += found
-        results[method] = _score_method(scores, status, label, method, case, options)
-        del scores
     return CaseEvaluation(case, int(np.count_nonzero(label.mask)), results, tuple(problems))
 
 

@@ -137,14 +137,25 @@ def _looks_like_nifti(content: bytes) -> bool:
     return size in (348, 540) or content[344:347] in (b"n+1", b"ni1")
 
 
-def _header(content: bytes) -> nib.Nifti1Header | None:
+def _header(content: bytes, *, with_extensions: bool = False) -> nib.Nifti1Header | None:
     """The NIfTI header at the start of ``content``, or None when it does not parse."""
     sizeof_hdr = int.from_bytes(content[:4], "little") if len(content) >= 4 else 0
     klass = nib.Nifti2Header if sizeof_hdr in (540, 469893120) else nib.Nifti1Header
     try:
-        return klass.from_fileobj(io.BytesIO(content[: klass.sizeof_hdr]))
+        head = content if with_extensions else content[: klass.sizeof_hdr]
+        return klass.from_fileobj(io.BytesIO(head))
     except _HEADER_ERRORS:
         return None
+
+
+def quiet_header(head: bytes) -> nib.Nifti1Header | None:
+    """The NIfTI-1/2 header (with its extensions) at the start of ``head`` when nibabel
+    parses it without a warning or a log message; None otherwise (a reader that takes
+    only clean files then leaves the file to :func:`load_nifti`, which reports them)."""
+    with warnings.catch_warnings(record=True) as caught, _nibabel_log() as logged:
+        warnings.simplefilter("always")
+        header = _header(head, with_extensions=True)
+    return None if caught or logged else header
 
 
 def _data_size(header: nib.Nifti1Header) -> tuple[int, tuple[int, ...], int] | None:

@@ -1,0 +1,268 @@
+"""Plain score maps decoded chunk by chunk: never a decoded copy of the file.
+
+Two readers share one pass over a plain map. The gzip stream (ISA-L) is inflated into
+one reused buffer of :data:`~napari_mood.core._float16.CHUNK` voxels, which is converted
+to float16 codes while it is still in the CPU cache, and then
+
+* :func:`stream_code_histograms` counts the codes against the GT: the pixel task needs
+  only these histograms and the largest score, so nothing of the size of the volume is
+  allocated and the pass costs about what inflating the file does;
+* :func:`read_map` writes them into the map's float16 array (what
+  :func:`~napari_mood.core.nifti.read_scores` returns), without holding the compressed
+  file or its decoded bytes.
+
+The plain file is: a regular ``.nii`` / ``.nii.gz`` single-file NIfTI-1 or -2 whose header
+nibabel reads without a warning, 2-D or 3-D float32/64 voxels (either byte order) without
+scaling, every stored value in [0, 1] (no NaN, no -0.0, nothing to clip or count), on the
+GT's grid, and nothing after the voxels. For anything else the stream gives up *without
+reporting anything*, and the file is read whole by ``read_scores``, which owns every
+check, warning and message. The codes are the same bit for bit (same conversion, and the
+voxels come in the order of the arrays' Fortran flattening), so the results are too.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import BinaryIO, TypeVar, cast
+
+import nibabel as nib
+import numpy as np
+from isal import igzip
+from isal.igzip_lib import IsalError
+
+from napari_mood.core._float16 import CHUNK, ChunkCoder
+from napari_mood.core.curves import count_codes
+from napari_mood.core.nifti import ScoreRead, quiet_header, read_scores
+from napari_mood.core.scores import N_CODES, ScoreMode
+
+_T = TypeVar("_T")
+
+
+class _NotPlain(Exception):
+    """Raised inside the stream when the file turns out not to be plain."""
+
+
+_DECLINE: tuple[type[BaseException], ...] = (
+    OSError,  # unreadable, damaged gzip (BadGzipFile), CRC error
+    EOFError,  # truncated gzip stream
+    cast(type[BaseException], IsalError),  # typed as an instance in its stubs
+    zlib.error,
+    ValueError,
+    TypeError,
+    OverflowError,
+    nib.spatialimages.HeaderDataError,
+    _NotPlain,
+)
+"""Failures that make the stream give up: the whole-file reader then names them."""
+
+
+@dataclass(frozen=True)
+class StreamedCounts:
+    """What the pixel task keeps of one map: histograms over the ``N_CODES`` codes."""
+
+    affine: np.ndarray
+    pos: np.ndarray
+    total: np.ndarray
+    top_code: int  # largest code seen (0 for no voxel)
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where the voxels are and how they are stored, from a plain file's header."""
+
+    affine: np.ndarray
+    shape: tuple[int, ...]  # trailing 1s beyond the third axis dropped, as the reader does
+    dtype: np.dtype
+
+    @property
+    def count(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+
+_Work = Callable[[BinaryIO, _Layout], _T]
+
+
+def stream_code_histograms(
+    path: str | os.PathLike[str], labels: np.ndarray
+) -> StreamedCounts | None:
+    """Float16-code histograms of a plain map against the bool ``labels`` (its GT).
+
+    Parameters
+    ----------
+    path : path-like
+        The map.
+    labels : ndarray of bool
+        The GT mask, in any memory order; the map must be on its grid.
+
+    Returns
+    -------
+    StreamedCounts or None
+        None when the file is not plain (see the module docstring): read it whole.
+
+    Examples
+    --------
+    >>> counts = stream_code_histograms("method/toy_0.nii.gz", label.mask)  # doctest: +SKIP
+    >>> int(counts.total.sum()) == label.mask.size  # doctest: +SKIP
+    True
+    """
+    flat_labels = labels.ravel(order="F")  # file order; a view for the masks NIfTI gives
+    pos = np.zeros(N_CODES, dtype=np.int64)
+    total = np.zeros(N_CODES, dtype=np.int64)
+    top = [0]
+
+    def count(start: int, codes: np.ndarray) -> None:
+        count_codes(codes, flat_labels[start : start + codes.size], pos, total)
+        top[0] = max(top[0], int(codes.max()))
+
+    def work(stream: BinaryIO, layout: _Layout) -> StreamedCounts:
+        _decode(stream, layout, count)
+        return StreamedCounts(layout.affine, pos, total, top[0])
+
+    return _streamed(Path(path), labels.shape, work)
+
+
+def read_map(path: str | os.PathLike[str], *, mode: ScoreMode = "mood") -> ScoreRead:
+    """:func:`~napari_mood.core.nifti.read_scores`, streaming a plain map in ``mood`` mode.
+
+    A plain map is inflated chunk by chunk straight into its float16 array (no decoded
+    copy of the file, no compressed copy held); anything else is read by ``read_scores``,
+    which reports it. The result is the same either way.
+
+    Examples
+    --------
+    >>> read_map("method/toy_0.nii.gz").scores.dtype  # doctest: +SKIP
+    dtype('float16')
+    """
+    if mode == "mood":
+        streamed = _streamed(Path(path), None, partial(_scores, Path(path)))
+        if streamed is not None:
+            return streamed
+    return read_scores(path, mode=mode)
+
+
+def _scores(path: Path, stream: BinaryIO, layout: _Layout) -> ScoreRead:
+    scores = np.empty(layout.shape, dtype=np.float16, order="F")
+    codes = scores.reshape(-1, order="F").view(np.uint16)  # a view: F-contiguous
+    _decode(stream, layout, lambda start, chunk: None, into=codes)
+    return ScoreRead(scores, layout.affine, path, 0, 0, 0, 0, 0)
+
+
+def _streamed(path: Path, shape: tuple[int, ...] | None, work: _Work[_T]) -> _T | None:
+    """Run ``work`` on a plain file's voxel stream; None when the file is not plain."""
+    if not _is_regular(path):
+        return None
+    try:
+        with _open(path) as stream:
+            layout = _plain_layout(stream, shape)
+            return None if layout is None else work(stream, layout)
+    except _DECLINE:
+        return None
+
+
+def _is_regular(path: Path) -> bool:
+    """A regular file (never open a FIFO or a device: reading could block)."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return False
+
+
+@contextmanager
+def _open(path: Path) -> Iterator[BinaryIO]:
+    name = path.name.lower()
+    if name.endswith(".nii.gz"):
+        with igzip.open(path, "rb") as stream:
+            yield stream
+    elif name.endswith(".nii"):
+        with open(path, "rb") as stream:
+            yield stream
+    else:
+        raise _NotPlain
+
+
+def _plain_layout(stream: BinaryIO, shape: tuple[int, ...] | None) -> _Layout | None:
+    """Read the header up to the voxels; None unless the file is plain (and on ``shape``)."""
+    head = stream.read(4)
+    sizeof_hdr = int.from_bytes(head, "little") if len(head) == 4 else 0
+    if sizeof_hdr not in (348, 540):  # other byte order or not NIfTI: leave it
+        return None
+    head += stream.read(sizeof_hdr - len(head))
+    header = quiet_header(head)  # without the extensions, to learn where the voxels are
+    if header is None or bytes(header["magic"])[:3] not in (b"n+1", b"n+2"):
+        return None
+    offset = int(header["vox_offset"])
+    if offset < len(head) + 4:  # the 4 bytes of the extension flag come first
+        return None
+    header = quiet_header(head + stream.read(offset - len(head)))  # with its extensions
+    if header is None:
+        return None
+    grid = _plain_grid(header)
+    if grid is None or (shape is not None and grid != tuple(shape)):
+        return None
+    affine = np.asarray(header.get_best_affine(), dtype=np.float64)
+    return _Layout(affine, grid, np.dtype(header.get_data_dtype()))
+
+
+def _plain_grid(header: nib.Nifti1Header) -> tuple[int, ...] | None:
+    """The grid of unscaled real float voxels (trailing 1s dropped as the reader does),
+    2-D or 3-D with a voxel; None for anything else."""
+    dtype = np.dtype(header.get_data_dtype())
+    if dtype.kind != "f" or dtype.itemsize not in (4, 8):  # NIfTI has no float16
+        return None
+    slope, inter = header.get_slope_inter()
+    if slope not in (None, 1.0) or inter not in (None, 0.0):
+        return None
+    grid = tuple(int(s) for s in header.get_data_shape())
+    while len(grid) > 3 and grid[-1] == 1:
+        grid = grid[:-1]
+    return grid if 2 <= len(grid) <= 3 and 0 not in grid else None
+
+
+def _decode(
+    stream: BinaryIO,
+    layout: _Layout,
+    each: Callable[[int, np.ndarray], None],
+    *,
+    into: np.ndarray | None = None,
+) -> None:
+    """Inflate and convert the voxels one chunk at a time (file order: F order), handing
+    each chunk's codes to ``each(start, codes)``; written into ``into`` (flat uint16 of
+    every voxel) when given, else into one reused chunk. Raises :class:`_NotPlain`."""
+    count, dtype = layout.count, layout.dtype
+    raw = np.empty(min(CHUNK, count) * dtype.itemsize, dtype=np.uint8)
+    chunk_codes = np.empty(0 if into is not None else min(CHUNK, count), dtype=np.uint16)
+    coder = ChunkCoder(min(CHUNK, count))
+    one = int(np.array(1, dtype=dtype.newbyteorder("=")).view(f"u{dtype.itemsize}"))
+    for start in range(0, count, CHUNK):
+        n = min(CHUNK, count - start)
+        if not _fill(stream, raw[: n * dtype.itemsize]):
+            raise _NotPlain  # truncated
+        values = raw[: n * dtype.itemsize].view(dtype)
+        if not dtype.isnative:
+            values = values.astype(dtype.newbyteorder("="))
+        if int(values.view(f"u{dtype.itemsize}").max()) > one:
+            raise _NotPlain  # NaN, negative (-0.0 too) or above 1: the reader counts, clips
+        out = into[start : start + n] if into is not None else chunk_codes[:n]
+        coder.codes(values, out)
+        each(start, out)
+    if stream.read(1):
+        raise _NotPlain  # data after the voxels: the reader warns about it
+
+
+def _fill(stream: BinaryIO, buffer: np.ndarray) -> bool:
+    """Fill ``buffer`` from ``stream``; False when the stream ends first."""
+    view = memoryview(cast(bytearray, buffer)).cast("B")  # an ndarray is a buffer
+    filled = 0
+    while filled < len(view):
+        got = stream.readinto(view[filled:])  # type: ignore[attr-defined]
+        if not got:
+            return False
+        filled += got
+    return True
