@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from napari_mood.core.objects.hull import Hull, in_hull
 
@@ -129,6 +128,8 @@ def assign_one_to_one(
     pred_matches: list[tuple[int, ...]] = [()] * kept.size
     gt_matches: list[tuple[int, ...]] = [()] * n_gt
     if rows:
+        from scipy.optimize import linear_sum_assignment  # 0.1 s: only when pairs compete
+
         bonus = min(len(rows), len(cols)) + 1.0  # any extra pair outweighs all IoU gains
         weight = np.zeros((len(rows), len(cols)))
         col_of = {g: j for j, g in enumerate(cols)}
