@@ -24,7 +24,9 @@ Bounds
 Threads
     Thread-safe. A request for a key another thread is computing waits for that result
     instead of labelling again; a failed computation is not cached (the error is raised
-    to every waiter).
+    to every waiter). Labellings run one at a time: cc3d holds the GIL, so two at once
+    take as long as one after the other, and would need their temporaries at the same
+    time (up to about 1 GB each for a 512^3 map).
 """
 
 from __future__ import annotations
@@ -119,6 +121,7 @@ class LabellingCache:
         self._max_bytes = max_bytes
         self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
         self._lock = threading.Lock()
+        self._labelling = threading.Lock()  # one labelling at a time (see Threads)
         self._hits = 0
         self._misses = 0
 
@@ -153,14 +156,14 @@ class LabellingCache:
         """
         value = check_threshold(threshold)
         key = self._key(score, gt, value, connectivity, spacing)
-        return self._cached(
-            key,
-            score,
-            gt,
-            lambda: labelled(
-                score, gt, threshold=value, connectivity=connectivity, spacing=spacing
-            ),
-        )
+
+        def compute() -> LabelledMatch:
+            with self._labelling:
+                return labelled(
+                    score, gt, threshold=value, connectivity=connectivity, spacing=spacing
+                )
+
+        return self._cached(key, score, gt, compute)
 
     def histograms(self, score: np.ndarray, gt: np.ndarray | None) -> CurveAccumulator:
         """Voxel histograms of ``score`` (as MOOD reads it) against ``gt``, computed once.

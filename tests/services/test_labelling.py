@@ -165,6 +165,36 @@ def test_concurrent_requests_label_once(monkeypatch):
     assert all(r is results[0] for r in results)
 
 
+def test_labellings_of_different_keys_run_one_at_a_time(monkeypatch):
+    """cc3d holds the GIL: two labellings at once would only double the temporaries."""
+    score, gt = _case(7)
+    other = score.copy()
+    running, most = [0], [0]
+    real = labelling_module.labelled
+
+    def tracked(*args, **kwargs):
+        running[0] += 1
+        most[0] = max(most[0], running[0])
+        time.sleep(0.1)
+        try:
+            return real(*args, **kwargs)
+        finally:
+            running[0] -= 1
+
+    monkeypatch.setattr(labelling_module, "labelled", tracked)
+    cache = LabellingCache()
+    jobs = [(score, 0.3), (score, 0.6), (other, 0.3), (other, 0.6)]
+    threads = [
+        threading.Thread(target=cache.get, args=(s, gt), kwargs={"threshold": t}) for s, t in jobs
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert most[0] == 1 and cache.stats() == (0, 4)
+    assert cache.histograms(score, gt) is cache.histograms(score, gt)  # not held by the lock
+
+
 def test_a_failure_is_raised_to_the_caller_and_not_cached():
     score, gt = _case(7)
     bad = score.copy()
