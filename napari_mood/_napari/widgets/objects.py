@@ -387,7 +387,10 @@ class ObjectsWidget(QWidget):
         drawn = objects_layer(result)
         layer = self._objects_layer(result.method)
         if layer is not None:
-            self._viewer.layers.remove(layer)  # new ids, colours and features: a new layer
+            # new ids, colours and features: a new layer. Setting a new direct colormap and
+            # data on the shown layer would save ~0.4 s (no new visuals in the planes), but
+            # vispy then draws with a freed texture ("Could not find texture with id").
+            self._viewer.layers.remove(layer)
         layer = add_helper_labels(
             self._viewer,
             drawn.image,
