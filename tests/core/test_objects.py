@@ -37,6 +37,7 @@ from napari_mood.core.objects import (
     match_objects,
     object_labels,
 )
+from napari_mood.core.objects.components import cc3d_labels
 from napari_mood.core.objects.hull import build_hull as _build_hull
 from napari_mood.core.objects.hull import corner_points as _corner_points
 from napari_mood.core.objects.hull import in_hull as _in_hull
@@ -147,6 +148,19 @@ def test_labels_equal_scipy_ndimage(connectivity, shape, density):
     assert labels.dtype == np.uint32
     assert n == n_expected
     np.testing.assert_array_equal(labels, expected)  # same partition and same raster ids
+
+
+@pytest.mark.parametrize(("step", "n_objects"), [(2, 41**3), (4, 21**3)])
+def test_kept_labels_are_uint16_below_65536_objects(step, n_objects):
+    """cc3d picks uint32 for almost any volume; the labels kept are uint16 when they fit."""
+    mask = np.zeros((82, 82, 82), dtype=bool)
+    mask[::step, ::step, ::step] = True  # isolated voxels, even 26-connected
+    labels, n = cc3d_labels(mask, "full")
+    assert n == n_objects
+    assert labels.dtype == (np.uint16 if n < 65536 else np.uint32)
+    expected, _ = ndimage.label(mask, ndimage.generate_binary_structure(3, 3))
+    np.testing.assert_array_equal(labels, expected)
+    assert label_objects(mask)[0].dtype == np.uint32  # the public labelling stays uint32
 
 
 @pytest.mark.parametrize(

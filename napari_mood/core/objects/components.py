@@ -74,8 +74,10 @@ def cc3d_labels(mask: np.ndarray, connectivity: Connectivity) -> tuple[np.ndarra
     Works around two cc3d 4.1.1 bugs: its 2-D 8-connected labelling can merge or label
     wrong pixels, so 2-D masks are labelled as one 3-D slice (26 on one slice = 8); and
     it raises for 26-connected lines (two axes of length 1), where every connectivity is
-    the face one. Labels come in the smallest unsigned dtype cc3d finds safe (uint16 for
-    most maps: half the memory of uint32 in the labelling cache).
+    the face one. Labels come as uint16 when there are fewer than 65,536 objects (cc3d
+    itself picks uint32 for almost any volume: its bound is the number of provisional
+    labels, and it refuses a smaller ``out_dtype``), so a labelling kept by the viewer's
+    cache takes half the memory.
     """
     volume = np.ascontiguousarray(mask, dtype=bool).reshape((1,) * (3 - mask.ndim) + mask.shape)
     neighbours: Literal[6, 26] = 26 if connectivity == "full" else 6
@@ -84,7 +86,12 @@ def cc3d_labels(mask: np.ndarray, connectivity: Connectivity) -> tuple[np.ndarra
     labels, n = cc3d.connected_components(
         volume, connectivity=neighbours, return_N=True, binary_image=True
     )
+    if n <= _UINT16_MAX and labels.dtype != np.uint16:
+        labels = labels.astype(np.uint16)
     return labels.reshape(mask.shape), int(n)
+
+
+_UINT16_MAX = int(np.iinfo(np.uint16).max)
 
 
 @dataclass(frozen=True, eq=False)
