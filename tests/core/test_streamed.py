@@ -21,6 +21,7 @@ from hypothesis.extra.numpy import arrays
 
 from napari_mood.core import _float16
 from napari_mood.core import streamed as streamed_module
+from napari_mood.core.case import load_case
 from napari_mood.core.curves import CurveAccumulator
 from napari_mood.core.evaluate import _max_score, evaluate_dataset
 from napari_mood.core.io import MoodInputError, MoodInputWarning, discover_dataset, discover_methods
@@ -282,3 +283,21 @@ def test_chunk_coder_equals_float_codes() -> None:
     out = np.empty(5000, dtype=np.uint16)
     _float16.ChunkCoder(5000).codes(x, out)
     np.testing.assert_array_equal(out, _float16.float_codes(x)[0])
+
+
+def test_the_viewer_case_reader_streams_plain_maps(tmp_path, monkeypatch) -> None:
+    dataset, preds = _dataset(tmp_path)
+    reads: list[str] = []
+
+    def counting(path, **kw):
+        reads.append(Path(path).parent.name)
+        return read_scores(path, **kw)
+
+    monkeypatch.setattr("napari_mood.core.streamed.read_scores", counting)
+    methods = discover_methods(preds)
+    case = load_case(discover_dataset(dataset), "c1.nii.gz", methods=methods)
+    assert reads == ["odd"]  # values to clip: read whole, and its problem is reported
+    assert any(p.kind == "range" for p in case.problems)
+    for name in ("plain", "odd"):
+        want = read_scores(methods[name].pixel["c1.nii.gz"])
+        np.testing.assert_array_equal(case.maps[name], want.scores)
