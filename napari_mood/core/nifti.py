@@ -158,6 +158,15 @@ def quiet_header(head: bytes) -> nib.Nifti1Header | None:
     return None if caught or logged else header
 
 
+def header_grid(header: nib.Nifti1Header) -> tuple[int, ...]:
+    """The grid a header declares, trailing 1s beyond the third axis dropped (as the
+    data are squeezed when read)."""
+    shape = tuple(int(s) for s in header.get_data_shape())
+    while len(shape) > 3 and shape[-1] == 1:
+        shape = shape[:-1]
+    return shape
+
+
 def _data_size(header: nib.Nifti1Header) -> tuple[int, tuple[int, ...], int] | None:
     """``(bytes up to the end of the voxels, shape, voxel size)`` a header announces."""
     try:
@@ -486,9 +495,7 @@ def read_grid(path: str | os.PathLike[str]) -> Grid:
     header = _header(head)
     if header is None:
         raise MoodInputError(path, "its header cannot be read (not NIfTI)", _REEXPORT)
-    shape = tuple(int(s) for s in header.get_data_shape())
-    while len(shape) > 3 and shape[-1] == 1:  # as _squeeze does to the data
-        shape = shape[:-1]
+    shape = header_grid(header)
     with warnings.catch_warnings(), _nibabel_log():
         warnings.simplefilter("ignore")  # reported when the file itself is read
         affine = np.asarray(header.get_best_affine(), dtype=np.float64)

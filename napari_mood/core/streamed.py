@@ -39,7 +39,7 @@ from isal.igzip_lib import IsalError
 
 from napari_mood.core._float16 import CHUNK, ChunkCoder
 from napari_mood.core.curves import count_codes
-from napari_mood.core.nifti import ScoreRead, quiet_header, read_scores
+from napari_mood.core.nifti import ScoreRead, header_grid, quiet_header, read_scores
 from napari_mood.core.scores import N_CODES, ScoreMode
 
 _T = TypeVar("_T")
@@ -58,6 +58,7 @@ _DECLINE: tuple[type[BaseException], ...] = (
     TypeError,
     OverflowError,
     nib.spatialimages.HeaderDataError,
+    MemoryError,  # the whole-file reader says which file and what to do
     _NotPlain,
 )
 """Failures that make the stream give up: the whole-file reader then names them."""
@@ -219,9 +220,7 @@ def _plain_grid(header: nib.Nifti1Header) -> tuple[int, ...] | None:
     slope, inter = header.get_slope_inter()
     if slope not in (None, 1.0) or inter not in (None, 0.0):
         return None
-    grid = tuple(int(s) for s in header.get_data_shape())
-    while len(grid) > 3 and grid[-1] == 1:
-        grid = grid[:-1]
+    grid = header_grid(header)
     return grid if 2 <= len(grid) <= 3 and 0 not in grid else None
 
 
