@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -210,7 +211,9 @@ class CurveAccumulator:
         check_mode(mode)
         self._mode: ScoreMode = mode
         n_bins = N_CODES if mode == "mood" else 0
-        self._values = code_values().copy() if mode == "mood" else np.empty(0)
+        # mood mode: the read-only code values, shared (a copy per accumulator was a third
+        # of the memory of the per-case histograms an evaluation keeps)
+        self._values = code_values() if mode == "mood" else np.empty(0)
         self._pos = np.zeros(n_bins, dtype=np.int64)
         self._total = np.zeros(n_bins, dtype=np.int64)
 
@@ -228,6 +231,18 @@ class CurveAccumulator:
     def n_total(self) -> int:
         """Number of voxels added so far."""
         return int(self._total.sum())
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the shared code values in mood mode (smaller for workers)."""
+        state = self.__dict__.copy()
+        if self._mode == "mood":
+            state["_values"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if self._mode == "mood":
+            self._values = code_values()
 
     def __repr__(self) -> str:
         return f"CurveAccumulator(mode={self._mode!r}, n_pos={self.n_pos}, n_total={self.n_total})"
@@ -299,6 +314,8 @@ def _checked_table(
         raise ValueError("counts must satisfy 0 <= pos <= total")
     if mode == "mood" and not np.array_equal(values, code_values()):
         raise ValueError("mood-mode values must be the N_CODES float16 code values")
+    if mode == "mood":
+        values = code_values()  # shared and read-only, as in a new accumulator
     if mode == "exact" and (
         np.any(np.diff(values) <= 0) or np.any(values < 0) or np.any(values > 1)
     ):

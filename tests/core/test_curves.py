@@ -277,6 +277,26 @@ def test_histogram_round_trip_and_pickle(mode: str) -> None:
     assert "n_pos=2" in repr(acc)
 
 
+def test_mood_accumulators_share_the_code_values_also_when_pickled() -> None:
+    """An evaluation keeps one accumulator per case and method: no copy of the values."""
+    acc = CurveAccumulator()
+    acc.add(np.array([0.1, 0.7]), np.array([0, 1]))
+    small = len(pickle.dumps(acc))
+    for other in (
+        CurveAccumulator(),
+        acc.copy(),
+        CurveAccumulator.from_histogram(*acc.histogram()),
+        pickle.loads(pickle.dumps(acc)),
+    ):
+        assert other._values is code_values()
+        with pytest.raises(ValueError):
+            other._values[0] = 1.0  # read-only
+    assert small < 2 * acc.histogram()[1].nbytes + 4096  # the values are not pickled
+    exact = CurveAccumulator(mode="exact")
+    exact.add(np.array([0.1, 0.7]), np.array([0, 1]))
+    _assert_same_counts(pickle.loads(pickle.dumps(exact)), exact)
+
+
 def test_histogram_returns_copies() -> None:
     acc = CurveAccumulator()
     acc.add(np.array([0.5]), np.array([1]))
