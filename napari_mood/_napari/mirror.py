@@ -6,6 +6,13 @@ array, nothing is duplicated) and keeps the copies in step one way, source -> co
 layers added, removed and reordered, and the display properties of :data:`SYNCED`.
 Copies are never editable (the side views only navigate). Qt-free: it uses napari's
 models only.
+
+Making a copy is cheap, showing it is not: the target's Qt view builds a vispy visual
+for it (a few tenths of a second per layer). With a ``schedule`` the copies of layers
+added later are made one per call of ``schedule`` (one per event-loop turn), so a case's
+layers reach the main canvas first and the window stays responsive while the other
+views fill in; :attr:`LayerMirror.pending` counts the layers still waiting and
+:meth:`LayerMirror.when_done` runs a callable once there are none.
 """
 
 from __future__ import annotations
@@ -47,15 +54,33 @@ class LayerMirror:
         stay on top.
     include : callable, optional
         ``include(layer) -> bool``: which source layers are shown (default: all).
+    schedule : callable, optional
+        ``schedule(step)``: call ``step()`` later (for example on the next event-loop
+        turn). Given, layers added to ``source`` after construction are copied one per
+        step; omitted, at once. The layers already in ``source`` are copied at once.
+    on_copy : callable, optional
+        ``on_copy(copy)``: called after each copy joined ``target``.
     """
 
     def __init__(
-        self, source: Any, target: Any, *, include: Callable[[Any], bool] | None = None
+        self,
+        source: Any,
+        target: Any,
+        *,
+        include: Callable[[Any], bool] | None = None,
+        schedule: Callable[[Callable[[], None]], None] | None = None,
+        on_copy: Callable[[Any], None] | None = None,
     ) -> None:
         self._source = source
         self._target = target
         self._include = include or (lambda layer: True)
+        self._schedule = schedule
+        self._on_copy = on_copy or (lambda copy: None)
         self._copies: dict[int, tuple[Any, Any, list[tuple[Any, Callable[..., None]]]]] = {}
+        self._pending: list[Any] = []
+        self._stepping = False
+        self._waiting: list[Callable[[], None]] = []
+        self._closed = False
         source.events.inserted.connect(self._on_source_inserted)
         source.events.removed.connect(self._on_source_removed)
         source.events.reordered.connect(self._on_source_reordered)
@@ -68,8 +93,28 @@ class LayerMirror:
         entry = self._copies.get(id(layer))
         return None if entry is None else entry[1]
 
+    @property
+    def pending(self) -> int:
+        """How many source layers wait for their copy."""
+        return len(self._pending)
+
+    def when_done(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once no layer waits for its copy (now, when none does)."""
+        if not self._pending:
+            callback()
+        else:
+            self._waiting.append(callback)
+
+    def flush(self) -> None:
+        """Make every waiting copy now."""
+        while self._pending and not self._closed:
+            self._step()
+
     def close(self) -> None:
         """Stop following the source and remove every copy from the target."""
+        self._closed = True
+        self._pending.clear()
+        self._waiting.clear()
         self._source.events.inserted.disconnect(self._on_source_inserted)
         self._source.events.removed.disconnect(self._on_source_removed)
         self._source.events.reordered.disconnect(self._on_source_reordered)
@@ -79,11 +124,47 @@ class LayerMirror:
     # -- source events --------------------------------------------------------------
 
     def _on_source_inserted(self, event: Any) -> None:
-        self._add(event.value)
-        self._reorder()
+        if self._schedule is None:
+            self._add(event.value)
+            self._reorder()
+            return
+        if self._include(event.value):
+            self._pending.append(event.value)
+            self._step_later()
 
     def _on_source_removed(self, event: Any) -> None:
+        self._pending = [layer for layer in self._pending if layer is not event.value]
         self._drop(id(event.value))
+        self._finish_if_done()
+
+    # -- one copy per step ----------------------------------------------------------
+
+    def _step_later(self) -> None:
+        if not self._stepping and self._pending and self._schedule is not None:
+            self._stepping = True
+            self._schedule(self._scheduled_step)
+
+    def _scheduled_step(self) -> None:
+        self._stepping = False
+        if not self._closed:
+            self.flush()
+
+    def _step(self) -> None:
+        """Copy the first waiting layer that is still in the source."""
+        while self._pending:
+            layer = self._pending.pop(0)
+            if layer in self._source:
+                self._add(layer)
+                self._reorder()
+                break
+        self._finish_if_done()
+
+    def _finish_if_done(self) -> None:
+        if self._pending:
+            return
+        waiting, self._waiting = self._waiting, []
+        for callback in waiting:
+            callback()
 
     def _on_source_reordered(self, event: Any = None) -> None:
         self._reorder()
@@ -108,6 +189,7 @@ class LayerMirror:
             links.append((emitter, handler))
         self._copies[id(layer)] = (layer, copy, links)
         self._target.layers.append(copy)
+        self._on_copy(copy)
 
     def _drop(self, key: int) -> None:
         entry = self._copies.pop(key, None)

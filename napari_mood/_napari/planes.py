@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from napari_mood._napari._soon import call_soon
+from napari_mood._napari._soon import call_after_paint, call_soon
 from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.mirror import LayerMirror
 from napari_mood.core.looks import CROSSHAIR_COLOR
@@ -106,8 +106,16 @@ class LinkedPlanes:
         self._draw_pending = False
         for plane in SIDE_PLANES:
             model = ViewerModel(title=plane)
-            self._mirrors.append(LayerMirror(viewer.layers, model, include=_mirrored))
             self.models[plane] = model
+            self._mirrors.append(
+                LayerMirror(
+                    viewer.layers,
+                    model,
+                    include=_mirrored,
+                    schedule=call_after_paint,
+                    on_copy=self._on_copy,
+                )
+            )
         for model in self.views:
             model.dims.events.point.connect(self._on_dims_point)
             model.dims.events.ndisplay.connect(self._on_dims_ndisplay)
@@ -129,6 +137,16 @@ class LinkedPlanes:
     def views(self) -> tuple[Any, ...]:
         """The main viewer, then the coronal and sagittal models."""
         return (self.viewer, *self.models.values())
+
+    @property
+    def pending(self) -> int:
+        """Layers of the viewer not yet shown in a side view (they follow one per turn)."""
+        return sum(mirror.pending for mirror in self._mirrors)
+
+    def flush(self) -> None:
+        """Show every waiting layer in the side views now (before a screenshot)."""
+        for mirror in self._mirrors:
+            mirror.flush()
 
     # -- public ---------------------------------------------------------------------
 
@@ -153,9 +171,9 @@ class LinkedPlanes:
         self._draw_crosshairs()
 
     def reset_views(self) -> None:
-        """Fit each side view to its data (after a new case)."""
-        for model in self.models.values():
-            model.reset_view()
+        """Fit each side view to its data (after a new case), once its layers are in."""
+        for model, mirror in zip(self.models.values(), self._mirrors, strict=True):
+            mirror.when_done(model.reset_view)
 
     def close(self) -> None:
         """Disconnect from the viewer, remove the crosshair and every copy."""
@@ -188,10 +206,16 @@ class LinkedPlanes:
             return  # closed, or our own crosshair coming or going
         if _is_crosshair(getattr(event, "value", None)) and event.type == "removed":
             self._crosshair_deleted = True  # from the layer list, or the viewer closes
+        self._lay_out()
+
+    def _on_copy(self, copy: Any) -> None:
+        """A layer reached a side view (one per event-loop turn after a new case)."""
+        if len(self.models) == len(SIDE_PLANES) and not self._closed:
+            self._lay_out()
+
+    def _lay_out(self) -> None:
+        """Slice axes, point, crosshairs and orientation of every view for its layers."""
         with self._quiet():
-            has_volume = self.viewer.dims.ndim >= 3 and any(
-                _mirrored(layer) for layer in self.viewer.layers
-            )
             for plane, model in self.models.items():
                 view = plane_view(plane, convention=self.convention)
                 if model.dims.ndim >= 3:
@@ -200,7 +224,7 @@ class LinkedPlanes:
                     )
                 model.dims.point = self.viewer.dims.point
             for model in self.views:
-                _ensure_crosshair(model, has_volume and not self._crosshair_deleted)
+                _ensure_crosshair(model, _has_volume(model) and not self._crosshair_deleted)
         self._orient_all()
         if not self._draw_pending:  # a case's layers arrive together: draw once after them
             self._draw_pending = True
@@ -215,7 +239,7 @@ class LinkedPlanes:
         """Keep the crosshair lines thin on screen at any zoom."""
         for model in self.views:
             crosshair = _crosshair(model)
-            if crosshair is not None and crosshair.nshapes:
+            if crosshair is not None and len(crosshair.data):
                 crosshair.edge_width = _screen_width(model, CROSSHAIR_PIXELS)
 
     def _on_main_order(self, event: Any = None) -> None:
@@ -285,9 +309,8 @@ class LinkedPlanes:
             crosshair.visible = shown
             if shown:
                 lines = _cross_lines(model)
-                if lines:
+                if len(lines):
                     crosshair.data = lines
-                    crosshair.shape_type = "line"
                     crosshair.edge_width = _screen_width(model, CROSSHAIR_PIXELS)
 
 
@@ -313,15 +336,24 @@ def _navigating(model: Any) -> bool:
     return str(mode) in ("pan_zoom", "Mode.PAN_ZOOM")
 
 
-def _cross_lines(model: Any) -> list[np.ndarray]:
+def _cross_lines(model: Any) -> np.ndarray:
+    """The crosshair as napari vectors ``(n, 2, ndim)``: a start and its span per line.
+
+    One line along each displayed axis, through the point, across the whole range.
+    """
     point = np.asarray(model.dims.point, dtype=float)
     lines = []
     for axis in model.dims.displayed:
         low, high, _ = model.dims.range[axis]
-        start, stop = point.copy(), point.copy()
-        start[axis], stop[axis] = low, high
-        lines.append(np.stack([start, stop]))
-    return lines
+        start, span = point.copy(), np.zeros_like(point)
+        start[axis], span[axis] = low, high - low
+        lines.append(np.stack([start, span]))
+    return np.asarray(lines).reshape(len(lines), 2, point.size)
+
+
+def _has_volume(model: Any) -> bool:
+    """Whether ``model`` shows a 3-D layer of its own (not only helpers)."""
+    return model.dims.ndim >= 3 and any(_mirrored(layer) for layer in model.layers)
 
 
 def _is_crosshair(layer: Any) -> bool:
@@ -343,8 +375,9 @@ def _ensure_crosshair(model: Any, wanted: bool) -> None:
     if crosshair is None:
         active = model.layers.selection.active
         units = _units_of(model)
-        crosshair = model.add_shapes(
+        crosshair = model.add_vectors(  # lines only: no text or markers visuals to build
             ndim=model.dims.ndim,
+            vector_style="line",
             name="crosshair",
             edge_color=CROSSHAIR_COLOR,
             edge_width=1.0,

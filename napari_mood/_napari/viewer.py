@@ -173,12 +173,19 @@ def _check_preds(paths: Sequence[Any], preds: Mapping[str, Any] | None) -> None:
 
 def _read_layers(paths: list[Any], preds: dict[str, Any]) -> list[LayerData]:
     layers = read_paths(paths, preds=preds) if paths else []
-    _warm_units()
+    _warm_imports()
     return layers
 
 
-def _warm_units() -> None:
-    """Parse "mm" once here: napari's first layer with units builds pint's registry (0.5 s)."""
+def _warm_imports() -> None:
+    """Do here, off the main thread, the one-time work napari does when a case joins.
+
+    pint's unit registry (the first layer with units, 0.5 s), pandas (the crosshair, a
+    Shapes layer, builds a feature table: 0.2 s) and scipy's rotations (the planes'
+    camera orientation: 0.3 s) would otherwise each freeze the window once.
+    """
+    import pandas  # noqa: F401
+    import scipy.spatial.transform  # noqa: F401
     from napari.utils.transforms._units import get_units_from_name
 
     get_units_from_name("mm")
@@ -443,6 +450,7 @@ def save_window_screenshot(viewer: Any, path: str | os.PathLike[str]) -> int:
     _wait_for_workers()
     viewer.reset_view()
     for planes in planes_of(viewer):
+        planes.flush()
         planes.reset_views()
     _close_notifications()
     _settle()
