@@ -20,7 +20,7 @@ The main viewer keeps the axial plane (``dims.order`` ``(0, 1, 2)`` for napari-m
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -112,7 +112,7 @@ class LinkedPlanes:
                     viewer.layers,
                     model,
                     include=_mirrored,
-                    schedule=call_after_paint,
+                    schedule=self._schedule_copies,
                     on_copy=self._on_copy,
                 )
             )
@@ -145,8 +145,9 @@ class LinkedPlanes:
 
     def flush(self) -> None:
         """Show every waiting layer in the side views now (before a screenshot)."""
-        for mirror in self._mirrors:
-            mirror.flush()
+        with self._quiet():
+            for mirror in self._mirrors:
+                mirror.flush()
 
     # -- public ---------------------------------------------------------------------
 
@@ -207,6 +208,15 @@ class LinkedPlanes:
         if _is_crosshair(getattr(event, "value", None)) and event.type == "removed":
             self._crosshair_deleted = True  # from the layer list, or the viewer closes
         self._lay_out()
+
+    def _schedule_copies(self, step: Callable[[], None]) -> None:
+        """Make the side views' copies after the main canvas's repaint, quietly."""
+        call_after_paint(lambda: self._copy_quietly(step))
+
+    def _copy_quietly(self, step: Callable[[], None]) -> None:
+        """A side view's first layer centres its sliders: that must not move the point."""
+        with self._quiet():
+            step()
 
     def _on_copy(self, copy: Any) -> None:
         """A layer reached a side view (one per event-loop turn after a new case)."""

@@ -222,6 +222,27 @@ def test_side_views_are_fitted_once_their_layers_are_in(planes_with_case):
     assert centre == pytest.approx([(lo + hi) / 2 for lo, hi in zip(low, high, strict=True)])
 
 
+def test_filling_the_side_views_keeps_the_point(planes_with_case):
+    """A side view's first layer centres its sliders; the shared point must not follow."""
+    viewer, session, planes, qtbot = planes_with_case()
+    assert planes.pending
+    point = tuple(float(lo) for lo, _, _ in viewer.dims.range)  # a corner, not the centre
+    viewer.dims.point = point
+    qtbot.waitUntil(lambda: planes.pending == 0, timeout=10_000)
+    for model in planes.views:
+        assert tuple(model.dims.point) == pytest.approx(point)
+    session.replace_case(list(session_layers(viewer)))  # the same case again
+    viewer.dims.point = point  # as focus_case does after a new case
+    planes.flush()  # what a screenshot does
+    for model in planes.views:
+        assert tuple(model.dims.point) == pytest.approx(point)
+
+
+def session_layers(viewer):
+    """The shown case's layers as layer data (to show the same case again)."""
+    return [x.as_layer_data_tuple() for x in viewer.layers if _roles_of(x) != "crosshair"]
+
+
 def test_switching_cases_replaces_the_copies(planes_with_case, mood_dataset: Path):
     from napari_mood._napari.reader import read_paths
 
