@@ -9,9 +9,9 @@ models only.
 
 Making a copy is cheap, showing it is not: the target's Qt view builds a vispy visual
 for it (a few tenths of a second per layer). With a ``schedule`` the copies of layers
-added later are made one per call of ``schedule`` (one per event-loop turn), so a case's
-layers reach the main canvas first and the window stays responsive while the other
-views fill in; :attr:`LayerMirror.pending` counts the layers still waiting and
+added later are made together in the step ``schedule`` runs later (for example after
+the main canvas's repaint), so a case's layers reach the main canvas first;
+:attr:`LayerMirror.pending` counts the layers still waiting and
 :meth:`LayerMirror.when_done` runs a callable once there are none.
 """
 
@@ -56,8 +56,8 @@ class LayerMirror:
         ``include(layer) -> bool``: which source layers are shown (default: all).
     schedule : callable, optional
         ``schedule(step)``: call ``step()`` later (for example on the next event-loop
-        turn). Given, layers added to ``source`` after construction are copied one per
-        step; omitted, at once. The layers already in ``source`` are copied at once.
+        turn). Given, layers added to ``source`` after construction are copied together in
+        that step; omitted, at once. The layers already in ``source`` are copied at once.
     on_copy : callable, optional
         ``on_copy(copy)``: called after each copy joined ``target``.
     """
@@ -106,9 +106,13 @@ class LayerMirror:
             self._waiting.append(callback)
 
     def flush(self) -> None:
-        """Make every waiting copy now."""
+        """Make every waiting copy now, in the order the layers came."""
         while self._pending and not self._closed:
-            self._step()
+            layer = self._pending.pop(0)
+            if layer in self._source:  # not removed meanwhile
+                self._add(layer)
+                self._reorder()
+        self._finish_if_done()
 
     def close(self) -> None:
         """Stop following the source and remove every copy from the target."""
@@ -137,27 +141,19 @@ class LayerMirror:
         self._drop(id(event.value))
         self._finish_if_done()
 
-    # -- one copy per step ----------------------------------------------------------
+    def _on_source_reordered(self, event: Any = None) -> None:
+        self._reorder()
+
+    # -- waiting copies -------------------------------------------------------------
 
     def _step_later(self) -> None:
-        if not self._stepping and self._pending and self._schedule is not None:
+        if not self._stepping and self._schedule is not None:
             self._stepping = True
             self._schedule(self._scheduled_step)
 
     def _scheduled_step(self) -> None:
         self._stepping = False
-        if not self._closed:
-            self.flush()
-
-    def _step(self) -> None:
-        """Copy the first waiting layer that is still in the source."""
-        while self._pending:
-            layer = self._pending.pop(0)
-            if layer in self._source:
-                self._add(layer)
-                self._reorder()
-                break
-        self._finish_if_done()
+        self.flush()
 
     def _finish_if_done(self) -> None:
         if self._pending:
@@ -165,9 +161,6 @@ class LayerMirror:
         waiting, self._waiting = self._waiting, []
         for callback in waiting:
             callback()
-
-    def _on_source_reordered(self, event: Any = None) -> None:
-        self._reorder()
 
     # -- copies ---------------------------------------------------------------------
 
