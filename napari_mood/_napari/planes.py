@@ -140,7 +140,7 @@ class LinkedPlanes:
 
     @property
     def pending(self) -> int:
-        """Layers of the viewer not yet shown in a side view (they follow one per turn)."""
+        """Layers of the viewer not yet shown in a side view (they follow after the repaint)."""
         return sum(mirror.pending for mirror in self._mirrors)
 
     def flush(self) -> None:
@@ -219,7 +219,11 @@ class LinkedPlanes:
             step()
 
     def _on_copy(self, copy: Any) -> None:
-        """A layer reached a side view (one per event-loop turn after a new case)."""
+        """A layer reached a side view: lay the views out for it.
+
+        Also called while ``__init__`` builds the mirrors (their first copies), before
+        both models exist; ``__init__`` lays everything out at its end then.
+        """
         if len(self.models) == len(SIDE_PLANES) and not self._closed:
             self._lay_out()
 

@@ -181,7 +181,7 @@ def _warm_imports() -> None:
     """Do here, off the main thread, the one-time work napari does when a case joins.
 
     pint's unit registry (the first layer with units, 0.5 s), pandas (the crosshair, a
-    Shapes layer, builds a feature table: 0.2 s) and scipy's rotations (the planes'
+    Vectors layer, builds a feature table: 0.2 s) and scipy's rotations (the planes'
     camera orientation: 0.3 s) would otherwise each freeze the window once.
     """
     import pandas  # noqa: F401
