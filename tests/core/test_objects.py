@@ -975,3 +975,14 @@ def test_labelled_match_of_an_empty_prediction():
     assert found.match.fn == 1
     assert found.pred_labels().shape == (5, 6) and not found.pred_labels().any()
     assert found.gt_labels()[1, 1] == 1
+
+
+def test_pred_labels_in_a_smaller_dtype():
+    score = np.zeros((40, 40))
+    score[::2, ::2] = 0.9  # 400 single-pixel objects
+    found = labelled_match(score, np.zeros((40, 40), bool), threshold=0.5, connectivity="face")
+    small = found.pred_labels(np.uint16)
+    assert small.dtype == np.uint16
+    np.testing.assert_array_equal(small, found.pred_labels())
+    with pytest.raises(ValueError, match="uint8 cannot hold label 400"):
+        found.pred_labels(np.uint8)

@@ -20,7 +20,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
-from qtpy.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from qtpy.QtWidgets import (
+    QComboBox,
+    QDockWidget,
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.widgets import _kit as kit
@@ -69,6 +77,9 @@ class SliceScoresWidget(QWidget):
         self._curves: SliceCurves | None = None
         self._marker: Any = None
         self._background: Any = None  # the plot without the marker, for blitting
+        # a panel behind another tab neither computes nor renders: it catches up when shown
+        self._stale = self._unrendered = False
+        self._dock: QDockWidget | None = None
         self._lifetime = kit.Lifetime(self)
         self._colors = _theme_colors(viewer)
         self._metric = QComboBox(self)
@@ -141,8 +152,30 @@ class SliceScoresWidget(QWidget):
 
     @property
     def busy(self) -> bool:
-        """Whether a computation is pending."""
+        """Whether a computation is pending (not while the panel is hidden: it waits)."""
         return self._timer.isActive() or self._worker.busy
+
+    @property
+    def stale(self) -> bool:
+        """Whether the curves wait for the panel to be shown (a tab behind another)."""
+        return self._stale
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        """Compute what changed while hidden, and render the plot."""
+        super().showEvent(event)
+        self._dock = kit.watch_dock(self, self._on_dock_visibility_changed, self._dock)
+        self._on_dock_visibility_changed(True)
+
+    def _on_dock_visibility_changed(self, visible: bool) -> None:
+        if not visible:
+            return
+        if self._stale:
+            self._stale = self._unrendered = False
+            self._timer.start()
+            self._draw(force=True)  # "Computing..." until the curves come
+        elif self._unrendered:
+            self._unrendered = False
+            self._canvas.draw_idle()
 
     def set_metric(self, key: str) -> None:
         """Plot ``key`` (one of :data:`METRICS`)."""
@@ -180,9 +213,21 @@ class SliceScoresWidget(QWidget):
         self._schedule()
 
     def _schedule(self) -> None:
+        if not self.isVisible():
+            self._go_stale()
+            return
         self._timer.start()
 
+    def _go_stale(self) -> None:
+        """Hidden (closed, or a tab behind another panel): compute when shown."""
+        self._stale = True
+        self._worker.cancel()
+        self._curves = None  # never shows curves of an older case or threshold
+
     def _on_timer_timeout(self) -> None:
+        if not kit.is_on_screen(self):
+            self._go_stale()
+            return
         axis = self._session.slice_axis
         maps = tuple(m.snapshot() for m in self._session.methods)
         if axis is None or not maps:
@@ -212,6 +257,8 @@ class SliceScoresWidget(QWidget):
     def _move_marker(self) -> None:
         """Move the marker only: restore the saved plot, draw the marker, blit."""
         self._place_marker()
+        if not kit.is_on_screen(self):
+            return
         if self._background is not None and self._marker is not None:
             self._canvas.restore_region(self._background)
             self._ax.draw_artist(self._marker)
@@ -223,7 +270,7 @@ class SliceScoresWidget(QWidget):
         if self._marker is not None:
             self._ax.draw_artist(self._marker)
 
-    def _draw(self) -> None:
+    def _draw(self, *, force: bool = False) -> None:
         ax, curves = self._ax, self._curves
         ax.clear()
         self._marker = self._background = None
@@ -246,7 +293,10 @@ class SliceScoresWidget(QWidget):
         else:
             self._plot(ax, curves)
         self._status.setText(self._caption())
-        self._canvas.draw_idle()
+        if force or kit.is_on_screen(self):
+            self._canvas.draw_idle()
+        else:  # rendering text and lines takes 0.3-0.4 s of the main thread: when shown
+            self._unrendered = True
 
     def _empty_message(self) -> str:
         if not self._session.methods:

@@ -9,7 +9,8 @@ import cc3d
 import numpy as np
 
 from napari_mood.core._checks import check_choice
-from napari_mood.core.scores import ScoreMode, gt_mask, score_keys
+from napari_mood.core._layout import c_contiguous
+from napari_mood.core.scores import ScoreMode, gt_mask, key_values, score_keys
 
 __all__ = [
     "read_keys",
@@ -22,6 +23,7 @@ __all__ = [
     "empty_components",
     "find_components",
     "label_objects",
+    "object_scores",
     "tight_crop",
     "truth_mask",
 ]
@@ -79,7 +81,7 @@ def cc3d_labels(mask: np.ndarray, connectivity: Connectivity) -> tuple[np.ndarra
     labels, and it refuses a smaller ``out_dtype``), so a labelling kept by the viewer's
     cache takes half the memory.
     """
-    volume = np.ascontiguousarray(mask, dtype=bool).reshape((1,) * (3 - mask.ndim) + mask.shape)
+    volume = c_contiguous(np.asarray(mask, dtype=bool)).reshape((1,) * (3 - mask.ndim) + mask.shape)
     neighbours: Literal[6, 26] = 26 if connectivity == "full" else 6
     if sorted(volume.shape)[1] == 1:
         neighbours = 6
@@ -155,6 +157,42 @@ def find_components(mask: np.ndarray, connectivity: Connectivity) -> Components:
         bbox_lo=boxes[:, 0::2] + offset,
         bbox_hi=boxes[:, 1::2] + 1 + offset,
     )
+
+
+def object_scores(
+    comp: Components, keys: np.ndarray, mode: ScoreMode
+) -> tuple[np.ndarray, np.ndarray]:
+    """Max and mean score (as read) over each object of ``comp``; ``keys`` as read.
+
+    Works through the crop a slab of planes at a time, each slab of ``keys`` put in
+    the labels' C order first (:func:`~napari_mood.core._layout.c_contiguous`): the
+    temporaries stay at a slab's size, and no element is read across memory order.
+
+    Examples
+    --------
+    >>> keys = np.array([[0.2, 0.9, 0.0], [0.4, 0.0, 0.6]])
+    >>> comp = find_components(keys > 0.1, "face")
+    >>> peak, mean = object_scores(comp, keys, "exact")
+    >>> peak.tolist(), np.round(mean, 6).tolist()
+    ([0.9, 0.6], [0.5, 0.6])
+    """
+    if comp.n == 0:
+        return np.zeros(0), np.zeros(0)
+    peak = np.zeros(comp.n + 1, dtype=keys.dtype)
+    sums = np.zeros(comp.n + 1)
+    window = keys[comp.crop]
+    planes = max(1, _SLAB_VOXELS // max(1, int(np.prod(comp.labels.shape[1:]))))
+    for start in range(0, comp.labels.shape[0], planes):
+        labels = comp.labels[start : start + planes].ravel()
+        inside = labels > 0  # np.compress on flat arrays: 3x faster than a mask index
+        ids = np.compress(inside, labels)
+        values = np.compress(inside, c_contiguous(window[start : start + planes]).ravel())
+        np.maximum.at(peak, ids, values)
+        sums += np.bincount(ids, weights=key_values(values, mode=mode), minlength=comp.n + 1)
+    return key_values(peak[1:], mode=mode), sums[1:] / comp.sizes
+
+
+_SLAB_VOXELS = 1 << 23  # 8 Mi voxels: 16 MiB of uint16 keys, 64 MiB of float64 values
 
 
 def centroids_of(labels: np.ndarray, ids: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:

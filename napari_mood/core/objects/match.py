@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
 import numpy as np
+import numpy.typing as npt
 
 from napari_mood.core._checks import check_choice
 from napari_mood.core.objects.components import (
@@ -15,6 +16,7 @@ from napari_mood.core.objects.components import (
     Connectivity,
     find_components,
     label_objects,
+    object_scores,
     read_keys,
     truth_mask,
 )
@@ -39,7 +41,6 @@ from napari_mood.core.scores import (
     check_mode,
     check_threshold,
     key_threshold,
-    key_values,
 )
 
 __all__ = [
@@ -226,21 +227,6 @@ def _iou(pred: Components, gt: Components) -> dict[tuple[int, int], float]:
     }
 
 
-def _object_scores(
-    comp: Components, keys: np.ndarray, mode: ScoreMode
-) -> tuple[np.ndarray, np.ndarray]:
-    """Max and mean score (as read) over each object of ``comp``."""
-    if comp.n == 0:
-        return np.zeros(0), np.zeros(0)
-    inside = comp.labels > 0
-    ids = comp.labels[inside]
-    values = keys[comp.crop][inside]
-    peak = np.zeros(comp.n + 1, dtype=keys.dtype)
-    np.maximum.at(peak, ids, values)
-    sums = np.bincount(ids, weights=key_values(values, mode=mode), minlength=comp.n + 1)
-    return key_values(peak[1:], mode=mode), sums[1:] / comp.sizes
-
-
 def _world_centroids(centroids: np.ndarray, geometry: _Geometry) -> list | None:
     if geometry.affine is not None:
         return (centroids @ geometry.affine[:-1, :-1].T + geometry.affine[:-1, -1]).tolist()
@@ -257,34 +243,27 @@ def _records(
     scores: tuple[np.ndarray, np.ndarray],
     geometry: _Geometry,
 ) -> list[ObjectRecord]:
+    """One record per object of ``comp``; columns are turned into Python values in bulk
+    (a noisy map has tens of thousands of objects, most of them discarded)."""
+    n = comp.n
     world = _world_centroids(comp.centroids, geometry)
     boxes = np.stack([comp.bbox_lo, comp.bbox_hi], axis=2).tolist()
+    sizes = comp.sizes.tolist()
+    volume = geometry.volume
     columns = zip(
-        comp.sizes.tolist(),
-        kinds.tolist(),
-        comp.centroids.tolist(),
-        boxes,
+        range(1, n + 1),
+        [KINDS[kind - 1] for kind in kinds.tolist()],
+        sizes,
+        [None] * n if volume is None else [size * volume for size in sizes],
+        map(tuple, comp.centroids.tolist()),
+        [None] * n if world is None else map(tuple, world),
+        [tuple(map(tuple, box)) for box in boxes],
         scores[0].tolist(),
         scores[1].tolist(),
-        matches,
+        [tuple(m + 1 for m in partners) if partners else () for partners in matches],
         strict=True,
     )
-    return [
-        ObjectRecord(
-            id=index + 1,
-            kind=KINDS[kind - 1],
-            source=source,
-            size_voxels=size,
-            size_mm3=None if geometry.volume is None else size * geometry.volume,
-            centroid_voxel=tuple(centroid),
-            centroid_world=None if world is None else tuple(world[index]),
-            bbox=tuple((lo, hi) for lo, hi in box),
-            max_score=peak,
-            mean_score=mean,
-            matched_ids=tuple(m + 1 for m in partners),
-        )
-        for index, (size, kind, centroid, box, peak, mean, partners) in enumerate(columns)
-    ]
+    return [ObjectRecord(i, kind, source, *rest) for i, kind, *rest in columns]
 
 
 def _all_records(
@@ -463,7 +442,7 @@ def _match_components(
 ) -> ObjectMatch:
     """The MOOD rule on labelled predicted and GT components (:func:`match_objects`)."""
     window, assignment = _assign(pred, truth, options)
-    scores = (_object_scores(pred, keys, options.mode), _object_scores(truth, keys, options.mode))
+    scores = (object_scores(pred, keys, options.mode), object_scores(truth, keys, options.mode))
     objects = _all_records(pred, truth, assignment, scores, geometry)
     return _build_match(window, assignment, options, objects)
 
@@ -552,13 +531,17 @@ class LabelledMatch:
         match = self.match
         return match if match.threshold == threshold else replace(match, threshold=threshold)
 
-    def pred_labels(self) -> np.ndarray:
-        """Full-volume uint32 label image of the predicted objects (as :func:`object_labels`)."""
-        return _paste(self.shape, self.pred_crop, self.pred_crop_labels)
+    def pred_labels(self, dtype: npt.DTypeLike = np.uint32) -> np.ndarray:
+        """Full-volume label image of the predicted objects (as :func:`object_labels`).
+
+        ``dtype`` (uint32 by default) must hold the largest id; the image is made in it
+        directly (a 512^3 uint16 image without a uint32 one first).
+        """
+        return _paste(self.shape, self.pred_crop, self.pred_crop_labels, dtype)
 
     def gt_labels(self) -> np.ndarray:
         """Full-volume uint32 label image of the GT objects (as :func:`object_labels`)."""
-        return _paste(self.shape, self.gt_crop, self.gt_crop_labels)
+        return _paste(self.shape, self.gt_crop, self.gt_crop_labels, np.uint32)
 
     @property
     def nbytes(self) -> int:
@@ -566,9 +549,13 @@ class LabelledMatch:
         return int(self.pred_crop_labels.nbytes + self.gt_crop_labels.nbytes)
 
 
-def _paste(shape: tuple[int, ...], crop: tuple[slice, ...], labels: np.ndarray) -> np.ndarray:
-    full = np.zeros(shape, dtype=np.uint32)
+def _paste(
+    shape: tuple[int, ...], crop: tuple[slice, ...], labels: np.ndarray, dtype: npt.DTypeLike
+) -> np.ndarray:
+    full = np.zeros(shape, dtype=dtype)
     if labels.size:
+        if int(labels.max()) > np.iinfo(full.dtype).max:
+            raise ValueError(f"{full.dtype} cannot hold label {int(labels.max())}")
         full[crop] = labels
     return full
 
@@ -609,7 +596,7 @@ def labelled_match(
     truth = find_components(gt_mask, connectivity)
     options = _MatchOptions(value, connectivity, "mood", 0.1, False, mode, None)
     window, assignment = _assign(pred, truth, options)
-    scores = (_object_scores(pred, keys, mode), _object_scores(truth, keys, mode))
+    scores = (object_scores(pred, keys, mode), object_scores(truth, keys, mode))
     tp, fp, fn, discarded, extra = tally(assignment)
     counts = MatchCounts(tp, fp, fn, discarded, extra, *ratios(tp, fp, fn), window)
     return LabelledMatch(

@@ -27,6 +27,8 @@ def slices_viewer(make_napari_viewer, qtbot):
 
 
 def _wait(qtbot, widget: SliceScoresWidget) -> None:
+    # napari shows a new dock on a later turn; a hidden panel waits to be shown
+    qtbot.waitUntil(lambda: not widget.stale, timeout=20000)
     qtbot.waitUntil(lambda: not widget.busy, timeout=20000)
 
 
@@ -145,3 +147,36 @@ def test_controls_have_tooltips_and_bad_metric_is_refused(slices_viewer):
     assert "Click" in widget._canvas.toolTip()
     with pytest.raises(ValueError, match="metric must be one of"):
         widget.set_metric("auroc")
+
+
+def test_a_panel_behind_another_tab_waits_until_shown(make_napari_viewer, qtbot):
+    # computing and rendering 4 maps' curves cost the main thread 0.4 s at 256^3 (the
+    # text alone 0.3 s) on every case, threshold or axis change, for a panel nobody sees
+    from napari_mood._napari.widgets._kit import is_on_screen
+    from napari_mood._napari.widgets.threshold import ThresholdWidget
+
+    viewer = make_napari_viewer(show=True)
+    load_into_viewer(viewer, [sample_data_dir()])
+    slices = SliceScoresWidget(viewer)
+    front = ThresholdWidget(viewer)
+    slices_dock = viewer.window.add_dock_widget(slices, name="slices")
+    front_dock = viewer.window.add_dock_widget(front, name="thresholds")
+    qtbot.wait(500)  # napari shows new docks on later turns
+    viewer.window._qt_window.tabifyDockWidget(slices_dock, front_dock)  # as the viewer docks them
+    front_dock.raise_()
+    # Qt still calls a dock tab behind another "visible"; nothing of it is on screen
+    qtbot.waitUntil(lambda: not is_on_screen(slices) and is_on_screen(front), timeout=5000)
+    qtbot.waitUntil(lambda: not slices.busy, timeout=20000)
+    slices.session.set_threshold("residual", 0.8)
+    qtbot.wait(300)  # longer than the update delay: nothing starts while hidden
+    assert slices.stale and not slices.busy and slices.curves is None
+    rendered = []
+    slices._canvas.mpl_connect("draw_event", lambda event: rendered.append(event))
+    qtbot.wait(300)
+    assert not rendered  # no hidden matplotlib render
+    slices_dock.raise_()  # the user clicks the tab
+    _wait(qtbot, slices)
+    assert slices.curves is not None and slices.curves.scores["residual"].threshold == 0.8
+    expected = _expected(slices, "residual", axis=0).dice
+    np.testing.assert_array_equal(slices.plotted()["residual"], expected)
+    qtbot.waitUntil(lambda: bool(rendered), timeout=5000)  # and the plot is drawn
