@@ -25,7 +25,13 @@ from typing import Literal, get_args
 import numpy as np
 
 from napari_mood.core._checks import check_choice
-from napari_mood.core.objects import Connectivity, ObjectMatch, ObjectRecord, match_objects
+from napari_mood.core.objects import (
+    KINDS,
+    Connectivity,
+    ObjectMatch,
+    ObjectRecord,
+    match_objects,
+)
 from napari_mood.core.scores import check_threshold
 
 __all__ = ["FlaggedRegion", "RegionScope", "flagged_regions", "rank_regions", "regions_from_match"]
@@ -115,8 +121,8 @@ def regions_from_match(
     [4]
     """
     check_choice("scope", scope, get_args(RegionScope))
-    regions = [_region(r) for r in match.objects if r.source == "pred"]
-    return rank_regions(r for r in regions if scope == "all" or r.in_window)
+    kinds = KINDS if scope == "all" else tuple(k for k in KINDS if k != "discarded")
+    return rank_regions(_region(r) for r in match.objects.select("pred", kinds))
 
 
 def _region(record: ObjectRecord) -> FlaggedRegion:

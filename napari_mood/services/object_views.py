@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from napari_mood.core.objects import LabelledMatch, ObjectMatch, ObjectRecord
+from napari_mood.core.objects import KINDS, LabelledMatch, ObjectMatch, ObjectRecord
 from napari_mood.services.labelling import LabellingCache, labelled
 from napari_mood.services.snapshots import MapSnapshot
 
@@ -30,6 +30,7 @@ __all__ = [
     "compute_method_objects",
     "objects_layer",
     "listed",
+    "listed_records",
     "shown_objects",
     "match_methods",
     "matched_text",
@@ -122,9 +123,7 @@ def shown_objects(match: ObjectMatch) -> tuple[np.ndarray, np.ndarray]:
     >>> [ids.tolist() for ids in shown_objects(match_objects(score, gt, threshold=0.5))]
     [[1], [2]]
     """
-    pred = [r.id for r in match.objects if r.source == "pred" and r.kind in ("TP", "FP")]
-    missed = [r.id for r in match.objects if r.source == "gt" and r.kind == "FN"]
-    return np.array(sorted(pred), dtype=np.int64), np.array(sorted(missed), dtype=np.int64)
+    return match.objects.ids("pred", ("TP", "FP")), match.objects.ids("gt", ("FN",))
 
 
 def _objects_image(found: LabelledMatch, match: ObjectMatch) -> tuple[np.ndarray, int]:
@@ -205,7 +204,7 @@ def objects_layer(
     ([[0, 1, 1, 0, 0, 2, 2, 0]], ['TP', 'FN'])
     """
     offset = result.offset
-    rows = [r for r in result.match.objects if listed(r, False)]
+    rows = listed_records(result.match, extra=False)
     verdicts = verdicts or {}
     columns: dict[str, list[Any]] = {name: [] for name in FEATURE_COLUMNS}
     kinds: dict[int, str] = {}
@@ -257,6 +256,24 @@ def matched_text(record: ObjectRecord) -> str:
         return "none"
     ids = ", ".join(str(i) for i in record.matched_ids)
     return f"GT {ids}" if record.source == "pred" else f"pred {ids}"
+
+
+def listed_records(match: ObjectMatch, *, extra: bool) -> tuple[ObjectRecord, ...]:
+    """The records :func:`listed` keeps, in the match's order (predicted, then GT, by id).
+
+    Only these records are built (a noisy map's thousands of discarded specks are not,
+    unless ``extra``).
+
+    Examples
+    --------
+    >>> from napari_mood.core.objects import match_objects
+    >>> gt = np.zeros((1, 8), bool); gt[0, 1:3] = True; gt[0, 5:7] = True
+    >>> score = np.zeros((1, 8)); score[0, 1:3] = 0.9
+    >>> [(r.source, r.kind) for r in listed_records(match_objects(score, gt, threshold=0.5), extra=False)]
+    [('pred', 'TP'), ('gt', 'FN')]
+    """
+    pred_kinds = KINDS if extra else ("TP", "FP")
+    return match.objects.select("pred", pred_kinds) + match.objects.select("gt", ("FN",))
 
 
 def listed(record: ObjectRecord, extra: bool) -> bool:

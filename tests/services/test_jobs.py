@@ -16,6 +16,7 @@ from napari_mood.services.labelling import LabellingCache
 from napari_mood.services.object_views import (
     compute_method_objects,
     listed,
+    listed_records,
     match_methods,
     shown_objects,
     summary_html,
@@ -88,6 +89,9 @@ def test_method_objects_equal_match_objects(case):
     html = summary_html(match_methods([MapSnapshot("noisy", maps["noisy"], 0.6)], gt))
     assert "noisy" in html and "Size window" in html
     assert all(listed(r, False) == (r.kind in ("TP", "FP", "FN")) for r in match.objects)
+    for extra in (False, True):  # built from the columns, in the match's order
+        expected = tuple(r for r in match.objects if listed(r, extra))
+        assert listed_records(match, extra=extra) == expected
     assert window_text((0.0, float("inf"))) == "≥ 0"
 
 

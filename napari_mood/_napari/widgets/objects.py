@@ -50,7 +50,7 @@ from napari_mood.core.objects import KINDS, ObjectRecord
 from napari_mood.services.object_views import (
     KIND_TEXT,
     MethodObjects,
-    listed,
+    listed_records,
     match_methods,
     matched_text,
     objects_layer,
@@ -415,8 +415,7 @@ class ObjectsWidget(QWidget):
         self._rows = [
             (r.method, record)
             for r in self._results
-            for record in r.match.objects
-            if listed(record, extra)
+            for record in listed_records(r.match, extra=extra)
         ]
         table = self._table
         table.setSortingEnabled(False)

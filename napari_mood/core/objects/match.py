@@ -21,12 +21,17 @@ from napari_mood.core.objects.components import (
     truth_mask,
 )
 from napari_mood.core.objects.hull import build_hulls
+from napari_mood.core.objects.records import (
+    Geometry,
+    ObjectRecord,
+    ObjectRecords,
+    Source,
+    SourceColumns,
+)
 from napari_mood.core.objects.rule import (
     FN_CODE,
-    KINDS,
     TP_CODE,
     Assignment,
-    ObjectKind,
     assign_many,
     assign_one_to_one,
     check_window,
@@ -63,37 +68,8 @@ __all__ = [
 MatchCriterion = Literal["mood", "iou"]
 
 
-Source = Literal["pred", "gt"]
-
-
 #: Threshold used for binary score maps when none is given.
 BINARY_THRESHOLD: float = 0.5
-
-
-@dataclass(frozen=True)
-class ObjectRecord:
-    """One predicted or GT object of a :class:`ObjectMatch`.
-
-    ``id`` is the object's label in the label image of its source (see
-    :func:`object_labels`). ``bbox`` holds half-open ``(lo, hi)`` voxel ranges per axis.
-    ``size_mm3`` needs ``spacing`` or ``affine``; ``centroid_world`` is
-    ``affine @ centroid`` with an affine, ``centroid * spacing`` with spacing only, else
-    None. ``max_score`` / ``mean_score`` are taken over the object's voxels of the score
-    map as read (also for GT objects). ``matched_ids`` are the GT ids a predicted object
-    matches, or the predicted ids matching a GT object.
-    """
-
-    id: int
-    kind: ObjectKind
-    source: Source
-    size_voxels: int
-    size_mm3: float | None
-    centroid_voxel: tuple[float, ...]
-    centroid_world: tuple[float, ...] | None
-    bbox: tuple[tuple[int, int], ...]
-    max_score: float
-    mean_score: float
-    matched_ids: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -114,19 +90,10 @@ class ObjectMatch:
     criterion: MatchCriterion
     one_to_one: bool
     mode: ScoreMode
-    objects: tuple[ObjectRecord, ...]
+    objects: ObjectRecords
 
 
-@dataclass(frozen=True, eq=False)
-class _Geometry:
-    """Voxel volume and voxel-to-world mapping of a case (all None when unknown)."""
-
-    volume: float | None
-    spacing: np.ndarray | None
-    affine: np.ndarray | None
-
-
-def _geometry(ndim: int, spacing: Sequence[float] | None, affine: np.ndarray | None) -> _Geometry:
+def _geometry(ndim: int, spacing: Sequence[float] | None, affine: np.ndarray | None) -> Geometry:
     """Validate spacing / affine; the affine wins for volume and world coordinates."""
     if affine is not None:
         mat = np.asarray(affine, dtype=np.float64)
@@ -138,15 +105,15 @@ def _geometry(ndim: int, spacing: Sequence[float] | None, affine: np.ndarray | N
         volume = abs(float(np.linalg.det(mat[:ndim, :ndim])))
         if volume == 0:
             raise ValueError("affine is singular (its voxel volume is 0)")
-        return _Geometry(volume, None, mat)
+        return Geometry(volume, None, mat)
     if spacing is not None:
         sp = np.asarray(spacing, dtype=np.float64)
         if sp.shape != (ndim,) or not np.all(np.isfinite(sp)) or np.any(sp <= 0):
             raise ValueError(
                 f"spacing must hold {ndim} finite positive numbers; got {tuple(spacing)!r}"
             )
-        return _Geometry(float(np.prod(sp)), sp, None)
-    return _Geometry(None, None, None)
+        return Geometry(float(np.prod(sp)), sp, None)
+    return Geometry(None, None, None)
 
 
 def _is_binary(keys: np.ndarray, mode: ScoreMode) -> bool:
@@ -227,58 +194,20 @@ def _iou(pred: Components, gt: Components) -> dict[tuple[int, int], float]:
     }
 
 
-def _world_centroids(centroids: np.ndarray, geometry: _Geometry) -> list | None:
-    if geometry.affine is not None:
-        return (centroids @ geometry.affine[:-1, :-1].T + geometry.affine[:-1, -1]).tolist()
-    if geometry.spacing is not None:
-        return (centroids * geometry.spacing).tolist()
-    return None
-
-
-def _records(
-    comp: Components,
-    source: Source,
-    kinds: np.ndarray,
-    matches: Sequence[tuple[int, ...]],
-    scores: tuple[np.ndarray, np.ndarray],
-    geometry: _Geometry,
-) -> list[ObjectRecord]:
-    """One record per object of ``comp``; columns are turned into Python values in bulk
-    (a noisy map has tens of thousands of objects, most of them discarded)."""
-    n = comp.n
-    world = _world_centroids(comp.centroids, geometry)
-    boxes = np.stack([comp.bbox_lo, comp.bbox_hi], axis=2).tolist()
-    sizes = comp.sizes.tolist()
-    volume = geometry.volume
-    columns = zip(
-        range(1, n + 1),
-        [KINDS[kind - 1] for kind in kinds.tolist()],
-        sizes,
-        [None] * n if volume is None else [size * volume for size in sizes],
-        map(tuple, comp.centroids.tolist()),
-        [None] * n if world is None else map(tuple, world),
-        [tuple(map(tuple, box)) for box in boxes],
-        scores[0].tolist(),
-        scores[1].tolist(),
-        [tuple(m + 1 for m in partners) if partners else () for partners in matches],
-        strict=True,
-    )
-    return [ObjectRecord(i, kind, source, *rest) for i, kind, *rest in columns]
-
-
 def _all_records(
     pred: Components,
     truth: Components,
     assignment: Assignment,
     scores: tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
-    geometry: _Geometry,
-) -> tuple[ObjectRecord, ...]:
+    geometry: Geometry,
+) -> ObjectRecords:
     """Records of every predicted object, then of every GT object (``scores``: the max and
-    mean score of each predicted, then each GT, object)."""
+    mean score of each predicted, then each GT, object), built when asked for."""
     gt_kinds = np.where(assignment.detected, TP_CODE, FN_CODE)
-    return tuple(
-        _records(pred, "pred", assignment.pred_kind, assignment.pred_matches, scores[0], geometry)
-        + _records(truth, "gt", gt_kinds, assignment.gt_matches, scores[1], geometry)
+    return ObjectRecords(
+        SourceColumns.of(pred, "pred", assignment.pred_kind, assignment.pred_matches, scores[0]),
+        SourceColumns.of(truth, "gt", gt_kinds, assignment.gt_matches, scores[1]),
+        geometry,
     )
 
 
@@ -410,7 +339,7 @@ def _build_match(
     window: tuple[float, float],
     assignment: Assignment,
     options: _MatchOptions,
-    objects: tuple[ObjectRecord, ...],
+    objects: ObjectRecords,
 ) -> ObjectMatch:
     tp, fp, fn, discarded, extra = tally(assignment)
     f1, precision, recall = ratios(tp, fp, fn)
@@ -437,7 +366,7 @@ def _match_components(
     pred: Components,
     truth: Components,
     keys: np.ndarray,
-    geometry: _Geometry,
+    geometry: Geometry,
     options: _MatchOptions,
 ) -> ObjectMatch:
     """The MOOD rule on labelled predicted and GT components (:func:`match_objects`)."""
@@ -470,7 +399,7 @@ class _RecordParts:
     truth: Components
     assignment: Assignment
     scores: tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
-    geometry: _Geometry
+    geometry: Geometry
     window: tuple[float, float]
     options: _MatchOptions
 
@@ -661,8 +590,4 @@ def kind_table(match: ObjectMatch, *, source: Source) -> np.ndarray:
     [0, 1]
     """
     check_choice("source", source, get_args(Source))
-    records = [r for r in match.objects if r.source == source]
-    table = np.zeros(max((r.id for r in records), default=0) + 1, dtype=np.uint8)
-    for record in records:
-        table[record.id] = KINDS.index(record.kind) + 1
-    return table
+    return np.concatenate([np.zeros(1, np.uint8), match.objects.kind_codes(source)])
