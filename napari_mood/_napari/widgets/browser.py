@@ -70,12 +70,13 @@ from napari_mood.core.orientation import Convention
 from napari_mood.core.paper import WIDTH_PRESETS
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.services.evaluation import EvaluationCancelled, FolderEvaluation, evaluate_folder
-from napari_mood.services.figures import ViewFigure, write_view_figure
 from napari_mood.services.output import check_output_file
 from napari_mood.services.report import ALL_CATEGORIES, category_choices, read_case_categories
 
 if TYPE_CHECKING:
     import napari
+
+    from napari_mood.services.figures import ViewFigure
 
 __all__ = ["BROWSER_OPTIONS", "SORT_ROLE", "DatasetBrowserWidget"]
 
@@ -337,6 +338,8 @@ class DatasetBrowserWidget(QWidget):
         """Write a figure of the shown case (current slice and thresholds) in the background."""
         request = self._figure_request(Path(path))
         if request is not None:
+            from napari_mood.services.figures import write_view_figure
+
             self._figure_maker.submit(write_view_figure, request)
 
     def export_view(self, path: str | Path) -> Path:
@@ -544,6 +547,9 @@ class DatasetBrowserWidget(QWidget):
             )
             return None
         reference = session.scan_layer or session.methods[0].layer
+        # matplotlib (0.6 s to import) is loaded by the first figure, not with the panel
+        from napari_mood.services.figures import ViewFigure
+
         return ViewFigure(
             path=path,
             name=case_stem(session.case or "case"),

@@ -14,12 +14,10 @@ only moves the marker.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
-from matplotlib.figure import Figure
 from qtpy.QtWidgets import (
     QComboBox,
     QDockWidget,
@@ -91,13 +89,14 @@ class SliceScoresWidget(QWidget):
         self._status.setToolTip("What the plot shows, or why it is empty.")
         # fixed height: a new caption never resizes (and so never redraws) the plot
         self._status.setFixedHeight(2 * self._status.fontMetrics().lineSpacing() + 4)
-        self._figure = Figure(figsize=(3.2, 2.4))
-        self._figure.subplots_adjust(**MARGINS)
-        self._figure.set_facecolor(self._colors["background"])
-        self._canvas = FigureCanvasQTAgg(self._figure)
-        self._canvas.setMinimumHeight(CANVAS_MIN_HEIGHT)
-        self._canvas.setToolTip(CANVAS_TIP)
-        self._ax = self._figure.add_subplot()
+        # the plot (matplotlib: 0.6 s to import) is made on the panel's first paint, so a
+        # panel opened behind another tab costs the window's opening nothing
+        self._figure: Any = None
+        self._canvas: Any = None
+        self._ax: Any = None
+        self._placeholder: _FirstPaint | None = _FirstPaint(self._on_first_paint, self)
+        self._placeholder.setMinimumHeight(CANVAS_MIN_HEIGHT)
+        self._plot_timer = kit.single_shot(self, 0, self._make_plot)
         self._worker = self._lifetime.worker(self._on_curves_returned, on_busy=self._on_busy)
         self._timer = kit.single_shot(self, UPDATE_DELAY_MS, self._on_timer_timeout)
         # the marker moves after napari's own handlers: a repaint inside a dims event
@@ -118,13 +117,35 @@ class SliceScoresWidget(QWidget):
         top.addWidget(self._metric, 1)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
-        layout.addWidget(self._canvas, 1)
+        layout.addWidget(self._placeholder, 1)
         layout.addWidget(self._status)
+
+    def _on_first_paint(self) -> None:
+        """Make the plot in place of the placeholder (on the next turn: not in a paint)."""
+        self._plot_timer.start()
+
+    def _make_plot(self) -> None:
+        if self._placeholder is None:
+            return
+        from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
+        from matplotlib.figure import Figure
+
+        self._figure = Figure(figsize=(3.2, 2.4))
+        self._figure.subplots_adjust(**MARGINS)
+        self._figure.set_facecolor(self._colors["background"])
+        self._canvas = FigureCanvasQTAgg(self._figure)
+        self._canvas.setMinimumHeight(CANVAS_MIN_HEIGHT)
+        self._canvas.setToolTip(CANVAS_TIP)
+        self._ax = self._figure.add_subplot()
+        self._canvas.mpl_connect("button_press_event", self._on_canvas_button_press)
+        self._canvas.mpl_connect("draw_event", self._on_canvas_draw)
+        kit.present(self.layout(), "layout").replaceWidget(self._placeholder, self._canvas)
+        self._placeholder.deleteLater()
+        self._placeholder = None
+        self._draw(force=True)
 
     def _connect(self, viewer: napari.viewer.Viewer) -> None:
         self._metric.currentIndexChanged.connect(self._on_metric_index_changed)
-        self._canvas.mpl_connect("button_press_event", self._on_canvas_button_press)
-        self._canvas.mpl_connect("draw_event", self._on_canvas_draw)
         connect = self._lifetime.connect
         connect(self._session.methods_changed, self._on_session_changed)
         connect(self._session.threshold_changed, self._on_session_changed)
@@ -156,6 +177,11 @@ class SliceScoresWidget(QWidget):
         return self._timer.isActive() or self._worker.busy
 
     @property
+    def plot_ready(self) -> bool:
+        """Whether the plot has been made (on the panel's first paint)."""
+        return self._ax is not None
+
+    @property
     def stale(self) -> bool:
         """Whether the curves wait for the panel to be shown (a tab behind another)."""
         return self._stale
@@ -173,7 +199,7 @@ class SliceScoresWidget(QWidget):
             self._stale = self._unrendered = False
             self._timer.start()
             self._draw(force=True)  # "Computing..." until the curves come
-        elif self._unrendered:
+        elif self._unrendered and self._canvas is not None:
             self._unrendered = False
             self._canvas.draw_idle()
 
@@ -186,6 +212,8 @@ class SliceScoresWidget(QWidget):
 
     def plotted(self) -> dict[str, np.ndarray]:
         """The y values of each method's line as drawn (for checks and export)."""
+        if self._ax is None:
+            return {}
         return {
             str(line.get_label()): np.asarray(line.get_ydata(), dtype=float)
             for line in self._ax.get_lines()
@@ -257,7 +285,7 @@ class SliceScoresWidget(QWidget):
     def _move_marker(self) -> None:
         """Move the marker only: restore the saved plot, draw the marker, blit."""
         self._place_marker()
-        if not kit.is_on_screen(self):
+        if self._canvas is None or not kit.is_on_screen(self):
             return
         if self._background is not None and self._marker is not None:
             self._canvas.restore_region(self._background)
@@ -272,8 +300,11 @@ class SliceScoresWidget(QWidget):
 
     def _draw(self, *, force: bool = False) -> None:
         ax, curves = self._ax, self._curves
-        ax.clear()
         self._marker = self._background = None
+        if ax is None:  # not painted yet: drawn when the plot is made
+            self._status.setText(self._caption())
+            return
+        ax.clear()
         _style_axes(ax, self._colors)
         message = self._empty_message()
         if message or curves is None:
@@ -344,7 +375,7 @@ class SliceScoresWidget(QWidget):
 
     def _place_marker(self) -> None:
         index = self._session.slice_index
-        if self._curves is None or index is None or self._empty_message():
+        if self._ax is None or self._curves is None or index is None or self._empty_message():
             return
         if self._marker is None:
             self._marker = self._ax.axvline(
@@ -368,6 +399,20 @@ class SliceScoresWidget(QWidget):
         if event.inaxes is not self._ax or event.xdata is None or self._empty_message():
             return
         self.show_slice(int(round(event.xdata)))
+
+
+class _FirstPaint(QWidget):
+    """An empty widget that calls ``painted()`` on its first paint (it is on screen)."""
+
+    def __init__(self, painted: Callable[[], None], parent: QWidget) -> None:
+        super().__init__(parent)
+        self._painted: Callable[[], None] | None = painted
+
+    def paintEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().paintEvent(event)
+        if self._painted is not None:
+            painted, self._painted = self._painted, None
+            painted()
 
 
 def _reference_layer(session: MoodSession) -> Any:

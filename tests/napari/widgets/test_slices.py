@@ -29,7 +29,7 @@ def slices_viewer(make_napari_viewer, qtbot):
 def _wait(qtbot, widget: SliceScoresWidget) -> None:
     # napari shows a new dock on a later turn; a hidden panel waits to be shown
     qtbot.waitUntil(lambda: not widget.stale, timeout=20000)
-    qtbot.waitUntil(lambda: not widget.busy, timeout=20000)
+    qtbot.waitUntil(lambda: widget.plot_ready and not widget.busy, timeout=20000)
 
 
 def _expected(widget: SliceScoresWidget, name: str, axis: int):
@@ -180,3 +180,43 @@ def test_a_panel_behind_another_tab_waits_until_shown(make_napari_viewer, qtbot)
     expected = _expected(slices, "residual", axis=0).dice
     np.testing.assert_array_equal(slices.plotted()["residual"], expected)
     qtbot.waitUntil(lambda: bool(rendered), timeout=5000)  # and the plot is drawn
+
+
+def test_the_plot_is_made_when_the_panel_is_first_seen(make_napari_viewer, qtbot):
+    # matplotlib takes 0.6 s to import: a panel docked behind another tab (as the viewer
+    # opens it) makes its plot when the user first shows it, not while the window opens
+    from napari_mood._napari.widgets.threshold import ThresholdWidget
+
+    viewer = make_napari_viewer(show=True)
+    load_into_viewer(viewer, [sample_data_dir()])
+    front_dock = viewer.window.add_dock_widget(ThresholdWidget(viewer), name="thresholds")
+    slices = SliceScoresWidget(viewer)
+    slices_dock = viewer.window.add_dock_widget(slices, name="slices")
+    viewer.window._qt_window.tabifyDockWidget(front_dock, slices_dock)
+    front_dock.raise_()
+    qtbot.wait(800)
+    assert not slices.plot_ready and slices.plotted() == {}
+    slices_dock.raise_()  # the user clicks the tab
+    _wait(qtbot, slices)
+    expected = _expected(slices, "residual", axis=0).dice
+    np.testing.assert_array_equal(slices.plotted()["residual"], expected)
+    assert "Click" in slices._canvas.toolTip()
+
+
+def test_opening_the_viewer_does_not_import_matplotlib(tmp_path):
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from napari_mood._napari.viewer import build_viewer\n"
+        "from napari_mood.services.datasets import sample_data_dir\n"
+        "opened = build_viewer([sample_data_dir()])\n"
+        "print('matplotlib' in sys.modules, len(opened.widgets))\n"
+        "opened.viewer.close()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=True
+    )
+    loaded, docked = done.stdout.split()[-2:]
+    assert int(docked) >= 7 and loaded == "False", done.stdout
