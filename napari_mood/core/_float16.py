@@ -146,7 +146,7 @@ def _nan_count(flat: np.ndarray) -> int:
 
 
 class ChunkCoder:
-    """Float16 codes of native float32 / float64 chunks of at most :data:`CHUNK` voxels,
+    """Float16 codes of native float32 / float64 chunks of at most ``size`` voxels,
     reusing one set of work arrays (for readers that decode a file chunk by chunk)."""
 
     def __init__(self, size: int = CHUNK) -> None:

@@ -115,6 +115,8 @@ def test_nifti2_extensions_qform_and_4d_singleton(tmp_path, labels) -> None:
 def test_several_chunks_and_c_ordered_labels(tmp_path, monkeypatch) -> None:
     shape = (40, 30, 20)
     monkeypatch.setattr("napari_mood.core.streamed.CHUNK", 1000)  # 24 chunks, last one short
+    monkeypatch.setattr("napari_mood.core.streamed.READ_CHUNK", 7000)  # read_map: 4, last short
+    monkeypatch.setattr("napari_mood.core.streamed.INFLATE_BLOCK", 4096)  # many inflate calls
     rng = np.random.default_rng(3)
     data = rng.random(shape).astype(np.float64)
     labels = np.ascontiguousarray(rng.random(shape) > 0.8)  # C order: copied once, F order
