@@ -74,7 +74,13 @@ BINARY_THRESHOLD: float = 0.5
 
 @dataclass(frozen=True)
 class ObjectMatch:
-    """Object-level result of one case at one threshold (:func:`match_objects`)."""
+    """Object-level result of one case at one threshold (:func:`match_objects`).
+
+    ``objects`` holds every predicted object, then every GT object, by id: an
+    :class:`~napari_mood.core.objects.records.ObjectRecords`, equal to the tuple of their
+    :class:`ObjectRecord` (built on first use); its ``select`` / ``ids`` build only the
+    records of the kinds asked for.
+    """
 
     tp: int
     fp: int
