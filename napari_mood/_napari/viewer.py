@@ -6,14 +6,22 @@ napari and Qt are imported inside the functions, so importing this module stays 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
+from napari_mood._napari.docking import (
+    DOCK_ORDER,
+    OTHER_BENCHMARK_WIDGETS,
+    PLUGIN_NAME,
+    TAB_TITLES,
+    PanelDocking,
+    dock_plugin_widgets,
+)
 from napari_mood._napari.layers import LayerData, layer_info
 from napari_mood._napari.reader import read_paths
 from napari_mood._napari.session import MoodSession, get_session
@@ -24,6 +32,7 @@ from napari_mood.services.view_legend import add_legend
 
 __all__ = [
     "DOCK_ORDER",
+    "OTHER_BENCHMARK_WIDGETS",
     "OpenedViewer",
     "PLUGIN_NAME",
     "SCREENSHOT_WINDOW_SIZE",
@@ -42,23 +51,9 @@ __all__ = [
     "wait_keeping_events",
 ]
 
-PLUGIN_NAME = "napari-mood"
 SCREENSHOT_WINDOW_SIZE = (1280, 800)  # width, height; fits the default xvfb screen
-DOCK_ORDER = ("Display thresholds", "Per-slice scores")
-"""Manifest display names docked first (the first one is the tab in front)."""
-PLANES_WIDGET = "Three planes"
-"""Docked on its own, between the canvas and the tool tabs (not a tab)."""
-TAB_TITLES = {
-    "Display thresholds": "Thresholds",
-    "Per-slice scores": "Slices",
-    "Dataset browser": "Browser",
-    "Compare methods": "Compare",
-    "Comparison table": "Table",
-    "Object matching": "Objects",
-    "Review flagged regions": "Review",
-}
-"""Short tab titles (seven full names do not fit side by side in the dock)."""
 _SETTLE_ROUNDS = 5
+_T = TypeVar("_T")
 
 
 def open_viewer(
@@ -114,10 +109,12 @@ def build_viewer(
     """Open a napari window on ``paths`` with the plugin's panels, ready to use.
 
     The files are read in a background thread (several at once, see
-    :func:`napari_mood.core.case.load_case`) while the window and the panels are built;
-    the event loop keeps running while the reading finishes, then the case's layers
-    join the session in one step (the panels see one ``case_changed``) and the view is
-    focused on the largest ground-truth object.
+    :func:`napari_mood.core.case.load_case`) from the start, while napari is imported
+    and its window built, and then while panels are docked, one at a time, as long as
+    the reading lasts; the event loop keeps running while it finishes. Then the case's
+    layers join the session in one step (the panels see one ``case_changed``), the view
+    is focused on the largest ground-truth object and drawn, and the panels not docked
+    yet are docked (so the scan and maps show first when the reading was quick).
 
     Raises
     ------
@@ -125,26 +122,36 @@ def build_viewer(
         When ``preds`` are given without anything to show them on, or a path cannot be
         read (the window is closed again).
     """
-    # import napari here, before the reading thread needs it: two threads importing the
-    # same modules at once can see a half-imported module
+    reading = read_in_background(paths, preds=preds)
+    # napari is imported here, while the files are read, and only then warmed up in
+    # another thread (two threads importing the same modules at once can see a
+    # half-imported module)
     from napari.utils.transforms import _units  # noqa: F401
     from napari.viewer import Viewer
 
-    reading = read_in_background(paths, preds=preds)
+    warming = _in_thread(_warm_imports)
     viewer = Viewer(title=PLUGIN_NAME, show=True)
     session = get_session(viewer)
-    widgets = dock_plugin_widgets(viewer) if dock_widgets else []
+    docking = PanelDocking(viewer) if dock_widgets else None
+    while docking is not None and not (reading.done() and warming.done()):
+        if not docking.dock_next():  # build panels while the files are still being read
+            break
     try:
+        wait_keeping_events(warming)
         layers = wait_keeping_events(reading)
     except BaseException:
         viewer.close()
         raise
     if layers:
         session.replace_case(layers)
-    focus_case(viewer, session)
     if session.case is not None:
         viewer.title = f"{PLUGIN_NAME}: {session.case}"
-    return OpenedViewer(viewer, session, widgets)
+    focus_case(viewer, session)
+    if docking is not None and docking.remaining:
+        _settle()  # the scan and maps are drawn before the other panels are built
+        docking.dock_rest()
+        focus_case(viewer, session)  # fit the views again: the docks took their space
+    return OpenedViewer(viewer, session, [] if docking is None else docking.widgets)
 
 
 def read_in_background(
@@ -160,8 +167,13 @@ def read_in_background(
         At once, when ``preds`` are given without a scan or dataset to show them on.
     """
     _check_preds(paths, preds)
+    files, named = list(paths), dict(preds or {})
+    return _in_thread(lambda: read_paths(files, preds=named) if files else [])
+
+
+def _in_thread(job: Callable[[], _T]) -> Future[_T]:
     pool = ThreadPoolExecutor(1, thread_name_prefix="napari-mood-open")
-    future = pool.submit(_read_layers, list(paths), dict(preds or {}))
+    future = pool.submit(job)
     pool.shutdown(wait=False)
     return future
 
@@ -169,12 +181,6 @@ def read_in_background(
 def _check_preds(paths: Sequence[Any], preds: Mapping[str, Any] | None) -> None:
     if not paths and preds:
         raise MoodInputError(None, "method maps given without a scan or dataset", "add one")
-
-
-def _read_layers(paths: list[Any], preds: dict[str, Any]) -> list[LayerData]:
-    layers = read_paths(paths, preds=preds) if paths else []
-    _warm_imports()
-    return layers
 
 
 def _warm_imports() -> None:
@@ -240,73 +246,6 @@ def load_into_viewer(
         return session
     session.replace_case(read_paths(list(paths), preds=preds))
     return session
-
-
-def dock_plugin_widgets(viewer: Any) -> list[Any]:
-    """Dock every widget the napari-mood manifest contributes; return the widgets.
-
-    They form one tab group in the right dock area (tabs on top, short titles from
-    :data:`TAB_TITLES`), in the order of :data:`DOCK_ORDER` then of the manifest, with
-    the first one (display thresholds) in front. Widgets are returned in that order.
-    """
-    from npe2 import PluginManager
-
-    manifest = PluginManager.instance().get_manifest(PLUGIN_NAME)
-    names = [c.display_name for c in manifest.contributions.widgets or ()]
-    names = [n for n in names if n not in OTHER_BENCHMARK_WIDGETS]
-    names.sort(key=lambda n: DOCK_ORDER.index(n) if n in DOCK_ORDER else len(DOCK_ORDER))
-    docks, widgets, planes = [], [], None
-    for name in names:
-        dock, widget = viewer.window.add_plugin_dock_widget(PLUGIN_NAME, name)
-        widgets.append(widget)
-        if name == PLANES_WIDGET:
-            planes = dock
-            dock.setWindowTitle(PLANES_WIDGET)  # short: the title bar sets the dock's width
-            continue
-        # the tab text; the dock's own title bar keeps the full name
-        dock.setWindowTitle(TAB_TITLES.get(name, name))
-        docks.append(dock)
-    if planes is not None:
-        _beside_layer_list(planes)
-    _tab_docks(docks)
-    return widgets
-
-
-OTHER_BENCHMARK_WIDGETS = ("Reconstruction view", "Boxes (NOVA-style)")
-"""Widgets of the other benchmarks (PET reconstructions, NOVA boxes): in the Plugins menu, not docked
-with a MOOD case."""
-
-
-def _beside_layer_list(planes: Any) -> None:
-    """Put the three-planes dock in front of napari's layer controls (left, above the list).
-
-    The side views then get the left column's width (about 350 px) instead of a sliver of
-    the right dock area; the layer controls are one tab away.
-    """
-    from qtpy.QtCore import Qt
-    from qtpy.QtWidgets import QDockWidget
-
-    window = planes.parentWidget()
-    controls = window.findChild(QDockWidget, "layer controls")
-    if controls is None or not controls.isVisible():
-        return
-    window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, planes)
-    window.tabifyDockWidget(controls, planes)
-    planes.show()
-    planes.raise_()
-
-
-def _tab_docks(docks: Sequence[Any]) -> None:
-    """Tab the docks together (tabs on top), the first one in front."""
-    from qtpy.QtWidgets import QTabWidget
-
-    if len(docks) < 2:
-        return
-    window = docks[0].parentWidget()  # the QMainWindow the docks live in
-    window.setTabPosition(window.dockWidgetArea(docks[0]), QTabWidget.TabPosition.North)
-    for dock in docks[1:]:
-        window.tabifyDockWidget(docks[0], dock)
-    docks[0].raise_()
 
 
 def focus_case(viewer: Any, session: MoodSession | None = None) -> None:

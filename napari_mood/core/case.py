@@ -46,10 +46,10 @@ from napari_mood.core.io import (
     is_nifti,
     read_sample_label,
 )
-from napari_mood.core.nifti import Volume, read_grid, read_label, read_volume
+from napari_mood.core.nifti import Volume, read_grid, read_label
 from napari_mood.core.orientation import DisplayTransform, display_transform
 from napari_mood.core.scores import ScoreMode, check_mode
-from napari_mood.core.streamed import read_map
+from napari_mood.core.streamed import read_map, read_scan
 from napari_mood.core.validate import Problem, check_affine, check_label, check_scores, check_shape
 
 __all__ = [
@@ -274,7 +274,7 @@ class _Reads:
     ) -> None:
         jobs: dict[tuple[str, Path], Callable[[], Any]] = {}
         if scan is not None:
-            jobs["scan", scan] = partial(read_volume, scan)
+            jobs["scan", scan] = partial(read_scan, scan)
         if label is not None:
             jobs["label", label] = partial(read_label, label)
         for path in maps:
@@ -490,6 +490,8 @@ def first_anomalous_case(dataset: MoodDataset) -> str:
         raise MoodInputError(
             dataset.root, "has no case", "add scans to toy/ and labels to toy_label/"
         )
+    if len(cases) == 1:
+        return cases[0]  # the answer either way: no label is read
     found = anomalous_cases(dataset, limit=1)
     return found[0] if found else cases[0]
 

@@ -1,4 +1,4 @@
-"""Plain score maps decoded chunk by chunk: never a decoded copy of the file.
+"""Plain score maps and scans decoded chunk by chunk: never a decoded copy of the file.
 
 Two readers share one pass over a plain map. The gzip stream (ISA-L) is inflated into
 one reused buffer of :data:`~napari_mood.core._float16.CHUNK` voxels, which is converted
@@ -18,6 +18,10 @@ GT's grid, and nothing after the voxels. For anything else the stream gives up *
 reporting anything*, and the file is read whole by ``read_scores``, which owns every
 check, warning and message. The codes are the same bit for bit (same conversion, and the
 voxels come in the order of the arrays' Fortran flattening), so the results are too.
+
+:func:`read_scan` reads a plain scan the same way into its float32 array (any real
+voxel type without scaling; values are not checked), and leaves anything else to
+``read_volume``.
 """
 
 from __future__ import annotations
@@ -40,7 +44,14 @@ from isal.igzip_lib import IsalError
 
 from napari_mood.core._float16 import CHUNK, ChunkCoder
 from napari_mood.core.curves import count_codes
-from napari_mood.core.nifti import ScoreRead, header_grid, quiet_header, read_scores
+from napari_mood.core.nifti import (
+    ScoreRead,
+    Volume,
+    header_grid,
+    quiet_header,
+    read_scores,
+    read_volume,
+)
 from napari_mood.core.scores import N_CODES, ScoreMode
 
 _T = TypeVar("_T")
@@ -160,6 +171,43 @@ def read_map(path: str | os.PathLike[str], *, mode: ScoreMode = "mood") -> Score
     return read_scores(path, mode=mode)
 
 
+def read_scan(path: str | os.PathLike[str]) -> Volume:
+    """:func:`~napari_mood.core.nifti.read_volume` (float32), streaming a plain scan.
+
+    A plain scan (a clean header, 2-D or 3-D voxels of any real type without scaling,
+    nothing after them) is inflated :data:`READ_CHUNK` voxels at a time straight into
+    its float32 array: no compressed or decoded copy of the file, and ISA-L inflates
+    without the GIL in :data:`INFLATE_BLOCK` calls. Anything else is read by
+    ``read_volume``, which reports it. The voxels are the same bit for bit (cast to
+    float32 as nibabel's ``get_fdata`` casts unscaled data: 64-bit integers through
+    float64).
+
+    Examples
+    --------
+    >>> read_scan("toy/toy_0.nii.gz").data.dtype  # doctest: +SKIP
+    dtype('float32')
+    """
+    streamed = _streamed(Path(path), None, partial(_scan, Path(path)), grid_of=_scan_grid)
+    return streamed if streamed is not None else read_volume(path)
+
+
+def _scan(path: Path, stream: BinaryIO, layout: _Layout) -> Volume:
+    data = np.empty(layout.shape, dtype=np.float32, order="F")
+    flat = data.reshape(-1, order="F")  # a view: F-contiguous
+    count, dtype = layout.count, layout.dtype
+    size = min(READ_CHUNK, count)
+    raw = np.empty(size * dtype.itemsize, dtype=np.uint8)
+    via = np.promote_types(dtype, np.float32)  # 64-bit integers: float64 first, as nibabel
+    for start in range(0, count, size):
+        n = min(size, count - start)
+        if not _fill(stream, raw[: n * dtype.itemsize]):
+            raise _NotPlain  # truncated
+        flat[start : start + n] = raw[: n * dtype.itemsize].view(dtype).astype(via, copy=False)
+    if stream.read(1):
+        raise _NotPlain  # data after the voxels: the reader warns about it
+    return Volume(data=data, affine=layout.affine, path=path)
+
+
 def _scores(path: Path, stream: BinaryIO, layout: _Layout) -> ScoreRead:
     scores = np.empty(layout.shape, dtype=np.float16, order="F")
     codes = scores.reshape(-1, order="F").view(np.uint16)  # a view: F-contiguous
@@ -167,13 +215,22 @@ def _scores(path: Path, stream: BinaryIO, layout: _Layout) -> ScoreRead:
     return ScoreRead(scores, layout.affine, path, 0, 0, 0, 0, 0)
 
 
-def _streamed(path: Path, shape: tuple[int, ...] | None, work: _Work[_T]) -> _T | None:
-    """Run ``work`` on a plain file's voxel stream; None when the file is not plain."""
+def _streamed(
+    path: Path,
+    shape: tuple[int, ...] | None,
+    work: _Work[_T],
+    *,
+    grid_of: Callable[[nib.Nifti1Header], tuple[int, ...] | None] | None = None,
+) -> _T | None:
+    """Run ``work`` on a plain file's voxel stream; None when the file is not plain.
+
+    ``grid_of(header)`` says which voxels are plain (default: a score map's).
+    """
     if not _is_regular(path):
         return None
     try:
         with _open(path) as stream:
-            layout = _plain_layout(stream, shape)
+            layout = _plain_layout(stream, shape, grid_of or _plain_grid)
             return None if layout is None else work(stream, layout)
     except _DECLINE:
         return None
@@ -216,7 +273,11 @@ def _inflating(path: Path) -> Iterator[BinaryIO]:
             yield cast(BinaryIO, stream)
 
 
-def _plain_layout(stream: BinaryIO, shape: tuple[int, ...] | None) -> _Layout | None:
+def _plain_layout(
+    stream: BinaryIO,
+    shape: tuple[int, ...] | None,
+    grid_of: Callable[[nib.Nifti1Header], tuple[int, ...] | None],
+) -> _Layout | None:
     """Read the header up to the voxels; None unless the file is plain (and on ``shape``)."""
     head = stream.read(4)
     sizeof_hdr = int.from_bytes(head, "little") if len(head) == 4 else 0
@@ -232,7 +293,7 @@ def _plain_layout(stream: BinaryIO, shape: tuple[int, ...] | None) -> _Layout | 
     header = quiet_header(head + stream.read(offset - len(head)))  # with its extensions
     if header is None:
         return None
-    grid = _plain_grid(header)
+    grid = grid_of(header)
     if grid is None or (shape is not None and grid != tuple(shape)):
         return None
     affine = np.asarray(header.get_best_affine(), dtype=np.float64)
@@ -245,6 +306,18 @@ def _plain_grid(header: nib.Nifti1Header) -> tuple[int, ...] | None:
     dtype = np.dtype(header.get_data_dtype())
     if dtype.kind != "f" or dtype.itemsize not in (4, 8):  # NIfTI has no float16
         return None
+    return _unscaled_grid(header)
+
+
+def _scan_grid(header: nib.Nifti1Header) -> tuple[int, ...] | None:
+    """The grid of unscaled voxels of one real number (integer or float), 2-D or 3-D."""
+    dtype = np.dtype(header.get_data_dtype())
+    if dtype.kind not in "iuf" or dtype.itemsize > 8:  # no RGB, complex or float128
+        return None
+    return _unscaled_grid(header)
+
+
+def _unscaled_grid(header: nib.Nifti1Header) -> tuple[int, ...] | None:
     slope, inter = header.get_slope_inter()
     if slope not in (None, 1.0) or inter not in (None, 0.0):
         return None

@@ -159,6 +159,13 @@ def test_first_anomalous_case_falls_back_to_pixel_labels_then_first(tmp_path: Pa
     assert first_anomalous_case(discover_dataset(healthy)) == "a.nii.gz"
 
 
+def test_first_anomalous_case_of_one_case_reads_no_label(tmp_path: Path, monkeypatch):
+    root, _ = make_mood_folder(tmp_path / "x", {"a": _mask()}, {})
+    monkeypatch.setattr("napari_mood.core.case.read_label", lambda p: pytest.fail(str(p)))
+    monkeypatch.setattr("napari_mood.core.case.read_sample_label", lambda p: pytest.fail(str(p)))
+    assert first_anomalous_case(discover_dataset(root)) == "a.nii.gz"
+
+
 def test_methods_beside(dataset, tmp_path: Path):
     ds, _ = dataset
     assert methods_beside(ds.root) == {}

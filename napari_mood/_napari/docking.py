@@ -1,0 +1,142 @@
+"""Dock the plugin's panels: one tab group on the right, the three planes on the left.
+
+:class:`PanelDocking` docks them one at a time, so a caller can build panels while it
+waits for something else (the viewer does while the case's files are read) and build
+the rest after the case is on screen; :func:`dock_plugin_widgets` docks them all.
+Qt and npe2 are imported inside the functions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "DOCK_ORDER",
+    "OTHER_BENCHMARK_WIDGETS",
+    "PLANES_WIDGET",
+    "PLUGIN_NAME",
+    "TAB_TITLES",
+    "PanelDocking",
+    "dock_plugin_widgets",
+]
+
+PLUGIN_NAME = "napari-mood"
+DOCK_ORDER = ("Display thresholds", "Per-slice scores")
+"""Manifest display names docked first (the first one is the tab in front)."""
+PLANES_WIDGET = "Three planes"
+"""Docked on its own, between the canvas and the tool tabs (not a tab)."""
+TAB_TITLES = {
+    "Display thresholds": "Thresholds",
+    "Per-slice scores": "Slices",
+    "Dataset browser": "Browser",
+    "Compare methods": "Compare",
+    "Comparison table": "Table",
+    "Object matching": "Objects",
+    "Review flagged regions": "Review",
+}
+"""Short tab titles (seven full names do not fit side by side in the dock)."""
+OTHER_BENCHMARK_WIDGETS = ("Reconstruction view", "Boxes (NOVA-style)")
+"""Widgets of the other benchmarks (PET reconstructions, NOVA boxes): in the Plugins menu, not docked
+with a MOOD case."""
+
+
+def dock_plugin_widgets(viewer: Any) -> list[Any]:
+    """Dock every widget the napari-mood manifest contributes; return the widgets.
+
+    They form one tab group in the right dock area (tabs on top, short titles from
+    :data:`TAB_TITLES`), in the order of :data:`DOCK_ORDER` then of the manifest, with
+    the first one (display thresholds) in front. Widgets are returned in that order.
+    The three planes go in front of napari's layer controls.
+    """
+    docking = PanelDocking(viewer)
+    docking.dock_rest()
+    return docking.widgets
+
+
+class PanelDocking:
+    """The manifest's panels for ``viewer``, docked one per :meth:`dock_next` call.
+
+    After each call the docked panels are already arranged as :func:`dock_plugin_widgets`
+    leaves them (tabbed, the first tab in front, the planes beside the layer list).
+    """
+
+    def __init__(self, viewer: Any) -> None:
+        from npe2 import PluginManager
+
+        manifest = PluginManager.instance().get_manifest(PLUGIN_NAME)
+        names = [c.display_name for c in manifest.contributions.widgets or ()]
+        names = [n for n in names if n not in OTHER_BENCHMARK_WIDGETS]
+        names.sort(key=lambda n: DOCK_ORDER.index(n) if n in DOCK_ORDER else len(DOCK_ORDER))
+        self._viewer = viewer
+        self._names = names
+        self._tabs: list[Any] = []
+        self.widgets: list[Any] = []
+        """The panels docked so far, in docking order."""
+
+    @property
+    def remaining(self) -> int:
+        """Panels not docked yet."""
+        return len(self._names)
+
+    def dock_next(self) -> bool:
+        """Dock the next panel; False when every one is docked already."""
+        if not self._names:
+            return False
+        name = self._names.pop(0)
+        dock, widget = self._viewer.window.add_plugin_dock_widget(PLUGIN_NAME, name)
+        self.widgets.append(widget)
+        if name == PLANES_WIDGET:
+            dock.setWindowTitle(PLANES_WIDGET)  # short: the title bar sets the dock's width
+            _beside_layer_list(dock)
+        else:
+            # the tab text; the dock's own title bar keeps the full name
+            dock.setWindowTitle(TAB_TITLES.get(name, name))
+            self._add_tab(dock)
+        return True
+
+    def dock_rest(self) -> None:
+        """Dock every panel not docked yet; the window repaints once, at the end (not
+        after each dock, when a case is drawn that costs a canvas redraw each)."""
+        # napari's QMainWindow: not public, hence the fallback of repainting as it goes
+        window = getattr(getattr(self._viewer, "window", None), "_qt_window", None)
+        if window is not None:
+            window.setUpdatesEnabled(False)
+        try:
+            while self.dock_next():
+                pass
+        finally:
+            if window is not None:
+                window.setUpdatesEnabled(True)
+
+    def _add_tab(self, dock: Any) -> None:
+        """Tab ``dock`` behind the first one (tabs on top); the first stays in front."""
+        from qtpy.QtWidgets import QTabWidget
+
+        self._tabs.append(dock)
+        if len(self._tabs) < 2:
+            return
+        first = self._tabs[0]
+        window = first.parentWidget()  # the QMainWindow the docks live in
+        if len(self._tabs) == 2:
+            window.setTabPosition(window.dockWidgetArea(first), QTabWidget.TabPosition.North)
+        window.tabifyDockWidget(first, dock)
+        first.raise_()
+
+
+def _beside_layer_list(planes: Any) -> None:
+    """Put the three-planes dock in front of napari's layer controls (left, above the list).
+
+    The side views then get the left column's width (about 350 px) instead of a sliver of
+    the right dock area; the layer controls are one tab away.
+    """
+    from qtpy.QtCore import Qt
+    from qtpy.QtWidgets import QDockWidget
+
+    window = planes.parentWidget()
+    controls = window.findChild(QDockWidget, "layer controls")
+    if controls is None or not controls.isVisible():
+        return
+    window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, planes)
+    window.tabifyDockWidget(controls, planes)
+    planes.show()
+    planes.raise_()

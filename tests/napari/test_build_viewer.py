@@ -1,0 +1,108 @@
+"""``build_viewer``: panels are built while the files are read, the case is drawn first
+when the reading was quick, and the panels end up arranged the same either way.
+
+Each run is a fresh process (napari's window, as ``napari-mood view`` makes it).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+SCRIPT = """
+import json, sys, time
+from vispy.scene import SceneCanvas
+from napari_mood._napari import docking, session as session_module, viewer as viewer_module
+from napari_mood.services.datasets import sample_data_dir
+
+delay = float(sys.argv[1])
+events, draws, canvases = [], [0], []
+read, draw = viewer_module.read_paths, SceneCanvas.on_draw
+replace, dock_next = session_module.MoodSession.replace_case, docking.PanelDocking.dock_next
+
+def slow_read(*args, **kwargs):
+    time.sleep(delay)
+    return read(*args, **kwargs)
+
+def on_draw(canvas, event):
+    draw(canvas, event)
+    canvases.append(id(canvas)) if not canvases else None
+    draws[0] += canvases[0] == id(canvas)  # the main canvas: the first one made
+
+def replace_case(self, *args, **kwargs):
+    replace(self, *args, **kwargs)
+    events.append(["case", draws[0]])
+
+def logged_dock_next(self):
+    docked = dock_next(self)
+    if docked:
+        events.append(["dock", draws[0]])
+    return docked
+
+viewer_module.read_paths = slow_read
+viewer_module._warm_imports = lambda: None  # already imported here: nothing to wait for
+SceneCanvas.on_draw = on_draw
+session_module.MoodSession.replace_case = replace_case
+docking.PanelDocking.dock_next = logged_dock_next
+opened = viewer_module.build_viewer([sample_data_dir()])
+window = opened.viewer.window._qt_window
+from qtpy.QtWidgets import QApplication, QDockWidget
+for _ in range(20):
+    QApplication.processEvents()
+docks = [d for d in window.findChildren(QDockWidget) if d.widget() is not None]
+layout = sorted(
+    [d.windowTitle(), str(window.dockWidgetArea(d)), d.visibleRegion().isEmpty(),
+     sorted(t.windowTitle() for t in window.tabifiedDockWidgets(d))]
+    for d in docks
+)
+print(json.dumps({
+    "events": events,
+    "widgets": [type(w).__name__ for w in opened.widgets],
+    "layout": layout,
+    "layers": len(opened.viewer.layers),
+}))
+opened.viewer.close()
+"""
+
+
+def _open(delay: float) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(delay)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def quick_and_slow() -> tuple[dict, dict]:
+    return _open(0.0), _open(12.0)
+
+
+def test_a_quick_read_is_drawn_before_the_panels_are_built(quick_and_slow) -> None:
+    quick, _ = quick_and_slow
+    kinds = [kind for kind, _ in quick["events"]]
+    assert kinds[0] == "case" and kinds.count("case") == 1, kinds
+    case_draws = quick["events"][0][1]
+    first_dock_draws = quick["events"][1][1]
+    assert first_dock_draws > case_draws, quick["events"]  # drawn with the case, then docked
+
+
+def test_panels_are_built_while_a_slow_read_lasts(quick_and_slow) -> None:
+    _, slow = quick_and_slow
+    kinds = [kind for kind, _ in slow["events"]]
+    assert kinds[-1] == "case" and kinds.count("dock") == len(slow["widgets"]), kinds
+
+
+def test_the_same_panels_and_layout_either_way(quick_and_slow) -> None:
+    quick, slow = quick_and_slow
+    assert quick["widgets"] == slow["widgets"]
+    assert quick["widgets"][:2] == ["ThresholdWidget", "SliceScoresWidget"]
+    assert "PlanesWidget" in quick["widgets"]
+    assert quick["layout"] == slow["layout"]
+    assert quick["layers"] == slow["layers"] > 0
