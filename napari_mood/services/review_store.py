@@ -174,7 +174,13 @@ def _event_from_row(row: Mapping[str, str | None]) -> tuple[ReviewRecord, bool]:
 def _read_text(source: Path) -> str:
     check_regular_file(source, what="review file")  # a FIFO would block the viewer
     try:
-        return source.read_text(encoding="utf-8-sig")  # a BOM (Excel) is dropped
+        with source.open("rb") as stream:
+            if fcntl is not None:
+                # shared with other readers, never while a writer appends: without it a
+                # read could end inside a row another process is writing
+                fcntl.flock(stream.fileno(), fcntl.LOCK_SH)
+            content = stream.read()  # closing releases the lock
+        return content.decode("utf-8-sig")  # a BOM (Excel) is dropped
     except (OSError, UnicodeDecodeError) as error:
         raise MoodInputError(source, f"cannot be read ({error})", _BAD_FILE_HINT) from error
 

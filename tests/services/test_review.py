@@ -417,6 +417,30 @@ def test_two_writers_keep_each_others_verdicts(tmp_path: Path):
     assert sorted(r.object_id for r in a.records) == [1, 2, 3]  # a sees b's verdict
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs POSIX file locks")
+def test_a_reader_waits_for_a_row_being_written(tmp_path: Path):
+    import fcntl
+    import threading
+
+    path, other = tmp_path / "review.csv", tmp_path / "other.csv"
+    r1, r2 = (_record(_region(i, (float(i),), ((i, i + 1),)), "unsure") for i in (1, 2))
+    ReviewFile(path).save(r1)
+    ReviewFile(other).save(r2)
+    row = other.read_bytes().splitlines(keepends=True)[-1]
+    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND)
+    fcntl.flock(descriptor, fcntl.LOCK_EX)  # what a writer holds while it appends
+    os.write(descriptor, row[:12])  # half a row: its time is cut short
+    read: list[tuple] = []
+    reader = threading.Thread(target=lambda: read.append(read_reviews(path)))
+    reader.start()
+    reader.join(0.5)
+    assert reader.is_alive() and not read  # it waits for the writer
+    os.write(descriptor, row[12:])
+    os.close(descriptor)
+    reader.join(10)
+    assert sorted(r.object_id for r in read[0]) == [1, 2]
+
+
 def _append_verdicts(path: str, start: int, count: int) -> None:
     book = ReviewFile(path)
     for i in range(start, start + count):
