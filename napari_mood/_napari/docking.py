@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from napari_mood._napari.session import no_repaint
+
 __all__ = [
     "DOCK_ORDER",
     "OTHER_BENCHMARK_WIDGETS",
@@ -97,16 +99,9 @@ class PanelDocking:
     def dock_rest(self) -> None:
         """Dock every panel not docked yet; the window repaints once, at the end (not
         after each dock, when a case is drawn that costs a canvas redraw each)."""
-        # napari's QMainWindow: not public, hence the fallback of repainting as it goes
-        window = getattr(getattr(self._viewer, "window", None), "_qt_window", None)
-        if window is not None:
-            window.setUpdatesEnabled(False)
-        try:
+        with no_repaint(self._viewer):
             while self.dock_next():
                 pass
-        finally:
-            if window is not None:
-                window.setUpdatesEnabled(True)
 
     def _add_tab(self, dock: Any) -> None:
         """Tab ``dock`` behind the first one (tabs on top); the first stays in front."""

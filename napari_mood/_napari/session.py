@@ -63,7 +63,7 @@ from napari_mood.services.labelling import LabellingCache
 from napari_mood.services.output import Inputs
 from napari_mood.services.snapshots import MapSnapshot
 
-__all__ = ["MoodSession", "SessionMethod", "get_session"]
+__all__ = ["MoodSession", "SessionMethod", "get_session", "no_repaint"]
 
 
 @dataclass(frozen=True)
@@ -300,7 +300,7 @@ class MoodSession:
         if viewer is None:
             return
         old = self._case_layers()
-        with self._batch(), _no_repaint(viewer):
+        with self._batch(), no_repaint(viewer):
             self._switching = True
             try:
                 index = min((viewer.layers.index(x) for x in old), default=len(viewer.layers))
@@ -483,8 +483,9 @@ class MoodSession:
 
 
 @contextmanager
-def _no_repaint(viewer: Any) -> Iterator[None]:
-    """Hold the window's repaints while a case's layers are swapped (one paint at the end).
+def no_repaint(viewer: Any) -> Iterator[None]:
+    """Hold the window's repaints while a case's layers are swapped or panels are docked
+    (one paint at the end; napari's QMainWindow is not public, so without it nothing is held).
 
     Each inserted layer becomes the selected one, and napari's layer controls then
     repaint every canvas at once; six layers in three linked planes made 20 paints.

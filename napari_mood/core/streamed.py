@@ -194,17 +194,9 @@ def read_scan(path: str | os.PathLike[str]) -> Volume:
 def _scan(path: Path, stream: BinaryIO, layout: _Layout) -> Volume:
     data = np.empty(layout.shape, dtype=np.float32, order="F")
     flat = data.reshape(-1, order="F")  # a view: F-contiguous
-    count, dtype = layout.count, layout.dtype
-    size = min(READ_CHUNK, count)
-    raw = np.empty(size * dtype.itemsize, dtype=np.uint8)
-    via = np.promote_types(dtype, np.float32)  # 64-bit integers: float64 first, as nibabel
-    for start in range(0, count, size):
-        n = min(size, count - start)
-        if not _fill(stream, raw[: n * dtype.itemsize]):
-            raise _NotPlain  # truncated
-        flat[start : start + n] = raw[: n * dtype.itemsize].view(dtype).astype(via, copy=False)
-    if stream.read(1):
-        raise _NotPlain  # data after the voxels: the reader warns about it
+    via = np.promote_types(layout.dtype, np.float32)  # 64-bit integers: float64 first, as nibabel
+    for start, values in _voxel_steps(stream, layout, READ_CHUNK):
+        flat[start : start + values.size] = values.astype(via, copy=False)
     return Volume(data=data, affine=layout.affine, path=path)
 
 
@@ -336,24 +328,33 @@ def _decode(
     """Inflate and convert the voxels ``step`` (default :data:`CHUNK`) at a time (file order: F order), handing
     each chunk's codes to ``each(start, codes)``; written into ``into`` (flat uint16 of
     every voxel) when given, else into one reused chunk. Raises :class:`_NotPlain`."""
-    count, dtype = layout.count, layout.dtype
-    size = min(step or CHUNK, count)
-    raw = np.empty(size * dtype.itemsize, dtype=np.uint8)
+    dtype = layout.dtype
+    size = min(step or CHUNK, layout.count)
     chunk_codes = np.empty(0 if into is not None else size, dtype=np.uint16)
     coder = ChunkCoder(size)
     one = int(np.array(1, dtype=dtype.newbyteorder("=")).view(f"u{dtype.itemsize}"))
+    for start, stored in _voxel_steps(stream, layout, size):
+        values = stored if dtype.isnative else stored.astype(dtype.newbyteorder("="))
+        if int(values.view(f"u{dtype.itemsize}").max()) > one:
+            raise _NotPlain  # NaN, negative (-0.0 too) or above 1: the reader counts, clips
+        n = values.size
+        out = into[start : start + n] if into is not None else chunk_codes[:n]
+        coder.codes(values, out)
+        each(start, out)
+
+
+def _voxel_steps(stream: BinaryIO, layout: _Layout, step: int) -> Iterator[tuple[int, np.ndarray]]:
+    """``(start, voxels)`` for every ``step`` voxels in file order, as stored (one reused
+    buffer: use each before the next). Raises :class:`_NotPlain` when the stream ends
+    early or holds data after the voxels."""
+    count, dtype = layout.count, layout.dtype
+    size = min(step, count)
+    raw = np.empty(size * dtype.itemsize, dtype=np.uint8)
     for start in range(0, count, size):
         n = min(size, count - start)
         if not _fill(stream, raw[: n * dtype.itemsize]):
             raise _NotPlain  # truncated
-        values = raw[: n * dtype.itemsize].view(dtype)
-        if not dtype.isnative:
-            values = values.astype(dtype.newbyteorder("="))
-        if int(values.view(f"u{dtype.itemsize}").max()) > one:
-            raise _NotPlain  # NaN, negative (-0.0 too) or above 1: the reader counts, clips
-        out = into[start : start + n] if into is not None else chunk_codes[:n]
-        coder.codes(values, out)
-        each(start, out)
+        yield start, raw[: n * dtype.itemsize].view(dtype)
     if stream.read(1):
         raise _NotPlain  # data after the voxels: the reader warns about it
 
