@@ -21,6 +21,13 @@ and the docked widgets' public ``busy`` / ``run`` / ``readouts`` / ``results``),
 * stall: the longest gap between ticks of a 10 ms QTimer over all of the above
   (target <= 100 ms).
 
+The anchor, run in the same invocation in fresh processes so that each has its own peak
+memory: **bare napari** opening the same files as a napari user without the plugin would
+(:func:`bare_napari`: nibabel reads each file as float32 in turn, ``add_image`` /
+``add_labels`` on the main thread, then the canvas draws; then 3-D), and **napari alone**
+(an empty window: the floor under any plugin's memory). The report prints napari-mood's
+open time, peak memory and 3-D switch as ratios to the bare-napari ones.
+
 Run under a display (``xvfb-run -a -s "-screen 0 1920x1200x24" python ...``). It prints
 each number against its target; targets not met are reported, not raised.
 
@@ -209,6 +216,58 @@ def _widget(widgets, name: str):
     return next(w for w in widgets if type(w).__name__ == name)
 
 
+def bare_napari(root: Path | None) -> dict[str, float]:
+    """Open ``root``'s case in plain napari (no plugin), as a user's script would.
+
+    The scan, the GT and each method's map are read with nibabel as float32 (the GT as
+    uint8), one after the other, and added as image / labels layers; then the canvas
+    draws. With ``root=None`` only the empty window is opened (napari's own memory).
+    Returns the open time, the peak resident memory and the 3-D switch time. Timed as
+    :func:`run` times napari-mood: from after the QApplication exists, napari's import
+    included.
+    """
+    from qtpy.QtWidgets import QApplication
+
+    QApplication.instance() or QApplication([])
+    start = time.perf_counter()
+    import napari
+    import nibabel as nib
+
+    viewer = napari.Viewer()
+    out: dict[str, float] = {}
+    if root is not None:
+        name = "case_000.nii.gz"
+
+        def read(path: Path, dtype: type) -> np.ndarray:
+            return np.asarray(nib.load(str(path)).get_fdata(dtype=np.float32), dtype=dtype)
+
+        viewer.add_image(read(root / "toy" / name, np.float32), name="scan")
+        viewer.add_labels(read(root / "toy_label" / "pixel" / name, np.uint8), name="GT")
+        for method in METHODS:
+            data = read(root / "methods" / method / name, np.float32)
+            viewer.add_image(data, name=method, colormap="magma", blending="additive")
+    viewer.screenshot(canvas_only=True, flash=False)
+    out["open_s"] = time.perf_counter() - start
+    out["open_peak_mb"] = _status_mb("VmHWM")
+    if root is not None:
+        start = time.perf_counter()
+        viewer.dims.ndisplay = 3
+        viewer.screenshot(canvas_only=True, flash=False)
+        out["3d_s"] = time.perf_counter() - start
+    viewer.close()
+    return out
+
+
+def _anchor(root: Path | None) -> dict[str, float]:
+    """:func:`bare_napari` in a fresh process (its own peak memory and imports)."""
+    import json
+    import subprocess
+
+    args = [sys.executable, __file__, "--bare", "" if root is None else str(root)]
+    done = subprocess.run(args, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def run(root: Path, size: int) -> dict[str, float]:
     from qtpy.QtWidgets import QApplication
 
@@ -295,6 +354,28 @@ def _service_objects(session) -> float:
     return (time.perf_counter() - start) / len(session.method_names)
 
 
+def report_anchor(out: dict[str, float], bare: dict[str, float], empty: dict[str, float]) -> None:
+    """napari-mood against bare napari opening the same files (ratio < 1: napari-mood is
+    faster or smaller), and the empty window's memory."""
+    print("anchor: bare napari (nibabel float32 + add_image/add_labels, no plugin), same files")
+    rows = (
+        ("window with scan and maps", "open_s", "s"),
+        ("peak resident memory while opening", "open_peak_mb", "MB"),
+        ("switch to 3-D", "3d_s", "s"),
+    )
+    for what, key, unit in rows:
+        ours, theirs = out[key], bare[key]
+        print(
+            f"  {what:38s} napari-mood {ours:8.2f} {unit:2s} bare napari {theirs:8.2f} {unit:2s}"
+            f"  ratio {ours / theirs:5.2f}"
+        )
+    floor = empty["open_peak_mb"]
+    print(
+        f"  {'empty napari window (floor)':38s} {empty['open_s']:8.2f} s  peak {floor:8.0f} MB"
+        f"  (napari-mood's peak is {out['open_peak_mb'] / floor:.2f}x it)"
+    )
+
+
 def report(out: dict[str, float], size: int) -> None:
     big = size >= 512
     targets = {
@@ -333,14 +414,24 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=256, help="edge of the cubic case")
     parser.add_argument("--data", type=Path, help="folder to write the case once and reuse")
+    parser.add_argument("--no-anchor", action="store_true", help="skip the bare-napari runs")
+    parser.add_argument("--bare", help=argparse.SUPPRESS)  # internal: one anchor run
     args = parser.parse_args(argv)
+    if args.bare is not None:
+        import json
+
+        print(json.dumps(bare_napari(Path(args.bare) if args.bare else None)))
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         root = (args.data or Path(tmp)) / f"case{args.size}"
         if not (root / "methods").is_dir():
             t0 = time.perf_counter()
             make_case(root, args.size)
             print(f"wrote the case in {time.perf_counter() - t0:.0f} s ({root})")
-        report(run(root, args.size), args.size)
+        out = run(root, args.size)
+        report(out, args.size)
+        if not args.no_anchor:
+            report_anchor(out, _anchor(root), _anchor(None))
     return 0
 
 

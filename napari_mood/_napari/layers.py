@@ -40,6 +40,8 @@ __all__ = [
     "PYRAMID_SMALLEST_EDGE",
     "display_levels",
     "gt_colormap",
+    "gt_label_data",
+    "gt_truth",
     "layer_info",
     "mood_metadata",
     "scored_data",
@@ -81,6 +83,42 @@ def scored_data(layer: Any) -> Any:
     """The full-resolution data of a layer (level 0 of a multiscale one): what is scored."""
     data = layer.data
     return data[0] if getattr(layer, "multiscale", False) else data
+
+
+def gt_label_data(mask: np.ndarray) -> np.ndarray:
+    """What a ground truth's Labels layer holds: its bool ``mask`` seen as uint8, no copy.
+
+    napari's Labels layer copies a bool array into uint8 (one byte per voxel: 134 MB at
+    512^3); a uint8 view of the mask is kept as it is. The layer is read-only
+    (:func:`~napari_mood._napari.helper_layers.keep_read_only`), so its voxels stay 0 and 1
+    and :func:`gt_truth` can see them as bool again.
+
+    Examples
+    --------
+    >>> mask = np.array([True, False])
+    >>> data = gt_label_data(mask)
+    >>> data.dtype.name, data.tolist(), np.shares_memory(data, mask)
+    ('uint8', [1, 0], True)
+    """
+    arr = np.asarray(mask)
+    return arr.view(np.uint8) if arr.dtype == np.bool_ else arr
+
+
+def gt_truth(data: Any) -> Any:
+    """The ground truth a GT layer's full-resolution ``data`` holds, as scored: bool, no copy.
+
+    The uint8 data of :func:`gt_label_data` (voxels 0 and 1) is seen as bool, so the jobs
+    that score against it (each would otherwise make its own bool mask) share one array.
+    Other data is returned as it is (the jobs turn it into a mask,
+    :func:`~napari_mood.core.scores.gt_mask`).
+
+    Examples
+    --------
+    >>> gt_truth(np.array([0, 1], dtype=np.uint8)).tolist()
+    [False, True]
+    """
+    arr = np.asarray(data)
+    return arr.view(np.bool_) if arr.dtype == np.uint8 else data
 
 
 def gt_colormap() -> dict[Any, str]:

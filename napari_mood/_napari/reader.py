@@ -39,6 +39,7 @@ from napari_mood._napari.layers import (
     LayerData,
     display_levels,
     gt_colormap,
+    gt_label_data,
     mood_metadata,
 )
 from napari_mood.core.case import (
@@ -378,4 +379,5 @@ def _gt_layer(case: CaseData) -> LayerData:
         "metadata": meta,
         **_grid_kwargs(case),
     }
-    return display_levels(case.transform.to_display(case.gt), pool="max"), kwargs, "labels"
+    data = gt_label_data(case.transform.to_display(case.gt))
+    return display_levels(data, pool="max"), kwargs, "labels"

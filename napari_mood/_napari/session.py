@@ -53,6 +53,7 @@ from napari_mood._napari.layers import (
     GT_FILL_OPACITY,
     METADATA_KEY,
     LayerData,
+    gt_truth,
     layer_info,
     scored_data,
 )
@@ -134,6 +135,7 @@ class MoodSession:
         self._viewer = weakref.ref(viewer)
         self._scan: Any = None
         self._gt: Any = None
+        self._truth: tuple[Any, Any] | None = None  # (GT layer data, its bool view)
         self._methods: dict[str, Any] = {}
         self._looks: dict[tuple[str, str | None], _Look] = {}  # (role, method) -> look
         self._batch_depth = 0
@@ -171,8 +173,18 @@ class MoodSession:
 
     @property
     def gt_data(self) -> Any:
-        """The ground truth at full resolution (display-ordered), or None: what is scored."""
-        return None if self._gt is None else scored_data(self._gt)
+        """The ground truth at full resolution (display-ordered), or None: what is scored.
+
+        A GT read by napari-mood comes as bool, one array shared by every job
+        (:func:`~napari_mood._napari.layers.gt_truth`: the same object each time while the
+        layer's data stays, so the labelling cache, keyed on it, is shared too).
+        """
+        if self._gt is None:
+            return None
+        data = scored_data(self._gt)
+        if self._truth is None or self._truth[0] is not data:
+            self._truth = (data, gt_truth(data))
+        return self._truth[1]
 
     @property
     def case(self) -> str | None:
@@ -398,7 +410,7 @@ class MoodSession:
         for layer in list(self._methods.values()):
             layer.events.contrast_limits.disconnect(self._on_layer_contrast_limits)
         self._methods.clear()
-        self._scan = self._gt = None
+        self._scan = self._gt = self._truth = None
 
     def _on_layers_inserted(self, event: Any) -> None:
         self._join(event.value)
@@ -434,7 +446,7 @@ class MoodSession:
         if role == "method":
             self._join_method(layer, info["method"])
         elif role == "gt":
-            self._gt = layer
+            self._gt, self._truth = layer, None
             keep_read_only(layer)
             _outline(layer, self.viewer)
             self._emit("case_changed")
@@ -473,7 +485,7 @@ class MoodSession:
             self._scan = None
             self._emit("case_changed")
         elif layer is self._gt:
-            self._gt = None
+            self._gt = self._truth = None
             self._emit("case_changed")
         for name, tracked in list(self._methods.items()):
             if tracked is layer:

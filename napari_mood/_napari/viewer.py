@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from napari_mood._napari._malloc import fix_mmap_threshold
 from napari_mood._napari.docking import (
     DOCK_ORDER,
     OTHER_BENCHMARK_WIDGETS,
@@ -111,7 +112,8 @@ def build_viewer(
     The files are read in a background thread (several at once, see
     :func:`napari_mood.core.case.load_case`) from the start, while napari is imported
     and its window built, and then while panels are docked, one at a time, as long as
-    the reading lasts; the event loop keeps running while it finishes. Then the case's
+    the reading lasts (large freed blocks are given back to the system from the start,
+    :func:`~napari_mood._napari._malloc.fix_mmap_threshold`); the event loop keeps running while it finishes. Then the case's
     layers join the session in one step (the panels see one ``case_changed``), the view
     is focused on the largest ground-truth object and drawn, and the panels not docked
     yet are docked (so the scan and maps show first when the reading was quick).
@@ -122,6 +124,7 @@ def build_viewer(
         When ``preds`` are given without anything to show them on, or a path cannot be
         read (the window is closed again).
     """
+    fix_mmap_threshold()  # freed large blocks leave the process (see _malloc)
     reading = read_in_background(paths, preds=preds)
     # napari is imported here, while the files are read, and only then warmed up in
     # another thread (two threads importing the same modules at once can see a

@@ -62,6 +62,29 @@ def memory_order_axes(arr: np.ndarray) -> tuple[int, ...]:
     return tuple(int(a) for a in np.argsort([-abs(st) for st in arr.strides], kind="stable"))
 
 
+def memory_walk(arr: np.ndarray) -> tuple[tuple[int, ...], tuple[slice, ...]]:
+    """How to view ``arr`` in memory order: ``arr.transpose(axes)[steps]`` runs forward
+    along every axis, largest stride first, so it is C-contiguous whenever ``arr`` is
+    contiguous in some axis order and direction (a Fortran-ordered NIfTI volume, or its
+    display view with flipped axes). Apply the same walk to arrays of the same shape
+    (:func:`walked`) to visit their voxels in the same order."""
+    axes = memory_order_axes(arr)
+    strides = arr.transpose(axes).strides
+    return axes, tuple(slice(None, None, -1) if st < 0 else slice(None) for st in strides)
+
+
+def walked(arr: np.ndarray, walk: tuple[tuple[int, ...], tuple[slice, ...]]) -> np.ndarray:
+    """``arr`` viewed along ``walk`` (:func:`memory_walk`), without a copy."""
+    axes, steps = walk
+    return arr.transpose(axes)[steps]
+
+
+def unwalked(arr: np.ndarray, walk: tuple[tuple[int, ...], tuple[slice, ...]]) -> np.ndarray:
+    """Undo :func:`walked`: an array laid out along ``walk`` seen in the original axes."""
+    axes, steps = walk
+    return arr[steps].transpose(tuple(int(a) for a in np.argsort(axes)))
+
+
 class _Buffers:
     """Chunk-sized work arrays, allocated once per call."""
 
@@ -166,8 +189,8 @@ def float_codes(arr: np.ndarray) -> tuple[np.ndarray, int]:
     ``codes`` has the shape and memory order of ``arr``; NaN is detected chunk by chunk
     and counted over the whole array only when present.
     """
-    order = memory_order_axes(arr)
-    src = arr.transpose(order)
+    walk = memory_walk(arr)
+    src = walked(arr, walk)
     if not src.flags.c_contiguous:
         src = np.ascontiguousarray(src)
     flat = src.reshape(-1)
@@ -182,7 +205,7 @@ def float_codes(arr: np.ndarray) -> tuple[np.ndarray, int]:
         if np.isnan(chunk).any():
             return out, _nan_count(flat)
         coder.codes(chunk, out_flat[start : start + CHUNK])
-    return out.transpose(np.argsort(order)), 0
+    return unwalked(out, walk), 0
 
 
 def integer_codes(arr: np.ndarray) -> np.ndarray:

@@ -24,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from napari_mood.core._float16 import memory_order_axes
+from napari_mood.core._float16 import memory_order_axes as memory_order_axes
+from napari_mood.core._float16 import memory_walk, walked
 from napari_mood.core.scores import (
     N_CODES,
     ScoreMode,
@@ -48,15 +49,25 @@ def check_labels(labels: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def code_histograms(codes: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``(pos, total)`` int64 histograms over the ``N_CODES`` float16 codes."""
-    order = memory_order_axes(codes)  # flatten without copying F-ordered volumes
-    flat_codes = codes.transpose(order).reshape(-1)
-    flat_labels = labels.transpose(order).reshape(-1)
+    """Return ``(pos, total)`` int64 histograms over the ``N_CODES`` float16 codes.
+
+    Both arrays are walked in the memory order of ``codes``, flipped axes included (a
+    display view of a map), a slab of rows at a time: no full-size copy is made.
+    """
+    walk = memory_walk(codes)
+    walk_codes, walk_labels = walked(codes, walk), walked(labels, walk)
     pos = np.zeros(N_CODES, dtype=np.int64)
     total = np.zeros(N_CODES, dtype=np.int64)
-    for start in range(0, flat_codes.size, _CHUNK):
-        stop = start + _CHUNK
-        count_codes(flat_codes[start:stop], flat_labels[start:stop], pos, total)
+    if walk_codes.ndim == 0:
+        walk_codes, walk_labels = walk_codes.reshape(1), walk_labels.reshape(1)
+    per_row = max(1, walk_codes[:1].size)
+    rows = max(1, _CHUNK // per_row)
+    for first in range(0, walk_codes.shape[0], rows):
+        slab_codes = walk_codes[first : first + rows].reshape(-1)
+        slab_labels = walk_labels[first : first + rows].reshape(-1)
+        for start in range(0, slab_codes.size, _CHUNK):
+            stop = start + _CHUNK
+            count_codes(slab_codes[start:stop], slab_labels[start:stop], pos, total)
     return pos, total
 
 

@@ -380,3 +380,65 @@ def test_fortran_float16_scores_are_not_copied() -> None:
     assert np.shares_memory(codes, scores)
     assert memory_order_axes(scores) == (2, 1, 0)
     assert codes.transpose(memory_order_axes(codes)).flags.c_contiguous
+
+
+# ------------------------------------------------------------- views walked in memory order
+
+
+def _display_like_views(base: np.ndarray) -> list[np.ndarray]:
+    """Views as the viewer holds them: transposed, flipped, Fortran-ordered, sliced."""
+    fortran = np.asfortranarray(base)
+    return [
+        base,
+        base[::-1, :, ::-1],
+        base.transpose(2, 0, 1)[:, ::-1],
+        fortran,
+        fortran[::-1].transpose(1, 2, 0),
+        base[:, 1:-1, ::2],
+    ]
+
+
+@FAST
+@given(st.integers(0, 2**32 - 1), st.sampled_from([np.float16, np.float32, np.float64]))
+def test_histograms_of_flipped_and_transposed_views_equal_a_plain_count(seed, dtype) -> None:
+    from napari_mood.core.curves import code_histograms
+
+    rng = np.random.default_rng(seed)
+    shape = tuple(int(n) for n in rng.integers(1, 9, size=3))
+    scores = rng.uniform(-0.2, 1.2, size=shape).astype(dtype)
+    labels = rng.random(shape) < 0.3
+    for view_scores, view_labels in zip(
+        _display_like_views(scores), _display_like_views(labels), strict=True
+    ):
+        codes = to_mood_codes(view_scores)
+        np.testing.assert_array_equal(
+            codes, np.clip(np.asarray(view_scores, np.float16), 0, 1).view(np.uint16) & 0x7FFF
+        )
+        pos, total = code_histograms(codes, view_labels)
+        flat = np.ascontiguousarray(codes).reshape(-1)
+        np.testing.assert_array_equal(total, np.bincount(flat, minlength=N_CODES))
+        on = np.ascontiguousarray(view_labels).reshape(-1)
+        np.testing.assert_array_equal(pos, np.bincount(flat[on], minlength=N_CODES))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_a_flipped_display_view_is_scored_without_a_full_size_copy(dtype) -> None:
+    """The viewer's maps are flipped views (radiological display): their histograms and
+    codes take chunk-sized temporaries, not a copy of the volume."""
+    import tracemalloc
+
+    shape = (160, 160, 160)
+    scores = np.asfortranarray(np.random.default_rng(0).random(shape, dtype=np.float32))
+    view = scores.astype(dtype, order="F")[::-1, :, ::-1].transpose(2, 1, 0)
+    labels = np.asfortranarray(np.zeros(shape, dtype=bool))[::-1, :, ::-1].transpose(2, 1, 0)
+    acc = CurveAccumulator()
+    tracemalloc.start()
+    try:
+        acc.add(view, labels)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    codes_bytes = 2 * view.size if dtype == np.float32 else 0  # float32 needs its codes
+    chunk_work = 6_000_000  # the chunk-sized work arrays (2^18 voxels), any volume size
+    assert peak < codes_bytes + chunk_work, peak  # a float16 copy alone is 8.2 MB
+    assert acc.n_total == view.size

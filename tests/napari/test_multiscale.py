@@ -50,7 +50,9 @@ def test_panels_score_level_zero_and_3d_draws_the_coarsest(pyramids, make_napari
     shape = session.transform.display_shape
     for method in session.methods:
         assert method.data is method.layer.data[0] and method.data.shape == shape
-    assert session.gt_data is scored_data(session.gt_layer) and session.gt_data.shape == shape
+    level0 = scored_data(session.gt_layer)
+    assert session.gt_data.dtype == bool and np.shares_memory(session.gt_data, level0)
+    assert session.gt_data.shape == shape and session.gt_data is session.gt_data
 
     thresholds = next(w for w in widgets if isinstance(w, ThresholdWidget))
     session.set_all_thresholds(0.4)

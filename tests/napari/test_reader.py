@@ -189,3 +189,15 @@ def test_get_reader_declines_without_raising(tmp_path: Path):
     assert get_reader([str(nifti), str(tmp_path / "table.csv.gz")]) is None
     assert get_reader([]) is None
     assert get_reader(None) is None  # type: ignore[arg-type]
+
+
+def test_napari_keeps_the_gt_mask_without_a_copy(mood_dataset: Path):
+    """The GT layer data is the reader's bool mask seen as uint8 (0 and 1), which napari's
+    Labels layer keeps as it is (a bool array it would copy into a new uint8 one)."""
+    from napari.layers import Layer
+
+    data, kwargs, kind = next(d for d in read_paths(mood_dataset) if d[2] == "labels")
+    layer = Layer.create(data, kwargs, kind)
+    assert layer.data is data and data.dtype == np.uint8
+    assert set(np.unique(data).tolist()) == {0, 1}
+    assert data.base is not None and data.base.dtype == np.bool_

@@ -246,3 +246,26 @@ def test_dropping_another_case_replaces_the_shown_one(make_napari_viewer, qtbot,
     assert viewer.layers[-1] is helper
     assert session.threshold("a") == pytest.approx(0.6)
     assert not session.method("b").layer.visible
+
+
+def test_the_gt_is_held_once_and_scored_as_one_bool_array(model_session, mood_dataset: Path):
+    """The GT layer keeps the reader's mask (no uint8 copy by napari) and every job gets
+    the same bool view of it; a new case or a removed layer lets the old one go."""
+    from napari_mood._napari.reader import read_dataset_case
+    from napari_mood.core.io import discover_dataset
+    from napari_mood.core.nifti import read_label
+
+    viewer, session = model_session
+    truth = session.gt_data
+    assert truth.dtype == np.bool_ and truth is session.gt_data
+    assert session.gt_layer.data.dtype == np.uint8
+    assert np.shares_memory(truth, session.gt_layer.data)
+    label = discover_dataset(mood_dataset).pixel_labels["case_1.nii.gz"]
+    expected = session.transform.to_display(read_label(label).mask)
+    np.testing.assert_array_equal(truth, expected)
+    assert np.array_equal(np.unique(session.gt_layer.data), [0, 1])
+
+    session.replace_case(read_dataset_case(mood_dataset, "case_0.nii.gz"))
+    assert session.gt_data is not truth and not np.shares_memory(session.gt_data, truth)
+    viewer.layers.remove(session.gt_layer)
+    assert session.gt_data is None and session._truth is None

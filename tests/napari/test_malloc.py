@@ -1,0 +1,61 @@
+"""The viewer process gives large freed blocks back to the system (glibc's mmap threshold)."""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+import sys
+
+import pytest
+
+_PROBE = """
+import ctypes, sys
+from pathlib import Path
+from napari_mood._napari._malloc import fix_mmap_threshold
+
+libc = ctypes.CDLL(None)
+libc.malloc.restype = ctypes.c_void_p
+libc.malloc.argtypes = [ctypes.c_size_t]
+libc.free.argtypes = [ctypes.c_void_p]
+fixed = fix_mmap_threshold() if sys.argv[1] == "fix" else False
+
+def rss():
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+
+n = 8 << 20
+first = libc.malloc(n); ctypes.memset(first, 1, n); libc.free(first)  # glibc raises its threshold
+before = rss()
+block = libc.malloc(n); ctypes.memset(block, 1, n)
+keep = libc.malloc(64)  # after the block: the heap cannot shrink below it
+libc.free(block)
+print(fixed, (rss() - before) / n)
+"""
+
+glibc = pytest.mark.skipif(
+    sys.platform != "linux" or platform.libc_ver()[0] != "glibc", reason="glibc's mallopt"
+)
+
+
+def _kept_after_free(how: str, env: dict[str, str] | None = None) -> tuple[str, float]:
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, how], capture_output=True, text=True, check=True, env=env
+    )
+    fixed, kept = done.stdout.split()
+    return fixed, float(kept)
+
+
+@glibc
+def test_a_freed_8_mb_block_leaves_the_process_once_the_threshold_is_fixed():
+    assert _kept_after_free("fix") == ("True", 0.0)
+    fixed, kept = _kept_after_free("leave")  # glibc's moving threshold keeps it resident
+    assert fixed == "False" and kept > 0.9
+
+
+def test_the_users_own_malloc_setting_wins(monkeypatch):
+    """glibc reads ``MALLOC_MMAP_THRESHOLD_`` at start; the viewer does not override it."""
+    from napari_mood._napari._malloc import fix_mmap_threshold
+
+    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", str(64 << 20))
+    assert fix_mmap_threshold() is False
