@@ -13,7 +13,8 @@ which also stops its adjustment), as dask recommends ``MALLOC_TRIM_THRESHOLD_`` 
 workers. Blocks under 4 MiB (the chunk-sized work arrays, reused at once) stay on the
 heap. It is called by :func:`napari_mood._napari.viewer.build_viewer` (``napari-mood
 view`` / ``demo``), not when the plugin is loaded into someone else's napari process.
-An environment variable ``MALLOC_MMAP_THRESHOLD_`` set by the user is left to win.
+A threshold the user set (``MALLOC_MMAP_THRESHOLD_``, or ``glibc.malloc.mmap_threshold``
+in ``GLIBC_TUNABLES``) is left to win.
 """
 
 from __future__ import annotations
@@ -35,9 +36,10 @@ def fix_mmap_threshold(threshold: int = MMAP_THRESHOLD) -> bool:
     -------
     bool
         Whether the setting was made: False without glibc's ``mallopt`` (macOS, Windows,
-        musl) or when ``MALLOC_MMAP_THRESHOLD_`` is set in the environment.
+        musl) or when the user set a threshold in the environment.
     """
-    if "MALLOC_MMAP_THRESHOLD_" in os.environ:
+    tunables = os.environ.get("GLIBC_TUNABLES", "")
+    if "MALLOC_MMAP_THRESHOLD_" in os.environ or "malloc.mmap_threshold" in tunables:
         return False
     try:
         mallopt = ctypes.CDLL(None).mallopt

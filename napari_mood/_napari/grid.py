@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from napari_mood._napari.helper_layers import keep_read_only
 from napari_mood._napari.session import MoodSession
 from napari_mood.core.compare import grid_shape
 
@@ -46,6 +47,7 @@ def _copy_layer(layer: Any, *, name: str, role: str, method: str) -> Any:
     copy = Layer.create(data, state, kind)
     if hasattr(layer, "contour"):
         copy.contour = layer.contour
+        keep_read_only(copy)  # a GT copy shares the GT's array: never painted
     return copy
 
 

@@ -89,7 +89,9 @@ def gt_label_data(mask: np.ndarray) -> np.ndarray:
     """What a ground truth's Labels layer holds: its bool ``mask`` seen as uint8, no copy.
 
     napari's Labels layer copies a bool array into uint8 (one byte per voxel: 134 MB at
-    512^3); a uint8 view of the mask is kept as it is. The layer is read-only
+    512^3); a uint8 view of the mask is kept as it is. The view is not writeable (painting
+    into the layer, or into a copy of it sharing the array, raises instead of writing a
+    2 into the bool mask) and the layer is read-only
     (:func:`~napari_mood._napari.helper_layers.keep_read_only`), so its voxels stay 0 and 1
     and :func:`gt_truth` can see them as bool again.
 
@@ -97,28 +99,46 @@ def gt_label_data(mask: np.ndarray) -> np.ndarray:
     --------
     >>> mask = np.array([True, False])
     >>> data = gt_label_data(mask)
-    >>> data.dtype.name, data.tolist(), np.shares_memory(data, mask)
-    ('uint8', [1, 0], True)
+    >>> data.dtype.name, data.tolist(), np.shares_memory(data, mask), data.flags.writeable
+    ('uint8', [1, 0], True, False)
     """
     arr = np.asarray(mask)
-    return arr.view(np.uint8) if arr.dtype == np.bool_ else arr
+    if arr.dtype != np.bool_:
+        return arr
+    view = arr.view(np.uint8)
+    view.flags.writeable = False
+    return view
 
 
 def gt_truth(data: Any) -> Any:
     """The ground truth a GT layer's full-resolution ``data`` holds, as scored: bool, no copy.
 
-    The uint8 data of :func:`gt_label_data` (voxels 0 and 1) is seen as bool, so the jobs
-    that score against it (each would otherwise make its own bool mask) share one array.
-    Other data is returned as it is (the jobs turn it into a mask,
-    :func:`~napari_mood.core.scores.gt_mask`).
+    The data of :func:`gt_label_data` (a read-only uint8 view of a bool mask: voxels 0
+    and 1) is seen as bool, so the jobs that score against it (each would otherwise make
+    its own bool mask) share one array. Any other data is returned as it is (the jobs turn
+    it into a mask, :func:`~napari_mood.core.scores.gt_mask`).
 
     Examples
     --------
-    >>> gt_truth(np.array([0, 1], dtype=np.uint8)).tolist()
+    >>> gt_truth(gt_label_data(np.array([False, True]))).tolist()
     [False, True]
+    >>> gt_truth(np.array([0, 2], dtype=np.uint8)).tolist()  # not a mask's view: as it is
+    [0, 2]
     """
     arr = np.asarray(data)
-    return arr.view(np.bool_) if arr.dtype == np.uint8 else data
+    if _is_mask_view(arr):
+        return arr.view(np.bool_)
+    return data
+
+
+def _is_mask_view(arr: np.ndarray) -> bool:
+    base = arr.base
+    return (
+        arr.dtype == np.uint8
+        and not arr.flags.writeable
+        and isinstance(base, np.ndarray)
+        and base.dtype == np.bool_
+    )
 
 
 def gt_colormap() -> dict[Any, str]:

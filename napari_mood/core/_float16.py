@@ -27,6 +27,7 @@ double rounding could differ from rounding once are redone by numpy's own cast (
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -76,13 +77,15 @@ def memory_walk(arr: np.ndarray) -> tuple[tuple[int, ...], tuple[slice, ...]]:
 def walked(arr: np.ndarray, walk: tuple[tuple[int, ...], tuple[slice, ...]]) -> np.ndarray:
     """``arr`` viewed along ``walk`` (:func:`memory_walk`), without a copy."""
     axes, steps = walk
-    return arr.transpose(axes)[steps]
+    index: tuple[Any, ...] = (Ellipsis, *steps)  # a 0-d array stays an array
+    return arr.transpose(axes)[index]
 
 
 def unwalked(arr: np.ndarray, walk: tuple[tuple[int, ...], tuple[slice, ...]]) -> np.ndarray:
     """Undo :func:`walked`: an array laid out along ``walk`` seen in the original axes."""
     axes, steps = walk
-    return arr[steps].transpose(tuple(int(a) for a in np.argsort(axes)))
+    index: tuple[Any, ...] = (Ellipsis, *steps)
+    return arr[index].transpose(tuple(int(a) for a in np.argsort(axes)))
 
 
 class _Buffers:

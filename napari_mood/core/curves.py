@@ -55,11 +55,11 @@ def code_histograms(codes: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, 
     display view of a map), a slab of rows at a time: no full-size copy is made.
     """
     walk = memory_walk(codes)
-    walk_codes, walk_labels = walked(codes, walk), walked(labels, walk)
+    kept = [n for n in codes.shape if n != 1] or [1]  # slabs along a real axis (views)
+    walk_codes = walked(codes, walk).reshape(kept)
+    walk_labels = walked(labels, walk).reshape(kept)
     pos = np.zeros(N_CODES, dtype=np.int64)
     total = np.zeros(N_CODES, dtype=np.int64)
-    if walk_codes.ndim == 0:
-        walk_codes, walk_labels = walk_codes.reshape(1), walk_labels.reshape(1)
     per_row = max(1, walk_codes[:1].size)
     rows = max(1, _CHUNK // per_row)
     for first in range(0, walk_codes.shape[0], rows):

@@ -407,9 +407,16 @@ def test_histograms_of_flipped_and_transposed_views_equal_a_plain_count(seed, dt
     shape = tuple(int(n) for n in rng.integers(1, 9, size=3))
     scores = rng.uniform(-0.2, 1.2, size=shape).astype(dtype)
     labels = rng.random(shape) < 0.3
-    for view_scores, view_labels in zip(
-        _display_like_views(scores), _display_like_views(labels), strict=True
-    ):
+    label_views = _display_like_views(labels)
+    # the same layout, and labels laid out unlike the scores (each walked by the scores')
+    pairs = [*zip(_display_like_views(scores), label_views, strict=True)]
+    pairs += [
+        (np.ascontiguousarray(s), v)
+        for s, v in zip(_display_like_views(scores), label_views[::-1], strict=True)
+        if s.shape == v.shape
+    ]
+    pairs += [(scores[::-1].copy(order="F")[::-1], np.ascontiguousarray(labels)[:, ::-1][:, ::-1])]
+    for view_scores, view_labels in pairs:
         codes = to_mood_codes(view_scores)
         np.testing.assert_array_equal(
             codes, np.clip(np.asarray(view_scores, np.float16), 0, 1).view(np.uint16) & 0x7FFF
@@ -442,3 +449,20 @@ def test_a_flipped_display_view_is_scored_without_a_full_size_copy(dtype) -> Non
     chunk_work = 6_000_000  # the chunk-sized work arrays (2^18 voxels), any volume size
     assert peak < codes_bytes + chunk_work, peak  # a float16 copy alone is 8.2 MB
     assert acc.n_total == view.size
+
+
+def test_walking_keeps_0_d_arrays_and_skips_size_1_axes() -> None:
+    from napari_mood.core.curves import code_histograms
+
+    codes = to_mood_codes(np.array(0.5, dtype=np.float32))
+    assert isinstance(codes, np.ndarray) and codes.shape == () and int(codes) == 14336
+    pos, total = code_histograms(codes, np.array(True))
+    assert total.sum() == pos.sum() == 1 and total[14336] == 1
+    scores = np.random.default_rng(1).random((1, 6, 1, 5)).astype(np.float16)
+    labels = np.asfortranarray(scores > 0.5)[:, ::-1]
+    pos, total = code_histograms(to_mood_codes(scores), labels)
+    flat = scores.view(np.uint16).reshape(-1)
+    np.testing.assert_array_equal(total, np.bincount(flat, minlength=N_CODES))
+    np.testing.assert_array_equal(
+        pos, np.bincount(flat[(scores > 0.5)[:, ::-1].reshape(-1)], minlength=N_CODES)
+    )

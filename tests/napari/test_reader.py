@@ -201,3 +201,20 @@ def test_napari_keeps_the_gt_mask_without_a_copy(mood_dataset: Path):
     assert layer.data is data and data.dtype == np.uint8
     assert set(np.unique(data).tolist()) == {0, 1}
     assert data.base is not None and data.base.dtype == np.bool_
+
+
+def test_the_gt_array_cannot_be_painted_even_through_a_copy_of_its_layer(mood_dataset: Path):
+    """A layer sharing the GT's array (the grid's copies) cannot write a 2 into the mask."""
+    from napari.layers import Layer
+
+    from napari_mood._napari.layers import gt_truth
+
+    data, kwargs, kind = next(d for d in read_paths(mood_dataset) if d[2] == "labels")
+    layer = Layer.create(data, kwargs, kind)
+    copy = Layer.create(*layer.as_layer_data_tuple())
+    with pytest.raises(ValueError, match="read-only"):
+        copy.paint((1, 1, 1), 2, refresh=False)
+    assert set(np.unique(data).tolist()) == {0, 1}
+    assert gt_truth(data).dtype == np.bool_
+    writeable = np.array(data)  # someone else's uint8 labels: not seen as a mask
+    assert gt_truth(writeable) is writeable
