@@ -21,7 +21,7 @@ copied and no colormap is created.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -155,9 +155,15 @@ def mood_metadata(
     method: str | None = None,
     color: str | None = None,
     transform: Mapping[str, Any] | None = None,
+    focus: Sequence[int] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Return the ``metadata`` of a napari-mood layer."""
+    """Return the ``metadata`` of a napari-mood layer.
+
+    ``focus`` (a GT's): the display voxel to look at first
+    (:func:`~napari_mood.core.case.focus_voxel`), found when the file was read.
+    """
     info = {
+        "focus": None if focus is None else [int(v) for v in focus],
         "transform": None if transform is None else dict(transform),
         "role": role,
         "case": case,

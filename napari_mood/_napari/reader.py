@@ -36,6 +36,7 @@ from typing import Any
 from napari_mood._napari.layers import (
     AXIS_LABELS_3D,
     GT_FILL_OPACITY,
+    METADATA_KEY,
     LayerData,
     display_levels,
     gt_colormap,
@@ -47,6 +48,7 @@ from napari_mood.core.case import (
     PathLayout,
     find_case_folder_layout,
     first_anomalous_case,
+    focus_voxel,
     load_case,
     methods_from_files,
 )
@@ -109,6 +111,7 @@ def read_paths(
     *,
     preds: Mapping[str, str | os.PathLike[str]] | None = None,
     mode: ScoreMode = "mood",
+    on_grid: Callable[[list[LayerData]], None] | None = None,
 ) -> list[LayerData]:
     """Read files or a folder as layer data tuples (scan, maps, then the ground truth).
 
@@ -121,15 +124,27 @@ def read_paths(
         the case being opened.
     mode : {"mood", "exact"}
         How maps are read (float16 as the MOOD scorer, or float32).
+    on_grid : callable, optional
+        Called (in the reading thread) with the scan and GT layers as soon as those two
+        files are read, while the maps are still being read
+        (:func:`~napari_mood.core.case.load_case`); the returned list holds the very same
+        tuples, so a caller that showed them adds only the others.
 
     Raises
     ------
     MoodInputError
         When the path cannot be opened (napari shows the message).
     """
-    case = _load(_as_list(path), dict(preds or {}), mode)
+    made: list[LayerData] = []
+
+    def grid_ready(case: CaseData) -> None:
+        made.extend(case_layer_data(case))
+        if on_grid is not None:
+            on_grid(list(made))
+
+    case = _load(_as_list(path), dict(preds or {}), mode, grid_ready if on_grid else None)
     _warn(case)
-    return case_layer_data(case)
+    return case_layer_data(case, made=made)
 
 
 def read_dataset_case(
@@ -150,11 +165,17 @@ def read_dataset_case(
     return case_layer_data(data)
 
 
-def _load(paths: list[Path], preds: dict[str, Any], mode: ScoreMode) -> CaseData:
+OnGrid = Callable[[CaseData], None] | None
+"""What :func:`~napari_mood.core.case.load_case` calls with the scan and GT read."""
+
+
+def _load(
+    paths: list[Path], preds: dict[str, Any], mode: ScoreMode, on_grid: OnGrid = None
+) -> CaseData:
     if not paths:
         raise MoodInputError(None, "nothing to open", "give a NIfTI file or a MOOD folder")
     if len(paths) > 1:
-        return _load_files(paths, preds, mode)
+        return _load_files(paths, preds, mode, on_grid)
     layout = find_case_folder_layout(paths[0])
     loaders = {
         "file": _load_file,
@@ -168,7 +189,7 @@ def _load(paths: list[Path], preds: dict[str, Any], mode: ScoreMode) -> CaseData
             "is not a NIfTI file, a MOOD dataset, a case folder or a folder of methods",
             "see the README for the layouts napari-mood opens",
         )
-    return loaders[layout.kind](layout, preds, mode)
+    return loaders[layout.kind](layout, preds, mode, on_grid)
 
 
 def _with_preds(
@@ -185,64 +206,97 @@ def _with_preds(
     return merged
 
 
-def _load_dataset(layout: PathLayout, preds: dict[str, Any], mode: ScoreMode) -> CaseData:
+def _load_dataset(
+    layout: PathLayout, preds: dict[str, Any], mode: ScoreMode, on_grid: OnGrid = None
+) -> CaseData:
     dataset = discover_dataset(layout.path)
-    return _load_dataset_case(dataset, first_anomalous_case(dataset), preds, mode)
+    return _load_dataset_case(dataset, first_anomalous_case(dataset), preds, mode, on_grid)
 
 
 def _load_dataset_case(
-    dataset: MoodDataset, case: str, preds: dict[str, Any], mode: ScoreMode
+    dataset: MoodDataset,
+    case: str,
+    preds: dict[str, Any],
+    mode: ScoreMode,
+    on_grid: OnGrid = None,
 ) -> CaseData:
     try:
         beside = methods_beside(dataset.root)
     except MoodInputError as exc:  # an empty methods/ folder: show the case without methods
         warnings.warn(f"{exc}; showing the case without methods", MoodInputWarning, stacklevel=2)
         beside = {}
-    return load_case(dataset, case, methods=_with_preds(beside, preds, case), mode=mode)
-
-
-def _load_case_folder(layout: PathLayout, preds: dict[str, Any], mode: ScoreMode) -> CaseData:
-    case = layout.path.name
-    methods = _with_preds(methods_from_files(case, layout.maps), preds, case)
     return load_case(
-        None, case, methods=methods, scan_path=layout.scan, label_path=layout.label, mode=mode
+        dataset, case, methods=_with_preds(beside, preds, case), mode=mode, on_grid=on_grid
     )
 
 
-def _load_methods_folder(layout: PathLayout, preds: dict[str, Any], mode: ScoreMode) -> CaseData:
+def _load_case_folder(
+    layout: PathLayout, preds: dict[str, Any], mode: ScoreMode, on_grid: OnGrid = None
+) -> CaseData:
+    case = layout.path.name
+    methods = _with_preds(methods_from_files(case, layout.maps), preds, case)
+    return load_case(
+        None,
+        case,
+        methods=methods,
+        scan_path=layout.scan,
+        label_path=layout.label,
+        mode=mode,
+        on_grid=on_grid,
+    )
+
+
+def _load_methods_folder(
+    layout: PathLayout, preds: dict[str, Any], mode: ScoreMode, on_grid: OnGrid = None
+) -> CaseData:
     found = discover_methods(layout.path)
     cases = sorted({case for method in found.values() for case in method.pixel})
     if not cases:
         raise MoodInputError(
             layout.path, "its method folders hold no .nii.gz maps", "check the folder"
         )
-    return load_case(None, cases[0], methods=_with_preds(found, preds, cases[0]), mode=mode)
+    return load_case(
+        None, cases[0], methods=_with_preds(found, preds, cases[0]), mode=mode, on_grid=on_grid
+    )
 
 
-def _load_file(layout: PathLayout, preds: dict[str, Any], mode: ScoreMode) -> CaseData:
+def _load_file(
+    layout: PathLayout, preds: dict[str, Any], mode: ScoreMode, on_grid: OnGrid = None
+) -> CaseData:
     path = layout.path
     in_case_folder = find_case_folder_layout(path.parent).kind == "case"
     case = path.parent.name if in_case_folder else path.name
     if layout.role == "scan" and path.parent.name == "toy":
         dataset = discover_dataset(path.parent.parent)
         if case in dataset.scans:
-            return _load_dataset_case(dataset, case, preds, mode)
+            return _load_dataset_case(dataset, case, preds, mode, on_grid)
     if layout.role == "gt":
         return load_case(
-            None, case, methods=_with_preds({}, preds, case), label_path=path, mode=mode
+            None,
+            case,
+            methods=_with_preds({}, preds, case),
+            label_path=path,
+            mode=mode,
+            on_grid=on_grid,
         )
     if layout.role == "method":
         name = case_stem(path.name) if in_case_folder else path.parent.name
         methods = methods_from_files(case, {name: path})
-        return load_case(None, case, methods=_with_preds(methods, preds, case), mode=mode)
-    return load_case(None, case, methods=_with_preds({}, preds, case), scan_path=path, mode=mode)
+        return load_case(
+            None, case, methods=_with_preds(methods, preds, case), mode=mode, on_grid=on_grid
+        )
+    return load_case(
+        None, case, methods=_with_preds({}, preds, case), scan_path=path, mode=mode, on_grid=on_grid
+    )
 
 
 def _is_label_file(path: Path) -> bool:
     return any("label" in p.name.lower() for p in (path.parent, path.parent.parent))
 
 
-def _load_files(paths: list[Path], preds: dict[str, Any], mode: ScoreMode) -> CaseData:
+def _load_files(
+    paths: list[Path], preds: dict[str, Any], mode: ScoreMode, on_grid: OnGrid = None
+) -> CaseData:
     labels = [p for p in paths if _is_label_file(p)]
     others = [p for p in paths if not _is_label_file(p)]
     scan = others[0] if others else None
@@ -250,7 +304,9 @@ def _load_files(paths: list[Path], preds: dict[str, Any], mode: ScoreMode) -> Ca
     maps = _map_names(others[1:], taken={scan.parent} if scan else set())
     methods = _with_preds(methods_from_files(case, maps), preds, case)
     label = labels[0] if labels else None
-    return load_case(None, case, methods=methods, scan_path=scan, label_path=label, mode=mode)
+    return load_case(
+        None, case, methods=methods, scan_path=scan, label_path=label, mode=mode, on_grid=on_grid
+    )
 
 
 def _map_names(paths: list[Path], *, taken: set[Path]) -> dict[str, Path]:
@@ -289,12 +345,16 @@ def load_case_layers(
     return LoadedCase(case, case_layer_data(data), data.problems)
 
 
-def case_layer_data(case: CaseData, *, threshold: float = DEFAULT_THRESHOLD) -> list[LayerData]:
+def case_layer_data(
+    case: CaseData, *, threshold: float = DEFAULT_THRESHOLD, made: Sequence[LayerData] = ()
+) -> list[LayerData]:
     """Turn a loaded case into layer data tuples: scan, maps, then the ground truth on top.
 
     Every array is a display-ordered view (``case.transform.to_display``), never a copy,
     and every layer gets ``scale = case.transform.spacing``. Large volumes are shown
     multiscale (:func:`~napari_mood._napari.layers.display_levels`; level 0 is that view).
+    The scan and GT tuples in ``made`` (from the same case's grid, see
+    :func:`read_paths`) are returned as they are instead of being made again.
 
     Examples
     --------
@@ -302,16 +362,21 @@ def case_layer_data(case: CaseData, *, threshold: float = DEFAULT_THRESHOLD) -> 
     >>> [kind for _, _, kind in layers]  # doctest: +SKIP
     ['image', 'labels']
     """
+    ready = {_role(layer): layer for layer in made}
     layers: list[LayerData] = []
     if case.scan is not None:
-        layers.append(_scan_layer(case))
+        layers.append(ready.get("scan") or _scan_layer(case))
     for index, method in enumerate(case.maps):
         layers.append(
             _method_layer(case, method, METHOD_COLORS[index % len(METHOD_COLORS)], threshold)
         )
     if case.gt is not None:
-        layers.append(_gt_layer(case))
+        layers.append(ready.get("gt") or _gt_layer(case))
     return layers
+
+
+def _role(layer: LayerData) -> str | None:
+    return layer[1].get("metadata", {}).get(METADATA_KEY, {}).get("role")
 
 
 def _grid_kwargs(case: CaseData) -> dict[str, Any]:
@@ -364,12 +429,14 @@ def _method_layer(case: CaseData, method: str, color: str, threshold: float) -> 
 
 def _gt_layer(case: CaseData) -> LayerData:
     assert case.gt is not None
+    mask = case.transform.to_display(case.gt)
     meta = mood_metadata(
         "gt",
         case=case.name,
         path=case.gt_path,
         dataset=case.dataset,
         transform=case.transform.to_dict(),
+        focus=focus_voxel(mask) if mask.ndim == 3 else None,  # here, not in the GUI thread
     )
     kwargs = {
         "name": f"{case.stem} GT",
@@ -379,5 +446,4 @@ def _gt_layer(case: CaseData) -> LayerData:
         "metadata": meta,
         **_grid_kwargs(case),
     }
-    data = gt_label_data(case.transform.to_display(case.gt))
-    return display_levels(data, pool="max"), kwargs, "labels"
+    return display_levels(gt_label_data(mask), pool="max"), kwargs, "labels"

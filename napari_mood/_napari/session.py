@@ -325,6 +325,27 @@ class MoodSession:
         if self._methods:
             viewer.layers.selection.active = next(iter(self._methods.values()))
 
+    def complete_case(self, layers: Sequence[LayerData]) -> None:
+        """Add the rest of the shown case (its maps, read after the scan and GT).
+
+        They go where :meth:`replace_case` puts maps: above the scan, under the GT
+        outline. Widgets see one ``methods_changed``; the first method is selected.
+        """
+        from napari.layers import Layer
+
+        viewer = self.viewer
+        if viewer is None or not layers:
+            return
+        below = self._gt if self._gt is not None and self._gt in viewer.layers else None
+        index = viewer.layers.index(below) if below is not None else len(viewer.layers)
+        if below is None and self._scan is not None and self._scan in viewer.layers:
+            index = viewer.layers.index(self._scan) + 1
+        with self._batch(), no_repaint(viewer):
+            for offset, (data, kwargs, kind) in enumerate(layers):
+                viewer.layers.insert(index + offset, Layer.create(data, kwargs, kind))
+        if self._methods:
+            viewer.layers.selection.active = next(iter(self._methods.values()))
+
     def _case_layers(self) -> list[Any]:
         """The viewer's scan, GT and method layers (tracked or not), bottom first."""
         viewer = self.viewer

@@ -109,14 +109,21 @@ def build_viewer(
 ) -> OpenedViewer:
     """Open a napari window on ``paths`` with the plugin's panels, ready to use.
 
-    The files are read in a background thread (several at once, see
-    :func:`napari_mood.core.case.load_case`) from the start, while napari is imported
-    and its window built, and then while panels are docked, one at a time, as long as
-    the reading lasts (large freed blocks are given back to the system from the start,
-    :func:`~napari_mood._napari._malloc.fix_mmap_threshold`); the event loop keeps running while it finishes. Then the case's
-    layers join the session in one step (the panels see one ``case_changed``), the view
-    is focused on the largest ground-truth object and drawn, and the panels not docked
-    yet are docked (so the scan and maps show first when the reading was quick).
+    The files are read in a background thread from the start (several at once, the scan
+    and GT first, see :func:`napari_mood.core.case.load_case`; large freed blocks are
+    given back to the system, :func:`~napari_mood._napari._malloc.fix_mmap_threshold`),
+    while napari is imported and its window built, and then while panels are docked, one
+    at a time; the event loop keeps running meanwhile.
+
+    * When the scan and GT are read while the maps are still being read, they join the
+      session at once and are focused (on the largest ground-truth object) and drawn;
+      panels are docked while the maps are read, and the maps join when read
+      (:meth:`MoodSession.complete_case`: the view stays where the reader moved it).
+    * Else the whole case joins in one step (the panels see one ``case_changed``), is
+      focused and drawn.
+
+    The panels not docked yet are docked last (so the case shows first when the reading
+    was quick).
 
     Raises
     ------
@@ -136,20 +143,26 @@ def build_viewer(
     viewer = Viewer(title=PLUGIN_NAME, show=True)
     session = get_session(viewer)
     docking = PanelDocking(viewer) if dock_widgets else None
-    while docking is not None and not (reading.done() and warming.done()):
-        if not docking.dock_next():  # build panels while the files are still being read
-            break
+    _dock_while(docking, lambda: reading.grid.done() and warming.done())
     try:
         wait_keeping_events(warming)
-        layers = wait_keeping_events(reading)
+        shown = wait_keeping_events(reading.grid)  # the scan and GT (or nothing yet)
+        staged = bool(shown) and not reading.done()
+        if staged:  # the maps take longer: show the scan and GT meanwhile
+            session.replace_case(shown)
+            _show_case(viewer, session)
+            _draw_now(viewer)  # before the side views and the next panel take their turns
+            _dock_while(docking, reading.done)
+        layers = wait_keeping_events(reading.layers)
     except BaseException:
         viewer.close()
         raise
-    if layers:
-        session.replace_case(layers)
-    if session.case is not None:
-        viewer.title = f"{PLUGIN_NAME}: {session.case}"
-    focus_case(viewer, session)
+    if staged:  # the point and zoom stay where the reader may have moved them meanwhile
+        session.complete_case([x for x in layers if not any(x is y for y in shown)])
+    else:
+        if layers:
+            session.replace_case(layers)
+        _show_case(viewer, session)
     if docking is not None and docking.remaining:
         _settle()  # the scan and maps are drawn before the other panels are built
         docking.dock_rest()
@@ -157,11 +170,50 @@ def build_viewer(
     return OpenedViewer(viewer, session, [] if docking is None else docking.widgets)
 
 
+def _dock_while(docking: PanelDocking | None, done: Callable[[], bool]) -> None:
+    """Dock panels one by one until ``done()`` (or every panel is docked)."""
+    while docking is not None and not done():
+        if not docking.dock_next():
+            break
+
+
+def _draw_now(viewer: Any) -> None:
+    """Paint napari's main canvas at once (a synchronous Qt repaint), so the case is on
+    screen before queued work (the side views filling in, docking) runs."""
+    qt_viewer = getattr(viewer.window, "_qt_viewer", None)  # private: skipped if renamed
+    native = getattr(getattr(qt_viewer, "canvas", None), "native", None)
+    if native is not None and hasattr(native, "repaint"):
+        native.repaint()
+
+
+def _show_case(viewer: Any, session: MoodSession) -> None:
+    if session.case is not None:
+        viewer.title = f"{PLUGIN_NAME}: {session.case}"
+    focus_case(viewer, session)
+
+
+@dataclass(frozen=True)
+class StagedRead:
+    """A case being read in a thread, in two stages.
+
+    ``grid`` holds the scan and GT layers as soon as those two files are read (an empty
+    list when there are none, or when the whole case came at once); ``layers`` holds
+    every layer of the case (the same tuples for the scan and GT) once the maps are read.
+    """
+
+    grid: Future[list[LayerData]]
+    layers: Future[list[LayerData]]
+
+    def done(self) -> bool:
+        """Whether every file is read."""
+        return self.layers.done()
+
+
 def read_in_background(
     paths: Sequence[str | os.PathLike[str]],
     *,
     preds: Mapping[str, str | os.PathLike[str]] | None = None,
-) -> Future[list[LayerData]]:
+) -> StagedRead:
     """Start reading ``paths`` (:func:`~napari_mood._napari.reader.read_paths`) in a thread.
 
     Raises
@@ -171,7 +223,20 @@ def read_in_background(
     """
     _check_preds(paths, preds)
     files, named = list(paths), dict(preds or {})
-    return _in_thread(lambda: read_paths(files, preds=named) if files else [])
+    grid: Future[list[LayerData]] = Future()
+
+    def read() -> list[LayerData]:
+        try:
+            layers = read_paths(files, preds=named, on_grid=grid.set_result) if files else []
+        except BaseException as exc:
+            if not grid.done():
+                grid.set_exception(exc)
+            raise
+        if not grid.done():
+            grid.set_result([])
+        return layers
+
+    return StagedRead(grid, _in_thread(read))
 
 
 def _in_thread(job: Callable[[], _T]) -> Future[_T]:
@@ -255,14 +320,18 @@ def focus_case(viewer: Any, session: MoodSession | None = None) -> None:
     """Put the point on the largest ground-truth object and fit every view.
 
     Without a ground truth the point goes to the middle of the volume. The three linked
-    planes (when shown) follow the point.
+    planes (when shown) follow the point. The voxel comes from the GT layer's metadata
+    when the reader found it (``focus``), else it is found here.
     """
     from napari_mood._napari.planes import planes_of
     from napari_mood.core.case import focus_voxel
 
     session = session or get_session(viewer)
     gt, truth = session.gt_layer, session.gt_data
-    voxel = focus_voxel(np.asarray(truth)) if truth is not None and truth.ndim == 3 else None
+    found = (layer_info(gt) or {}).get("focus") if gt is not None else None
+    voxel = tuple(found) if found else None  # found by the reader (a 512^3 GT: 1.5 s)
+    if voxel is None and truth is not None and truth.ndim == 3:
+        voxel = focus_voxel(np.asarray(truth))
     if voxel is not None:
         world = gt.data_to_world(voxel)
         viewer.dims.point = tuple(float(v) for v in world)

@@ -34,8 +34,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
+import cc3d
 import numpy as np
-from scipy import ndimage
 
 from napari_mood.core.io import (
     METHODS_FOLDER,
@@ -47,6 +47,7 @@ from napari_mood.core.io import (
     read_sample_label,
 )
 from napari_mood.core.nifti import Volume, read_grid, read_label
+from napari_mood.core.objects.components import cc3d_labels
 from napari_mood.core.orientation import DisplayTransform, display_transform
 from napari_mood.core.scores import ScoreMode, check_mode
 from napari_mood.core.streamed import read_map, read_scan
@@ -142,6 +143,7 @@ def load_case(
     scan_path: str | os.PathLike[str] | None = None,
     label_path: str | os.PathLike[str] | None = None,
     mode: ScoreMode = "mood",
+    on_grid: Callable[[CaseData], None] | None = None,
 ) -> CaseData:
     """Read the scan, ground truth and method maps of one case onto the scan's grid.
 
@@ -158,6 +160,11 @@ def load_case(
     mode : {"mood", "exact"}
         How maps are read (see :func:`napari_mood.core.nifti.read_scores`; plain maps are
         streamed into their arrays by :func:`napari_mood.core.streamed.read_map`).
+    on_grid : callable, optional
+        Called once the scan and the ground truth are read and checked, while the maps
+        are still being read, with the case so far (no maps; the problems found so far):
+        a viewer shows the scan from then on. Not called when neither could be read (the
+        grid then comes from a map). The scan and GT arrays it gets are those returned.
 
     Returns
     -------
@@ -189,21 +196,27 @@ def load_case(
         scan = _scan_on_their_grid(scan, scan_file, [label_file, *map_files], case, problems)
     reference = None if scan is None else _Reference(scan.shape, scan.affine, "the scan")
     gt, reference = _read_gt(reads, label_file, case, reference, problems)
+    grid = partial(
+        CaseData,
+        name=case,
+        scan=scan,
+        gt=gt,
+        gt_path=label_file if gt is not None else None,
+        dataset=dataset.root if dataset else None,
+    )
+    if on_grid is not None and reference is not None:
+        transform = display_transform(reference.shape, reference.affine)
+        on_grid(grid(maps={}, transform=transform, problems=tuple(problems)))
     maps, map_paths, reference = _read_maps(reads, methods, case, reference, problems)
     if reference is None:
         raise MoodInputError(
             scan_file or label_file, f"nothing could be read for case {case}", _summary(problems)
         )
-    return CaseData(
-        name=case,
-        scan=scan,
-        gt=gt,
+    return grid(
         maps=maps,
         transform=display_transform(reference.shape, reference.affine),
         problems=tuple(problems),
-        gt_path=label_file if gt is not None else None,
         map_paths=map_paths,
-        dataset=dataset.root if dataset else None,
     )
 
 
@@ -265,8 +278,9 @@ READ_THREADS = 2
 class _Reads:
     """A case's files, read in up to :data:`READ_THREADS` threads before they are checked.
 
-    ``result(kind, path)`` returns what the reader returned or raises what it raised,
-    so the checks run in the same order, with the same messages, as reading one by one.
+    ``result(kind, path)`` waits for that file and returns what the reader returned or
+    raises what it raised, so the checks run in the same order, with the same messages,
+    as reading one by one. Files are started in order: scan, label, then the maps.
     """
 
     def __init__(
@@ -280,8 +294,9 @@ class _Reads:
         for path in maps:
             jobs["map", path] = partial(read_map, path, mode=mode)
         workers = max(1, min(READ_THREADS, len(jobs)))
-        with ThreadPoolExecutor(workers, thread_name_prefix="napari-mood-read") as pool:
-            self._futures = {key: pool.submit(job) for key, job in jobs.items()}
+        pool = ThreadPoolExecutor(workers, thread_name_prefix="napari-mood-read")
+        self._futures = {key: pool.submit(job) for key, job in jobs.items()}  # in this order
+        pool.shutdown(wait=False)  # results are awaited one by one (the scan's first)
 
     def result(self, kind: str, path: Path) -> Any:
         return self._futures[kind, path].result()
@@ -633,13 +648,14 @@ def focus_voxel(gt: np.ndarray) -> tuple[int, ...] | None:
     >>> focus_voxel(gt)
     (2, 2, 2)
     """
-    mask = np.asarray(gt) > 0
+    arr = np.asarray(gt)
+    mask = arr if arr.dtype == np.bool_ else arr > 0
     if not mask.any():
         return None
     box = _bounding_box(mask)
     crop = mask[box]
-    labels, count = ndimage.label(crop, structure=np.ones((3,) * crop.ndim, bool))
-    sizes = np.bincount(labels.ravel(), minlength=count + 1)
+    labels, _ = cc3d_labels(crop, "full")  # numbered in raster order, as scipy's label
+    sizes = cc3d.statistics(labels)["voxel_counts"]
     sizes[0] = 0
     voxels = np.argwhere(labels == int(np.argmax(sizes)))
     nearest = voxels[np.argmin(((voxels - voxels.mean(axis=0)) ** 2).sum(axis=1))]

@@ -245,3 +245,65 @@ def test_focus_voxel_is_inside_the_largest_object():
     voxel = focus_voxel(gt)
     assert voxel is not None and gt[voxel] == 1 and 10 <= voxel[0] < 13
     assert focus_voxel(np.zeros((3, 3, 3))) is None
+
+
+def test_the_scan_and_gt_are_handed_over_before_any_map_is_read(dataset, monkeypatch):
+    """``on_grid`` gets the scan and GT while the maps are still being read: here every
+    map read waits for it (it would time out if the maps were awaited first)."""
+    import threading
+
+    from napari_mood.core import case as case_module
+
+    ds, methods = dataset
+    handed = threading.Event()
+    read_map = case_module.read_map
+
+    def map_after_grid(*args, **kwargs):
+        assert handed.wait(timeout=20), "the maps were awaited before on_grid was called"
+        return read_map(*args, **kwargs)
+
+    seen: list = []
+
+    def on_grid(grid):
+        seen.append(grid)
+        handed.set()
+
+    monkeypatch.setattr(case_module, "read_map", map_after_grid)
+    case = load_case(ds, CASE, methods=methods, on_grid=on_grid)
+    assert len(seen) == 1 and seen[0].maps == {} and seen[0].name == CASE
+    assert seen[0].scan is case.scan and seen[0].gt is case.gt
+    assert seen[0].transform == case.transform and case.methods == ("m1", "m2")
+
+
+def test_on_grid_is_not_called_without_a_scan_or_gt(tmp_path: Path):
+    path = write_nifti(tmp_path / "m" / CASE, np.zeros(SHAPE, np.float32))
+    seen: list = []
+    case = load_case(None, CASE, methods=methods_from_files(CASE, {"m": path}), on_grid=seen.append)
+    assert seen == [] and case.methods == ("m",)
+
+
+def _focus_with_scipy(gt: np.ndarray) -> tuple[int, ...] | None:
+    """An independent reading of the rule: scipy's labels over the whole volume."""
+    from scipy import ndimage
+
+    mask = np.asarray(gt) > 0
+    labels, count = ndimage.label(mask, structure=np.ones((3,) * mask.ndim, bool))
+    if not count:
+        return None
+    sizes = np.bincount(labels.ravel())
+    sizes[0] = 0
+    voxels = np.argwhere(labels == int(np.argmax(sizes)))
+    return tuple(int(v) for v in voxels[np.argmin(((voxels - voxels.mean(0)) ** 2).sum(1))])
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_focus_voxel_equals_an_independent_scipy_reading(seed: int):
+    """Ties between equally large objects go to the first in raster order, as scipy's."""
+    from napari_mood.core.case import focus_voxel
+
+    rng = np.random.default_rng(seed)
+    shape = (9, 8, 7) if seed % 3 else (1, 9, 8)
+    gt = rng.random(shape) < (0.05 + 0.02 * seed)
+    view = gt.T[::-1] if seed % 2 else gt  # display views are flipped and transposed
+    assert focus_voxel(view) == _focus_with_scipy(view)
+    assert focus_voxel(view.astype(np.uint8)) == _focus_with_scipy(view)

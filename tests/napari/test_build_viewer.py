@@ -18,10 +18,21 @@ from vispy.scene import SceneCanvas
 from napari_mood._napari import docking, session as session_module, viewer as viewer_module
 from napari_mood.services.datasets import sample_data_dir
 
-delay = float(sys.argv[1])
+from napari_mood.core import case as case_module
+
+delay, map_delay = float(sys.argv[1]), float(sys.argv[2])
 events, draws, canvases = [], [0], []
 read, draw = viewer_module.read_paths, SceneCanvas.on_draw
 replace, dock_next = session_module.MoodSession.replace_case, docking.PanelDocking.dock_next
+complete, read_map = session_module.MoodSession.complete_case, case_module.read_map
+
+def slow_map(*args, **kwargs):
+    time.sleep(map_delay)
+    return read_map(*args, **kwargs)
+
+def complete_case(self, layers):
+    complete(self, layers)
+    events.append(["maps", draws[0], len(self.viewer.layers)])
 
 def slow_read(*args, **kwargs):
     time.sleep(delay)
@@ -34,15 +45,17 @@ def on_draw(canvas, event):
 
 def replace_case(self, *args, **kwargs):
     replace(self, *args, **kwargs)
-    events.append(["case", draws[0]])
+    events.append(["case", draws[0], len(self.viewer.layers)])
 
 def logged_dock_next(self):
     docked = dock_next(self)
     if docked:
-        events.append(["dock", draws[0]])
+        events.append(["dock", draws[0], 0])
     return docked
 
 viewer_module.read_paths = slow_read
+case_module.read_map = slow_map
+session_module.MoodSession.complete_case = complete_case
 viewer_module._warm_imports = lambda: None  # already imported here: nothing to wait for
 SceneCanvas.on_draw = on_draw
 session_module.MoodSession.replace_case = replace_case
@@ -68,9 +81,9 @@ opened.viewer.close()
 """
 
 
-def _open(delay: float) -> dict:
+def _open(delay: float, map_delay: float = 0.0) -> dict:
     done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(delay)],
+        [sys.executable, "-c", SCRIPT, str(delay), str(map_delay)],
         capture_output=True,
         text=True,
         timeout=300,
@@ -86,7 +99,7 @@ def quick_and_slow() -> tuple[dict, dict]:
 
 def test_a_quick_read_is_drawn_before_the_panels_are_built(quick_and_slow) -> None:
     quick, _ = quick_and_slow
-    kinds = [kind for kind, _ in quick["events"]]
+    kinds = [kind for kind, *_ in quick["events"]]
     assert kinds[0] == "case" and kinds.count("case") == 1, kinds
     case_draws = quick["events"][0][1]
     first_dock_draws = quick["events"][1][1]
@@ -95,8 +108,9 @@ def test_a_quick_read_is_drawn_before_the_panels_are_built(quick_and_slow) -> No
 
 def test_panels_are_built_while_a_slow_read_lasts(quick_and_slow) -> None:
     _, slow = quick_and_slow
-    kinds = [kind for kind, _ in slow["events"]]
-    assert kinds[-1] == "case" and kinds.count("dock") == len(slow["widgets"]), kinds
+    kinds = [kind for kind, *_ in slow["events"]]
+    docked = kinds.index("case")  # the case (its scan and GT at least) joins after them
+    assert kinds[:docked] == ["dock"] * len(slow["widgets"]), kinds
 
 
 def test_the_same_panels_and_layout_either_way(quick_and_slow) -> None:
@@ -106,3 +120,18 @@ def test_the_same_panels_and_layout_either_way(quick_and_slow) -> None:
     assert "PlanesWidget" in quick["widgets"]
     assert quick["layout"] == slow["layout"]
     assert quick["layers"] == slow["layers"] > 0
+
+
+def test_slow_maps_the_scan_and_gt_are_drawn_first_and_the_maps_join_later(quick_and_slow):
+    """Maps read slowly: the scan and GT join (and are drawn) at once, panels are docked
+    while the maps are read, the maps join last; the window ends as after a quick read."""
+    quick, _ = quick_and_slow
+    staged = _open(0.0, map_delay=4.0)
+    kinds = [kind for kind, *_ in staged["events"]]
+    assert kinds[0] == "case" and kinds.count("case") == 1 and kinds.count("maps") == 1, kinds
+    case, maps = staged["events"][0], staged["events"][kinds.index("maps")]
+    assert case[2] == 2  # the scan and the GT
+    assert maps[2] == quick["layers"] and maps[1] > case[1]  # drawn before the maps came
+    assert "dock" in kinds[: kinds.index("maps")]  # panels built while the maps were read
+    assert staged["widgets"] == quick["widgets"] and staged["layout"] == quick["layout"]
+    assert staged["layers"] == quick["layers"]

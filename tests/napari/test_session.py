@@ -269,3 +269,29 @@ def test_the_gt_is_held_once_and_scored_as_one_bool_array(model_session, mood_da
     assert session.gt_data is not truth and not np.shares_memory(session.gt_data, truth)
     viewer.layers.remove(session.gt_layer)
     assert session.gt_data is None and session._truth is None
+
+
+def test_complete_case_adds_the_maps_under_the_gt_with_one_signal(mood_dataset: Path):
+    """The scan and GT shown first, the maps after (as ``build_viewer`` does with slow
+    maps): the layers end as one ``replace_case`` leaves them."""
+    from napari.components import ViewerModel
+
+    from napari_mood._napari.reader import read_dataset_case
+
+    layers = read_dataset_case(mood_dataset, "case_1.nii.gz")
+    grid = [x for x in layers if x[1]["metadata"][METADATA_KEY]["role"] != "method"]
+    maps = [x for x in layers if x[1]["metadata"][METADATA_KEY]["role"] == "method"]
+    viewer = ViewerModel()
+    session = get_session(viewer)
+    extra = viewer.add_points([[0, 0, 0]], name="my points")
+    session.replace_case(grid)
+    signals: list[str] = []
+    session.methods_changed.connect(lambda: signals.append("methods"))
+    session.case_changed.connect(lambda: signals.append("case"))
+    session.complete_case(maps)
+    assert signals == ["methods"]
+    assert session.method_names == ("a", "b") and session.case == "case_1.nii.gz"
+    names = [layer.name for layer in viewer.layers]
+    assert names == ["my points", "case_1", "a", "b", "case_1 GT"]  # bottom first
+    assert viewer.layers.selection.active is session.method("a").layer
+    assert extra in viewer.layers
