@@ -141,6 +141,7 @@ class MoodSession:
         self._batch_depth = 0
         self._pending: set[str] = set()  # signals held back while a batch runs
         self._switching = False  # inside replace_case
+        self._maps_coming = False  # the shown case's maps are still being read
         self.labelling = LabellingCache()  # one labelling per (map, threshold) for all panels
         self.blind = False  # a blind review runs: views name no layer (see widgets.review_view)
         viewer.layers.events.inserted.connect(self._on_layers_inserted)
@@ -312,6 +313,7 @@ class MoodSession:
         if viewer is None:
             return
         old = self._case_layers()
+        self._maps_coming = False
         with self._batch(), no_repaint(viewer):
             self._switching = True
             try:
@@ -325,6 +327,18 @@ class MoodSession:
         if self._methods:
             viewer.layers.selection.active = next(iter(self._methods.values()))
 
+    @property
+    def maps_coming(self) -> bool:
+        """Whether the shown case's maps are still being read (see :meth:`expect_maps`)."""
+        return self._maps_coming
+
+    def expect_maps(self) -> None:
+        """Say that the shown case's maps are being read and will join through
+        :meth:`complete_case` (widgets say so instead of "no score map"); emits
+        ``methods_changed``."""
+        self._maps_coming = True
+        self.methods_changed.emit()
+
     def complete_case(self, layers: Sequence[LayerData]) -> None:
         """Add the rest of the shown case (its maps, read after the scan and GT).
 
@@ -334,7 +348,10 @@ class MoodSession:
         from napari.layers import Layer
 
         viewer = self.viewer
+        coming, self._maps_coming = self._maps_coming, False
         if viewer is None or not layers:
+            if coming:
+                self.methods_changed.emit()  # no map after all: widgets say so
             return
         below = self._gt if self._gt is not None and self._gt in viewer.layers else None
         index = viewer.layers.index(below) if below is not None else len(viewer.layers)

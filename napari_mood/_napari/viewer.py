@@ -149,7 +149,9 @@ def build_viewer(
         shown = wait_keeping_events(reading.grid)  # the scan and GT (or nothing yet)
         staged = bool(shown) and not reading.done()
         if staged:  # the maps take longer: show the scan and GT meanwhile
+            _settle()  # the docks' space is taken before the view is fitted to the canvas
             session.replace_case(shown)
+            session.expect_maps()
             _show_case(viewer, session)
             _draw_now(viewer)  # before the side views and the next panel take their turns
             _dock_while(docking, reading.done)

@@ -31,8 +31,9 @@ def slow_map(*args, **kwargs):
     return read_map(*args, **kwargs)
 
 def complete_case(self, layers):
+    coming = self.maps_coming
     complete(self, layers)
-    events.append(["maps", draws[0], len(self.viewer.layers)])
+    events.append(["maps", draws[0], len(self.viewer.layers), coming, self.maps_coming])
 
 def slow_read(*args, **kwargs):
     time.sleep(delay)
@@ -132,6 +133,7 @@ def test_slow_maps_the_scan_and_gt_are_drawn_first_and_the_maps_join_later(quick
     case, maps = staged["events"][0], staged["events"][kinds.index("maps")]
     assert case[2] == 2  # the scan and the GT
     assert maps[2] == quick["layers"] and maps[1] > case[1]  # drawn before the maps came
+    assert maps[3:] == [True, False]  # the panels were told the maps were coming
     assert "dock" in kinds[: kinds.index("maps")]  # panels built while the maps were read
     assert staged["widgets"] == quick["widgets"] and staged["layout"] == quick["layout"]
     assert staged["layers"] == quick["layers"]

@@ -32,8 +32,18 @@ from qtpy.QtWidgets import (
 
 from napari_mood._napari.widgets.worker import LatestWorker
 
+READING_MAPS_TEXT = "Reading the score maps...\nThe scan and ground truth are shown meanwhile."
+
+
+def empty_text(session: Any, text: str) -> str:
+    """What a panel without methods says: ``text``, or that the maps are being read."""
+    return READING_MAPS_TEXT if getattr(session, "maps_coming", False) else text
+
+
 __all__ = [
+    "READING_MAPS_TEXT",
     "Lifetime",
+    "empty_text",
     "SortItem",
     "button",
     "cell",

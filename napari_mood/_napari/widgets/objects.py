@@ -355,6 +355,7 @@ class ObjectsWidget(QWidget):
         self._method.blockSignals(False)
         for control in (self._method, self._run):
             control.setEnabled(bool(names))
+        self._empty.setText(kit.empty_text(self._session, EMPTY_TEXT))
         self._empty.setVisible(not names)
 
     # -- widget -> viewer -----------------------------------------------------------

@@ -37,6 +37,7 @@ from napari_mood._napari.widgets.review_files import ReviewFiles
 from napari_mood._napari.widgets.review_keys import WindowKeys, key_help, review_bindings
 from napari_mood._napari.widgets.review_texts import (
     AUTO_DELAY_MS,
+    EMPTY_TEXT,
     FILE_TIP,
     NOTE_DELAY_MS,
     REVIEW_COLOR,
@@ -485,6 +486,7 @@ class ReviewWidget(QWidget):
         if current in names:
             self._c.method.setCurrentIndex(self._c.method.findData(current))
         self._c.method.blockSignals(False)
+        self._c.empty.setText(kit.empty_text(self._session, EMPTY_TEXT))
         self._c.empty.setVisible(not names)
 
     # -- controls -> review ---------------------------------------------------------

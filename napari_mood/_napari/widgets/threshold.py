@@ -308,6 +308,7 @@ class ThresholdWidget(QWidget):
             m.name: self._add_row(index, m) for index, m in enumerate(self._session.methods)
         }
         self._readouts = {n: r for n, r in self._readouts.items() if n in self._rows}
+        self._empty.setText(kit.empty_text(self._session, EMPTY_TEXT))
         self._empty.setVisible(not self._rows)
         self._link.setEnabled(len(self._rows) > 1)
         self._best.find_button.setEnabled(bool(self._rows))

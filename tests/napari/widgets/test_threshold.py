@@ -77,6 +77,33 @@ def test_empty_viewer_says_what_to_do(make_napari_viewer):
     widget.deleteLater()
 
 
+def test_panels_say_the_maps_are_being_read_while_they_are(make_napari_viewer, mood_dataset):
+    """The scan and GT shown first (a large case): the panels say the maps are coming,
+    not that there are none; then they list them."""
+    from napari_mood._napari.reader import read_dataset_case
+    from napari_mood._napari.session import get_session
+    from napari_mood._napari.widgets._kit import READING_MAPS_TEXT
+    from napari_mood._napari.widgets.objects import ObjectsWidget
+    from napari_mood._napari.widgets.review import ReviewWidget
+
+    viewer = make_napari_viewer(show=True)
+    widgets = [ThresholdWidget(viewer), ObjectsWidget(viewer), ReviewWidget(viewer)]
+    labels = [widgets[0]._empty, widgets[1]._empty, widgets[2]._c.empty]
+    layers = read_dataset_case(mood_dataset, "case_1.nii.gz")
+    maps = [x for x in layers if x[2] == "image" and x[1]["name"] in ("a", "b")]
+    session = get_session(viewer)
+    session.replace_case([x for x in layers if not any(x is m for m in maps)])
+    assert all("No score map" in label.text() for label in labels)
+    session.expect_maps()
+    assert all(label.text() == READING_MAPS_TEXT for label in labels)
+    session.complete_case(maps)
+    assert session.method_names == ("a", "b") and not session.maps_coming
+    assert not any(label.isVisibleTo(label.parentWidget()) for label in labels)
+    assert widgets[0]._rows.keys() == {"a", "b"}
+    for widget in widgets:
+        widget.deleteLater()
+
+
 def test_slider_and_box_set_the_layer_instantly(widget_viewer):
     _, widget = widget_viewer
     row = widget._rows["a"]
