@@ -307,8 +307,6 @@ class MoodSession:
         selected, and other layers (helper layers, the user's own) keep their order
         above the case. Widgets see one ``case_changed`` and one ``methods_changed``.
         """
-        from napari.layers import Layer
-
         viewer = self.viewer
         if viewer is None:
             return
@@ -320,8 +318,7 @@ class MoodSession:
                 index = min((viewer.layers.index(x) for x in old), default=len(viewer.layers))
                 for layer in old:
                     viewer.layers.remove(layer)
-                for offset, (data, kwargs, kind) in enumerate(layers):
-                    viewer.layers.insert(index + offset, Layer.create(data, kwargs, kind))
+                _insert_layers(viewer, layers, index)
             finally:
                 self._switching = False
         if self._methods:
@@ -345,8 +342,6 @@ class MoodSession:
         They go where :meth:`replace_case` puts maps: above the scan, under the GT
         outline. Widgets see one ``methods_changed``; the first method is selected.
         """
-        from napari.layers import Layer
-
         viewer = self.viewer
         coming, self._maps_coming = self._maps_coming, False
         if viewer is None or not layers:
@@ -358,8 +353,7 @@ class MoodSession:
         if below is None and self._scan is not None and self._scan in viewer.layers:
             index = viewer.layers.index(self._scan) + 1
         with self._batch(), no_repaint(viewer):
-            for offset, (data, kwargs, kind) in enumerate(layers):
-                viewer.layers.insert(index + offset, Layer.create(data, kwargs, kind))
+            _insert_layers(viewer, layers, index)
         if self._methods:
             viewer.layers.selection.active = next(iter(self._methods.values()))
 
@@ -615,3 +609,11 @@ def get_session(viewer: Any) -> MoodSession:
     if session is None:
         session = _SESSIONS[viewer] = MoodSession(viewer)
     return session
+
+
+def _insert_layers(viewer: Any, layers: Sequence[LayerData], index: int) -> None:
+    """Make napari layers of ``layers`` and insert them in order from ``index`` up."""
+    from napari.layers import Layer
+
+    for offset, (data, kwargs, kind) in enumerate(layers):
+        viewer.layers.insert(index + offset, Layer.create(data, kwargs, kind))
