@@ -34,7 +34,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
-import cc3d
 import numpy as np
 
 from napari_mood.core.io import (
@@ -47,7 +46,7 @@ from napari_mood.core.io import (
     read_sample_label,
 )
 from napari_mood.core.nifti import Volume, read_grid, read_label
-from napari_mood.core.objects.components import cc3d_labels
+from napari_mood.core.objects.components import find_components
 from napari_mood.core.orientation import DisplayTransform, display_transform
 from napari_mood.core.scores import ScoreMode, check_mode
 from napari_mood.core.streamed import read_map, read_scan
@@ -652,21 +651,7 @@ def focus_voxel(gt: np.ndarray) -> tuple[int, ...] | None:
     mask = arr if arr.dtype == np.bool_ else arr > 0
     if not mask.any():
         return None
-    box = _bounding_box(mask)
-    crop = mask[box]
-    labels, _ = cc3d_labels(crop, "full")  # numbered in raster order, as scipy's label
-    sizes = cc3d.statistics(labels)["voxel_counts"]
-    sizes[0] = 0
-    voxels = np.argwhere(labels == int(np.argmax(sizes)))
+    found = find_components(mask, "full")  # numbered in raster order, as scipy's label
+    voxels = np.argwhere(found.labels == int(np.argmax(found.sizes)) + 1)
     nearest = voxels[np.argmin(((voxels - voxels.mean(axis=0)) ** 2).sum(axis=1))]
-    return tuple(int(v) + part.start for v, part in zip(nearest, box, strict=True))
-
-
-def _bounding_box(mask: np.ndarray) -> tuple[slice, ...]:
-    """Slices of the smallest box holding every True voxel (``mask`` has one)."""
-    box = []
-    for axis in range(mask.ndim):
-        others = tuple(a for a in range(mask.ndim) if a != axis)
-        present = np.flatnonzero(np.any(mask, axis=others))
-        box.append(slice(int(present[0]), int(present[-1]) + 1))
-    return tuple(box)
+    return tuple(int(v) + part.start for v, part in zip(nearest, found.crop, strict=True))

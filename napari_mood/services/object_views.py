@@ -136,10 +136,11 @@ def _objects_image(found: LabelledMatch, match: ObjectMatch) -> tuple[np.ndarray
     gt_lut[fn_ids] = np.arange(offset + 1, total + 1)
     dtype = np.min_scalar_type(total)
     image = np.zeros(found.shape, dtype=dtype)
-    if found.gt_crop_labels.size:
-        image[found.gt_crop] = _lookup(gt_lut, found.gt_crop_labels, dtype)
-    if found.pred_crop_labels.size:
-        shown = _lookup(pred_lut, found.pred_crop_labels, dtype)
+    gt_labels, pred_labels = found.gt_crop_labels, found.pred_crop_labels  # each made once
+    if gt_labels.size:
+        image[found.gt_crop] = _lookup(gt_lut, gt_labels, dtype)
+    if pred_labels.size:
+        shown = _lookup(pred_lut, pred_labels, dtype)
         np.copyto(image[found.pred_crop], shown, where=shown > 0)  # predictions drawn first
     return image, offset
 

@@ -54,5 +54,5 @@ def find_regions(
         regions = regions_from_match(found.match_at(snapshot.threshold), scope=scope)
     except ValueError as error:
         raise ValueError(f"cannot review the regions of {snapshot.describe()}: {error}") from error
-    labels = found.pred_labels(np.min_scalar_type(int(found.pred_crop_labels.max(initial=0))))
+    labels = found.pred_labels(None)  # the smallest dtype holding every id
     return FoundRegions(case, snapshot.name, snapshot.threshold, regions, labels)

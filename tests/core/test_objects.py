@@ -964,7 +964,8 @@ def test_labelled_match_equals_match_objects_and_object_labels(
     assert found.n_flagged == int(flagged.sum())
     assert found.n_gt == int(gt.sum())
     assert found.n_overlap == int((flagged & gt).sum())
-    assert found.nbytes == found.pred_crop_labels.nbytes + found.gt_crop_labels.nbytes
+    assert found.nbytes == found.pred_runs.nbytes + found.gt_runs.nbytes
+    assert found.nbytes <= found.pred_crop_labels.nbytes + found.gt_crop_labels.nbytes
 
 
 def test_labelled_match_of_an_empty_prediction():

@@ -30,6 +30,8 @@ project specifies it (README, "Object-level score"):
 The package follows the rule's phases:
 
 ``components``  connected components of a mask (cc3d), sizes, centroids, boxes;
+``slabs``       cc3d a slab of planes at a time, joined (short GIL holds, same labels);
+``runs``        label images kept as runs of equal values when that is smaller;
 ``hull``        convex hulls of GT objects and point-in-hull;
 ``rule``        the MOOD rule itself (admissible pairs, assignment, tally, window, ratios),
                 written once and used by both routes below;

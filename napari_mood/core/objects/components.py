@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-import cc3d
 import numpy as np
 
 from napari_mood.core._checks import check_choice
 from napari_mood.core._layout import c_contiguous
+from napari_mood.core.objects.slabs import SlabLabels, label_slabs
 from napari_mood.core.scores import ScoreMode, gt_mask, key_values, score_keys
 
 __all__ = [
@@ -70,30 +70,39 @@ def label_objects(
     return labels.astype(np.uint32, copy=False), n
 
 
-def cc3d_labels(mask: np.ndarray, connectivity: Connectivity) -> tuple[np.ndarray, int]:
+def cc3d_labels(
+    mask: np.ndarray, connectivity: Connectivity, *, whole: bool = False
+) -> tuple[np.ndarray, int]:
     """Label with cc3d's 3-D scan, which numbers objects in C raster order.
 
-    Works around two cc3d 4.1.1 bugs: its 2-D 8-connected labelling can merge or label
-    wrong pixels, so 2-D masks are labelled as one 3-D slice (26 on one slice = 8); and
-    it raises for 26-connected lines (two axes of length 1), where every connectivity is
-    the face one. Labels come as uint16 when there are fewer than 65,536 objects (cc3d
-    itself picks uint32 for almost any volume: its bound is the number of provisional
-    labels, and it refuses a smaller ``out_dtype``), so a labelling kept by the viewer's
-    cache takes half the memory.
+    Labelled a slab of planes at a time and joined (:func:`~napari_mood.core.objects.slabs.
+    label_slabs`: the same labels, without holding the GIL for the whole volume). Works
+    around two cc3d 4.1.1 bugs: its 2-D 8-connected labelling can merge or label wrong
+    pixels, so 2-D masks are labelled as one 3-D slice (26 on one slice = 8); and it
+    raises for 26-connected lines (two axes of length 1), where every connectivity is the
+    face one. Labels come as uint16 when there are fewer than 65,536 objects (cc3d itself
+    picks uint32 for almost any volume), so a labelling kept by the viewer's cache takes
+    half the memory. ``whole``: in one cc3d call (a batch job: see ``label_slabs``).
     """
+    found = _labelled(mask, connectivity, stats=False, whole=whole)
+    return found.labels, found.n
+
+
+def _labelled(
+    mask: np.ndarray, connectivity: Connectivity, *, stats: bool, whole: bool = False
+) -> SlabLabels:
+    """:func:`label_slabs` on a 2-D or 3-D mask; labels and statistics in its dimensions."""
     volume = c_contiguous(np.asarray(mask, dtype=bool)).reshape((1,) * (3 - mask.ndim) + mask.shape)
-    neighbours: Literal[6, 26] = 26 if connectivity == "full" else 6
-    if sorted(volume.shape)[1] == 1:
-        neighbours = 6
-    labels, n = cc3d.connected_components(
-        volume, connectivity=neighbours, return_N=True, binary_image=True
+    found = label_slabs(volume, 26 if connectivity == "full" else 6, stats=stats, whole=whole)
+    drop = 3 - mask.ndim
+    return SlabLabels(
+        found.labels.reshape(mask.shape),
+        found.n,
+        found.sizes,
+        found.centroids[:, drop:],
+        found.bbox_lo[:, drop:],
+        found.bbox_hi[:, drop:],
     )
-    if n <= _UINT16_MAX and labels.dtype != np.uint16:
-        labels = labels.astype(np.uint16)
-    return labels.reshape(mask.shape), int(n)
-
-
-_UINT16_MAX = int(np.iinfo(np.uint16).max)
 
 
 @dataclass(frozen=True, eq=False)
@@ -145,17 +154,15 @@ def find_components(mask: np.ndarray, connectivity: Connectivity) -> Components:
     crop = tight_crop(mask)
     if crop is None:
         return empty_components(mask.ndim)
-    labels, _ = cc3d_labels(mask[crop], connectivity)
-    stats = cc3d.statistics(labels, no_slice_conversion=True)
+    found = _labelled(mask[crop], connectivity, stats=True)
     offset = crop_offset(crop)
-    boxes = np.asarray(stats["bounding_boxes"], dtype=np.int64)[1:]
     return Components(
         crop=crop,
-        labels=labels,
-        sizes=np.asarray(stats["voxel_counts"], dtype=np.int64)[1:],
-        centroids=np.asarray(stats["centroids"], dtype=np.float64)[1:] + offset,
-        bbox_lo=boxes[:, 0::2] + offset,
-        bbox_hi=boxes[:, 1::2] + 1 + offset,
+        labels=found.labels,
+        sizes=found.sizes,
+        centroids=found.centroids + offset,
+        bbox_lo=found.bbox_lo + offset,
+        bbox_hi=found.bbox_hi + offset,
     )
 
 

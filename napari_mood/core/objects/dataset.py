@@ -205,7 +205,7 @@ def _describe_level(
     hulls: Sequence[Hull],
     gt_sizes: np.ndarray,
 ) -> LevelObjects:
-    labels, n = cc3d_labels(mask, connectivity)
+    labels, n = cc3d_labels(mask, connectivity, whole=True)  # a batch job: one cc3d call
     sizes = np.bincount(labels.ravel(), minlength=n + 1)[1:]
     other = np.ones(n, dtype=bool)
     hit_sizes = np.zeros(0, dtype=np.int64)

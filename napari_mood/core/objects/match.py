@@ -40,6 +40,7 @@ from napari_mood.core.objects.rule import (
     tally,
     window_from_sizes,
 )
+from napari_mood.core.objects.runs import RunLengths, compact, dense
 from napari_mood.core.scores import (
     ONE_CODE,
     ScoreMode,
@@ -417,8 +418,10 @@ class LabelledMatch:
     The counts are computed at once; the per-object records of :attr:`match` (Python
     objects, the slow part with thousands of specks) are built on first access and kept.
     The label images are kept cropped to the box holding the objects (``pred_crop`` /
-    ``gt_crop``, in volume coordinates): :meth:`pred_labels` / :meth:`gt_labels` paste
-    them into a full volume when a caller needs one.
+    ``gt_crop``, in volume coordinates) and, when that is smaller, as runs
+    (:func:`~napari_mood.core.objects.runs.compact`): :attr:`pred_crop_labels` /
+    :attr:`gt_crop_labels` make the cropped arrays, :meth:`pred_labels` /
+    :meth:`gt_labels` paste them into a full volume when a caller needs one.
 
     Attributes
     ----------
@@ -430,8 +433,8 @@ class LabelledMatch:
         Shape of the score map.
     pred_crop, gt_crop : tuple of slice
         Where the cropped label images sit in the volume (empty slices when no object).
-    pred_crop_labels, gt_crop_labels : ndarray of uint32
-        Object ids of :attr:`match` inside the crops (0: background).
+    pred_runs, gt_runs : ndarray or RunLengths
+        Object ids of :attr:`match` inside the crops (0: background), as kept.
     n_flagged : int
         Voxels with score ``>= threshold``.
     n_gt : int
@@ -444,9 +447,9 @@ class LabelledMatch:
     threshold: float
     shape: tuple[int, ...]
     pred_crop: tuple[slice, ...]
-    pred_crop_labels: np.ndarray
+    pred_runs: np.ndarray | RunLengths
     gt_crop: tuple[slice, ...]
-    gt_crop_labels: np.ndarray
+    gt_runs: np.ndarray | RunLengths
     n_flagged: int
     n_gt: int
     n_overlap: int
@@ -466,12 +469,25 @@ class LabelledMatch:
         match = self.match
         return match if match.threshold == threshold else replace(match, threshold=threshold)
 
-    def pred_labels(self, dtype: npt.DTypeLike = np.uint32) -> np.ndarray:
+    @property
+    def pred_crop_labels(self) -> np.ndarray:
+        """Object ids of the predicted objects inside ``pred_crop`` (made on each access)."""
+        return dense(self.pred_runs)
+
+    @property
+    def gt_crop_labels(self) -> np.ndarray:
+        """Object ids of the GT objects inside ``gt_crop`` (made on each access)."""
+        return dense(self.gt_runs)
+
+    def pred_labels(self, dtype: npt.DTypeLike | None = np.uint32) -> np.ndarray:
         """Full-volume label image of the predicted objects (as :func:`object_labels`).
 
-        ``dtype`` (uint32 by default) must hold the largest id; the image is made in it
-        directly (a 512^3 uint16 image without a uint32 one first).
+        ``dtype`` (uint32 by default; None: the smallest unsigned type holding every id)
+        must hold the largest id; the image is made in it directly (a 512^3 uint16 image
+        without a uint32 one first).
         """
+        if dtype is None:
+            dtype = np.min_scalar_type(self._parts.pred.n)
         return _paste(self.shape, self.pred_crop, self.pred_crop_labels, dtype)
 
     def gt_labels(self) -> np.ndarray:
@@ -480,8 +496,8 @@ class LabelledMatch:
 
     @property
     def nbytes(self) -> int:
-        """Bytes held by the cropped label images."""
-        return int(self.pred_crop_labels.nbytes + self.gt_crop_labels.nbytes)
+        """Bytes held by the cropped label images (as kept)."""
+        return int(self.pred_runs.nbytes + self.gt_runs.nbytes)
 
 
 def _paste(
@@ -539,14 +555,21 @@ def labelled_match(
         threshold=value,
         shape=tuple(keys.shape),
         pred_crop=pred.crop,
-        pred_crop_labels=pred.labels,
+        pred_runs=compact(pred.labels),
         gt_crop=truth.crop,
-        gt_crop_labels=truth.labels,
+        gt_runs=compact(truth.labels),
         n_flagged=int(pred.sizes.sum()),
         n_gt=int(truth.sizes.sum()),
         n_overlap=_overlap_voxels(flagged, gt_mask, truth.crop),
-        _parts=_RecordParts(pred, truth, assignment, scores, geometry, window, options),
+        _parts=_RecordParts(
+            _unlabelled(pred), _unlabelled(truth), assignment, scores, geometry, window, options
+        ),
     )
+
+
+def _unlabelled(comp: Components) -> Components:
+    """``comp`` without its label image (the records need only its columns)."""
+    return replace(comp, labels=np.zeros((0,) * comp.labels.ndim, dtype=comp.labels.dtype))
 
 
 def _overlap_voxels(flagged: np.ndarray, gt_mask: np.ndarray, crop: tuple[slice, ...]) -> int:

@@ -1,0 +1,105 @@
+"""Label images kept as runs of equal values (C order) while that is the smaller form.
+
+A viewer keeps a labelling per (map, threshold) so that its panels share it (the
+objects layer, the review's regions). Dense, a 512^3 labelling is 256 MiB (uint16) or
+512 MiB (uint32, over 65,535 objects); its objects are blobs and specks in a mostly empty
+volume, so runs of one value along the last axis are long and few: the maps of the
+viewer benchmark at 0.5 and 0.7 take 0.3 to 400 MiB as runs. :func:`compact` keeps an
+image as :class:`RunLengths` when that takes at most half its bytes, else as it is;
+:func:`dense` gives the array back, equal element for element.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["RunLengths", "compact", "dense"]
+
+RUN_CHUNK = 1 << 24
+"""Elements compared per step while looking for runs (a 16 MiB bool temporary)."""
+
+
+@dataclass(frozen=True, eq=False)
+class RunLengths:
+    """A C-ordered array as runs: ``values[i]`` repeated ``lengths[i]`` times.
+
+    Attributes
+    ----------
+    shape : tuple of int
+        Shape of the array.
+    values : ndarray
+        Value of each run, in the array's dtype.
+    lengths : ndarray of uint32 (int64 past 2**32 elements)
+        Length of each run.
+    """
+
+    shape: tuple[int, ...]
+    values: np.ndarray
+    lengths: np.ndarray
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.values.dtype
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.values.nbytes + self.lengths.nbytes)
+
+    def dense(self) -> np.ndarray:
+        """The array, C-ordered."""
+        return np.repeat(self.values, self.lengths).reshape(self.shape)
+
+
+def compact(labels: np.ndarray, *, worth: float = 0.5) -> np.ndarray | RunLengths:
+    """``labels`` as :class:`RunLengths` when they take at most ``worth`` of its bytes.
+
+    Parameters
+    ----------
+    labels : ndarray
+        A C-contiguous label image (else it is returned as it is).
+    worth : float
+        Largest fraction of the dense bytes the runs may take.
+
+    Returns
+    -------
+    ndarray or RunLengths
+
+    Examples
+    --------
+    >>> image = np.zeros((4, 100), dtype=np.uint16); image[1:3, 10:90] = 7
+    >>> runs = compact(image)
+    >>> runs.lengths.tolist(), runs.values.tolist(), bool((dense(runs) == image).all())
+    ([110, 80, 20, 80, 110], [0, 7, 0, 7, 0], True)
+    """
+    if labels.size == 0 or not labels.flags.c_contiguous:
+        return labels
+    lengths_dtype = np.uint32 if labels.size < 2**32 else np.int64
+    budget = worth * labels.nbytes / (labels.itemsize + np.dtype(lengths_dtype).itemsize)
+    flat = labels.reshape(-1)
+    chunks = range(0, flat.size - 1, RUN_CHUNK)
+    count = 1 + sum(int(np.count_nonzero(_changed(flat, start))) for start in chunks)
+    if count > budget:  # counted first: giving up costs no memory
+        return labels
+    ends = np.empty(count, dtype=lengths_dtype)  # each run's end, then its length
+    at = 0
+    for start in chunks:
+        changes = np.flatnonzero(_changed(flat, start))
+        ends[at : at + changes.size] = changes + (start + 1)
+        at += changes.size
+    ends[-1] = flat.size
+    values = flat[np.concatenate(([0], ends[:-1]))]
+    np.subtract(ends[1:], ends[:-1].copy(), out=ends[1:])
+    return RunLengths(tuple(labels.shape), values, ends)
+
+
+def _changed(flat: np.ndarray, start: int) -> np.ndarray:
+    """Where element ``start + i + 1`` differs from the one before, for a chunk."""
+    part = flat[start : start + RUN_CHUNK + 1]
+    return part[1:] != part[:-1]
+
+
+def dense(labels: np.ndarray | RunLengths) -> np.ndarray:
+    """The array behind :func:`compact`'s result (itself when it was kept dense)."""
+    return labels.dense() if isinstance(labels, RunLengths) else labels
