@@ -83,7 +83,9 @@ def case_table(
         return case_comparison(scores, gt, thresholds=thresholds, name=name), ()
     curves = {m.name: cache.histograms(m.data, gt) for m in maps}
     counts = {
-        m.name: cache.get(m.data, gt, threshold=m.threshold, spacing=m.spacing or None).counts
+        m.name: cache.get(
+            m.data, gt, threshold=m.threshold, spacing=m.spacing or None, labels=False
+        ).counts
         for m in maps
     }
     table = case_comparison(

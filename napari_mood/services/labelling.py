@@ -26,7 +26,13 @@ Threads
     instead of labelling again; a failed computation is not cached (the error is raised
     to every waiter). Labellings run one at a time: cc3d holds the GIL, so two at once
     take as long as one after the other, and would need their temporaries at the same
-    time (up to about 1 GB each for a 512^3 map).
+    time (up to about 0.9 GB each for a 512^3 map whose objects are specks).
+
+Labels
+    Readouts and comparison counts ask for ``labels=False``: a map whose label image
+    would not fit as runs in half its dense bytes (specks everywhere) keeps none, and
+    makes none, saving up to 0.5 GB per 512^3 map. The objects and review jobs ask for
+    the label image; such an entry is then labelled again and replaced.
 """
 
 from __future__ import annotations
@@ -83,11 +89,21 @@ def labelled(
     threshold: float,
     connectivity: Connectivity = "full",
     spacing: Sequence[float] | None = None,
+    labels: bool = True,
 ) -> LabelledMatch:
-    """:func:`~napari_mood.core.objects.labelled_match` with an all-normal GT when None."""
+    """:func:`~napari_mood.core.objects.labelled_match` with an all-normal GT when None.
+
+    ``labels`` False: the predicted label image is kept only when small as runs
+    (``keep_dense=False``; enough for counts, readouts and records).
+    """
     truth = np.zeros(np.shape(score), dtype=bool) if gt is None else gt
     return labelled_match(
-        score, truth, threshold=threshold, connectivity=connectivity, spacing=spacing or None
+        score,
+        truth,
+        threshold=threshold,
+        connectivity=connectivity,
+        spacing=spacing or None,
+        keep_dense=labels,
     )
 
 
@@ -147,12 +163,17 @@ class LabellingCache:
         threshold: float,
         connectivity: Connectivity = "full",
         spacing: Sequence[float] | None = None,
+        labels: bool = True,
     ) -> LabelledMatch:
         """The labelled match of ``score`` at ``threshold``, computed at most once per key.
 
         Entries are shared between thresholds that flag the same voxels: the result
         reports the threshold it was computed at; ``result.match_at(threshold)`` and
         ``readout_from_match(result, threshold=threshold)`` report ``threshold``.
+
+        ``labels`` False (counts and readouts): a dense label image is neither made nor
+        kept (:func:`labelled`). An entry without its label image is labelled again,
+        and replaced, when ``labels`` is asked for.
         """
         value = check_threshold(threshold)
         key = self._key(score, gt, value, connectivity, spacing)
@@ -160,10 +181,19 @@ class LabellingCache:
         def compute() -> LabelledMatch:
             with self._labelling:
                 return labelled(
-                    score, gt, threshold=value, connectivity=connectivity, spacing=spacing
+                    score,
+                    gt,
+                    threshold=value,
+                    connectivity=connectivity,
+                    spacing=spacing,
+                    labels=labels,
                 )
 
-        return self._cached(key, score, gt, compute)
+        found: LabelledMatch = self._cached(key, score, gt, compute)
+        while labels and not found.has_labels:
+            self._forget(key, found)
+            found = self._cached(key, score, gt, compute)
+        return found
 
     def histograms(self, score: np.ndarray, gt: np.ndarray | None) -> CurveAccumulator:
         """Voxel histograms of ``score`` (as MOOD reads it) against ``gt``, computed once.
@@ -216,6 +246,17 @@ class LabellingCache:
             future: Future[Any] = Future()
             self._entries[key] = _Entry(score_ref, gt_ref, future)
             return future, True
+
+    def _forget(self, key: Hashable, result: Any) -> None:
+        """Drop the entry for ``key`` if it still holds ``result``."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None and (
+                entry.result.done()
+                and entry.result.exception() is None
+                and entry.result.result() is result
+            ):
+                del self._entries[key]
 
     def _compute(self, key: Hashable, future: Future, compute: Callable[[], Any]) -> None:
         try:

@@ -66,7 +66,13 @@ def compute_readouts(
             )
             continue
         get = labelled if cache is None else cache.get
-        found = get(data, truth, threshold=snapshot.threshold, spacing=snapshot.spacing or None)
+        found = get(
+            data,
+            truth,
+            threshold=snapshot.threshold,
+            spacing=snapshot.spacing or None,
+            labels=False,  # counts only: no dense label image made or kept
+        )
         readouts[snapshot.name] = readout_from_match(
             found, threshold=snapshot.threshold, voxel_volume=volume
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 import pickle
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -36,6 +37,7 @@ from napari_mood.core.objects import (
     labelled_match,
     match_objects,
     object_labels,
+    slabs,
 )
 from napari_mood.core.objects.components import cc3d_labels
 from napari_mood.core.objects.hull import build_hull as _build_hull
@@ -929,16 +931,22 @@ def _blobby_case(seed: int, shape=(12, 13, 14)) -> tuple[np.ndarray, np.ndarray]
     threshold=st.floats(0.3, 0.7),
     connectivity=st.sampled_from(["full", "face"]),
     with_gt=st.booleans(),
+    slab_voxels=st.sampled_from([slabs.SLAB_VOXELS, 1, 200]),
+    fortran=st.booleans(),
 )
 def test_labelled_match_equals_match_objects_and_object_labels(
-    seed, threshold, connectivity, with_gt
+    seed, threshold, connectivity, with_gt, slab_voxels, fortran
 ):
+    """Also labelled a plane or a few at a time, and from a Fortran-ordered map (NIfTI's)."""
     score, gt = _blobby_case(seed)
     if not with_gt:
         gt = np.zeros_like(gt)
-    found = labelled_match(
-        score, gt, threshold=threshold, connectivity=connectivity, spacing=(1.0, 2.0, 0.5)
-    )
+    if fortran:
+        score, gt = np.asfortranarray(score), np.asfortranarray(gt)
+    with mock.patch.object(slabs, "SLAB_VOXELS", slab_voxels):
+        found = labelled_match(
+            score, gt, threshold=threshold, connectivity=connectivity, spacing=(1.0, 2.0, 0.5)
+        )
     expected = match_objects(
         score, gt, threshold=threshold, connectivity=connectivity, spacing=(1.0, 2.0, 0.5)
     )

@@ -227,3 +227,41 @@ def test_objects_layer_labels_stay_small_with_many_components():
     assert layer.features["index"] == list(range(1, n + 1))
     assert pred_ids.max() > 300 and result.image.dtype == np.uint8
     assert layer.features["object"][0] == f"pred {pred_ids[0]}"
+
+
+def test_counts_only_entries_are_labelled_again_when_labels_are_asked_for():
+    """Readouts ask for counts only: a speckled map's dense label image is neither made
+    nor kept; the objects job then labels it again (and the entry is replaced)."""
+    rng = np.random.default_rng(7)
+    speckled = rng.random((14, 15, 16)).astype(np.float32)
+    gt = speckled > 0.9
+    snapshot = MapSnapshot("m", speckled, 0.5)
+    cache = LabellingCache()
+    readout = compute_readouts([snapshot], gt, cache=cache)["m"]
+    assert readout == threshold_readout(speckled, gt, threshold=0.5)
+    counts_only = cache.get(speckled, gt, threshold=0.5, labels=False)
+    assert not counts_only.has_labels and counts_only.nbytes == counts_only.gt_runs.nbytes
+    with pytest.raises(ValueError, match="keep_dense=True"):
+        counts_only.pred_labels()
+    assert cache.stats() == (1, 1)
+
+    objects = compute_method_objects(snapshot, gt, cache=cache)
+    assert cache.stats() == (2, 2) and len(cache) == 1  # labelled again, entry replaced
+    plain = compute_method_objects(snapshot, gt)
+    assert objects.match == plain.match == counts_only.match
+    np.testing.assert_array_equal(objects.image, plain.image)
+    labelled_entry = cache.get(speckled, gt, threshold=0.5, labels=False)
+    assert labelled_entry.has_labels and cache.stats() == (3, 2)
+
+
+def test_a_smooth_maps_counts_only_entry_keeps_its_runs_and_serves_labels():
+    score = np.zeros((14, 15, 16), dtype=np.float32)
+    score[2:6, 3:12, 4:14] = 0.9
+    score[9:13, 1:5, 1:5] = 0.7
+    gt = score > 0.8
+    cache = LabellingCache()
+    counts_only = cache.get(score, gt, threshold=0.5, labels=False)
+    assert counts_only.has_labels  # runs take less than half the dense bytes: kept
+    assert cache.get(score, gt, threshold=0.5) is counts_only and cache.stats() == (1, 1)
+    pred_labels, _ = object_labels(score, gt, threshold=0.5)
+    np.testing.assert_array_equal(counts_only.pred_labels(), pred_labels)

@@ -32,6 +32,8 @@ The package follows the rule's phases:
 ``components``  connected components of a mask (cc3d), sizes, centroids, boxes;
 ``slabs``       cc3d a slab of planes at a time, joined (short GIL holds, same labels);
 ``runs``        label images kept as runs of equal values when that is smaller;
+``flagged``     the objects of ``score >= threshold`` straight from the map, slab by slab
+                (no full-size mask or label temporaries; the viewer's route);
 ``hull``        convex hulls of GT objects and point-in-hull;
 ``rule``        the MOOD rule itself (admissible pairs, assignment, tally, window, ratios),
                 written once and used by both routes below;

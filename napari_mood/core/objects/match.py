@@ -20,6 +20,7 @@ from napari_mood.core.objects.components import (
     read_keys,
     truth_mask,
 )
+from napari_mood.core.objects.flagged import flagged_objects
 from napari_mood.core.objects.hull import build_hulls
 from napari_mood.core.objects.records import (
     Geometry,
@@ -434,7 +435,9 @@ class LabelledMatch:
     pred_crop, gt_crop : tuple of slice
         Where the cropped label images sit in the volume (empty slices when no object).
     pred_runs, gt_runs : ndarray or RunLengths
-        Object ids of :attr:`match` inside the crops (0: background), as kept.
+        Object ids of :attr:`match` inside the crops (0: background), as kept;
+        ``pred_runs`` is None when labelled with ``keep_dense=False`` and the runs were
+        not worth keeping (:attr:`has_labels`).
     n_flagged : int
         Voxels with score ``>= threshold``.
     n_gt : int
@@ -447,7 +450,7 @@ class LabelledMatch:
     threshold: float
     shape: tuple[int, ...]
     pred_crop: tuple[slice, ...]
-    pred_runs: np.ndarray | RunLengths
+    pred_runs: np.ndarray | RunLengths | None
     gt_crop: tuple[slice, ...]
     gt_runs: np.ndarray | RunLengths
     n_flagged: int
@@ -470,8 +473,21 @@ class LabelledMatch:
         return match if match.threshold == threshold else replace(match, threshold=threshold)
 
     @property
+    def has_labels(self) -> bool:
+        """Whether the predicted label image was kept (see ``pred_runs``)."""
+        return self.pred_runs is not None
+
+    @property
     def pred_crop_labels(self) -> np.ndarray:
-        """Object ids of the predicted objects inside ``pred_crop`` (made on each access)."""
+        """Object ids of the predicted objects inside ``pred_crop`` (made on each access).
+
+        Raises
+        ------
+        ValueError
+            When the label image was not kept (:attr:`has_labels` False).
+        """
+        if self.pred_runs is None:
+            raise ValueError("label image not kept: label again with keep_dense=True")
         return dense(self.pred_runs)
 
     @property
@@ -497,7 +513,8 @@ class LabelledMatch:
     @property
     def nbytes(self) -> int:
         """Bytes held by the cropped label images (as kept)."""
-        return int(self.pred_runs.nbytes + self.gt_runs.nbytes)
+        pred = 0 if self.pred_runs is None else self.pred_runs.nbytes
+        return int(pred + self.gt_runs.nbytes)
 
 
 def _paste(
@@ -520,12 +537,17 @@ def labelled_match(
     spacing: Sequence[float] | None = None,
     affine: np.ndarray | None = None,
     mode: ScoreMode = "mood",
+    keep_dense: bool = True,
 ) -> LabelledMatch:
     """:func:`match_objects` (MOOD criterion, default window) plus its one labelling.
 
     The predicted and GT masks are labelled once; the counts, the label images of
     :func:`object_labels`, the voxel counts a readout needs and (on first access) the
-    records of :func:`match_objects` all come from it.
+    records of :func:`match_objects` all come from it. The map is labelled a slab at a
+    time (:func:`~napari_mood.core.objects.flagged.flagged_objects`): no full-size mask
+    or label temporaries. ``keep_dense`` False keeps the predicted label image only when
+    its runs take at most half its bytes (``pred_runs`` None otherwise): enough for the
+    counts and records, with no dense image made or kept.
 
     Examples
     --------
@@ -542,12 +564,13 @@ def labelled_match(
     gt_mask = truth_mask(gt, keys.shape)
     geometry = _geometry(keys.ndim, spacing, affine)
     value = resolve_threshold(keys, threshold, mode)
-    flagged = keys >= key_threshold(value, mode=mode)
-    pred = find_components(flagged, connectivity)
+    key = key_threshold(value, mode=mode)
+    flagged = flagged_objects(keys, key, connectivity, mode=mode, keep_dense=keep_dense)
+    pred = flagged.components
     truth = find_components(gt_mask, connectivity)
     options = _MatchOptions(value, connectivity, "mood", 0.1, False, mode, None)
     window, assignment = _assign(pred, truth, options)
-    scores = (object_scores(pred, keys, mode), object_scores(truth, keys, mode))
+    scores = ((flagged.peak, flagged.mean), object_scores(truth, keys, mode))
     tp, fp, fn, discarded, extra = tally(assignment)
     counts = MatchCounts(tp, fp, fn, discarded, extra, *ratios(tp, fp, fn), window)
     return LabelledMatch(
@@ -555,14 +578,14 @@ def labelled_match(
         threshold=value,
         shape=tuple(keys.shape),
         pred_crop=pred.crop,
-        pred_runs=compact(pred.labels),
+        pred_runs=flagged.labels,
         gt_crop=truth.crop,
         gt_runs=compact(truth.labels),
         n_flagged=int(pred.sizes.sum()),
         n_gt=int(truth.sizes.sum()),
-        n_overlap=_overlap_voxels(flagged, gt_mask, truth.crop),
+        n_overlap=_overlap_voxels(keys, key, gt_mask, truth.crop),
         _parts=_RecordParts(
-            _unlabelled(pred), _unlabelled(truth), assignment, scores, geometry, window, options
+            pred, _unlabelled(truth), assignment, scores, geometry, window, options
         ),
     )
 
@@ -572,11 +595,13 @@ def _unlabelled(comp: Components) -> Components:
     return replace(comp, labels=np.zeros((0,) * comp.labels.ndim, dtype=comp.labels.dtype))
 
 
-def _overlap_voxels(flagged: np.ndarray, gt_mask: np.ndarray, crop: tuple[slice, ...]) -> int:
+def _overlap_voxels(
+    keys: np.ndarray, key: int | np.number, gt_mask: np.ndarray, crop: tuple[slice, ...]
+) -> int:
     """Flagged GT voxels, counted inside the GT's box only."""
     if gt_mask[crop].size == 0:
         return 0
-    return int(np.count_nonzero(flagged[crop] & gt_mask[crop]))
+    return int(np.count_nonzero((keys[crop] >= key) & gt_mask[crop]))
 
 
 def object_labels(

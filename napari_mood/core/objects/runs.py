@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["RunLengths", "compact", "dense"]
+__all__ = ["RunLengths", "compact", "count_runs", "dense", "run_bytes"]
 
 RUN_CHUNK = 1 << 24
 """Elements compared per step while looking for runs (a 16 MiB bool temporary)."""
@@ -52,7 +52,9 @@ class RunLengths:
         return np.repeat(self.values, self.lengths).reshape(self.shape)
 
 
-def compact(labels: np.ndarray, *, worth: float = 0.5) -> np.ndarray | RunLengths:
+def compact(
+    labels: np.ndarray, *, worth: float = 0.5, count: int | None = None
+) -> np.ndarray | RunLengths:
     """``labels`` as :class:`RunLengths` when they take at most ``worth`` of its bytes.
 
     Parameters
@@ -61,6 +63,8 @@ def compact(labels: np.ndarray, *, worth: float = 0.5) -> np.ndarray | RunLength
         A C-contiguous label image (else it is returned as it is).
     worth : float
         Largest fraction of the dense bytes the runs may take.
+    count : int, optional
+        The number of runs (:func:`count_runs`) when already known.
 
     Returns
     -------
@@ -75,14 +79,14 @@ def compact(labels: np.ndarray, *, worth: float = 0.5) -> np.ndarray | RunLength
     """
     if labels.size == 0 or not labels.flags.c_contiguous:
         return labels
-    lengths_dtype = np.uint32 if labels.size < 2**32 else np.int64
+    lengths_dtype = _lengths_dtype(labels.size)
     budget = worth * labels.nbytes / (labels.itemsize + np.dtype(lengths_dtype).itemsize)
-    flat = labels.reshape(-1)
-    chunks = range(0, flat.size - 1, RUN_CHUNK)
-    count = 1 + sum(int(np.count_nonzero(_changed(flat, start))) for start in chunks)
+    count = count_runs(labels) if count is None else count
     if count > budget:  # counted first: giving up costs no memory
         return labels
-    ends = np.empty(count, dtype=lengths_dtype)  # each run's end, then its length
+    flat = labels.reshape(-1)
+    chunks = range(0, flat.size - 1, RUN_CHUNK)
+    ends: np.ndarray = np.empty(count, dtype=lengths_dtype)  # each run's end, then its length
     at = 0
     for start in chunks:
         changes = np.flatnonzero(_changed(flat, start))
@@ -92,6 +96,30 @@ def compact(labels: np.ndarray, *, worth: float = 0.5) -> np.ndarray | RunLength
     values = flat[np.concatenate(([0], ends[:-1]))]
     np.subtract(ends[1:], ends[:-1].copy(), out=ends[1:])
     return RunLengths(tuple(labels.shape), values, ends)
+
+
+def count_runs(labels: np.ndarray) -> int:
+    """Runs of equal values in a C-contiguous array, in C order (0 when it is empty).
+
+    Examples
+    --------
+    >>> count_runs(np.array([[0, 0, 7], [7, 0, 0]]))
+    3
+    """
+    flat = labels.reshape(-1)
+    if flat.size == 0:
+        return 0
+    chunks = range(0, flat.size - 1, RUN_CHUNK)
+    return 1 + sum(int(np.count_nonzero(_changed(flat, start))) for start in chunks)
+
+
+def run_bytes(count: int, size: int, dtype: np.dtype) -> int:
+    """Bytes of ``count`` runs of an array of ``size`` elements of ``dtype``."""
+    return count * (np.dtype(dtype).itemsize + np.dtype(_lengths_dtype(size)).itemsize)
+
+
+def _lengths_dtype(size: int) -> type:
+    return np.uint32 if size < 2**32 else np.int64
 
 
 def _changed(flat: np.ndarray, start: int) -> np.ndarray:

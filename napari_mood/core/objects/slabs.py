@@ -18,6 +18,9 @@ milliseconds and every temporary is a slab's size; then
 4. voxel counts, boxes and centroids are summed over an object's slabs (coordinate sums
    are integers recovered from each slab's centroid, exact below 2**52).
 
+:func:`label_slabs` does this for a volume in memory; :class:`SlabLabeller` takes the
+slabs one by one (made on the fly, e.g. a slab of a score map compared with a
+threshold, so that no full-size mask exists) and hands back each slab's final ids.
 Every numpy step between the cc3d calls releases the GIL.
 """
 
@@ -31,12 +34,13 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse import csgraph
 
-__all__ = ["SLAB_VOXELS", "SlabLabels", "label_slabs"]
+__all__ = ["SLAB_VOXELS", "Joined", "SlabLabeller", "SlabLabels", "label_slabs", "relabel"]
 
 SLAB_VOXELS = 1 << 22
 """Voxels per cc3d call (whole planes, at least one): about 50 ms of labelling here."""
 
 _UINT16_MAX = int(np.iinfo(np.uint16).max)
+_PAIR = np.int64(1) << 32  # a face pair (a, b) of provisional nodes is kept as a * _PAIR + b
 
 Neighbours = Literal[6, 26]
 
@@ -68,20 +72,134 @@ class SlabLabels:
     bbox_hi: np.ndarray
 
 
-@dataclass(eq=False)
-class _Slab:
-    start: int
-    labels: np.ndarray | None  # provisional (1..n in this slab), dropped once joined
-    n: int
-    stats: _Stats | None
-
-
 @dataclass(frozen=True, eq=False)
 class _Stats:
     counts: np.ndarray  # (n,) int64
     sums: np.ndarray  # (n, 3) float64, integer-valued coordinate sums
     lo: np.ndarray  # (n, 3) int64
     hi: np.ndarray  # (n, 3) int64, exclusive
+
+
+@dataclass(frozen=True, eq=False)
+class Joined:
+    """The slabs of a :class:`SlabLabeller` joined: final ids and statistics.
+
+    Attributes
+    ----------
+    n : int
+        Number of objects.
+    dtype : numpy dtype
+        uint16 when ``n`` fits, else uint32.
+    node_ids : ndarray of int64
+        Final id (1-based) of every provisional node, slab after slab (entry 0: background).
+    counts : tuple of int
+        Provisional ids of each slab (slab ``i``'s id ``k`` is node
+        ``sum(counts[:i]) + k``).
+    sizes, centroids, bbox_lo, bbox_hi : ndarray
+        As :class:`SlabLabels` (empty without statistics).
+    sums : ndarray of float64, shape (n, 3)
+        Each object's coordinate sums (integer-valued): ``centroids`` is ``sums / sizes``.
+    """
+
+    n: int
+    dtype: np.dtype
+    node_ids: np.ndarray
+    counts: tuple[int, ...]
+    sizes: np.ndarray
+    centroids: np.ndarray
+    bbox_lo: np.ndarray
+    bbox_hi: np.ndarray
+    sums: np.ndarray
+
+    def slab_ids(self, index: int) -> np.ndarray:
+        """Final id of each of slab ``index``'s provisional ids (1, 2, ...)."""
+        first = sum(self.counts[:index])
+        return self.node_ids[first + 1 : first + self.counts[index] + 1]
+
+    @property
+    def index(self) -> np.ndarray:
+        """Final 0-based index of every provisional node (without the background)."""
+        return self.node_ids[1:] - 1
+
+
+class SlabLabeller:
+    """Label a C-ordered 3-D volume a slab of whole planes at a time, then join the slabs.
+
+    Give :meth:`add` the slabs in order (``planes`` planes each, the last one may have
+    fewer); it returns each slab's provisional labels (1..n in the slab, uint16 when they
+    fit). :meth:`join` then gives every provisional id its final one
+    (:class:`Joined`); :func:`relabel` writes a slab's final labels.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        Shape of the 3-D volume.
+    neighbours : {6, 26}
+        cc3d's connectivity.
+    stats : bool
+        Also compute each object's size, centroid and box.
+    whole : bool
+        The whole volume in one slab (one cc3d call).
+
+    Examples
+    --------
+    >>> v = np.zeros((4, 3, 3), dtype=bool); v[:, 1, 1] = True
+    >>> labeller = SlabLabeller(v.shape, 6, stats=True)
+    >>> labeller.planes = 1
+    >>> parts = [labeller.add(v[i : i + 1]) for i in range(4)]
+    >>> joined = labeller.join()
+    >>> joined.n, joined.sizes.tolist(), [joined.slab_ids(i).tolist() for i in range(4)]
+    (1, [4], [[1], [1], [1], [1]])
+    """
+
+    def __init__(
+        self, shape: tuple[int, ...], neighbours: Neighbours, *, stats: bool, whole: bool = False
+    ) -> None:
+        if len(shape) != 3:
+            raise ValueError(f"SlabLabeller needs a 3-D shape, got {shape}")
+        per_plane = max(1, shape[1] * shape[2])
+        self.shape = tuple(int(s) for s in shape)
+        self.planes = shape[0] if whole else max(1, SLAB_VOXELS // per_plane)
+        self._neighbours = neighbours
+        self._stats_wanted = stats
+        self._counts: list[int] = []
+        self._stats: list[_Stats] = []
+        self._edges: list[np.ndarray] = []
+        self._last: np.ndarray | None = None  # the previous slab's last plane, as nodes
+        self._start = 0
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        """Provisional ids of each slab added so far."""
+        return tuple(self._counts)
+
+    def add(self, part: np.ndarray) -> np.ndarray:
+        """Label the next slab (C-contiguous bool); return its provisional labels."""
+        if part.ndim != 3 or not part.flags.c_contiguous or part.dtype != np.bool_:
+            raise ValueError("a slab must be a C-contiguous 3-D bool array")
+        if part.shape[1:] != self.shape[1:] or self._start + part.shape[0] > self.shape[0]:
+            raise ValueError(f"slab of shape {part.shape} does not fit a volume of {self.shape}")
+        labels, n = _cc3d(part, self._neighbours)
+        first = sum(self._counts)
+        if self._last is not None and part.shape[0]:
+            pairs = _face_pairs(self._last, _nodes(labels[0], first), self._neighbours)
+            self._edges.append(pairs)
+        if part.shape[0]:
+            self._last = _nodes(labels[-1], first)
+        if self._stats_wanted and n:
+            self._stats.append(_slab_stats(labels, self._start))
+        self._counts.append(n)
+        self._start += part.shape[0]
+        return labels
+
+    def join(self) -> Joined:
+        """Final ids of every provisional node and, with statistics, each object's."""
+        node_ids = _components(self._edges, sum(self._counts) + 1)
+        n = int(node_ids.max(initial=0))
+        dtype = np.dtype(np.uint16 if n <= _UINT16_MAX else np.uint32)
+        sizes, sums, lo, hi = _summed(self._stats, node_ids[1:] - 1, n)
+        centroids = sums / np.maximum(sizes, 1)[:, None]
+        return Joined(n, dtype, node_ids, tuple(self._counts), sizes, centroids, lo, hi, sums)
 
 
 def label_slabs(
@@ -114,23 +232,20 @@ def label_slabs(
     """
     if volume.ndim != 3 or not volume.flags.c_contiguous or volume.dtype != np.bool_:
         raise ValueError("label_slabs needs a C-contiguous 3-D bool volume")
-    per_plane = max(1, volume.shape[1] * volume.shape[2])
-    planes = volume.shape[0] if whole else max(1, SLAB_VOXELS // per_plane)
-    slabs = [
-        _label_slab(volume[start : start + planes], start, neighbours, stats)
-        for start in range(0, volume.shape[0], planes)
-    ]
-    node_ids = _join(slabs, neighbours)
-    n = int(node_ids.max(initial=0))
-    labels = _assemble(volume.shape, slabs, node_ids, n)
-    if not stats:
-        empty = np.zeros((0, 3), dtype=np.int64)
-        return SlabLabels(labels, n, np.zeros(0, np.int64), empty.astype(float), empty, empty)
-    return _with_stats(labels, n, slabs, node_ids)
+    labeller = SlabLabeller(volume.shape, neighbours, stats=stats, whole=whole)
+    step = labeller.planes
+    parts = [labeller.add(volume[start : start + step]) for start in range(0, len(volume), step)]
+    joined = labeller.join()
+    labels = _assemble(volume.shape, parts, joined)
+    return SlabLabels(
+        labels, joined.n, joined.sizes, joined.centroids, joined.bbox_lo, joined.bbox_hi
+    )
 
 
-def _label_slab(part: np.ndarray, start: int, neighbours: Neighbours, stats: bool) -> _Slab:
+def _cc3d(part: np.ndarray, neighbours: Neighbours) -> tuple[np.ndarray, int]:
     """cc3d on one slab; labels narrowed to uint16 when they fit."""
+    if not part.any():  # most slabs of a map at a high threshold
+        return np.zeros(part.shape, dtype=np.uint16), 0
     if sorted(part.shape)[1] == 1:  # cc3d 4.1.1 raises for 26-connected lines
         neighbours = 6
     labels, n = cc3d.connected_components(
@@ -138,7 +253,7 @@ def _label_slab(part: np.ndarray, start: int, neighbours: Neighbours, stats: boo
     )
     if n <= _UINT16_MAX and labels.dtype != np.uint16:
         labels = labels.astype(np.uint16)
-    return _Slab(start, labels, int(n), _slab_stats(labels, start) if stats else None)
+    return labels, int(n)
 
 
 def _slab_stats(labels: np.ndarray, start: int) -> _Stats:
@@ -151,20 +266,20 @@ def _slab_stats(labels: np.ndarray, start: int) -> _Stats:
     return _Stats(counts, sums, boxes[:, 0::2] + offset, boxes[:, 1::2] + 1 + offset)
 
 
-def _join(slabs: list[_Slab], neighbours: Neighbours) -> np.ndarray:
+def _nodes(plane: np.ndarray, first: int) -> np.ndarray:
+    """A plane of provisional labels as node ids (0 stays background)."""
+    nodes = plane.astype(np.int64)
+    return np.where(nodes > 0, nodes + first, 0)
+
+
+def _components(edges: list[np.ndarray], nodes: int) -> np.ndarray:
     """Final object id (1-based) of every provisional node (node 0: background)."""
-    starts = np.cumsum([0] + [s.n for s in slabs])
-    total = int(starts[-1])
-    nodes = total + 1
-    keys = [
-        _face_pairs(_plane(low, starts[i], -1), _plane(high, starts[i + 1], 0), neighbours, nodes)
-        for i, (low, high) in enumerate(zip(slabs, slabs[1:], strict=False))
-    ]
-    edges = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
-    if edges.size == 0:
+    pairs = np.concatenate(edges) if edges else np.zeros(0, dtype=np.int64)
+    if pairs.size == 0:
         return np.arange(nodes, dtype=np.int64)
     graph = sparse.coo_matrix(
-        (np.ones(edges.size, dtype=np.int8), (edges // nodes, edges % nodes)), shape=(nodes, nodes)
+        (np.ones(pairs.size, dtype=np.int8), (pairs // _PAIR, pairs % _PAIR)),
+        shape=(nodes, nodes),
     )
     count, component = csgraph.connected_components(graph, directed=False)
     first = np.full(count, nodes, dtype=np.int64)
@@ -174,23 +289,14 @@ def _join(slabs: list[_Slab], neighbours: Neighbours) -> np.ndarray:
     return rank[component]
 
 
-def _plane(slab: _Slab, start: np.integer, index: int) -> np.ndarray:
-    """Plane ``index`` of a slab as provisional node ids (0 stays background)."""
-    assert slab.labels is not None
-    plane = slab.labels[index].astype(np.int64)
-    return np.where(plane > 0, plane + int(start), 0)
-
-
 _SHIFTS: dict[int, tuple[tuple[int, int], ...]] = {
     6: ((0, 0),),
     26: tuple((dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1)),
 }
 
 
-def _face_pairs(
-    below: np.ndarray, above: np.ndarray, neighbours: Neighbours, nodes: int
-) -> np.ndarray:
-    """Distinct touching (node, node) pairs across a face as keys ``a * nodes + b``:
+def _face_pairs(below: np.ndarray, above: np.ndarray, neighbours: Neighbours) -> np.ndarray:
+    """Distinct touching (node, node) pairs across a face as keys ``a * _PAIR + b``:
     ``below`` is the last plane of a slab and ``above`` the first of the next."""
     rows, cols = below.shape
     found = []
@@ -198,33 +304,30 @@ def _face_pairs(
         low = below[max(0, -dy) : rows - max(0, dy), max(0, -dx) : cols - max(0, dx)]
         high = above[max(0, dy) : rows - max(0, -dy), max(0, dx) : cols - max(0, -dx)]
         both = (low > 0) & (high > 0)
-        keys = low[both] * nodes + high[both]
+        keys = low[both] * _PAIR + high[both]
         found.append(keys[np.flatnonzero(np.diff(keys, prepend=-1))])  # each run once
     return np.unique(np.concatenate(found))
 
 
-def _assemble(
-    shape: tuple[int, ...], slabs: list[_Slab], node_ids: np.ndarray, n: int
-) -> np.ndarray:
+def _assemble(shape: tuple[int, ...], parts: list[np.ndarray], joined: Joined) -> np.ndarray:
     """The final label image, filled slab by slab (each slab's provisional labels freed)."""
-    dtype = np.uint16 if n <= _UINT16_MAX else np.uint32
-    if len(slabs) == 1 and slabs[0].labels is not None:  # numbered as they will stay
-        labels, slabs[0].labels = slabs[0].labels, None
-        return labels.astype(dtype, copy=False)
-    out = np.empty(shape, dtype=dtype)
-    first_node = 0
-    for slab in slabs:
-        assert slab.labels is not None
-        ids = node_ids[first_node + 1 : first_node + slab.n + 1]
-        part = out[slab.start : slab.start + slab.labels.shape[0]]
-        _relabel(slab.labels, ids, part)
-        first_node += slab.n
-        slab.labels = None
+    if len(parts) == 1:  # numbered as they will stay
+        return parts.pop().astype(joined.dtype, copy=False)
+    out = np.empty(shape, dtype=joined.dtype)
+    start = 0
+    for index in range(len(parts)):
+        labels, parts[index] = parts[index], np.zeros(0, np.uint16)
+        relabel(labels, joined.slab_ids(index), out[start : start + len(labels)])
+        start += len(labels)
     return out
 
 
-def _relabel(labels: np.ndarray, ids: np.ndarray, out: np.ndarray) -> None:
-    """``out = ids[labels - 1]`` (0 stays 0); a shift when the ids are consecutive."""
+def relabel(labels: np.ndarray, ids: np.ndarray, out: np.ndarray) -> None:
+    """``out = ids[labels - 1]`` (0 stays 0): a slab's provisional labels made final.
+
+    ``ids`` holds the final id of each provisional one (:meth:`Joined.slab_ids`); a shift
+    when they are consecutive, a table lookup otherwise.
+    """
     if ids.size and ids[-1] - ids[0] == ids.size - 1 and bool(np.all(np.diff(ids) == 1)):
         out[...] = 0
         np.add(labels, ids[0] - 1, out=out, where=labels > 0, casting="unsafe")
@@ -234,13 +337,14 @@ def _relabel(labels: np.ndarray, ids: np.ndarray, out: np.ndarray) -> None:
     np.take(lut, labels, out=out, mode="clip")  # labels <= ids.size: clip is a no-op
 
 
-def _with_stats(labels: np.ndarray, n: int, slabs: list[_Slab], node_ids: np.ndarray) -> SlabLabels:
-    """Each object's size, centroid and box, summed over its slabs' pieces."""
-    parts = [s.stats for s in slabs if s.stats is not None and s.n]
+def _summed(
+    stats: list[_Stats], index: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each object's size, coordinate sums and box, summed over its slabs' pieces."""
+    parts = [s for s in stats if s.counts.size]
     if not parts or n == 0:
         empty = np.zeros((0, 3), dtype=np.int64)
-        return SlabLabels(labels, n, np.zeros(0, np.int64), empty.astype(float), empty, empty)
-    index = node_ids[1:] - 1  # final 0-based index of each provisional node
+        return np.zeros(0, np.int64), empty.astype(float), empty, empty
     counts = np.concatenate([p.counts for p in parts])
     sizes = np.bincount(index, weights=counts, minlength=n).astype(np.int64)
     sums = np.concatenate([p.sums for p in parts])
@@ -249,4 +353,4 @@ def _with_stats(labels: np.ndarray, n: int, slabs: list[_Slab], node_ids: np.nda
     hi = np.zeros((n, 3), dtype=np.int64)
     np.minimum.at(lo, index, np.concatenate([p.lo for p in parts]))
     np.maximum.at(hi, index, np.concatenate([p.hi for p in parts]))
-    return SlabLabels(labels, n, sizes, totals / sizes[:, None], lo, hi)
+    return sizes, totals, lo, hi
