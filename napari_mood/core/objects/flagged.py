@@ -30,7 +30,14 @@ from napari_mood.core.objects.components import (
     crop_offset,
     empty_components,
 )
-from napari_mood.core.objects.runs import RunLengths, compact, count_runs, dense, run_bytes
+from napari_mood.core.objects.runs import (
+    RunLengths,
+    compact,
+    concatenate_runs,
+    count_runs,
+    dense,
+    run_bytes,
+)
 from napari_mood.core.objects.slabs import Joined, SlabLabeller, relabel
 from napari_mood.core.scores import ScoreMode, key_values
 
@@ -249,23 +256,15 @@ class _Gather:
                 return
             self._dense = np.empty(self._shape, dtype=self._dtype)
             if self._runs:
-                self._dense[: self._at] = _merged(self._runs, (self._at, *self._shape[1:])).dense()
+                self._dense[: self._at] = concatenate_runs(
+                    self._runs, (self._at, *self._shape[1:])
+                ).dense()
             self._runs = []
         self._dense[self._at : self._at + len(final)] = final
         self._at += len(final)
 
     def result(self) -> np.ndarray | RunLengths:
-        return self._dense if self._dense is not None else _merged(self._runs, self._shape)
-
-
-def _merged(runs: list[RunLengths], shape: tuple[int, ...]) -> RunLengths:
-    """Consecutive slabs' runs as one :class:`RunLengths` of ``shape``, runs maximal."""
-    values = np.concatenate([r.values for r in runs])
-    lengths = np.concatenate([r.lengths.astype(np.int64) for r in runs])
-    starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
-    total = np.add.reduceat(lengths, starts)
-    dtype = np.uint32 if int(np.prod(shape)) < 2**32 else np.int64
-    return RunLengths(shape, values[starts], total.astype(dtype))
+        return self._dense if self._dense is not None else concatenate_runs(self._runs, self._shape)
 
 
 def _squeezed(image: np.ndarray | RunLengths | None, drop: int) -> np.ndarray | RunLengths | None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["RunLengths", "compact", "count_runs", "dense", "run_bytes"]
+__all__ = ["RunLengths", "compact", "concatenate_runs", "count_runs", "dense", "run_bytes"]
 
 RUN_CHUNK = 1 << 24
 """Elements compared per step while looking for runs (a 16 MiB bool temporary)."""
@@ -96,6 +96,26 @@ def compact(
     values = flat[np.concatenate(([0], ends[:-1]))]
     np.subtract(ends[1:], ends[:-1].copy(), out=ends[1:])
     return RunLengths(tuple(labels.shape), values, ends)
+
+
+def concatenate_runs(runs: list[RunLengths], shape: tuple[int, ...]) -> RunLengths:
+    """Consecutive pieces' runs (in C order) as one :class:`RunLengths` of ``shape``.
+
+    Runs that continue across two pieces are joined, so the result's runs are maximal
+    when each piece's are.
+
+    Examples
+    --------
+    >>> a, b = compact(np.array([[0, 0, 5, 5]]), worth=np.inf), compact(np.array([[5, 0, 0, 0]]), worth=np.inf)
+    >>> joined = concatenate_runs([a, b], (2, 4))
+    >>> joined.values.tolist(), joined.lengths.tolist(), joined.dense().tolist()
+    ([0, 5, 0], [2, 3, 3], [[0, 0, 5, 5], [5, 0, 0, 0]])
+    """
+    values = np.concatenate([r.values for r in runs])
+    lengths = np.concatenate([r.lengths.astype(np.int64) for r in runs])
+    starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+    total = np.add.reduceat(lengths, starts)
+    return RunLengths(shape, values[starts], total.astype(_lengths_dtype(int(np.prod(shape)))))
 
 
 def count_runs(labels: np.ndarray) -> int:
