@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import ndimage
 
-from napari_mood.core.objects import slabs
+from napari_mood.core.objects import flagged, slabs
 from napari_mood.core.objects.components import find_components, object_scores
 from napari_mood.core.objects.flagged import flagged_objects
 from napari_mood.core.objects.runs import RunLengths, compact, dense
@@ -166,3 +166,22 @@ def test_without_keep_dense_small_runs_are_still_kept() -> None:
     assert isinstance(found.labels, RunLengths)
     comp, _ = _expected(keys, key_threshold(0.55), "full", "mood")
     np.testing.assert_array_equal(dense(found.labels), comp.labels)
+
+
+def test_without_keep_dense_slabs_are_kept_as_runs_within_the_budget() -> None:
+    """Slabs whose runs take between half and all of their dense bytes were kept dense
+    (twice the runs' bytes); without ``keep_dense`` they are kept as runs, and never
+    past the budget plus one slab."""
+    slab = np.tile(np.repeat(np.arange(256, dtype=np.uint16) % 2 * 7, 3), (4, 1))  # 1/3 runs
+    parts = flagged._Parts(40 * slab.size, 0.5, keep_dense=False)
+    dense_parts = flagged._Parts(40 * slab.size, 0.5, keep_dense=True)
+    kept = []
+    for _ in range(40):
+        parts.add(slab, 7)
+        dense_parts.add(slab, 7)
+        if parts._parts is not None:
+            assert all(isinstance(part, RunLengths) for part in parts._parts)
+            kept.append(sum(part.nbytes for part in parts._parts))  # type: ignore[union-attr]
+    budget = 0.5 * 40 * slab.nbytes
+    assert parts._parts is None and max(kept) <= budget + 6 * slab.size  # dropped in time
+    assert dense_parts._parts is not None and all(p is slab for p in dense_parts._parts)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import tracemalloc
+from collections.abc import Iterator
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from napari_mood.core.objects import labelled_match, runs
-from napari_mood.core.objects.runs import RunLengths, compact, dense
+from napari_mood.core.objects.runs import RunLengths, compact, concatenate_runs, dense
 
 
 @pytest.fixture
@@ -63,3 +67,73 @@ def test_a_labelled_match_keeps_blobs_as_runs() -> None:
     assert found.nbytes < found.pred_crop_labels.nbytes
     assert int(found.pred_labels(None).max()) == 2 and found.pred_labels(None).dtype == np.uint8
     assert found.pred_labels()[15, 20, 20] == 2 and found.gt_labels()[7, 7, 7] == 1
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    hnp.arrays(
+        np.uint16,
+        hnp.array_shapes(min_dims=2, max_dims=3, min_side=1, max_side=9),
+        elements={"min_value": 0, "max_value": 2},
+    ),
+    st.lists(st.integers(min_value=1, max_value=4), min_size=1, max_size=12),
+)
+def test_concatenated_pieces_equal_the_whole(labels: np.ndarray, sizes: list[int]) -> None:
+    """Pieces along the first axis, joined: the whole array's own maximal runs."""
+    cuts = np.cumsum([0, *sizes])
+    cuts = np.unique(np.append(cuts[cuts < len(labels)], len(labels)))
+    pieces = [compact(labels[a:b], worth=np.inf) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+    whole = compact(labels, worth=np.inf)
+    assert isinstance(whole, RunLengths)
+    for joined in (
+        concatenate_runs(pieces, labels.shape),
+        concatenate_runs(iter(pieces), labels.shape, total=sum(p.values.size for p in pieces)),  # type: ignore[union-attr]
+    ):
+        np.testing.assert_array_equal(joined.values, whole.values)
+        np.testing.assert_array_equal(joined.lengths, whole.lengths)
+        assert joined.lengths.dtype == whole.lengths.dtype and joined.shape == labels.shape
+
+
+def test_a_run_through_many_pieces_is_one_run() -> None:
+    labels = np.zeros((6, 3), dtype=np.uint16)
+    labels[0, 2] = labels[5, 0] = 4  # planes 1 to 4 are background throughout
+    pieces = [compact(labels[i : i + 1], worth=np.inf) for i in range(6)]
+    joined = concatenate_runs(pieces, labels.shape)  # type: ignore[arg-type]
+    assert joined.values.tolist() == [0, 4, 0, 4, 0] and joined.lengths.tolist() == [2, 1, 12, 1, 2]
+    with pytest.raises(ValueError, match="no runs"):
+        concatenate_runs([], (0, 3))
+
+
+def test_concatenating_handed_over_pieces_makes_only_the_result() -> None:
+    """Pieces given one at a time and let go: the peak is the result, not a multiple of
+    it (int64 lengths, change masks and start indices made 4-6 copies before)."""
+    rng = np.random.default_rng(3)
+    image = np.repeat(rng.integers(0, 3, size=(40, 5000)).astype(np.uint16), 3, axis=1)
+    pieces = [compact(image[i : i + 1], worth=np.inf) for i in range(40)]
+    total = sum(p.values.size for p in pieces)  # type: ignore[union-attr]
+
+    def drained() -> Iterator[RunLengths]:
+        while pieces:
+            yield pieces.pop(0)  # type: ignore[misc]
+
+    tracemalloc.start()
+    try:
+        joined = concatenate_runs(drained(), image.shape, total=total)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_array_equal(joined.dense(), image)
+    result = total * (joined.values.itemsize + joined.lengths.itemsize)
+    assert peak < 1.2 * result, (peak, result)
+
+
+@pytest.mark.usefixtures("small_chunks")
+def test_lengths_are_right_across_chunks() -> None:
+    """Run ends turn into lengths a chunk at a time (7 elements here), last chunk first."""
+    image = np.repeat(np.arange(30, dtype=np.uint16) % 3, np.arange(1, 31))
+    kept = compact(image, worth=np.inf)
+    assert isinstance(kept, RunLengths)
+    assert (
+        kept.lengths.tolist() == list(range(1, 31))
+        and kept.values.tolist() == (np.arange(30) % 3).tolist()
+    )

@@ -18,6 +18,7 @@ for voxel (tested).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -149,9 +150,10 @@ class _Parts:
     """Each slab's provisional labels (runs when small) until the final ids are known.
 
     Counts the runs as it goes: the final image has at most as many (ids only merge);
-    without ``keep_dense``, once even the smallest final image (uint16 over the whole
-    volume, or uint32 past 65,535 provisional ids) would take less, the labels are
-    dropped and no more are kept.
+    without ``keep_dense``, every slab is kept as runs until even the smallest final
+    image (uint16 over the whole volume, or uint32 past 65,535 provisional ids) would
+    take less; then the labels are dropped and no more are kept. So they never take more
+    than ``worth`` of that image plus one slab.
     """
 
     def __init__(self, size: int, worth: float, keep_dense: bool) -> None:
@@ -166,11 +168,14 @@ class _Parts:
         self._runs += count
         if self._parts is None:
             return
+        if self._keep_dense:
+            self._parts.append(compact(labels, count=count))
+            return
         itemsize = 2 if ids <= np.iinfo(np.uint16).max else 4
-        if not self._keep_dense and not self._worth_it(self._size, itemsize):
+        if not self._worth_it(self._size, itemsize):
             self._parts = None  # the runs will take more than the budget
             return
-        self._parts.append(compact(labels, count=count))
+        self._parts.append(compact(labels, worth=np.inf, count=count))  # always runs
 
     def _worth_it(self, size: int, itemsize: int) -> bool:
         dtype = np.uint16 if itemsize == 2 else np.uint32
@@ -255,16 +260,25 @@ class _Gather:
                 self._at += len(final)
                 return
             self._dense = np.empty(self._shape, dtype=self._dtype)
-            if self._runs:
-                self._dense[: self._at] = concatenate_runs(
-                    self._runs, (self._at, *self._shape[1:])
-                ).dense()
-            self._runs = []
+            at = 0
+            for runs in _drain(self._runs):  # each slab decoded into its planes
+                self._dense[at : at + runs.shape[0]] = runs.dense()
+                at += runs.shape[0]
         self._dense[self._at : self._at + len(final)] = final
         self._at += len(final)
 
     def result(self) -> np.ndarray | RunLengths:
-        return self._dense if self._dense is not None else concatenate_runs(self._runs, self._shape)
+        if self._dense is not None:
+            return self._dense
+        total = sum(runs.values.size for runs in self._runs)
+        return concatenate_runs(_drain(self._runs), self._shape, total=total)
+
+
+def _drain(items: list[RunLengths]) -> Iterator[RunLengths]:
+    """The items of ``items`` first to last, each dropped from the list as it is given."""
+    items.reverse()
+    while items:
+        yield items.pop()
 
 
 def _squeezed(image: np.ndarray | RunLengths | None, drop: int) -> np.ndarray | RunLengths | None:

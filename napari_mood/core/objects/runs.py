@@ -11,6 +11,7 @@ image as :class:`RunLengths` when that takes at most half its bytes, else as it 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -85,24 +86,29 @@ def compact(
     if count > budget:  # counted first: giving up costs no memory
         return labels
     flat = labels.reshape(-1)
-    chunks = range(0, flat.size - 1, RUN_CHUNK)
+    values = np.empty(count, dtype=labels.dtype)
     ends: np.ndarray = np.empty(count, dtype=lengths_dtype)  # each run's end, then its length
+    values[0] = flat[0]
     at = 0
-    for start in chunks:
-        changes = np.flatnonzero(_changed(flat, start))
-        ends[at : at + changes.size] = changes + (start + 1)
+    for start in range(0, flat.size - 1, RUN_CHUNK):
+        changes = np.flatnonzero(_changed(flat, start)) + (start + 1)  # where runs start
+        ends[at : at + changes.size] = changes
+        values[at + 1 : at + 1 + changes.size] = flat[changes]
         at += changes.size
     ends[-1] = flat.size
-    values = flat[np.concatenate(([0], ends[:-1]))]
-    np.subtract(ends[1:], ends[:-1].copy(), out=ends[1:])
+    _differences(ends)
     return RunLengths(tuple(labels.shape), values, ends)
 
 
-def concatenate_runs(runs: list[RunLengths], shape: tuple[int, ...]) -> RunLengths:
+def concatenate_runs(
+    runs: Iterable[RunLengths], shape: tuple[int, ...], *, total: int | None = None
+) -> RunLengths:
     """Consecutive pieces' runs (in C order) as one :class:`RunLengths` of ``shape``.
 
     Runs that continue across two pieces are joined, so the result's runs are maximal
-    when each piece's are.
+    when each piece's are. The result is written into arrays of ``total`` runs (the
+    pieces' sum, counted first when not given), so the pieces can be handed over one
+    at a time by an iterator that lets each go: no other temporary is made.
 
     Examples
     --------
@@ -111,11 +117,25 @@ def concatenate_runs(runs: list[RunLengths], shape: tuple[int, ...]) -> RunLengt
     >>> joined.values.tolist(), joined.lengths.tolist(), joined.dense().tolist()
     ([0, 5, 0], [2, 3, 3], [[0, 0, 5, 5], [5, 0, 0, 0]])
     """
-    values = np.concatenate([r.values for r in runs])
-    lengths = np.concatenate([r.lengths.astype(np.int64) for r in runs])
-    starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
-    total = np.add.reduceat(lengths, starts)
-    return RunLengths(shape, values[starts], total.astype(_lengths_dtype(int(np.prod(shape)))))
+    if total is None:
+        runs = list(runs)
+        total = sum(piece.values.size for piece in runs)
+    values: np.ndarray | None = None
+    lengths: np.ndarray = np.empty(total, dtype=_lengths_dtype(int(np.prod(shape))))
+    at = 0
+    for piece in runs:
+        if values is None:
+            values = np.empty(total, dtype=piece.values.dtype)
+        skip = int(at > 0 and piece.values.size > 0 and values[at - 1] == piece.values[0])
+        if skip:  # the last run goes on into this piece
+            lengths[at - 1] += piece.lengths[0]
+        end = at + piece.values.size - skip
+        values[at:end] = piece.values[skip:]
+        lengths[at:end] = piece.lengths[skip:]
+        at = end
+    if values is None:
+        raise ValueError("no runs to concatenate")
+    return RunLengths(shape, values[:at], lengths[:at])  # at most one spare run per piece
 
 
 def count_runs(labels: np.ndarray) -> int:
@@ -140,6 +160,13 @@ def run_bytes(count: int, size: int, dtype: np.dtype) -> int:
 
 def _lengths_dtype(size: int) -> type:
     return np.uint32 if size < 2**32 else np.int64
+
+
+def _differences(ends: np.ndarray) -> None:
+    """Turn increasing run ends into run lengths, in place (a chunk at a time, last first)."""
+    for stop in range(ends.size, 1, -RUN_CHUNK):
+        start = max(1, stop - RUN_CHUNK)
+        ends[start:stop] -= ends[start - 1 : stop - 1]  # numpy buffers the overlap
 
 
 def _changed(flat: np.ndarray, start: int) -> np.ndarray:
