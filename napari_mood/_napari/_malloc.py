@@ -15,6 +15,13 @@ heap. It is called by :func:`napari_mood._napari.viewer.build_viewer` (``napari-
 view`` / ``demo``), not when the plugin is loaded into someone else's napari process.
 A threshold the user set (``MALLOC_MMAP_THRESHOLD_``, or ``glibc.malloc.mmap_threshold``
 in ``GLIBC_TUNABLES``) is left to win.
+
+:func:`release_free_heap` gives the heap's free pages back (``malloc_trim(0)``, about
+8 ms): a labelling frees thousands of blocks under 4 MiB (each slab's runs and
+statistics) between the ones it keeps, and these stay resident otherwise. The session's
+labelling cache calls it after each labelling: at 512^3 the memory resident once the
+viewer is open fell from 2.41-2.51 GB to 2.29 GB (the same 2.29 GB a trim at the end
+leaves), and each later labelling starts from there.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from __future__ import annotations
 import ctypes
 import os
 
-__all__ = ["MMAP_THRESHOLD", "fix_mmap_threshold"]
+__all__ = ["MMAP_THRESHOLD", "fix_mmap_threshold", "release_free_heap"]
 
 MMAP_THRESHOLD = 4 << 20
 """Bytes from which a block gets its own mapping (returned to the system when freed)."""
@@ -48,3 +55,20 @@ def fix_mmap_threshold(threshold: int = MMAP_THRESHOLD) -> bool:
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     mallopt.restype = ctypes.c_int
     return bool(mallopt(_M_MMAP_THRESHOLD, int(threshold)))
+
+
+def release_free_heap() -> bool:
+    """Give the free pages of every heap back to the system (glibc's ``malloc_trim``).
+
+    Returns
+    -------
+    bool
+        Whether memory was given back (False without glibc).
+    """
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError, TypeError):
+        return False
+    trim.argtypes = [ctypes.c_size_t]
+    trim.restype = ctypes.c_int
+    return bool(trim(0))

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from napari_mood._napari import layers as layer_rules
 from napari_mood._napari.layers import (
     AXIS_LABELS_3D,
     GT_FILL_OPACITY,
@@ -213,6 +214,14 @@ def _load_dataset(
     return _load_dataset_case(dataset, first_anomalous_case(dataset), preds, mode, on_grid)
 
 
+def _load_case(dataset: MoodDataset | None, case: str, **options: Any) -> CaseData:
+    """:func:`~napari_mood.core.case.load_case`, a large scan read small (only shown):
+    the scan of a volume the viewer shows multiscale (more than
+    :data:`~napari_mood._napari.layers.PYRAMID_MIN_VOXELS` voxels) is float16, or its
+    stored integers of up to 16 bits: 268 MB instead of 537 MB at 512^3."""
+    return load_case(dataset, case, small_scan_above=layer_rules.PYRAMID_MIN_VOXELS, **options)
+
+
 def _load_dataset_case(
     dataset: MoodDataset,
     case: str,
@@ -225,7 +234,7 @@ def _load_dataset_case(
     except MoodInputError as exc:  # an empty methods/ folder: show the case without methods
         warnings.warn(f"{exc}; showing the case without methods", MoodInputWarning, stacklevel=2)
         beside = {}
-    return load_case(
+    return _load_case(
         dataset, case, methods=_with_preds(beside, preds, case), mode=mode, on_grid=on_grid
     )
 
@@ -235,7 +244,7 @@ def _load_case_folder(
 ) -> CaseData:
     case = layout.path.name
     methods = _with_preds(methods_from_files(case, layout.maps), preds, case)
-    return load_case(
+    return _load_case(
         None,
         case,
         methods=methods,
@@ -255,7 +264,7 @@ def _load_methods_folder(
         raise MoodInputError(
             layout.path, "its method folders hold no .nii.gz maps", "check the folder"
         )
-    return load_case(
+    return _load_case(
         None, cases[0], methods=_with_preds(found, preds, cases[0]), mode=mode, on_grid=on_grid
     )
 
@@ -271,7 +280,7 @@ def _load_file(
         if case in dataset.scans:
             return _load_dataset_case(dataset, case, preds, mode, on_grid)
     if layout.role == "gt":
-        return load_case(
+        return _load_case(
             None,
             case,
             methods=_with_preds({}, preds, case),
@@ -282,10 +291,10 @@ def _load_file(
     if layout.role == "method":
         name = case_stem(path.name) if in_case_folder else path.parent.name
         methods = methods_from_files(case, {name: path})
-        return load_case(
+        return _load_case(
             None, case, methods=_with_preds(methods, preds, case), mode=mode, on_grid=on_grid
         )
-    return load_case(
+    return _load_case(
         None, case, methods=_with_preds({}, preds, case), scan_path=path, mode=mode, on_grid=on_grid
     )
 
@@ -304,7 +313,7 @@ def _load_files(
     maps = _map_names(others[1:], taken={scan.parent} if scan else set())
     methods = _with_preds(methods_from_files(case, maps), preds, case)
     label = labels[0] if labels else None
-    return load_case(
+    return _load_case(
         None, case, methods=methods, scan_path=scan, label_path=label, mode=mode, on_grid=on_grid
     )
 
@@ -341,7 +350,7 @@ def load_case_layers(
     dataset: MoodDataset, case: str, methods: Mapping[str, MethodFolder]
 ) -> LoadedCase:
     """Read one case of a dataset (scan, GT, each method's map) as layer data (a worker job)."""
-    data = load_case(dataset, case, methods=methods)
+    data = _load_case(dataset, case, methods=methods)
     return LoadedCase(case, case_layer_data(data), data.problems)
 
 

@@ -47,6 +47,7 @@ from typing import Any
 
 from psygnal import Signal
 
+from napari_mood._napari._malloc import release_free_heap
 from napari_mood._napari._soon import call_soon
 from napari_mood._napari.helper_layers import follow_display, keep_read_only
 from napari_mood._napari.layers import (
@@ -142,7 +143,8 @@ class MoodSession:
         self._pending: set[str] = set()  # signals held back while a batch runs
         self._switching = False  # inside replace_case
         self._maps_coming = False  # the shown case's maps are still being read
-        self.labelling = LabellingCache()  # one labelling per (map, threshold) for all panels
+        # one labelling per (map, threshold) for all panels; the freed heap given back after each
+        self.labelling = LabellingCache(after_labelling=release_free_heap)
         self.blind = False  # a blind review runs: views name no layer (see widgets.review_view)
         viewer.layers.events.inserted.connect(self._on_layers_inserted)
         viewer.layers.events.removed.connect(self._on_layers_removed)

@@ -86,7 +86,8 @@ class CaseData:
     name : str
         Case name (file name such as ``brain_000.nii.gz``, or a case folder's name).
     scan : Volume or None
-        The scan (None when only a mask or maps were given).
+        The scan (None when only a mask or maps were given): float32, or small for a
+        viewer (:func:`load_case`'s ``small_scan_above``).
     gt : ndarray of bool or None
         Ground-truth mask on the scan's grid.
     maps : Mapping[str, ndarray]
@@ -143,6 +144,7 @@ def load_case(
     label_path: str | os.PathLike[str] | None = None,
     mode: ScoreMode = "mood",
     on_grid: Callable[[CaseData], None] | None = None,
+    small_scan_above: int | None = None,
 ) -> CaseData:
     """Read the scan, ground truth and method maps of one case onto the scan's grid.
 
@@ -189,7 +191,7 @@ def load_case(
     label_file = _pick(label_path, dataset.pixel_labels.get(case) if dataset else None)
     problems: list[Problem] = []
     map_files = [p for m in methods.values() if (p := m.pixel.get(case)) is not None]
-    reads = _Reads(scan_file, label_file, map_files, mode)
+    reads = _Reads(scan_file, label_file, map_files, mode, small_scan_above)
     scan = _read_scan(reads, scan_file, case, problems)
     if scan is not None and scan_file is not None:
         scan = _scan_on_their_grid(scan, scan_file, [label_file, *map_files], case, problems)
@@ -283,11 +285,16 @@ class _Reads:
     """
 
     def __init__(
-        self, scan: Path | None, label: Path | None, maps: list[Path], mode: ScoreMode
+        self,
+        scan: Path | None,
+        label: Path | None,
+        maps: list[Path],
+        mode: ScoreMode,
+        small_scan_above: int | None = None,
     ) -> None:
         jobs: dict[tuple[str, Path], Callable[[], Any]] = {}
         if scan is not None:
-            jobs["scan", scan] = partial(read_scan, scan)
+            jobs["scan", scan] = partial(read_scan, scan, small_above=small_scan_above)
         if label is not None:
             jobs["label", label] = partial(read_label, label)
         for path in maps:

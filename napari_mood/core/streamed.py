@@ -21,7 +21,9 @@ voxels come in the order of the arrays' Fortran flattening), so the results are 
 
 :func:`read_scan` reads a plain scan the same way into its float32 array (any real
 voxel type without scaling; values are not checked), and leaves anything else to
-``read_volume``.
+``read_volume``. A viewer asks for large scans small (``small_above``): integers of up to
+16 bits as they are stored, other values as float16 (half the bytes of float32; a
+viewer only shows a scan, nothing scores it).
 """
 
 from __future__ import annotations
@@ -171,33 +173,90 @@ def read_map(path: str | os.PathLike[str], *, mode: ScoreMode = "mood") -> Score
     return read_scores(path, mode=mode)
 
 
-def read_scan(path: str | os.PathLike[str]) -> Volume:
+def read_scan(path: str | os.PathLike[str], *, small_above: int | None = None) -> Volume:
     """:func:`~napari_mood.core.nifti.read_volume` (float32), streaming a plain scan.
 
     A plain scan (a clean header, 2-D or 3-D voxels of any real type without scaling,
     nothing after them) is inflated :data:`READ_CHUNK` voxels at a time straight into
-    its float32 array: no compressed or decoded copy of the file, and ISA-L inflates
-    without the GIL in :data:`INFLATE_BLOCK` calls. Anything else is read by
-    ``read_volume``, which reports it. The voxels are the same bit for bit (cast to
-    float32 as nibabel's ``get_fdata`` casts unscaled data: 64-bit integers through
-    float64).
+    its array: no compressed or decoded copy of the file, and ISA-L inflates without the
+    GIL in :data:`INFLATE_BLOCK` calls. Anything else is read by ``read_volume``, which
+    reports it. The voxels are the same bit for bit (cast to float32 as nibabel's
+    ``get_fdata`` casts unscaled data: 64-bit integers through float64).
+
+    Parameters
+    ----------
+    path : path-like
+        The scan.
+    small_above : int, optional
+        A scan of more voxels is kept small, for display (:func:`small_scan_dtype`):
+        integers of up to 16 bits in their own type (the same numbers), any other value
+        as float16 (rounded to 11 significant bits). A scan with a finite value beyond
+        float16's range (+-65504) stays float32. None: always float32.
 
     Examples
     --------
     >>> read_scan("toy/toy_0.nii.gz").data.dtype  # doctest: +SKIP
     dtype('float32')
     """
-    streamed = _streamed(Path(path), None, partial(_scan, Path(path)), grid_of=_scan_grid)
-    return streamed if streamed is not None else read_volume(path)
+    file = Path(path)
+    if small_above is not None:
+        small = _streamed(file, None, partial(_scan, file, small_above), grid_of=_scan_grid)
+        if small is not None:
+            return small
+    streamed = _streamed(file, None, partial(_scan, file, None), grid_of=_scan_grid)
+    volume = streamed if streamed is not None else read_volume(path)
+    if small_above is None or volume.data.size <= small_above or streamed is not None:
+        return volume
+    return _small_copy(volume)  # a scaled or unusual file: read whole, then made small
 
 
-def _scan(path: Path, stream: BinaryIO, layout: _Layout) -> Volume:
-    data = np.empty(layout.shape, dtype=np.float32, order="F")
+def small_scan_dtype(stored: np.dtype, voxels: int, small_above: int | None) -> np.dtype:
+    """The type :func:`read_scan` keeps a scan of ``voxels`` stored as ``stored`` in.
+
+    Examples
+    --------
+    >>> [small_scan_dtype(np.dtype(t), 10, 5).name for t in ("<i2", "u1", "<f4", "<i4")]
+    ['int16', 'uint8', 'float16', 'float32']
+    >>> small_scan_dtype(np.dtype("<i2"), 10, None).name, small_scan_dtype(np.dtype("<i2"), 5, 5).name
+    ('float32', 'float32')
+    """
+    if small_above is None or voxels <= small_above:
+        return np.dtype(np.float32)
+    if stored.kind in "iu" and stored.itemsize <= 2:
+        return stored.newbyteorder("=")
+    return np.dtype(np.float16) if stored.kind == "f" else np.dtype(np.float32)
+
+
+def _scan(path: Path, small_above: int | None, stream: BinaryIO, layout: _Layout) -> Volume:
+    kept = small_scan_dtype(layout.dtype, layout.count, small_above)
+    data = np.empty(layout.shape, dtype=kept, order="F")
     flat = data.reshape(-1, order="F")  # a view: F-contiguous
-    via = np.promote_types(layout.dtype, np.float32)  # 64-bit integers: float64 first, as nibabel
+    via = np.promote_types(layout.dtype, np.float32) if kept.kind == "f" else kept
     for start, values in _voxel_steps(stream, layout, READ_CHUNK):
-        flat[start : start + values.size] = values.astype(via, copy=False)
+        part = values.astype(via, copy=False)  # 64-bit integers: float64 first, as nibabel
+        out = flat[start : start + values.size]
+        with np.errstate(over="ignore"):
+            out[...] = part
+        if kept == np.float16 and _overflowed(out, part):
+            raise _NotPlain  # read again as float32
     return Volume(data=data, affine=layout.affine, path=path)
+
+
+def _overflowed(small: np.ndarray, values: np.ndarray) -> bool:
+    """Whether a finite value became infinite in its float16 copy ``small``."""
+    infinite = np.isinf(small)
+    return bool(infinite.any() and np.isfinite(values[infinite]).any())
+
+
+def _small_copy(volume: Volume) -> Volume:
+    """``volume`` as float16 when every finite value fits (else as it is)."""
+    data = volume.data
+    if data.dtype.kind != "f":
+        return volume
+    small = np.empty(data.shape, dtype=np.float16, order="F" if data.flags.f_contiguous else "C")
+    with np.errstate(over="ignore"):
+        small[...] = data
+    return volume if _overflowed(small, data) else Volume(small, volume.affine, volume.path)
 
 
 def _scores(path: Path, stream: BinaryIO, layout: _Layout) -> ScoreRead:

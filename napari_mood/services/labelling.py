@@ -19,7 +19,9 @@ Key
 
 Bounds
     At most ``max_entries`` entries and ``max_bytes`` bytes of label images; the least
-    recently used entries go first.
+    recently used entries go first. ``after_labelling`` is called after each labelling
+    (a viewer gives the freed heap back to the system there:
+    :func:`~napari_mood._napari._malloc.release_free_heap`).
 
 Threads
     Thread-safe. A request for a key another thread is computing waits for that result
@@ -129,10 +131,15 @@ class LabellingCache:
     """
 
     def __init__(
-        self, *, max_entries: int = DEFAULT_MAX_ENTRIES, max_bytes: int = DEFAULT_MAX_BYTES
+        self,
+        *,
+        max_entries: int = DEFAULT_MAX_ENTRIES,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        after_labelling: Callable[[], object] | None = None,
     ) -> None:
         if max_entries < 1 or max_bytes < 0:
             raise ValueError("max_entries must be >= 1 and max_bytes >= 0")
+        self._after = after_labelling
         self._max_entries = max_entries
         self._max_bytes = max_bytes
         self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
@@ -180,14 +187,18 @@ class LabellingCache:
 
         def compute() -> LabelledMatch:
             with self._labelling:
-                return labelled(
-                    score,
-                    gt,
-                    threshold=value,
-                    connectivity=connectivity,
-                    spacing=spacing,
-                    labels=labels,
-                )
+                try:
+                    return labelled(
+                        score,
+                        gt,
+                        threshold=value,
+                        connectivity=connectivity,
+                        spacing=spacing,
+                        labels=labels,
+                    )
+                finally:
+                    if self._after is not None:
+                        self._after()
 
         found: LabelledMatch = self._cached(key, score, gt, compute)
         while labels and not found.has_labels:

@@ -177,8 +177,8 @@ def test_without_keep_dense_slabs_are_kept_as_runs_within_the_budget() -> None:
     dense_parts = flagged._Parts(40 * slab.size, 0.5, keep_dense=True)
     kept = []
     for _ in range(40):
-        parts.add(slab, 7)
-        dense_parts.add(slab, 7)
+        parts.add(slab)
+        dense_parts.add(slab)
         if parts._parts is not None:
             assert all(isinstance(part, RunLengths) for part in parts._parts)
             kept.append(sum(part.nbytes for part in parts._parts))  # type: ignore[union-attr]

@@ -22,7 +22,7 @@ from hypothesis.extra.numpy import arrays
 from napari_mood.core import streamed as streamed_module
 from napari_mood.core.case import load_case
 from napari_mood.core.io import MoodInputError, discover_dataset
-from napari_mood.core.nifti import read_volume
+from napari_mood.core.nifti import Volume, read_volume
 from napari_mood.core.streamed import read_scan
 
 SHAPE = (9, 8, 7)
@@ -171,3 +171,94 @@ def test_the_viewer_case_reader_streams_the_scan(tmp_path, monkeypatch) -> None:
     case = load_case(discover_dataset(root), "c1.nii.gz")
     assert calls == [] and case.scan is not None
     np.testing.assert_array_equal(case.scan.data, read_volume(root / "toy" / "c1.nii.gz").data)
+
+
+def _read_small(path: Path, small_above: int = 0) -> tuple[object, bool]:
+    """read_scan(small_above) (or what it raises), and whether it streamed."""
+    calls: list[Path] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            streamed_module, "read_volume", lambda p: calls.append(Path(p)) or read_volume(p)
+        )
+        got: object = read_scan(path, small_above=small_above)
+    return got, not calls
+
+
+@pytest.mark.parametrize(
+    ("dtype", "kept"),
+    [
+        ("u1", "u1"),
+        ("<i2", "i2"),
+        (">i2", "i2"),
+        ("<u2", "u2"),
+        ("<i4", "f4"),
+        ("<f4", "f2"),
+        (">f8", "f2"),
+    ],
+)
+def test_a_large_scan_is_read_small(tmp_path, dtype, kept) -> None:
+    """Integers of up to 16 bits stay the same numbers in their own type; floats become
+    float32's values rounded to float16; wider integers stay float32."""
+    rng = np.random.default_rng(6)
+    data = (
+        rng.uniform(-1000, 1000, SHAPE)
+        if np.dtype(dtype).kind != "u"
+        else rng.uniform(0, 250, SHAPE)
+    )
+    path = _save(_image(data.astype(dtype), dtype), tmp_path / "scan.nii.gz")
+    got, did_stream = _read_small(path)
+    want = read_volume(path).data
+    assert did_stream and isinstance(got, Volume)
+    assert got.data.dtype == np.dtype(kept) and got.data.flags.f_contiguous
+    np.testing.assert_array_equal(got.data, want.astype(kept))  # float16: the nearest value
+    np.testing.assert_array_equal(got.affine, read_volume(path).affine)
+
+
+def test_a_scan_at_or_under_the_size_stays_float32(tmp_path) -> None:
+    data = np.random.default_rng(7).normal(0, 1, SHAPE).astype(np.float32)
+    path = _save(_image(data, "<f4"), tmp_path / "scan.nii.gz")
+    got, _ = _read_small(path, small_above=int(np.prod(SHAPE)))
+    assert isinstance(got, Volume) and got.data.dtype == np.float32
+    np.testing.assert_array_equal(got.data, read_volume(path).data)
+
+
+def test_values_float16_cannot_hold_keep_the_scan_float32(tmp_path, monkeypatch) -> None:
+    """A finite value beyond +-65504 (in the last step read): read again as float32, with
+    no full read; infinity and NaN alone fit."""
+    monkeypatch.setattr("napari_mood.core.streamed.READ_CHUNK", 100)
+    fits = np.resize(np.array([np.inf, -np.inf, np.nan, 65504.0, -0.0, 1e-8]), SHAPE)
+    path = _save(_image(fits.astype(np.float32), "<f4"), tmp_path / "fits.nii.gz")
+    got, did_stream = _read_small(path)
+    assert did_stream and isinstance(got, Volume) and got.data.dtype == np.float16
+    np.testing.assert_array_equal(got.data, fits.astype(np.float16))
+    hot = np.zeros(SHAPE, dtype=np.float32)
+    hot[-1, -1, -1] = 70000.0  # a PET hot spot in Bq/ml
+    path = _save(_image(hot, "<f4"), tmp_path / "hot.nii.gz")
+    got, did_stream = _read_small(path)
+    assert did_stream and isinstance(got, Volume) and got.data.dtype == np.float32
+    np.testing.assert_array_equal(got.data, hot)
+
+
+def test_a_scaled_scan_is_read_whole_then_made_small(tmp_path) -> None:
+    data = np.arange(np.prod(SHAPE), dtype=np.int16).reshape(SHAPE)
+    scaled = nib.Nifti1Image(data, AFFINE)
+    scaled.header.set_slope_inter(1.0, -1024.0)  # CT stored as unsigned, shifted to HU
+    path = _save(scaled, tmp_path / "ct.nii.gz")
+    got, did_stream = _read_small(path)
+    assert not did_stream and isinstance(got, Volume) and got.data.dtype == np.float16
+    np.testing.assert_array_equal(got.data, read_volume(path).data.astype(np.float16))
+    hot = nib.Nifti1Image(data, AFFINE)
+    hot.header.set_slope_inter(1000.0, 0.0)
+    got, _ = _read_small(_save(hot, tmp_path / "hot.nii.gz"))
+    assert isinstance(got, Volume) and got.data.dtype == np.float32
+
+
+def test_load_case_reads_a_large_scan_small(tmp_path) -> None:
+    root = tmp_path / "data"
+    scan = np.random.default_rng(8).normal(0, 1, SHAPE).astype(np.float32)
+    _save(_image(scan, "<f4"), root / "toy" / "c1.nii.gz")
+    small = load_case(discover_dataset(root), "c1.nii.gz", small_scan_above=100)
+    exact = load_case(discover_dataset(root), "c1.nii.gz")
+    assert small.scan is not None and exact.scan is not None
+    assert small.scan.data.dtype == np.float16 and exact.scan.data.dtype == np.float32
+    np.testing.assert_array_equal(small.scan.data, scan.astype(np.float16))

@@ -73,3 +73,43 @@ def test_the_users_own_malloc_setting_wins(monkeypatch, name, value):
     monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
     monkeypatch.setenv(name, value)
     assert fix_mmap_threshold() is False
+
+
+_TRIM_PROBE = """
+import ctypes
+from pathlib import Path
+from napari_mood._napari._malloc import fix_mmap_threshold, release_free_heap
+
+libc = ctypes.CDLL(None)
+libc.malloc.restype = ctypes.c_void_p
+libc.malloc.argtypes = [ctypes.c_size_t]
+libc.free.argtypes = [ctypes.c_void_p]
+fix_mmap_threshold()
+
+def rss():
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+
+n, count = 128 << 10, 512  # blocks under the threshold: from the heap
+before = rss()
+blocks = []
+for _ in range(count):
+    blocks.append(libc.malloc(n)); ctypes.memset(blocks[-1], 1, n)
+for block in blocks[::2]:  # every other one: the kept ones (a labelling's runs) between
+    libc.free(block)
+freed = (rss() - before) / (n * count)
+released = release_free_heap()
+print(freed, released, (rss() - before) / (n * count))
+"""
+
+
+@glibc
+def test_the_freed_heap_is_given_back():
+    """Blocks under the mmap threshold, freed between kept ones, stay resident until
+    :func:`release_free_heap`."""
+    done = subprocess.run(
+        [sys.executable, "-c", _TRIM_PROBE], capture_output=True, text=True, check=True
+    )
+    freed, released, trimmed = done.stdout.split()
+    assert float(freed) > 0.95 and released == "True" and float(trimmed) < 0.6  # half freed

@@ -14,6 +14,8 @@ from napari_mood._napari.layers import display_levels, layer_info, scored_data
 from napari_mood._napari.viewer import dock_plugin_widgets, focus_case, load_into_viewer
 from napari_mood._napari.widgets.objects import ObjectsWidget, objects_layer_name
 from napari_mood._napari.widgets.threshold import ThresholdWidget
+from napari_mood.core.case import load_case
+from napari_mood.core.io import discover_dataset
 from napari_mood.core.readout import threshold_readout
 from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.object_views import compute_method_objects
@@ -50,6 +52,10 @@ def test_panels_score_level_zero_and_3d_draws_the_coarsest(pyramids, make_napari
     shape = session.transform.display_shape
     for method in session.methods:
         assert method.data is method.layer.data[0] and method.data.shape == shape
+    scan = scored_data(session.scan_layer)  # a large scan is read small (scaled uint8: floats)
+    exact = load_case(discover_dataset(sample_data_dir()), session.case).scan
+    assert scan.dtype == np.float16 and exact is not None and exact.data.dtype == np.float32
+    np.testing.assert_array_equal(scan, session.transform.to_display(exact.data).astype(np.float16))
     level0 = scored_data(session.gt_layer)
     assert session.gt_data.dtype == bool and np.shares_memory(session.gt_data, level0)
     assert session.gt_data.shape == shape and session.gt_data is session.gt_data

@@ -265,3 +265,21 @@ def test_a_smooth_maps_counts_only_entry_keeps_its_runs_and_serves_labels():
     assert cache.get(score, gt, threshold=0.5) is counts_only and cache.stats() == (1, 1)
     pred_labels, _ = object_labels(score, gt, threshold=0.5)
     np.testing.assert_array_equal(counts_only.pred_labels(), pred_labels)
+
+
+def test_the_after_labelling_hook_runs_once_per_labelling_even_when_it_fails(monkeypatch):
+    calls: list[int] = []
+    cache = LabellingCache(after_labelling=lambda: calls.append(1))
+    score, gt = _case(3)
+    cache.get(score, gt, threshold=0.5)
+    cache.get(score, gt, threshold=0.5)  # a hit: no labelling
+    cache.get(score, gt, threshold=0.6)
+    assert len(calls) == 2 and cache.stats() == (1, 2)
+
+    def broken(*args, **kwargs):
+        raise MemoryError("no room")
+
+    monkeypatch.setattr(labelling_module, "labelled", broken)
+    with pytest.raises(MemoryError):
+        cache.get(score, gt, threshold=0.7)
+    assert len(calls) == 3

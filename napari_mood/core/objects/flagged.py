@@ -18,7 +18,6 @@ for voxel (tested).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,8 +32,8 @@ from napari_mood.core.objects.components import (
 )
 from napari_mood.core.objects.runs import (
     RunLengths,
+    RunWriter,
     compact,
-    concatenate_runs,
     count_runs,
     dense,
     run_bytes,
@@ -117,7 +116,7 @@ def flagged_objects(
         values = c_contiguous(volume[start : start + labeller.planes])
         labels = labeller.add(values >= key)
         pieces.append(_slab_scores(labels, values, labeller.counts[-1], mode))
-        parts.add(labels, sum(labeller.counts))
+        parts.add(labels)
     joined = labeller.join()
     if joined.n == 0:
         empty = empty_components(keys.ndim)
@@ -150,10 +149,11 @@ class _Parts:
     """Each slab's provisional labels (runs when small) until the final ids are known.
 
     Counts the runs as it goes: the final image has at most as many (ids only merge);
-    without ``keep_dense``, every slab is kept as runs until even the smallest final
-    image (uint16 over the whole volume, or uint32 past 65,535 provisional ids) would
-    take less; then the labels are dropped and no more are kept. So they never take more
-    than ``worth`` of that image plus one slab.
+    without ``keep_dense``, every slab is kept as runs until they take more than
+    ``worth`` of the smallest final image (uint16 over the whole volume: 128 MiB at
+    512^3 for ``worth`` 0.5); then the labels are dropped and no more are kept. So they
+    never take more than that plus one slab. (A uint32 image's runs may take twice that
+    and still be kept by ``keep_dense``; a counts-only labelling gives them up.)
     """
 
     def __init__(self, size: int, worth: float, keep_dense: bool) -> None:
@@ -163,7 +163,7 @@ class _Parts:
         self._parts: list[np.ndarray | RunLengths | None] | None = []
         self._runs = 0
 
-    def add(self, labels: np.ndarray, ids: int) -> None:
+    def add(self, labels: np.ndarray) -> None:
         count = count_runs(labels)
         self._runs += count
         if self._parts is None:
@@ -171,8 +171,7 @@ class _Parts:
         if self._keep_dense:
             self._parts.append(compact(labels, count=count))
             return
-        itemsize = 2 if ids <= np.iinfo(np.uint16).max else 4
-        if not self._worth_it(self._size, itemsize):
+        if not self._worth_it(self._size, 2):
             self._parts = None  # the runs will take more than the budget
             return
         self._parts.append(compact(labels, worth=np.inf, count=count))  # always runs
@@ -183,12 +182,14 @@ class _Parts:
 
     def final(self, joined: Joined, crop: tuple[slice, ...]) -> np.ndarray | RunLengths | None:
         """The final image inside ``crop``: runs, an array, or None (see the class)."""
-        size = int(np.prod([s.stop - s.start for s in crop]))
+        shape = tuple(s.stop - s.start for s in crop)
+        size = int(np.prod(shape))
         as_runs = self._worth_it(size, joined.dtype.itemsize)
         if self._parts is None or (not as_runs and not self._keep_dense):
             return None
         parts, self._parts = self._parts, None
-        return _final_labels(parts, joined, crop, self._worth if as_runs else 0.0)
+        capacity = self._runs + int(np.prod(shape[:-1])) + 1  # see _final_labels
+        return _final_labels(parts, joined, crop, self._worth if as_runs else 0.0, capacity)
 
 
 def _slab_scores(
@@ -216,10 +217,16 @@ def _final_labels(
     joined: Joined,
     crop: tuple[slice, ...],
     worth: float,
+    capacity: int,
 ) -> np.ndarray | RunLengths:
-    """The final label image inside ``crop``, slab by slab (each slab's parts freed)."""
+    """The final label image inside ``crop``, slab by slab (each slab's parts freed).
+
+    ``capacity`` bounds its runs: relabelling only merges runs, and cutting a slab to
+    the crop adds at most one run per row of the crop, so the final image has at most
+    the provisional runs plus the crop's rows.
+    """
     shape = tuple(s.stop - s.start for s in crop)
-    gather = _Gather(shape, joined.dtype, worth)
+    gather = _Gather(shape, joined.dtype, worth, capacity)
     start = 0
     for index, part in enumerate(parts):
         parts[index] = None
@@ -236,49 +243,43 @@ def _final_labels(
 
 
 class _Gather:
-    """Slabs of a label image kept as runs while they take at most ``worth`` of its
-    dense bytes; past that, written into the dense image (the runs so far decoded)."""
+    """Slabs of a label image written as runs while they take at most ``worth`` of its
+    dense bytes (one :class:`RunWriter` of ``capacity`` runs); past that, into the
+    dense image (the runs so far decoded into it)."""
 
-    def __init__(self, shape: tuple[int, ...], dtype: np.dtype, worth: float) -> None:
+    def __init__(
+        self, shape: tuple[int, ...], dtype: np.dtype, worth: float, capacity: int
+    ) -> None:
         self._shape = shape
         self._dtype = dtype
         self._budget = worth * float(np.prod(shape)) * dtype.itemsize
-        self._runs: list[RunLengths] = []
-        self._used = 0
+        size = int(np.prod(shape))
+        self._writer = RunWriter(capacity, dtype, size) if self._budget > 0 else None
         self._dense: np.ndarray | None = None
         self._at = 0  # planes written
 
     def add(self, final: np.ndarray) -> None:
-        if self._dense is None and self._budget == 0:
-            self._dense = np.empty(self._shape, dtype=self._dtype)
-        if self._dense is None:
+        if self._writer is not None:
             runs = compact(final, worth=np.inf)
             assert isinstance(runs, RunLengths)
-            if self._used + runs.nbytes <= self._budget:
-                self._runs.append(runs)
-                self._used += runs.nbytes
+            if self._writer.nbytes + runs.nbytes <= self._budget:
+                self._writer.add(runs)
                 self._at += len(final)
                 return
+        if self._dense is None:
             self._dense = np.empty(self._shape, dtype=self._dtype)
-            at = 0
-            for runs in _drain(self._runs):  # each slab decoded into its planes
-                self._dense[at : at + runs.shape[0]] = runs.dense()
-                at += runs.shape[0]
+            if self._writer is not None and self._at:
+                written = self._writer.result((self._at, *self._shape[1:]))
+                written.dense(out=self._dense[: self._at])
+            self._writer = None
         self._dense[self._at : self._at + len(final)] = final
         self._at += len(final)
 
     def result(self) -> np.ndarray | RunLengths:
         if self._dense is not None:
             return self._dense
-        total = sum(runs.values.size for runs in self._runs)
-        return concatenate_runs(_drain(self._runs), self._shape, total=total)
-
-
-def _drain(items: list[RunLengths]) -> Iterator[RunLengths]:
-    """The items of ``items`` first to last, each dropped from the list as it is given."""
-    items.reverse()
-    while items:
-        yield items.pop()
+        assert self._writer is not None
+        return self._writer.result(self._shape)
 
 
 def _squeezed(image: np.ndarray | RunLengths | None, drop: int) -> np.ndarray | RunLengths | None:

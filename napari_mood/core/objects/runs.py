@@ -11,12 +11,20 @@ image as :class:`RunLengths` when that takes at most half its bytes, else as it 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["RunLengths", "compact", "concatenate_runs", "count_runs", "dense", "run_bytes"]
+__all__ = [
+    "RunLengths",
+    "RunWriter",
+    "compact",
+    "concatenate_runs",
+    "count_runs",
+    "dense",
+    "run_bytes",
+]
 
 RUN_CHUNK = 1 << 24
 """Elements compared per step while looking for runs (a 16 MiB bool temporary)."""
@@ -48,9 +56,30 @@ class RunLengths:
     def nbytes(self) -> int:
         return int(self.values.nbytes + self.lengths.nbytes)
 
-    def dense(self) -> np.ndarray:
-        """The array, C-ordered."""
-        return np.repeat(self.values, self.lengths).reshape(self.shape)
+    def dense(self, out: np.ndarray | None = None) -> np.ndarray:
+        """The array, C-ordered; written into ``out`` (C-contiguous, of ``shape``) when
+        given, a few thousand runs at a time (no temporary of the array's size)."""
+        if out is None:
+            return np.repeat(self.values, self.lengths).reshape(self.shape)
+        flat = out.reshape(-1)  # a view for a C-contiguous out
+        at = 0
+        for start in range(0, self.values.size, _DECODE_RUNS):
+            values = self.values[start : start + _DECODE_RUNS]
+            lengths = self.lengths[start : start + _DECODE_RUNS]
+            total = int(lengths.sum())
+            if total <= RUN_CHUNK:
+                flat[at : at + total] = np.repeat(values, lengths)
+            else:  # long runs: each written in place
+                for value, length in zip(values.tolist(), lengths.tolist(), strict=True):
+                    flat[at : at + length] = value
+                    at += length
+                continue
+            at += total
+        return out
+
+
+_DECODE_RUNS = 4096
+"""Runs decoded per step by :meth:`RunLengths.dense` into a given array."""
 
 
 def compact(
@@ -100,15 +129,59 @@ def compact(
     return RunLengths(tuple(labels.shape), values, ends)
 
 
-def concatenate_runs(
-    runs: Iterable[RunLengths], shape: tuple[int, ...], *, total: int | None = None
-) -> RunLengths:
-    """Consecutive pieces' runs (in C order) as one :class:`RunLengths` of ``shape``.
+class RunWriter:
+    """Pieces' runs (consecutive, in C order) written one after another into one result.
 
-    Runs that continue across two pieces are joined, so the result's runs are maximal
-    when each piece's are. The result is written into arrays of ``total`` runs (the
-    pieces' sum, counted first when not given), so the pieces can be handed over one
-    at a time by an iterator that lets each go: no other temporary is made.
+    A run that goes on from one piece into the next is joined, so the result's runs are
+    maximal when each piece's are. The arrays hold ``capacity`` runs (an upper bound:
+    pages never written are never made resident) and are cut to the runs written by
+    :meth:`result`, in place, so the pieces and the result are never held twice over.
+
+    Parameters
+    ----------
+    capacity : int
+        At most this many runs will be written.
+    dtype : dtype
+        Type of the values.
+    size : int
+        Number of elements of the whole array (it picks the lengths' type).
+    """
+
+    def __init__(self, capacity: int, dtype: np.dtype, size: int) -> None:
+        self._values: np.ndarray = np.empty(capacity, dtype=dtype)
+        self._lengths: np.ndarray = np.empty(capacity, dtype=_lengths_dtype(size))
+        self._at = 0
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the runs written so far."""
+        return self._at * (self._values.itemsize + self._lengths.itemsize)
+
+    def add(self, piece: RunLengths) -> None:
+        """Write the runs of the next piece (raises ValueError past the capacity)."""
+        values, lengths, at = piece.values, piece.lengths, self._at
+        skip = int(at > 0 and values.size > 0 and self._values[at - 1] == values[0])
+        if skip:  # the last run goes on into this piece
+            self._lengths[at - 1] += lengths[0]
+        end = at + values.size - skip
+        if end > self._values.size:
+            raise ValueError(f"{end} runs written, more than the capacity {self._values.size}")
+        self._values[at:end] = values[skip:]
+        self._lengths[at:end] = lengths[skip:]
+        self._at = end
+
+    def result(self, shape: tuple[int, ...]) -> RunLengths:
+        """The runs written, as the :class:`RunLengths` of an array of ``shape``."""
+        values, lengths = self._values, self._lengths
+        self._values = self._lengths = np.empty(0, dtype=values.dtype)
+        for arr in (values, lengths):
+            arr.resize(self._at, refcheck=False)  # cut in place (no view of it exists)
+        return RunLengths(shape, values, lengths)
+
+
+def concatenate_runs(runs: Sequence[RunLengths], shape: tuple[int, ...]) -> RunLengths:
+    """Consecutive pieces' runs (in C order) as one :class:`RunLengths` of ``shape``
+    (:class:`RunWriter`).
 
     Examples
     --------
@@ -117,25 +190,13 @@ def concatenate_runs(
     >>> joined.values.tolist(), joined.lengths.tolist(), joined.dense().tolist()
     ([0, 5, 0], [2, 3, 3], [[0, 0, 5, 5], [5, 0, 0, 0]])
     """
-    if total is None:
-        runs = list(runs)
-        total = sum(piece.values.size for piece in runs)
-    values: np.ndarray | None = None
-    lengths: np.ndarray = np.empty(total, dtype=_lengths_dtype(int(np.prod(shape))))
-    at = 0
-    for piece in runs:
-        if values is None:
-            values = np.empty(total, dtype=piece.values.dtype)
-        skip = int(at > 0 and piece.values.size > 0 and values[at - 1] == piece.values[0])
-        if skip:  # the last run goes on into this piece
-            lengths[at - 1] += piece.lengths[0]
-        end = at + piece.values.size - skip
-        values[at:end] = piece.values[skip:]
-        lengths[at:end] = piece.lengths[skip:]
-        at = end
-    if values is None:
+    if not runs:
         raise ValueError("no runs to concatenate")
-    return RunLengths(shape, values[:at], lengths[:at])  # at most one spare run per piece
+    total = sum(piece.values.size for piece in runs)
+    writer = RunWriter(total, runs[0].values.dtype, int(np.prod(shape)))
+    for piece in runs:
+        writer.add(piece)
+    return writer.result(shape)
 
 
 def count_runs(labels: np.ndarray) -> int:
