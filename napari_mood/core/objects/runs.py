@@ -6,7 +6,10 @@ objects layer, the review's regions). Dense, a 512^3 labelling is 256 MiB (uint1
 volume, so runs of one value along the last axis are long and few: the maps of the
 viewer benchmark at 0.5 and 0.7 take 0.3 to 400 MiB as runs. :func:`compact` keeps an
 image as :class:`RunLengths` when that takes at most half its bytes, else as it is;
-:func:`dense` gives the array back, equal element for element.
+:func:`dense` gives the array back, equal element for element (or writes it into a
+given array, a few thousand runs at a time). :class:`RunWriter` joins the runs of
+consecutive pieces (a labelling's slabs) into one result as they come, so the pieces
+and the result are not held twice over.
 """
 
 from __future__ import annotations
