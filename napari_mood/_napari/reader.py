@@ -68,6 +68,7 @@ from napari_mood.core.io import (
 from napari_mood.core.looks import DEFAULT_THRESHOLD, METHOD_COLORS, METHOD_OPACITY, method_colormap
 from napari_mood.core.scores import ScoreMode, threshold_limits
 from napari_mood.core.validate import Problem
+from napari_mood.services.display import display_range
 
 __all__ = [
     "LoadedCase",
@@ -408,6 +409,9 @@ def _scan_layer(case: CaseData) -> LayerData:
     kwargs = {
         "name": case.stem,
         "colormap": "gray",
+        # level 0's finite range: napari would take a pyramid's from its mean-pooled coarsest
+        # level (too narrow: bright structures saturate) and a large volume's from 3 planes
+        "contrast_limits": list(display_range(case.scan.data)),
         "metadata": meta,
         **_grid_kwargs(case),
     }

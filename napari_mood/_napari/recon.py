@@ -23,6 +23,7 @@ import numpy as np
 from napari_mood._napari.layers import LayerData, gt_colormap
 from napari_mood.core.looks import method_colormap
 from napari_mood.core.scores import threshold_limits
+from napari_mood.services.display import display_range
 from napari_mood.services.recon import ReconView
 
 __all__ = ["RECON_KEY", "RESIDUAL_COLOR", "grid_stride", "recon_layer_data", "show_reconstruction"]
@@ -34,11 +35,6 @@ ROLES = ("input", "reconstruction", "residual", "healthy")
 
 def _meta(view: ReconView, role: str) -> dict[str, Any]:
     return {RECON_KEY: {"role": role, "case": view.case, "scale": view.scale}}
-
-
-def _grey_limits(view: ReconView) -> tuple[float, float]:
-    low, high = float(np.min(view.healthy)), float(np.max(view.healthy))
-    return (low, high) if high > low else (low, low + 1.0)
 
 
 def _outline(view: ReconView, gt: np.ndarray, cell: str) -> LayerData:
@@ -56,7 +52,11 @@ def recon_layer_data(view: ReconView, *, threshold: float = 0.5) -> list[LayerDa
     holds its image and then the region's outline (one uint8 array shared by the four
     outline layers, no copy), so :func:`grid_stride` is 2.
     """
-    grey = {"colormap": "gray", "contrast_limits": _grey_limits(view), "scale": view.spacing}
+    grey = {
+        "colormap": "gray",
+        "contrast_limits": display_range(view.healthy),
+        "scale": view.spacing,
+    }
     name = view.case.removesuffix(".nii.gz").removesuffix(".nii")
     residual = {
         "name": f"residual {name}", "colormap": method_colormap(RESIDUAL_COLOR),

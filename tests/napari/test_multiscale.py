@@ -18,6 +18,7 @@ from napari_mood.core.case import load_case
 from napari_mood.core.io import discover_dataset
 from napari_mood.core.readout import threshold_readout
 from napari_mood.services.datasets import sample_data_dir
+from napari_mood.services.display import display_range
 from napari_mood.services.object_views import compute_method_objects
 from napari_mood.services.snapshots import MapSnapshot
 
@@ -102,3 +103,16 @@ def test_panels_score_level_zero_and_3d_draws_the_coarsest(pyramids, make_napari
     viewer.dims.ndisplay = 2
     qtbot.wait(200)
     assert session.gt_layer.contour == 1
+
+
+def test_a_pyramid_scan_opens_with_level_zero_range(pyramids, make_napari_viewer, qtbot):
+    viewer = make_napari_viewer(show=True)
+    session = load_into_viewer(viewer, [sample_data_dir()])
+    scan = session.scan_layer
+    assert scan.multiscale
+    expected = display_range(scored_data(scan))
+    assert tuple(scan.contrast_limits) == pytest.approx(expected)
+    assert tuple(scan.contrast_limits_range) == pytest.approx(expected)
+    viewer.dims.set_point(0, scan.data[0].shape[0] // 2)
+    qtbot.wait(200)  # napari's own guess (from a drawn coarsest slice) would be [0, 0.37]
+    assert tuple(scan.contrast_limits) == pytest.approx(expected)  # kept once sliced and drawn

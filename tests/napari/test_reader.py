@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from napari_mood._napari import layers as layer_rules
 from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.reader import get_reader, read_paths
 from napari_mood.core.io import MoodInputError, MoodInputWarning
@@ -218,3 +219,21 @@ def test_the_gt_array_cannot_be_painted_even_through_a_copy_of_its_layer(mood_da
     assert gt_truth(data).dtype == np.bool_
     writeable = np.array(data)  # someone else's uint8 labels: not seen as a mask
     assert gt_truth(writeable) is writeable
+
+
+@pytest.mark.parametrize("pyramid", [False, True])
+def test_a_scan_opens_with_its_finite_range_at_full_resolution(tmp_path: Path, monkeypatch, pyramid):
+    """Not napari's guess: a pyramid's coarsest (mean-pooled) level would make one bright
+    voxel 1/8^k as bright, and a large volume's three sampled planes could miss it."""
+    if pyramid:
+        monkeypatch.setattr(layer_rules, "PYRAMID_MIN_VOXELS", 0)
+        monkeypatch.setattr(layer_rules, "PYRAMID_SMALLEST_EDGE", 2)
+    shape, affine = (8, 8, 8), GRIDS["lps"][1]
+    paths = _write_case(tmp_path, shape, affine, (3, 4, 2))  # one voxel of 5.0 in zeros
+    scan = np.zeros(shape, np.float32)
+    scan[3, 4, 2], scan[1, 1, 1], scan[2, 2, 2], scan[6, 1, 5] = 5.0, -1.5, np.nan, np.inf
+    write_nifti(paths[0], scan, affine)
+    data, kwargs, _ = read_paths(paths)[0]
+    assert kwargs["contrast_limits"] == [-1.5, 5.0]
+    if pyramid:
+        assert len(data) == 3 and float(np.nanmax(data[-1][np.isfinite(data[-1])])) < 5.0

@@ -10,7 +10,12 @@ from hypothesis.extra import numpy as hnp
 
 from napari_mood.core.scores import display_threshold, flag
 from napari_mood.services import display as display_module
-from napari_mood.services.display import build_pyramid, display_copy, level_for_volume
+from napari_mood.services.display import (
+    build_pyramid,
+    display_copy,
+    display_range,
+    level_for_volume,
+)
 from tests.reference_scorer import clip_float16
 
 FAST = settings(max_examples=40, deadline=None)
@@ -147,3 +152,46 @@ def test_fortran_ordered_input_keeps_its_memory_order(dtype, monkeypatch):
     np.testing.assert_array_equal(
         shown.data, display_copy(np.ascontiguousarray(data), dtype=dtype).data
     )
+
+
+def _finite_range_reference(data: np.ndarray) -> tuple[float, float]:
+    finite = data[np.isfinite(data)].astype(np.float64)
+    if not finite.size:
+        return 0.0, 1.0
+    low, high = float(finite.min()), float(finite.max())
+    return (low, high) if high > low else (low, low + 1.0)
+
+
+@given(bits=hnp.arrays(np.uint16, st.integers(1, 60)))  # every float16: +-0, subnormal, inf, NaN
+@settings(max_examples=300, deadline=None)
+def test_float16_display_range_equals_the_finite_min_and_max(bits):
+    data = bits.view(np.float16)
+    assert display_range(data) == _finite_range_reference(data)
+
+
+def test_float16_display_range_over_every_bit_pattern(monkeypatch):
+    monkeypatch.setattr(display_module, "_SLAB_VOXELS", 4096)  # 16 slabs, each its own range
+    data = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
+    assert display_range(data) == (-65504.0, 65504.0)
+    shuffled = np.random.default_rng(1).permutation(data)
+    assert display_range(shuffled) == (-65504.0, 65504.0)
+    assert display_range(shuffled[np.abs(shuffled) < 2]) == (-1.9990234375, 1.9990234375)
+    assert display_range(np.array([-0.0, 0.0], np.float16)) == (-0.0, 1.0)  # constant zero
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int16, np.uint8])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_display_range_of_slabs_in_memory_order(dtype, order, monkeypatch):
+    monkeypatch.setattr(display_module, "_SLAB_VOXELS", 40)  # many slabs
+    rng = np.random.default_rng(5)
+    data = np.asarray((rng.standard_normal((6, 7, 8)) * 40).astype(dtype), order=order)
+    if data.dtype.kind == "f":
+        data[1, 2, 3], data[5, 6, 7], data[0, 0, 0] = np.nan, np.inf, -np.inf
+    assert display_range(data) == _finite_range_reference(data)
+
+
+def test_display_range_of_data_without_a_finite_value():
+    assert display_range(np.full((3, 4), np.nan, np.float32)) == (0.0, 1.0)
+    assert display_range(np.array([np.inf, -np.inf], np.float16)) == (0.0, 1.0)
+    assert display_range(np.zeros((0, 4), np.float32)) == (0.0, 1.0)
+    assert display_range(np.array(3.0)) == (3.0, 4.0)
