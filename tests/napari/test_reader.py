@@ -222,7 +222,9 @@ def test_the_gt_array_cannot_be_painted_even_through_a_copy_of_its_layer(mood_da
 
 
 @pytest.mark.parametrize("pyramid", [False, True])
-def test_a_scan_opens_with_its_finite_range_at_full_resolution(tmp_path: Path, monkeypatch, pyramid):
+def test_a_scan_opens_with_its_finite_range_at_full_resolution(
+    tmp_path: Path, monkeypatch, pyramid
+):
     """Not napari's guess: a pyramid's coarsest (mean-pooled) level would make one bright
     voxel 1/8^k as bright, and a large volume's three sampled planes could miss it."""
     if pyramid:
