@@ -17,7 +17,9 @@ and the docked widgets' public ``busy`` / ``run`` / ``readouts`` / ``results``),
 * objects: the objects widget matching every method, per method (target <= 0.5 s at
   256^3), and the same job through the GUI-free service with a shared labelling cache
   (:func:`napari_mood.services.object_views.compute_method_objects`), for reference;
-* 3-D: ``viewer.dims.ndisplay = 3`` until drawn, and the memory it adds (target <= 3 s);
+* 3-D: ``viewer.dims.ndisplay = 3`` until the first 3-D frame has rendered (:class:`Frame3D`,
+  target <= 3 s), until napari's next redraws and a screenshot are done too ("settled"),
+  and the memory it adds;
 * stall: the longest gap between ticks of a 10 ms QTimer over all of the above
   (target <= 100 ms), and in each phase (the open includes building napari's window and
   the screenshots this benchmark takes to know a canvas has drawn).
@@ -190,6 +192,35 @@ class FirstDraw:
             setattr(owner, name, original)
 
 
+class Frame3D:
+    """When napari's main canvas first finished rendering a frame in 3-D, GPU work included.
+
+    Connected last to the canvas's draw event (after the scene has drawn): the first draw
+    once ``viewer.dims.ndisplay == 3`` waits for the GL commands it queued (``glFinish``;
+    with a software renderer such as llvmpipe the frame is mostly that work) and notes the
+    time. That frame is what a user waits for. The older measure (:func:`_drawn` after the
+    switch) also counts the frames napari draws next (its camera re-syncs on the first
+    3-D draw, because the hidden slice slider made the canvas taller, and asks for another)
+    and the screenshot's own render; it is kept as "3-D settled".
+    """
+
+    def __init__(self, viewer) -> None:
+        from vispy.gloo import gl
+
+        self.done: float | None = None
+        self._canvas = viewer.window._qt_viewer.canvas._scene_canvas  # the main canvas
+        self._viewer, self._finish = viewer, gl.glFinish
+        self._canvas.events.draw.connect(self._on_draw, position="last")
+
+    def _on_draw(self, event) -> None:
+        if self.done is None and self._viewer.dims.ndisplay == 3:
+            self._finish()
+            self.done = time.perf_counter()
+
+    def disconnect(self) -> None:
+        self._canvas.events.draw.disconnect(self._on_draw)
+
+
 def _drawn(app, viewer) -> None:
     """Let the canvas draw what it has (a few event-loop rounds and a screenshot)."""
     for _ in range(3):
@@ -268,10 +299,16 @@ def bare_napari(root: Path | None) -> dict[str, float]:
     out["open_s"] = time.perf_counter() - start
     out["open_peak_mb"] = _status_mb("VmHWM")
     if root is not None:
+        app = QApplication.instance()
+        _drawn(app, viewer)  # the 2-D frame is on screen, as in :func:`run`
+        frame = Frame3D(viewer)
         start = time.perf_counter()
         viewer.dims.ndisplay = 3
-        viewer.screenshot(canvas_only=True, flash=False)
-        out["3d_s"] = time.perf_counter() - start
+        _wait(app, lambda: frame.done is not None)
+        out["3d_s"] = frame.done - start  # type: ignore[operator]
+        frame.disconnect()
+        _drawn(app, viewer)
+        out["3d_settled_s"] = time.perf_counter() - start
     viewer.close()
     return out
 
@@ -340,13 +377,17 @@ def run(root: Path, size: int) -> dict[str, float]:
 
     meter.phase = "3-D switch"
     before_3d = _reset_peak()
+    frame = Frame3D(viewer)
     start = time.perf_counter()
     viewer.dims.ndisplay = 3
+    _wait(app, lambda: frame.done is not None)
+    out["3d_s"] = frame.done - start  # type: ignore[operator]
+    frame.disconnect()
     _drawn(app, viewer)
-    out["3d_s"] = time.perf_counter() - start
+    out["3d_settled_s"] = time.perf_counter() - start
     out["3d_added_mb"] = _status_mb("VmHWM") - before_3d
     meter.phase = "idle"
-    _wait(app, lambda: time.perf_counter() - start > out["3d_s"] + 0.5)
+    _wait(app, lambda: time.perf_counter() - start > out["3d_settled_s"] + 0.5)
     meter.stop()
     out["max_stall_ms"] = 1000 * meter.max_gap
     out["stall_phase"] = meter.where  # type: ignore[assignment]
@@ -383,7 +424,8 @@ def report_anchor(out: dict[str, float], bare: dict[str, float], empty: dict[str
     rows = (
         ("window with scan and maps", "open_s", "s"),
         ("peak resident memory while opening", "open_peak_mb", "MB"),
-        ("switch to 3-D", "3d_s", "s"),
+        ("switch to 3-D (first 3-D frame)", "3d_s", "s"),
+        ("3-D settled (+ napari's redraws, a shot)", "3d_settled_s", "s"),
     )
     for what, key, unit in rows:
         ours, theirs = out[key], bare[key]
@@ -406,7 +448,7 @@ def report(out: dict[str, float], size: int) -> None:
         "readout_0.6_s": ("threshold readout (first move)", 0.3, "s"),
         "readout_0.7_s": ("threshold readout (second move)", 0.3, "s"),
         "objects_per_method_s": ("objects per method (widget)", 0.5, "s"),
-        "3d_s": ("switch to 3-D", 3.0, "s"),
+        "3d_s": ("switch to 3-D (first 3-D frame)", 3.0, "s"),
         "max_stall_ms": ("longest 10 ms timer stall", 100.0, "ms"),
     }
     print(f"viewer benchmark, one {size}^3 case with {len(METHODS)} float32 maps")
@@ -426,6 +468,7 @@ def report(out: dict[str, float], size: int) -> None:
     print(
         f"  {'peak memory above start while opening':38s} {out['open_peak_above_start_mb']:9.0f} MB"
     )
+    print(f"  {'3-D settled (+ redraws and a shot)':38s} {out['3d_settled_s']:9.2f} s")
     print(f"  {'memory added by 3-D':38s} {out['3d_added_mb']:9.0f} MB")
     print(
         f"  {'objects per method (service, cached)':38s} {out['service_objects_per_method_s']:9.2f} s"
