@@ -244,26 +244,36 @@ def _pool_axis(arr: np.ndarray, axis: int, method: PoolMethod) -> np.ndarray:
 
 
 def _downsample(arr: np.ndarray, method: PoolMethod) -> np.ndarray:
-    """One pyramid step: pool pairs along every axis (slab by slab along the first)."""
-    if arr.shape[0] < 2:
-        out_slabs = [arr]
-    else:
-        rows = max(2, 2 * (_slabs(arr.shape)[0].stop // 2))
-        out_slabs = [arr[i : i + rows] for i in range(0, arr.shape[0], rows)]
-    pooled = []
-    for slab in out_slabs:
-        part = np.asarray(slab)
-        as_codes = method == "max" and part.dtype == np.float16 and _non_negative(part)
-        work = part.view(np.uint16) if as_codes else part  # float16 max is slow in numpy
-        for axis in range(work.ndim):
-            if work.shape[axis] > 1:
-                work = _pool_axis(work, axis, method)
-        if as_codes:
-            work = work.view(np.float16)
-        elif part.dtype.kind in "biu" and work.dtype.kind == "f":
-            work = np.rint(work)
-        pooled.append(work.astype(part.dtype, copy=False))
-    return np.concatenate(pooled, axis=0)
+    """One pyramid step: pool pairs along every axis, slab by slab in memory order.
+
+    The slabs run along the slowest axis in memory (a Fortran-ordered NIfTI volume's last),
+    so each is one contiguous block, and that axis is pooled first (whole planes paired):
+    the strided pairs of the fastest axis are only an eighth of the data by then. The
+    result has the input's memory order; pairs are always counted from index 0 of each
+    axis, whatever its direction in memory, so level ``k``'s voxel ``i`` covers level 0's
+    voxels ``2^k i ... 2^k (i + 1) - 1`` (an odd edge keeps its last voxel alone).
+    """
+    axes = memory_order_axes(arr)
+    src = arr.transpose(axes)
+    out = np.empty(tuple((n + 1) // 2 for n in src.shape), dtype=arr.dtype)
+    rows = max(2, 2 * (_slabs(src.shape)[0].stop // 2))  # even: slabs start on a pair
+    for start in range(0, max(1, src.shape[0]), rows):
+        pooled = _pool_slab(np.asarray(src[start : start + rows]), method)
+        out[start // 2 : start // 2 + pooled.shape[0]] = pooled
+    return out.transpose(np.argsort(axes))
+
+
+def _pool_slab(part: np.ndarray, method: PoolMethod) -> np.ndarray:
+    as_codes = method == "max" and part.dtype == np.float16 and _non_negative(part)
+    work = part.view(np.uint16) if as_codes else part  # float16 max is slow in numpy
+    for axis in range(work.ndim):
+        if work.shape[axis] > 1:
+            work = _pool_axis(work, axis, method)
+    if as_codes:
+        return work.view(np.float16)
+    if part.dtype.kind in "biu" and work.dtype.kind == "f":
+        work = np.rint(work)
+    return work.astype(part.dtype, copy=False)
 
 
 def _non_negative(part: np.ndarray) -> bool:

@@ -195,3 +195,39 @@ def test_display_range_of_data_without_a_finite_value():
     assert display_range(np.array([np.inf, -np.inf], np.float16)) == (0.0, 1.0)
     assert display_range(np.zeros((0, 4), np.float32)) == (0.0, 1.0)
     assert display_range(np.array(3.0)) == (3.0, 4.0)
+
+
+def _layouts(data: np.ndarray) -> dict[str, np.ndarray]:
+    """The same voxels in the memory orders a viewer hands over (NIfTI is Fortran-ordered;
+    the display view of a file flips and permutes its axes)."""
+    fortran = np.asfortranarray(data)
+    return {
+        "C": np.ascontiguousarray(data),
+        "F": fortran,
+        "F flipped": np.asfortranarray(data[::-1, :, ::-1])[::-1, :, ::-1],
+        "permuted": np.ascontiguousarray(data.transpose(2, 0, 1)).transpose(1, 2, 0),
+    }
+
+
+@pytest.mark.parametrize("shape", [(16, 12, 10), (9, 10, 7)])
+@pytest.mark.parametrize("method", ["max", "mean"])
+@pytest.mark.parametrize("dtype", [np.float16, np.uint8])
+def test_pyramid_of_any_memory_order_pools_the_same_voxels(shape, method, dtype, monkeypatch):
+    monkeypatch.setattr(display_module, "_SLAB_VOXELS", 60)  # slabs along the slowest axis
+    rng = np.random.default_rng(7)
+    data = (rng.random(shape) * (200 if dtype == np.uint8 else 1)).astype(dtype)
+    for name, arranged in _layouts(data).items():
+        np.testing.assert_array_equal(arranged, data)
+        levels = build_pyramid(arranged, method=method, min_size=2)
+        for fine, coarse in zip(levels, levels[1:], strict=False):
+            assert _memory_order(coarse) == _memory_order(arranged), name
+            expected = _reference_pool(fine, method)
+            if method == "max":
+                np.testing.assert_array_equal(coarse, expected.astype(dtype), err_msg=name)
+            else:
+                tol = 1.0 if dtype == np.uint8 else 2e-3
+                np.testing.assert_allclose(coarse.astype(np.float64), expected, atol=tol)
+
+
+def _memory_order(arr: np.ndarray) -> tuple[int, ...]:
+    return tuple(np.argsort([-abs(st) for st in arr.strides], kind="stable"))
