@@ -10,8 +10,8 @@ given by its owner) with a ``role`` the session ignores.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -21,9 +21,36 @@ __all__ = [
     "add_helper_labels",
     "follow_display",
     "helper_layers",
+    "helper_levels",
     "keep_read_only",
     "set_helper_data",
+    "shown_with",
 ]
+
+R = TypeVar("R")
+
+
+def helper_levels(data: np.ndarray) -> Any:
+    """What a helper layer shows for ``data``: itself, or for a large volume its pyramid
+    (:func:`display_levels`, max pooling, so a one-voxel object stays visible).
+
+    Made by the worker job that makes ``data`` (:func:`shown_with`) and handed to
+    :func:`add_helper_labels` / :func:`set_helper_data` as ``levels``: the GUI thread then
+    only adds the layer (a 512^3 pyramid on the GUI thread stalled it for 0.1-1 s).
+    """
+    return display_levels(data, pool="max")
+
+
+def shown_with(
+    job: Callable[..., R], image: Callable[[R], np.ndarray]
+) -> Callable[..., tuple[R, Any]]:
+    """``job`` returning ``(result, helper_levels(image(result)))``, to run in a worker."""
+
+    def run(*args: Any, **kwargs: Any) -> tuple[R, Any]:
+        result = job(*args, **kwargs)
+        return result, helper_levels(image(result))
+
+    return run
 
 
 def add_helper_labels(
@@ -37,14 +64,16 @@ def add_helper_labels(
     opacity: float = 1.0,
     contour: int = 0,
     blending: str = "translucent",
+    levels: Any = None,
 ) -> Any:
     """Add a non-editable Labels layer on ``reference``'s grid, keeping the selection.
 
-    A large volume is shown multiscale like the case (:func:`display_levels`).
+    A large volume is shown multiscale like the case: ``levels`` when given (made in a
+    worker, :func:`helper_levels`), else :func:`helper_levels` of ``data`` here.
     """
     active = viewer.layers.selection.active
     layer = viewer.add_labels(
-        display_levels(data, pool="max"),
+        helper_levels(data) if levels is None else levels,
         name=name,
         scale=reference.scale,
         translate=reference.translate,
@@ -62,9 +91,10 @@ def add_helper_labels(
     return layer
 
 
-def set_helper_data(layer: Any, data: np.ndarray) -> None:
-    """Show new data in a helper layer (kept non-editable)."""
-    layer.data = display_levels(data, pool="max")
+def set_helper_data(layer: Any, data: np.ndarray, *, levels: Any = None) -> None:
+    """Show new data in a helper layer (kept non-editable); ``levels`` as in
+    :func:`add_helper_labels`."""
+    layer.data = helper_levels(data) if levels is None else levels
     layer.editable = False  # napari makes a Labels layer editable again on new data
 
 

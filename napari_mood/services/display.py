@@ -22,8 +22,9 @@ untouched (the caller keeps them for scoring):
     512, 256, 128, 64 (1 + 1/8 + 1/64 + ... of level 0: the pyramid costs 14 % more than
     the data), and a 3-D view can use the level picked by :func:`level_for_volume`.
 
-Work is done in slabs along the first axis, so no full-size float32/float64 temporary is
-made at any level.
+Work is done in slabs along the slowest axis in memory (the last of a Fortran-ordered
+NIfTI volume), so no full-size float32/float64 temporary is made at any level and each
+slab is one contiguous block.
 """
 
 from __future__ import annotations

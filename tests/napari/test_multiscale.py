@@ -6,13 +6,17 @@ pyramid; the panels must then give exactly the numbers of the full-resolution ar
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
+from napari_mood._napari import helper_layers as helper_layers_module
 from napari_mood._napari import layers as layer_rules
 from napari_mood._napari.layers import display_levels, layer_info, scored_data
 from napari_mood._napari.viewer import dock_plugin_widgets, focus_case, load_into_viewer
 from napari_mood._napari.widgets.objects import ObjectsWidget, objects_layer_name
+from napari_mood._napari.widgets.review import REVIEW_LAYER_NAME
 from napari_mood._napari.widgets.threshold import ThresholdWidget
 from napari_mood.core.case import load_case
 from napari_mood.core.io import discover_dataset
@@ -116,3 +120,36 @@ def test_a_pyramid_scan_opens_with_level_zero_range(pyramids, make_napari_viewer
     viewer.dims.set_point(0, scan.data[0].shape[0] // 2)
     qtbot.wait(200)  # napari's own guess (from a drawn coarsest slice) would be [0, 0.37]
     assert tuple(scan.contrast_limits) == pytest.approx(expected)  # kept once sliced and drawn
+
+
+def test_helper_pyramids_are_built_in_the_workers(pyramids, make_napari_viewer, qtbot, monkeypatch):
+    """Objects, review regions and the difference: the GUI thread only adds their layers."""
+    built_on: list[str] = []
+    build = helper_layers_module.display_levels
+
+    def display_levels(data, *, pool):
+        built_on.append(threading.current_thread().name)
+        return build(data, pool=pool)
+
+    monkeypatch.setattr(helper_layers_module, "display_levels", display_levels)
+    viewer = make_napari_viewer(show=True)
+    session = load_into_viewer(viewer, [sample_data_dir()])
+    widgets = {type(w).__name__: w for w in dock_plugin_widgets(viewer)}
+    objects, review, compare = (
+        widgets[n] for n in ("ObjectsWidget", "ReviewWidget", "CompareWidget")
+    )
+    objects.run()
+    qtbot.waitUntil(lambda: bool(objects.results) and not objects.busy, timeout=60000)
+    review.run()
+    qtbot.waitUntil(lambda: bool(review.regions) and not review.busy, timeout=60000)
+    first, second = session.method_names[:2]
+    compare.show_difference(first, second)
+    qtbot.waitUntil(lambda: compare.difference_layer is not None, timeout=60000)
+    helpers = [
+        *(viewer.layers[objects_layer_name(r.method)] for r in objects.results),
+        viewer.layers[REVIEW_LAYER_NAME],
+        compare.difference_layer,
+    ]
+    assert all(layer.multiscale for layer in helpers)
+    assert len(built_on) == len(helpers)
+    assert threading.main_thread().name not in built_on, built_on

@@ -27,7 +27,7 @@ from qtpy.QtWidgets import (
 )
 
 from napari_mood._napari.grid import CompareGrid, helper_metadata
-from napari_mood._napari.helper_layers import add_helper_labels, set_helper_data
+from napari_mood._napari.helper_layers import add_helper_labels, set_helper_data, shown_with
 from napari_mood._napari.session import MoodSession, SessionMethod, get_session
 from napari_mood._napari.viewer import unwrap_viewer
 from napari_mood._napari.widgets import _kit as kit
@@ -48,6 +48,7 @@ DIFFERENCE_COLORS: dict[Any, str] = {
     None: "transparent",
 }
 DIFFERENCE_OPACITY = 0.8
+_DIFFERENCE_SHOWN = shown_with(difference, lambda result: result.labels)  # the worker job
 GRID_TIP = (
     "Show one grid cell per method: the scan, the method's map at its threshold and the "
     "ground-truth outline, with the method's name and colorbar. Slice and zoom are shared."
@@ -284,11 +285,12 @@ class CompareWidget(QWidget):
         self._name_counts()
         self._refresh_difference()
 
-    def _on_worker_result(self, result: Difference) -> None:
+    def _on_worker_result(self, outcome: tuple[Difference, Any]) -> None:
         if not self._diff_check.isChecked():
             return
+        result, levels = outcome
         self._diff_result = result
-        self._show_difference_layer(result)
+        self._show_difference_layer(result, levels)
         self._show_counts(result)
 
     # -- grid -----------------------------------------------------------------------
@@ -363,13 +365,13 @@ class CompareWidget(QWidget):
             return
         a, b = self._session.method(name_a), self._session.method(name_b)
         self._worker.submit(
-            difference, a.data, b.data, threshold_a=a.threshold, threshold_b=b.threshold
+            _DIFFERENCE_SHOWN, a.data, b.data, threshold_a=a.threshold, threshold_b=b.threshold
         )
 
-    def _show_difference_layer(self, result: Difference) -> None:
+    def _show_difference_layer(self, result: Difference, levels: Any) -> None:
         name = "difference: {} vs {}".format(*self._pair())
         if self._diff_layer is not None and self._diff_layer in self._viewer.layers:
-            set_helper_data(self._diff_layer, result.labels)
+            set_helper_data(self._diff_layer, result.labels, levels=levels)
             self._diff_layer.name = name
             return
         self._diff_layer = add_helper_labels(
@@ -380,6 +382,7 @@ class CompareWidget(QWidget):
             colormap=DIFFERENCE_COLORS,
             metadata=helper_metadata("difference"),
             opacity=DIFFERENCE_OPACITY,
+            levels=levels,
         )
         gt = self._session.gt_layer
         if gt is not None:  # keep the GT outline on top

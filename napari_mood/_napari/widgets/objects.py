@@ -40,13 +40,14 @@ from qtpy.QtWidgets import (
     QWidget,
 )
 
-from napari_mood._napari.helper_layers import add_helper_labels, helper_layers
+from napari_mood._napari.helper_layers import add_helper_labels, helper_layers, helper_levels
 from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.viewer import focus_object
 from napari_mood._napari.widgets import _kit as kit
 from napari_mood.core.looks import OBJECT_COLORS
 from napari_mood.core.objects import KINDS, ObjectRecord
+from napari_mood.services.labelling import LabellingCache
 from napari_mood.services.object_views import (
     KIND_TEXT,
     MethodObjects,
@@ -109,6 +110,14 @@ _ROW_ROLE = Qt.ItemDataRole.UserRole + 1
 def objects_layer_name(method: str) -> str:
     """Name of a method's objects layer (TP, FP and FN), e.g. ``"residual objects"``."""
     return f"{method} objects"
+
+
+def _match_shown(
+    maps: list[MapSnapshot], gt: Any, *, cache: LabellingCache | None
+) -> tuple[tuple[MethodObjects, ...], list[Any]]:
+    """The worker job: :func:`match_methods` and each objects image's display levels."""
+    results = match_methods(maps, gt, cache=cache)
+    return results, [helper_levels(result.image) for result in results]
 
 
 def _objects_metadata(case: str | None, method: str) -> dict[str, Any]:
@@ -281,7 +290,7 @@ class ObjectsWidget(QWidget):
         maps = [self._snapshot(name) for name in self.selected_methods()]
         if maps:
             self._worker.submit(
-                match_methods, maps, self._session.gt_data, cache=self._session.labelling
+                _match_shown, maps, self._session.gt_data, cache=self._session.labelling
             )
 
     def table_records(self) -> list[tuple[str, ObjectRecord]]:
@@ -366,25 +375,31 @@ class ObjectsWidget(QWidget):
     def _on_worker_busy(self, busy: bool) -> None:
         self._run.setText("Matching…" if busy else "Match objects")
 
-    def _on_worker_result(self, results: tuple[MethodObjects, ...]) -> None:
-        results = tuple(r for r in results if r.method in self._session.method_names)
+    def _on_worker_result(self, outcome: tuple[tuple[MethodObjects, ...], list[Any]]) -> None:
+        matched, levels = outcome
+        shown = [
+            (r, lv)
+            for r, lv in zip(matched, levels, strict=True)
+            if r.method in self._session.method_names
+        ]
+        results = tuple(r for r, _ in shown)
         self._results = results
-        self._show_layers(results)
+        self._show_layers(shown)
         self._summary.setText(summary_html(results))
         self._fill_table()
 
     def _on_extra_toggled(self, checked: bool) -> None:
         self._fill_table()
 
-    def _show_layers(self, results: tuple[MethodObjects, ...]) -> None:
-        shown = {r.method for r in results}
+    def _show_layers(self, shown: list[tuple[MethodObjects, Any]]) -> None:
+        methods = {r.method for r, _ in shown}
         for layer in helper_layers(self._viewer, OBJECTS_ROLE):
-            if layer.metadata[METADATA_KEY]["method"] not in shown:
+            if layer.metadata[METADATA_KEY]["method"] not in methods:
                 self._viewer.layers.remove(layer)
-        for result in results:
-            self._show_method(result)
+        for result, levels in shown:
+            self._show_method(result, levels)
 
-    def _show_method(self, result: MethodObjects) -> None:
+    def _show_method(self, result: MethodObjects, levels: Any) -> None:
         drawn = objects_layer(result)
         layer = self._objects_layer(result.method)
         if layer is not None:
@@ -400,6 +415,7 @@ class ObjectsWidget(QWidget):
             colormap=_objects_colormap(drawn.kinds),
             metadata=_objects_metadata(self._session.case, result.method),
             contour=CONTOUR,
+            levels=levels,
         )
         layer.features = drawn.features
 

@@ -26,7 +26,12 @@ from qtpy.QtWidgets import (
     QWidget,
 )
 
-from napari_mood._napari.helper_layers import add_helper_labels, helper_layers, set_helper_data
+from napari_mood._napari.helper_layers import (
+    add_helper_labels,
+    helper_layers,
+    set_helper_data,
+    shown_with,
+)
 from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.reader import LoadedCase, load_case_layers
 from napari_mood._napari.session import MoodSession, get_session
@@ -76,6 +81,9 @@ if TYPE_CHECKING:
     import napari
 
 __all__ = ["REVIEW_LAYER_NAME", "ReviewWidget"]
+
+
+_REGIONS_SHOWN = shown_with(find_regions, lambda found: found.labels)  # the worker job
 
 
 class ReviewWidget(QWidget):
@@ -206,7 +214,7 @@ class ReviewWidget(QWidget):
             return
         snapshot = self._session.method(name).snapshot()
         self._worker.submit(
-            find_regions,
+            _REGIONS_SHOWN,
             snapshot,
             self._session.gt_data,
             case=self._session.case,
@@ -597,7 +605,8 @@ class ReviewWidget(QWidget):
         if busy and self._found is None:
             self._c.position.setText("Searching flagged regions…")
 
-    def _on_worker_result(self, found: FoundRegions) -> None:
+    def _on_worker_result(self, outcome: tuple[FoundRegions, Any]) -> None:
+        found, levels = outcome
         if found.method not in self._session.method_names:
             return
         self._leave_region()
@@ -607,7 +616,7 @@ class ReviewWidget(QWidget):
         )
         self._regions = tuple(found.regions[i] for i in order)
         self._match_verdicts()
-        self._show_labels(found)
+        self._show_labels(found, levels)
         unjudged = [i for i, r in enumerate(self._regions) if r.object_id not in self._verdicts]
         if self._enter_last:
             self._index = len(self._regions) - 1
@@ -618,7 +627,7 @@ class ReviewWidget(QWidget):
 
     # -- display --------------------------------------------------------------------
 
-    def _show_labels(self, found: FoundRegions) -> None:
+    def _show_labels(self, found: FoundRegions, levels: Any) -> None:
         layer = self._review_layer()
         if layer is None:
             layer = add_helper_labels(
@@ -629,9 +638,10 @@ class ReviewWidget(QWidget):
                 colormap={0: "transparent", None: REVIEW_COLOR},
                 metadata={METADATA_KEY: {"role": REVIEW_ROLE, "case": found.case}},
                 contour=REVIEW_CONTOUR,
+                levels=levels,
             )
         else:
-            set_helper_data(layer, found.labels)
+            set_helper_data(layer, found.labels, levels=levels)
         layer.metadata[METADATA_KEY].update(method=found.method, case=found.case)
         layer.show_selected_label = True
 
