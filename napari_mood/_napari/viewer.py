@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from napari_mood._napari._gc import freeze_window_objects, thaw_objects
 from napari_mood._napari._malloc import fix_mmap_threshold
 from napari_mood._napari.docking import (
     DOCK_ORDER,
@@ -141,6 +142,8 @@ def build_viewer(
 
     warming = _in_thread(_warm_imports)
     viewer = Viewer(title=PLUGIN_NAME, show=True)
+    freeze_window_objects()  # later full collections walk only newer objects (see _gc)
+    viewer.window.main_menu.destroyed.connect(thaw_objects)  # destroyed with the window
     session = get_session(viewer)
     docking = PanelDocking(viewer) if dock_widgets else None
     _dock_while(docking, lambda: reading.grid.done() and warming.done())

@@ -1,0 +1,57 @@
+"""``build_viewer`` freezes napari's window objects for the collector, never a case's.
+
+Run in a fresh process, as ``napari-mood view`` runs (the freeze is process-wide).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+SCRIPT = """
+import gc, json, weakref
+from qtpy.QtCore import QCoreApplication, QEvent
+from qtpy.QtWidgets import QApplication
+from napari_mood._napari.layers import layer_info
+from napari_mood._napari.viewer import build_viewer
+from napari_mood.services.datasets import sample_data_dir
+
+app = QApplication.instance() or QApplication([])
+opened = build_viewer([sample_data_dir()])
+viewer = opened.viewer
+frozen_open = gc.get_freeze_count()
+tracked = {id(obj) for obj in gc.get_objects()}  # the permanent generation is left out
+case_layers = [layer for layer in viewer.layers if layer_info(layer) is not None]
+out = {
+    "frozen_open": frozen_open,
+    "case_layers_tracked": all(id(layer) in tracked for layer in case_layers),
+    "window_tracked": id(viewer.window) in tracked,
+}
+method = next(layer for layer in case_layers if layer_info(layer)["role"] == "method")
+removed = weakref.ref(method)
+del case_layers, method
+viewer.layers.remove(removed())
+for _ in range(5):
+    app.processEvents()
+gc.collect()
+out["removed_layer_collected"] = removed() is None
+viewer.close()
+for _ in range(5):
+    app.processEvents()
+QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+out["frozen_closed"] = gc.get_freeze_count()
+print(json.dumps(out))
+"""
+
+
+def test_window_objects_are_frozen_and_a_case_is_collected_as_usual() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=300, check=True
+    )
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["frozen_open"] > 100_000  # napari's modules and window
+    assert not out["window_tracked"]  # made before the freeze
+    assert out["case_layers_tracked"]  # made after it: collected as usual
+    assert out["removed_layer_collected"]  # a removed layer's cycles are collected
+    assert out["frozen_closed"] == 0  # thawed once the window is destroyed
