@@ -262,3 +262,17 @@ def test_load_case_reads_a_large_scan_small(tmp_path) -> None:
     assert small.scan is not None and exact.scan is not None
     assert small.scan.data.dtype == np.float16 and exact.scan.data.dtype == np.float32
     np.testing.assert_array_equal(small.scan.data, scan.astype(np.float16))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_overflow_is_a_finite_value_made_infinite(seed):
+    rng = np.random.default_rng(seed)
+    values = (rng.standard_normal((5, 6, 7)) * 40000).astype(np.float32)
+    values.flat[rng.integers(0, values.size, 3)] = [np.nan, np.inf, -np.inf][: seed % 4]
+    if seed % 3 == 0:
+        values = np.clip(values, -65504, 65504)  # fits, but NaN and +-inf may be there
+    values = np.asfortranarray(values) if seed % 2 else values
+    with np.errstate(over="ignore"):
+        small = values.astype(np.float16, order="K")
+    expected = bool((np.isinf(small) & np.isfinite(values)).any())
+    assert streamed_module._overflowed(small, values) is expected
