@@ -14,8 +14,12 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from napari_mood._napari._gc import freeze_window_objects, thaw_objects
 from napari_mood._napari._malloc import fix_mmap_threshold
+from napari_mood._napari._runtime import (
+    freeze_window_objects,
+    quicken_thread_switches,
+    thaw_objects,
+)
 from napari_mood._napari.docking import (
     DOCK_ORDER,
     OTHER_BENCHMARK_WIDGETS,
@@ -133,6 +137,7 @@ def build_viewer(
         read (the window is closed again).
     """
     fix_mmap_threshold()  # freed large blocks leave the process (see _malloc)
+    quicken_thread_switches()  # workers' numpy steps wait less for the GIL (see _runtime)
     reading = read_in_background(paths, preds=preds)
     # napari is imported here, while the files are read, and only then warmed up in
     # another thread (two threads importing the same modules at once can see a
@@ -142,7 +147,7 @@ def build_viewer(
 
     warming = _in_thread(_warm_imports)
     viewer = Viewer(title=PLUGIN_NAME, show=True)
-    freeze_window_objects()  # later full collections walk only newer objects (see _gc)
+    freeze_window_objects()  # later full collections walk only newer objects (see _runtime)
     viewer.window.main_menu.destroyed.connect(thaw_objects)  # destroyed with the window
     session = get_session(viewer)
     docking = PanelDocking(viewer) if dock_widgets else None

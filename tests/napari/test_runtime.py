@@ -1,6 +1,7 @@
-"""``build_viewer`` freezes napari's window objects for the collector, never a case's.
+"""``build_viewer``'s interpreter settings: napari's window objects frozen for the
+collector (never a case's), and a 1 ms thread switch interval.
 
-Run in a fresh process, as ``napari-mood view`` runs (the freeze is process-wide).
+Run in a fresh process, as ``napari-mood view`` runs (both are process-wide).
 """
 
 from __future__ import annotations
@@ -9,8 +10,12 @@ import json
 import subprocess
 import sys
 
+import pytest
+
+from napari_mood._napari._runtime import SWITCH_INTERVAL, quicken_thread_switches
+
 SCRIPT = """
-import gc, json, weakref
+import gc, json, sys, weakref
 from qtpy.QtCore import QCoreApplication, QEvent
 from qtpy.QtWidgets import QApplication
 from napari_mood._napari.layers import layer_info
@@ -21,10 +26,12 @@ app = QApplication.instance() or QApplication([])
 opened = build_viewer([sample_data_dir()])
 viewer = opened.viewer
 frozen_open = gc.get_freeze_count()
+switch_interval = sys.getswitchinterval()
 tracked = {id(obj) for obj in gc.get_objects()}  # the permanent generation is left out
 case_layers = [layer for layer in viewer.layers if layer_info(layer) is not None]
 out = {
     "frozen_open": frozen_open,
+    "switch_interval": switch_interval,
     "case_layers_tracked": all(id(layer) in tracked for layer in case_layers),
     "window_tracked": id(viewer.window) in tracked,
 }
@@ -45,7 +52,7 @@ print(json.dumps(out))
 """
 
 
-def test_window_objects_are_frozen_and_a_case_is_collected_as_usual() -> None:
+def test_window_objects_are_frozen_a_case_is_collected_and_switches_are_quick() -> None:
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=300, check=True
     )
@@ -55,3 +62,17 @@ def test_window_objects_are_frozen_and_a_case_is_collected_as_usual() -> None:
     assert out["case_layers_tracked"]  # made after it: collected as usual
     assert out["removed_layer_collected"]  # a removed layer's cycles are collected
     assert out["frozen_closed"] == 0  # thawed once the window is destroyed
+    assert out["switch_interval"] == pytest.approx(SWITCH_INTERVAL, abs=2e-6)
+
+
+def test_a_shorter_switch_interval_is_kept() -> None:
+    before = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.0002)
+        quicken_thread_switches()
+        assert sys.getswitchinterval() == pytest.approx(0.0002, abs=2e-6)
+        sys.setswitchinterval(0.005)
+        quicken_thread_switches()
+        assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL, abs=2e-6)
+    finally:
+        sys.setswitchinterval(before)
