@@ -45,6 +45,7 @@ from isal import igzip
 from isal.igzip_lib import IsalError
 
 from napari_mood.core._float16 import CHUNK, ChunkCoder
+from napari_mood.core._pages import empty_kept
 from napari_mood.core.curves import count_codes
 from napari_mood.core.nifti import (
     ScoreRead,
@@ -229,7 +230,7 @@ def small_scan_dtype(stored: np.dtype, voxels: int, small_above: int | None) -> 
 
 def _scan(path: Path, small_above: int | None, stream: BinaryIO, layout: _Layout) -> Volume:
     kept = small_scan_dtype(layout.dtype, layout.count, small_above)
-    data = np.empty(layout.shape, dtype=kept, order="F")
+    data = empty_kept(layout.shape, kept, order="F")
     flat = data.reshape(-1, order="F")  # a view: F-contiguous
     via = np.promote_types(layout.dtype, np.float32) if kept.kind == "f" else kept
     for start, values in _voxel_steps(stream, layout, READ_CHUNK):
@@ -261,14 +262,14 @@ def _small_copy(volume: Volume) -> Volume:
     data = volume.data
     if data.dtype.kind != "f":
         return volume
-    small = np.empty(data.shape, dtype=np.float16, order="F" if data.flags.f_contiguous else "C")
+    small = empty_kept(data.shape, np.float16, order="F" if data.flags.f_contiguous else "C")
     with np.errstate(over="ignore"):
         small[...] = data
     return volume if _overflowed(small, data) else Volume(small, volume.affine, volume.path)
 
 
 def _scores(path: Path, stream: BinaryIO, layout: _Layout) -> ScoreRead:
-    scores = np.empty(layout.shape, dtype=np.float16, order="F")
+    scores = empty_kept(layout.shape, np.float16, order="F")
     codes = scores.reshape(-1, order="F").view(np.uint16)  # a view: F-contiguous
     _decode(stream, layout, lambda start, chunk: None, into=codes, step=READ_CHUNK)
     return ScoreRead(scores, layout.affine, path, 0, 0, 0, 0, 0)

@@ -35,6 +35,7 @@ from typing import Literal, get_args
 import numpy as np
 
 from napari_mood.core._checks import check_choice
+from napari_mood.core._pages import empty_kept
 from napari_mood.core.curves import memory_order_axes
 from napari_mood.core.scores import to_mood_scores
 
@@ -256,7 +257,7 @@ def _downsample(arr: np.ndarray, method: PoolMethod) -> np.ndarray:
     """
     axes = memory_order_axes(arr)
     src = arr.transpose(axes)
-    out = np.empty(tuple((n + 1) // 2 for n in src.shape), dtype=arr.dtype)
+    out = empty_kept(tuple((n + 1) // 2 for n in src.shape), arr.dtype)  # kept: a level
     rows = max(2, 2 * (_slabs(src.shape)[0].stop // 2))  # even: slabs start on a pair
     for start in range(0, max(1, src.shape[0]), rows):
         pooled = _pool_slab(np.asarray(src[start : start + rows]), method)

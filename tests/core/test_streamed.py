@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import sys
 import warnings
 from pathlib import Path
 
@@ -99,6 +100,15 @@ def test_plain_maps_equal_the_whole_read(tmp_path, labels, dtype, suffix) -> Non
     img = nib.Nifti1Image(data, affine)
     img.set_data_dtype(np.dtype(dtype))
     _check_equal(_save(img, tmp_path / f"m{suffix}"), labels)
+
+
+def test_a_map_read_into_its_own_mapping_reads_the_same(tmp_path, labels, monkeypatch) -> None:
+    """Large maps are read into an anonymous mapping (``core._pages``): forced here."""
+    monkeypatch.setattr("napari_mood.core._pages.KEPT_MIN_BYTES", 1)
+    data = np.random.default_rng(4).random(SHAPE).astype(np.float32)
+    path = _save(nib.Nifti1Image(data, np.diag([1.0, 2.0, 3.0, 1.0])), tmp_path / "m.nii.gz")
+    _check_equal(path, labels)
+    assert not read_map(path).scores.flags.owndata or sys.platform != "linux"
 
 
 def test_nifti2_extensions_qform_and_4d_singleton(tmp_path, labels) -> None:

@@ -173,7 +173,7 @@ def test_the_viewer_case_reader_streams_the_scan(tmp_path, monkeypatch) -> None:
     np.testing.assert_array_equal(case.scan.data, read_volume(root / "toy" / "c1.nii.gz").data)
 
 
-def _read_small(path: Path, small_above: int = 0) -> tuple[object, bool]:
+def _read_small(path: Path, small_above: int | None = 0) -> tuple[object, bool]:
     """read_scan(small_above) (or what it raises), and whether it streamed."""
     calls: list[Path] = []
     with pytest.MonkeyPatch.context() as patch:
@@ -212,6 +212,19 @@ def test_a_large_scan_is_read_small(tmp_path, dtype, kept) -> None:
     assert got.data.dtype == np.dtype(kept) and got.data.flags.f_contiguous
     np.testing.assert_array_equal(got.data, want.astype(kept))  # float16: the nearest value
     np.testing.assert_array_equal(got.affine, read_volume(path).affine)
+
+
+@pytest.mark.parametrize("dtype", ["<f4", "<i2"])
+def test_a_scan_read_into_its_own_mapping_reads_the_same(tmp_path, monkeypatch, dtype) -> None:
+    """Large scans are read into an anonymous mapping (``core._pages``): forced here."""
+    monkeypatch.setattr("napari_mood.core._pages.KEPT_MIN_BYTES", 1)
+    data = np.random.default_rng(9).uniform(-1000, 1000, SHAPE).astype(dtype)
+    path = _save(_image(data, dtype), tmp_path / "scan.nii.gz")
+    want = read_volume(path).data
+    for small_above in (None, 0):
+        got, did_stream = _read_small(path, small_above=small_above)
+        assert did_stream and isinstance(got, Volume) and got.data.flags.f_contiguous
+        np.testing.assert_array_equal(got.data, want.astype(got.data.dtype))
 
 
 def test_a_scan_at_or_under_the_size_stays_float32(tmp_path) -> None:

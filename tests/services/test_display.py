@@ -212,8 +212,14 @@ def _layouts(data: np.ndarray) -> dict[str, np.ndarray]:
 @pytest.mark.parametrize("shape", [(16, 12, 10), (9, 10, 7)])
 @pytest.mark.parametrize("method", ["max", "mean"])
 @pytest.mark.parametrize("dtype", [np.float16, np.uint8])
-def test_pyramid_of_any_memory_order_pools_the_same_voxels(shape, method, dtype, monkeypatch):
+@pytest.mark.parametrize("own_mapping", [False, True])
+def test_pyramid_of_any_memory_order_pools_the_same_voxels(
+    shape, method, dtype, own_mapping, monkeypatch
+):
+    """Levels also in their own mappings (``core._pages``, as large levels are)."""
     monkeypatch.setattr(display_module, "_SLAB_VOXELS", 60)  # slabs along the slowest axis
+    if own_mapping:
+        monkeypatch.setattr("napari_mood.core._pages.KEPT_MIN_BYTES", 1)
     rng = np.random.default_rng(7)
     data = (rng.random(shape) * (200 if dtype == np.uint8 else 1)).astype(dtype)
     for name, arranged in _layouts(data).items():
