@@ -98,10 +98,13 @@ class PanelDocking:
 
     def dock_rest(self) -> None:
         """Dock every panel not docked yet; the window repaints once, at the end (not
-        after each dock, when a case is drawn that costs a canvas redraw each)."""
+        after each dock, when a case is drawn that costs a canvas redraw each). Other
+        events are handled between two docks: the window answers meanwhile."""
+        from qtpy.QtWidgets import QApplication
+
         with no_repaint(self._viewer):
             while self.dock_next():
-                pass
+                QApplication.processEvents()
 
     def _add_tab(self, dock: Any) -> None:
         """Tab ``dock`` behind the first one (tabs on top); the first stays in front."""

@@ -104,6 +104,7 @@ class LinkedPlanes:
         self.crosshair_visible = True
         self._crosshair_deleted = False
         self._draw_pending = False
+        self._steps: list[Callable[[], None]] = []  # the mirrors' copy steps, in turn
         for plane in SIDE_PLANES:
             model = ViewerModel(title=plane)
             self.models[plane] = model
@@ -210,8 +211,20 @@ class LinkedPlanes:
         self._lay_out()
 
     def _schedule_copies(self, step: Callable[[], None]) -> None:
-        """Make the side views' copies after the main canvas's repaint, quietly."""
-        call_after_paint(lambda: self._copy_quietly(step))
+        """Make the side views' copies after the main canvas's repaint, quietly, one side
+        view per event-loop turn: that view draws before the next one's copies are made
+        (the window answers between two; both at once were a block of over a second for
+        a 256^3 case)."""
+        self._steps.append(step)
+        if len(self._steps) == 1:
+            call_after_paint(self._next_copies)
+
+    def _next_copies(self) -> None:
+        if not self._steps:
+            return
+        self._copy_quietly(self._steps.pop(0))
+        if self._steps:
+            call_after_paint(self._next_copies)
 
     def _copy_quietly(self, step: Callable[[], None]) -> None:
         """A side view's first layer centres its sliders: that must not move the point."""
@@ -240,7 +253,7 @@ class LinkedPlanes:
             for model in self.views:
                 _ensure_crosshair(model, _has_volume(model) and not self._crosshair_deleted)
         self._orient_all()
-        if not self._draw_pending:  # a case's layers arrive together: draw once after them
+        if not self._draw_pending and not self.pending:  # once after a case's layers
             self._draw_pending = True
             call_soon(self._draw_after_layers)
 

@@ -181,10 +181,14 @@ def build_viewer(
 
 
 def _dock_while(docking: PanelDocking | None, done: Callable[[], bool]) -> None:
-    """Dock panels one by one until ``done()`` (or every panel is docked)."""
+    """Dock panels one by one until ``done()`` (or every panel is docked), handling the
+    window's events between two."""
+    from qtpy.QtWidgets import QApplication
+
     while docking is not None and not done():
         if not docking.dock_next():
             break
+        QApplication.processEvents()
 
 
 def _draw_now(viewer: Any) -> None:

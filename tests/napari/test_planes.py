@@ -85,6 +85,19 @@ def test_scheduled_mirror_copies_later_in_one_step_in_source_order():
     assert done == [3, -1]
 
 
+def test_scheduled_mirror_also_waits_to_copy_the_layers_already_there():
+    source, target = _models()
+    for name in ("scan", "gt"):
+        source.add_image(np.zeros((3, 3, 3), np.float32), name=name)
+    schedule = ManualSchedule()
+    mirror = LayerMirror(source.layers, target, schedule=schedule)
+    assert mirror.pending == 2 and len(target.layers) == 0 and len(schedule.steps) == 1
+    schedule.run()
+    assert [layer.name for layer in target.layers] == ["scan", "gt"]
+    source.layers.move(1, 0)
+    assert [layer.name for layer in target.layers] == ["gt", "scan"]
+
+
 def test_a_layer_removed_before_its_copy_is_never_copied():
     source, target = _models()
     schedule = ManualSchedule()
@@ -155,6 +168,20 @@ def test_side_views_fill_after_the_main_canvas(planes_with_case):
         assert _roles(model) == [*CASE_ROLES, "crosshair"]  # the crosshair on top
         scan = model.layers[0]
         assert scan.data is viewer.layers[0].data  # same array, no copy
+
+
+def test_side_views_get_their_copies_one_view_a_turn(planes_with_case):
+    """The coronal view's copies, then (a turn later, once it could draw) the sagittal's:
+    the window answers between the two."""
+    viewer, session, planes, qtbot = planes_with_case()
+    coronal, sagittal = planes.models["coronal"], planes.models["sagittal"]
+    seen = []
+    while planes.pending:
+        seen.append((len(coronal.layers), len(sagittal.layers)))
+        qtbot.wait(1)
+    done = len(CASE_ROLES) + 1  # and the crosshair
+    assert (done, 0) in seen, seen  # the coronal view filled, the sagittal not yet
+    assert len(coronal.layers) == len(sagittal.layers) == done
 
 
 def test_each_view_slices_its_own_axis_and_the_point_is_shared(planes_with_case):
@@ -256,12 +283,15 @@ def test_switching_cases_replaces_the_copies(planes_with_case, mood_dataset: Pat
         assert _roles(model) == [*CASE_ROLES, "crosshair"]
 
 
-def test_planes_docked_after_the_case_copy_it_at_once(make_napari_viewer, mood_dataset: Path):
+def test_planes_docked_after_the_case_copy_it_on_the_next_turns(
+    make_napari_viewer, qtbot, mood_dataset: Path
+):
     viewer = make_napari_viewer(show=True)
     session = load_into_viewer(viewer, [mood_dataset / "toy" / "case_1.nii.gz"])
     planes = LinkedPlanes(viewer)
     try:
-        assert planes.pending == 0
+        assert planes.pending == 2 * len(CASE_ROLES)  # made on the next turns
+        qtbot.waitUntil(lambda: planes.pending == 0, timeout=10_000)
         for model in planes.models.values():
             assert _roles(model) == [*CASE_ROLES, "crosshair"]
             assert model.dims.ndim == len(SHAPE)
