@@ -38,3 +38,22 @@ def test_sort_items_sort_numbers_with_undefined_last():
     items = [kit.SortItem(str(v), kit.sort_key(v)) for v in (2.0, float("nan"), None, -1, 10)]
     ordered = [item.text() for item in sorted(items)]
     assert ordered[2:] == ["-1", "2.0", "10"] and set(ordered[:2]) == {"nan", "None"}
+
+
+def test_discard_hides_now_and_deletes_later(qtbot):
+    from qtpy.QtCore import QEvent
+    from qtpy.QtWidgets import QApplication, QLabel, QWidget
+
+    from napari_mood._napari.widgets._kit import discard
+
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    label = QLabel("old", parent)
+    parent.show()
+    assert label.isVisible()
+    destroyed = []
+    label.destroyed.connect(lambda *_: destroyed.append(True))
+    discard(label)
+    assert not label.isVisible() and not destroyed
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    assert destroyed

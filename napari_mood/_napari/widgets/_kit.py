@@ -7,7 +7,8 @@
 * small builders (:func:`button`, :func:`row`, :func:`combo`, :func:`line_edit`,
   :func:`single_shot`, :func:`tipped`) and :class:`SortItem`, a table cell that sorts by
   a number with undefined values last;
-* dock helpers: :func:`is_on_screen`, :func:`watch_dock`.
+* dock helpers: :func:`is_on_screen`, :func:`watch_dock`;
+* :func:`discard` — the one way a panel drops a widget it built.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ __all__ = [
     "button",
     "cell",
     "combo",
+    "discard",
     "headers",
     "is_on_screen",
     "line_edit",
@@ -202,6 +204,18 @@ class SortItem(QTableWidgetItem):
         if isinstance(other, SortItem):
             return bool(self.key < other.key)
         return super().__lt__(other)
+
+
+def discard(widget: QWidget) -> None:
+    """Hide ``widget`` now and delete it later (``deleteLater``).
+
+    Qt deletes it once control is back in the event loop: never, where there is no
+    running loop (a script that calls ``processEvents``, a screenshot before
+    ``napari.run``). Taken out of its layout but still shown, it was drawn over the
+    widgets that replaced it (a dropped case's threshold rows over the last case's).
+    """
+    widget.hide()
+    widget.deleteLater()
 
 
 def present(value: T | None, what: str) -> T:

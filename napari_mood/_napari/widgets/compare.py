@@ -89,7 +89,7 @@ class _MethodToggle:
     def close(self) -> None:
         """Stop following the layer and delete the check box."""
         self.disconnect()
-        self.box.deleteLater()
+        kit.discard(self.box)
 
     def disconnect(self) -> None:
         """Stop following the layer."""

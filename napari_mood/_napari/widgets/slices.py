@@ -140,7 +140,7 @@ class SliceScoresWidget(QWidget):
         self._canvas.mpl_connect("button_press_event", self._on_canvas_button_press)
         self._canvas.mpl_connect("draw_event", self._on_canvas_draw)
         kit.present(self.layout(), "layout").replaceWidget(self._placeholder, self._canvas)
-        self._placeholder.deleteLater()
+        kit.discard(self._placeholder)
         self._placeholder = None
         self._draw(force=True)
 

@@ -303,7 +303,7 @@ class ThresholdWidget(QWidget):
         for row in self._rows.values():
             for widget in (*row.widgets, row.readout):
                 self._grid.removeWidget(widget)
-                widget.deleteLater()
+                kit.discard(widget)
         self._rows = {
             m.name: self._add_row(index, m) for index, m in enumerate(self._session.methods)
         }

@@ -135,6 +135,18 @@ def test_rows_follow_the_session(widget_viewer):
     assert not widget._link.isEnabled()
 
 
+def test_rows_of_the_last_case_vanish_at_once(widget_viewer, mood_dataset):
+    """Rebuilt rows: the old ones are hidden at once, not only deleted once the event
+    loop runs (a script's screenshot of a dropped case drew both cases' readouts)."""
+    viewer, widget = widget_viewer
+    old = [w for row in widget._rows.values() for w in (*row.widgets, row.readout)]
+    load_into_viewer(viewer, [mood_dataset / "toy" / "case_0.nii.gz"])
+    assert old and not any(w.isVisible() for w in old)
+    QApplication.processEvents()  # the new rows show; no loop runs, so nothing is deleted
+    shown = [w for w in widget.findChildren(QSlider) if w.isVisible()]
+    assert len(shown) == len(widget._rows) == len(widget.session.methods)
+
+
 def test_closed_widget_stops_listening(widget_viewer, qtbot):
     viewer, widget = widget_viewer
     session = widget.session
