@@ -13,6 +13,7 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -860,3 +861,183 @@ def test_a_dangling_cache_link_is_named(capsys, data: Path, tmp_path: Path):
 def test_minus_zero_threshold_prints_as_zero(capsys, data: Path):
     code, out, _ = _cli(capsys, "evaluate", str(data), "--task", "object", "--threshold", "-0")
     assert code == 0 and "-0.00" not in out and "0.00" in out
+
+
+# -- every planned output file against every input file (the guard's one rule) --------
+
+
+def _no_temporaries(*folders: Path) -> None:
+    left = [p for f in folders for p in f.rglob(".*.part*")]
+    assert not left, left
+
+
+def _evaluated_json(capsys, data: Path, out: Path) -> Path:
+    assert _cli(capsys, "evaluate", str(data), "--format", "json", "--out", str(out))[0] == 0
+    return out
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        # evaluate --splits S --out S: the splits file is an input
+        lambda d, w: (["--splits", str(w / "s.json"), "--out", str(w / "s.json")], "s.json"),
+        # evaluate --categories REP/results.csv --report REP
+        lambda d, w: (
+            ["--categories", str(w / "REP" / "results.csv"), "--report", str(w / "REP")],
+            "results.csv",
+        ),
+        # the toy folder is an input: --out inside it
+        lambda d, w: (
+            ["--task", "object", "--threshold", "auto", "--toy", str(w / "toy"), "--out"]
+            + [str(w / "toy" / "x.json")],
+            "x.json",
+        ),
+    ],
+)
+def test_evaluate_never_writes_onto_its_own_input_files(capsys, data: Path, tmp_path: Path, build):
+    work = tmp_path / "work"
+    (work / "REP").mkdir(parents=True)
+    (work / "s.json").write_text("[[0, 1], [2]]\n")
+    (work / "REP" / "results.csv").write_text("case,category\nc1.nii.gz,a\n")
+    shutil.copytree(data, work / "toy")
+    argv, name = build(data, work)
+    before = _checksums(work)
+    err = _refused(capsys, data, "evaluate", str(data), *argv, "--force", names=name)
+    assert "input" in err and "read-only" in err
+    assert _checksums(work) == before
+    _no_temporaries(work, data)
+
+
+def test_categories_never_writes_onto_its_categories_file(capsys, data: Path, tmp_path: Path):
+    out = tmp_path / "OUT"
+    out.mkdir()
+    table = out / "category_scores.csv"
+    table.write_text("case,category\nc0.nii.gz,normal\nc1.nii.gz,a\nc2.nii.gz,a\n")
+    before = table.read_bytes()
+    argv = ["categories", str(data), "--categories", str(table), "--out", str(out), "--force"]
+    err = _refused(capsys, data, *argv, names="category_scores.csv")
+    assert "onto the input file" in err
+    assert table.read_bytes() == before
+
+
+@pytest.mark.parametrize("where", ["results", "toy"])
+@pytest.mark.parametrize("name", ["ranks.json", "ranks.csv"])
+def test_rank_never_writes_onto_a_results_file(
+    capsys, data: Path, tmp_path: Path, where: str, name: str
+):
+    out = tmp_path / "OUT"
+    out.mkdir()
+    results = _evaluated_json(capsys, data, tmp_path / "r.json")
+    inside = out / name
+    inside.write_bytes(results.read_bytes())
+    before = inside.read_bytes()
+    pairs = [f"a={inside}"] if where == "results" else [f"a={results}", "--toy", f"t={inside}"]
+    err = _refused(capsys, data, "rank", *pairs, "--out", str(out), "--force", names=name)
+    assert "onto the input file" in err
+    assert inside.read_bytes() == before
+
+
+def _copy_method(data: Path, tmp_path: Path) -> Path:
+    script = tmp_path / "method.sh"
+    script.write_text('#!/bin/sh\nfor f in "$1"/*.nii.gz; do cp "$f" "$2/"; done\n')
+    script.chmod(0o755)
+    return script
+
+
+@pytest.mark.parametrize(
+    "outputs",
+    [
+        lambda d, w: ["--output", str(w / "OUT"), "--json", str(w / "OUT" / "c1.nii.gz")],
+        lambda d, w: ["--output", str(w / "OUT"), "--json", str(d / "toy" / "run.json")],
+        lambda d, w: ["--output", str(d / "toy" / "sub")],
+        lambda d, w: ["--output", str(d / "toy")],
+    ],
+)
+def test_run_plans_every_output_file_before_the_first_case(
+    capsys, data: Path, tmp_path: Path, outputs
+):
+    script = _copy_method(data, tmp_path)
+    argv = ["run", str(script), "--input", str(data / "toy"), *outputs(data, tmp_path), "--force"]
+    _refused(capsys, data, *argv)
+    assert not (tmp_path / "OUT").exists() or not any((tmp_path / "OUT").iterdir())
+
+
+def test_relative_and_linked_inputs_are_the_same_inputs(
+    capsys, data: Path, tmp_path: Path, monkeypatch
+):
+    """Inputs resolve themselves, whoever builds them: a relative --input was not compared."""
+    script = _copy_method(data, tmp_path)
+    (tmp_path / "linked").symlink_to(data / "toy")
+    monkeypatch.chdir(data / "toy")
+    _refused(capsys, data, "run", str(script), "--input", ".", "--output", "sub")
+    monkeypatch.chdir(tmp_path)
+    _refused(capsys, data, "run", str(script), "--input", "linked", "--output", "linked/sub")
+    assert not (data / "toy" / "sub").exists()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["evaluate", "{data}", "--out", "{loop}"],
+        ["evaluate", "{data}", "--out", "{loop}/r.csv"],
+        ["evaluate", "{data}", "--report", "{loop}"],
+        ["evaluate", "{data}", "--cache", "{loop}/cache"],
+        ["figure", "{data}", "--out", "{loop}/f.png"],
+        ["categories", "{data}", "--out", "{loop}"],
+    ],
+)
+def test_a_link_loop_as_an_output_is_one_line(capsys, data: Path, tmp_path: Path, argv):
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    filled = [a.format(data=data, loop=tmp_path / "a") for a in argv]
+    if filled[0] == "categories":
+        (data / "categories.csv").write_text("case,category\nc1.nii.gz,a\n")
+    err = _refused(capsys, data, *filled, names=str(tmp_path / "a"))
+    assert "symbolic-link loop" in err
+
+
+# -- --screenshot: checked like every output, before napari starts ---------------------
+
+
+@pytest.mark.parametrize("name", ["s.jpg", "s.tif", "brain.nii.gz", "noext", " "])
+def test_a_screenshot_that_is_not_a_png_is_a_usage_error(capsys, data: Path, tmp_path, name):
+    err = _refused(capsys, data, "view", str(data), "--screenshot", str(tmp_path / name), code=2)
+    assert "--screenshot" in err
+    assert not (tmp_path / name).exists()
+
+
+@pytest.mark.parametrize(
+    "paths, shot",
+    [
+        (["{data}"], "{data}/toy/x.png"),
+        (["{data}/toy/c1.nii.gz"], "{data}/toy/x.png"),
+        (["{data}/toy/c1.nii.gz", "--pred", "m={data}/methods/a"], "{data}/methods/a/x.png"),
+        (["{data}"], "{data}/x.png"),
+    ],
+)
+def test_a_screenshot_among_the_inputs_is_refused_before_napari(
+    capsys, data: Path, paths, shot, monkeypatch
+):
+    monkeypatch.delenv("DISPLAY", raising=False)  # refused before the display is looked at
+    argv = ["view", *(p.format(data=data) for p in paths), "--screenshot", shot.format(data=data)]
+    err = _refused(capsys, data, *argv, "--force", names="x.png")
+    assert "input folder" in err
+    _no_temporaries(data)
+
+
+def test_a_screenshot_never_replaces_a_file_without_force(capsys, data: Path, tmp_path: Path):
+    shot = tmp_path / "shot.png"
+    shot.write_bytes(b"kept")
+    err = _refused(capsys, data, "demo", "--screenshot", str(shot), names="shot.png")
+    assert "--force" in err and shot.read_bytes() == b"kept"
+    (tmp_path / "folder.png").mkdir()
+    _refused(capsys, data, "demo", "--screenshot", str(tmp_path / "folder.png"), names="folder")
+    _refused(capsys, data, "demo", "--screenshot", str(shot / "x.png"), names="shot.png")
+
+
+def test_no_display_is_one_line_saying_what_to_do(capsys, data: Path, monkeypatch):
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr("sys.platform", "linux")
+    err = _refused(capsys, data, "view", str(data), names="xvfb-run -a")
+    assert "no display" in err

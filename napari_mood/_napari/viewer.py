@@ -33,7 +33,7 @@ from napari_mood._napari.reader import read_paths
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood.core.io import MoodInputError
 from napari_mood.services.datasets import sample_data_dir
-from napari_mood.services.output import atomic_path
+from napari_mood.services.output import Inputs, atomic_path, check_output_file
 from napari_mood.services.view_legend import add_legend
 
 __all__ = [
@@ -67,6 +67,7 @@ def open_viewer(
     *,
     preds: Mapping[str, str | os.PathLike[str]] | None = None,
     screenshot: str | os.PathLike[str] | None = None,
+    force: bool = False,
     dock_widgets: bool = True,
 ) -> int:
     """Open napari on files or folders, dock the plugin's widgets and run the event loop.
@@ -80,6 +81,10 @@ def open_viewer(
         Extra methods by name: method folders or map files of the case opened.
     screenshot : path-like, optional
         Render the whole window to this PNG and return instead of running the event loop.
+        Checked by the output guard before napari starts (not among ``paths``, not
+        replacing a file without ``force``) and written atomically.
+    force : bool
+        Let ``screenshot`` replace an existing file.
     dock_widgets : bool
         Dock every widget of the napari-mood manifest.
 
@@ -90,9 +95,12 @@ def open_viewer(
     """
     import napari
 
+    if screenshot is not None:
+        inputs = Inputs.around([*map(Path, paths), *map(Path, (preds or {}).values())])
+        check_output_file(screenshot, inputs=inputs, force=force, what="the screenshot")
     opened = build_viewer(paths, preds=preds, dock_widgets=dock_widgets)
     if screenshot is not None:
-        return save_window_screenshot(opened.viewer, screenshot)
+        return save_window_screenshot(opened.viewer, screenshot, force=force)
     napari.run()
     return 0
 
@@ -292,7 +300,7 @@ def wait_keeping_events(future: Future[Any], *, step_ms: int = 10) -> Any:
     return future.result()
 
 
-def run_demo(*, screenshot: str | os.PathLike[str] | None = None) -> int:
+def run_demo(*, screenshot: str | os.PathLike[str] | None = None, force: bool = False) -> int:
     """Open the bundled sample dataset: first anomalous case, every method, widgets docked.
 
     Examples
@@ -303,7 +311,7 @@ def run_demo(*, screenshot: str | os.PathLike[str] | None = None) -> int:
     root = sample_data_dir()
     if not (root / "toy").is_dir():
         raise MoodInputError(root, "the sample dataset is missing", "reinstall napari-mood")
-    return open_viewer([root], screenshot=screenshot)
+    return open_viewer([root], screenshot=screenshot, force=force)
 
 
 def load_into_viewer(
@@ -448,13 +456,8 @@ def export_view(viewer: Any, path: str | os.PathLike[str], method_layers: Sequen
     if out.suffix.lower() != ".png":
         out = out.with_suffix(".png")
     with _ExportLook(viewer, method_layers), atomic_path(out) as temporary:
-        png = temporary.with_suffix(".png")  # napari picks the format by the name
-        try:
-            viewer.screenshot(str(png), canvas_only=True)
-            add_legend(png, _legend_entries(method_layers))
-            png.replace(temporary)
-        finally:
-            png.unlink(missing_ok=True)
+        viewer.screenshot(str(temporary), canvas_only=True)  # a .png name: napari writes PNG
+        add_legend(temporary, _legend_entries(method_layers))
     return out
 
 
@@ -462,11 +465,15 @@ SCREENSHOT_WAIT_S = 300.0
 """Longest wait for the widgets' background work before a window screenshot."""
 
 
-def save_window_screenshot(viewer: Any, path: str | os.PathLike[str]) -> int:
+def save_window_screenshot(
+    viewer: Any, path: str | os.PathLike[str], *, force: bool = False
+) -> int:
     """Render the whole window (canvas, docks, layer list) to a PNG, close the viewer, return 0.
 
     Waits (up to :data:`SCREENSHOT_WAIT_S`) until every widget's background work is done,
     so the picture shows results, not "Updating...", and no worker outlives the window.
+    The PNG is written atomically (:func:`~napari_mood.services.output.atomic_path`);
+    without ``force`` a file that appeared meanwhile is never replaced.
     """
     from napari_mood._napari.planes import planes_of
 
@@ -479,9 +486,11 @@ def save_window_screenshot(viewer: Any, path: str | os.PathLike[str]) -> int:
         planes.reset_views()
     _close_notifications()
     _settle()
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    viewer.screenshot(str(path), canvas_only=False)
-    viewer.close()
+    try:
+        with atomic_path(path, replace=force) as temporary:
+            viewer.screenshot(str(temporary), canvas_only=False)
+    finally:
+        viewer.close()
     return 0
 
 

@@ -51,6 +51,17 @@ def _output(text: str) -> Path:
     return Path(text)
 
 
+SCREENSHOT_SUFFIXES = (".png",)
+
+
+def _screenshot(text: str) -> Path:
+    """A window screenshot: a PNG file path (napari writes the format its name says)."""
+    path = _output(text)
+    if path.suffix.lower() not in SCREENSHOT_SUFFIXES:
+        raise argparse.ArgumentTypeError(f"must be a .png file, got {text!r}")
+    return path
+
+
 MAX_BATCHES = 100_000
 MAX_DPI = 2400.0
 

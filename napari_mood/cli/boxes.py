@@ -26,8 +26,7 @@ from napari_mood.services.boxes import (
 from napari_mood.services.output import (
     Inputs,
     Planned,
-    check_apart,
-    check_output_file,
+    check_outputs,
     write_text_atomic,
 )
 
@@ -45,14 +44,10 @@ def _inputs(dataset: BoxDataset, methods: Mapping[str, BoxMethod]) -> Inputs:
 
 
 def _check_outputs(args: argparse.Namespace, inputs: Inputs) -> None:
+    if args.figure is not None and args.figure.suffix.lower() not in FIGURE_SUFFIXES:
+        raise MoodInputError(args.figure, "is not a .png, .svg or .pdf file", "change --figure")
     planned = [Planned(p, w) for p, w in ((args.out, "--out"), (args.figure, "--figure")) if p]
-    check_apart(planned)
-    if args.out is not None:
-        check_output_file(args.out, inputs=inputs, force=args.force, what="--out")
-    if args.figure is not None:
-        if args.figure.suffix.lower() not in FIGURE_SUFFIXES:
-            raise MoodInputError(args.figure, "is not a .png, .svg or .pdf file", "change --figure")
-        check_output_file(args.figure, inputs=inputs, force=args.force, what="--figure")
+    check_outputs(planned, inputs=inputs, force=args.force)
 
 
 def _figure_method(args: argparse.Namespace, result: BoxBenchmark) -> str:

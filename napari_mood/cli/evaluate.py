@@ -34,9 +34,7 @@ from napari_mood.services.formats import format_csv, format_result
 from napari_mood.services.output import (
     Inputs,
     Planned,
-    check_apart,
-    check_output_file,
-    check_output_folder,
+    check_outputs,
     write_text_atomic,
 )
 from napari_mood.services.report import REPORT_FILES
@@ -158,16 +156,8 @@ def _check_outputs(args: argparse.Namespace, inputs: Inputs) -> None:
     if args.report is not None:
         planned.append(Planned(args.report, "--report", folder=True, names=REPORT_FILES))
     if args.cache is not None:
-        planned.append(Planned(args.cache, "--cache", folder=True))
-    check_apart(planned)
-    if args.out is not None:
-        check_output_file(args.out, inputs=inputs, force=args.force, what="--out")
-    if args.report is not None:
-        check_output_folder(
-            args.report, inputs=inputs, force=args.force, names=REPORT_FILES, what="--report"
-        )
-    if args.cache is not None:
-        check_output_folder(args.cache, inputs=inputs, force=True, what="--cache")
+        planned.append(Planned(args.cache, "--cache", folder=True, replace=True))
+    check_outputs(planned, inputs=inputs, force=args.force)
 
 
 def _warn_unused(args: argparse.Namespace, options: EvaluationOptions) -> None:
@@ -219,8 +209,8 @@ def _check_toy(args: argparse.Namespace, options: EvaluationOptions) -> None:
 def _inputs(
     args: argparse.Namespace, dataset: MoodDataset, methods: Mapping[str, MethodFolder]
 ) -> Inputs:
-    extra = [args.toy, args.toy_preds, args.categories]
-    return Inputs.of(dataset, methods, folders=extra[:2], files=extra[2:])
+    folders = [args.toy, args.toy_preds]
+    return Inputs.of(dataset, methods, folders=folders, files=[args.categories, args.splits])
 
 
 def main(args: argparse.Namespace) -> int:

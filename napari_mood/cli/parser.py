@@ -28,6 +28,7 @@ from napari_mood.cli._args import (
     _planes,
     _positive,
     _pred_pair,
+    _screenshot,
     _size_window,
     _tasks,
     _threshold,
@@ -129,13 +130,23 @@ def _add_validate(sub: argparse._SubParsersAction) -> None:
 
 def _add_viewer(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="open napari with the bundled sample case")
-    p.add_argument("--screenshot", type=Path, help="render the window to this PNG and exit")
+    _add_screenshot(p)
     p.set_defaults(func=viewer.demo)
     p = sub.add_parser("view", help="open files, a case or a dataset in napari")
     p.add_argument("paths", type=Path, nargs="+")
     p.add_argument("--pred", type=_pred_pair, action=_AppendPred, default=[], metavar="[NAME=]DIR")
-    p.add_argument("--screenshot", type=Path, help="render the window to this PNG and exit")
+    _add_screenshot(p)
     p.set_defaults(func=viewer.view)
+
+
+def _add_screenshot(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--screenshot",
+        type=_screenshot,
+        metavar="PNG",
+        help="render the window to this PNG file and exit (needs a display: xvfb-run -a)",
+    )
+    _add_force(p, "--screenshot file")
 
 
 def _add_figure(sub: argparse._SubParsersAction) -> None:

@@ -33,7 +33,7 @@ def main(args: argparse.Namespace) -> int:
     )
     files = [p for _, p in args.results + args.toy]
     if args.out is not None:
-        inputs = Inputs(files=tuple(p.resolve() for p in files))
+        inputs = Inputs(files=tuple(files))
         check_output_folder(args.out, inputs=inputs, force=args.force, names=names, what="--out")
     tests = _inputs(args.results, args.task)
     toys = _inputs(args.toy, args.task)

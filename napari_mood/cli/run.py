@@ -8,8 +8,8 @@ import sys
 
 from napari_mood.cli._common import ProgressBar
 from napari_mood.core.io import MoodInputError
-from napari_mood.services.output import Inputs, check_output_file, write_text_atomic
-from napari_mood.services.run_method import MethodRun, run_method
+from napari_mood.services.output import Inputs, Planned, check_outputs, write_text_atomic
+from napari_mood.services.run_method import MethodRun, expected_output, input_scans, run_method
 
 __all__ = ["format_run", "main"]
 
@@ -31,12 +31,18 @@ def format_run(run: MethodRun) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _check_outputs(args: argparse.Namespace) -> None:
+    """``--output`` (with each case's file) and ``--json`` apart, and outside ``--input``."""
+    names = tuple(expected_output(scan.name, args.task) for scan in input_scans(args.input))
+    planned = [Planned(args.output, "--output", folder=True, names=names)]
+    if args.json is not None:
+        planned.append(Planned(args.json, "--json"))
+    check_outputs(planned, inputs=Inputs(folders=(args.input,)), force=args.force)
+
+
 def main(args: argparse.Namespace) -> int:
     """Run ``run`` with parsed arguments; returns the exit code."""
-    if args.json is not None:
-        check_output_file(
-            args.json, inputs=Inputs(folders=(args.input,)), force=args.force, what="--json"
-        )
+    _check_outputs(args)
     try:
         run = run_method(
             args.command,

@@ -40,6 +40,7 @@ __all__ = [
     "atomic_path",
     "check_apart",
     "check_output_file",
+    "check_outputs",
     "check_output_folder",
     "write_bytes_atomic",
     "write_text_atomic",
@@ -60,6 +61,11 @@ class Inputs:
     folders: tuple[Path, ...] = ()
     files: tuple[Path, ...] = ()
 
+    def __post_init__(self) -> None:
+        # resolved once here, whoever builds it: a relative or linked path compares as itself
+        object.__setattr__(self, "folders", _resolved(Path(p) for p in self.folders))
+        object.__setattr__(self, "files", _resolved(Path(p) for p in self.files))
+
     @classmethod
     def of(
         cls,
@@ -76,7 +82,20 @@ class Inputs:
             found += [dataset.root, *{p.parent.parent for p in labels}]
             found += [] if dataset.scans_dir is None else [dataset.scans_dir]
         found += [method.path for method in (methods or {}).values()]
-        return cls(_resolved(found), _resolved(Path(f) for f in files if f is not None))
+        return cls(tuple(found), tuple(Path(f) for f in files if f is not None))
+
+    @classmethod
+    def around(cls, paths: Iterable[PathLike]) -> Inputs:
+        """The inputs of paths opened as they are: a folder, or a file and its folder.
+
+        Used where the paths are not a known dataset (``napari-mood view FILE ...``): a
+        file's own folder counts as an input folder, since it may be a dataset's.
+        """
+        given = [Path(p) for p in paths]
+        files = [p for p in given if not p.is_dir()]
+        return cls.of(
+            folders=[*(p for p in given if p.is_dir()), *(p.parent for p in files)], files=files
+        )
 
     def holder(self, path: Path) -> Path | None:
         """The input folder or file ``path`` is in or on (resolved), else None."""
@@ -94,7 +113,14 @@ class Inputs:
 
 
 def _resolve(path: PathLike) -> Path:
-    return Path(path).expanduser().resolve()
+    try:
+        return Path(path).expanduser().resolve()
+    except (RuntimeError, OSError) as error:  # a link loop: RuntimeError before Python 3.13
+        raise OutputRefused(
+            Path(path),
+            "is, or lies under, a symbolic-link loop",
+            "remove the loop or give another path",
+        ) from error
 
 
 def _resolved(paths: Iterable[Path]) -> tuple[Path, ...]:
@@ -207,8 +233,9 @@ def check_output_folder(
 ) -> Path:
     """Check a folder output before any work: not in the inputs, writable, no file replaced.
 
-    ``names`` are the files the run will write into the folder (relative paths): any of
-    them that exists needs ``force``.
+    ``names`` are the files the run will write into the folder (relative paths): each is
+    checked against the inputs like a file output (an input file may lie in the output
+    folder: it is never replaced), and any of them that exists needs ``force``.
     """
     folder = Path(path).expanduser()
     _refuse_inputs(folder, inputs or Inputs(), what)
@@ -218,6 +245,9 @@ def check_output_folder(
         )
     if folder.exists() and not folder.is_dir():
         raise OutputRefused(folder, f"{what} is {_kind(folder)}", "give a folder")
+    for name in names:  # each planned file, not only the folder, against the inputs
+        _refuse_inputs(folder / name, inputs or Inputs(), f"{what} file {name}")
+        _refuse_special(folder / name, f"{what} file {name}")
     existing = [name for name in names if (folder / name).exists()]
     if existing and not force:
         shown = ", ".join(existing[:3]) + (
@@ -232,6 +262,9 @@ def check_output_folder(
 def atomic_path(path: PathLike, *, replace: bool = True) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; on success it becomes ``path`` atomically.
 
+    The temporary name ends in ``path``'s suffix (``.x.png.1a2b.part.png``), so writers
+    that choose the format by the name (napari's screenshot, matplotlib) write the right one.
+
     The parent folder is created. With ``replace`` an existing file is replaced (it
     keeps its permission bits); without it the last step never replaces anything: when
     another process created ``path`` meanwhile (two runs racing for the same new
@@ -243,7 +276,7 @@ def atomic_path(path: PathLike, *, replace: bool = True) -> Iterator[Path]:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         handle, name = tempfile.mkstemp(
-            prefix=f".{target.name}.", suffix=".part", dir=target.parent
+            prefix=f".{target.name}.", suffix=f".part{target.suffix}", dir=target.parent
         )
         os.close(handle)
     except OSError as error:
@@ -314,6 +347,37 @@ class Planned:
     what: str
     folder: bool = False
     names: tuple[str, ...] | None = None
+    replace: bool | None = None  # None: the run's force; True: a cache adds to what is there
+
+
+def check_outputs(planned: Sequence[Planned], *, inputs: Inputs, force: bool) -> None:
+    """Check every output of a run before any work: apart, outside the inputs, usable.
+
+    The one call a command makes with everything it will write: :func:`check_apart`,
+    then each file (:func:`check_output_file`) and each folder with the files it writes
+    (:func:`check_output_folder`), all against every input folder and file.
+
+    Raises
+    ------
+    OutputRefused
+        Naming the first output that cannot be used and why.
+
+    Examples
+    --------
+    >>> data = Inputs(files=(Path("/data/splits.json"),))
+    >>> check_outputs([Planned(Path("/data/splits.json"), "--out")], inputs=data, force=True)
+    Traceback (most recent call last):
+    ...
+    napari_mood.services.output.OutputRefused: /data/splits.json: --out would be written onto the input file /data/splits.json (inputs are read-only to napari-mood: choose a place outside the data)
+    """
+    check_apart(planned)
+    for out in planned:
+        replace = force if out.replace is None else out.replace
+        if out.folder:
+            names = () if out.names is None else out.names
+            check_output_folder(out.path, inputs=inputs, force=replace, names=names, what=out.what)
+        else:
+            check_output_file(out.path, inputs=inputs, force=replace, what=out.what)
 
 
 def check_apart(outputs: Sequence[Planned]) -> None:
@@ -388,3 +452,4 @@ def write_text_atomic(
 ) -> Path:
     """Write ``text`` to ``path`` atomically (see :func:`write_bytes_atomic`)."""
     return write_bytes_atomic(path, text.encode(encoding), replace=replace)
+

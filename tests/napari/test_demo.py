@@ -103,11 +103,13 @@ def test_run_demo_screenshot(tmp_path: Path):
 @pytest.mark.gui
 def test_open_viewer_screenshot_of_a_dataset(tmp_path: Path, mood_dataset: Path):
     png = tmp_path / "shot.png"
+    png.write_bytes(b"an older file: replaced only because force=True")
     code = (
         "from napari_mood._napari.viewer import open_viewer; "
-        f"raise SystemExit(open_viewer([{str(mood_dataset)!r}], screenshot={str(png)!r}))"
+        f"raise SystemExit(open_viewer([{str(mood_dataset)!r}], screenshot={str(png)!r}, force=True))"
     )
     _check_window_png(_screenshot_in_subprocess(code, png))
+    assert not list(tmp_path.glob(".shot.png*"))  # no temporary left
 
 
 @needs_sample

@@ -350,10 +350,11 @@ class DatasetBrowserWidget(QWidget):
         MoodInputError
             When the path is among the inputs or cannot be written (nothing is written).
         """
+        asked = Path(path)
         target = check_output_file(
-            Path(path).with_suffix(".png"),
+            asked.with_suffix(".png"),
             inputs=self._session.inputs(),
-            force=True,
+            force=asked.suffix.lower() == ".png",  # the save dialog confirmed this very name
             what="the view",
         )
         return export_view(self._viewer, target, [m.layer for m in self._session.methods])
