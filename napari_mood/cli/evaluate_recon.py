@@ -15,8 +15,10 @@ from napari_mood.services.output import (
     write_text_atomic,
 )
 from napari_mood.services.recon import (
+    ReconEvaluation,
     ReconFolders,
     ReconOptions,
+    degree_cases,
     evaluate_recon,
     find_recon_cases,
     planned_map_names,
@@ -69,6 +71,26 @@ def _plot_available() -> None:
         ) from exc
 
 
+_NOTHING_TO_PLOT = "simulate with napari-mood simulate --kind pet --mask, or drop --plot"
+
+
+def _check_plot(folders: ReconFolders, names: list[str]) -> None:
+    """``--plot`` needs matplotlib and simulated cases (names SUBJECT_REGION_degNN)."""
+    _plot_available()
+    if not degree_cases(names):
+        raise MoodInputError(
+            folders.inputs, "no simulated case to plot (names SUBJECT_REGION_degNN)",
+            _NOTHING_TO_PLOT,
+        )  # fmt: skip
+
+
+def _check_plotted(args: argparse.Namespace, result: ReconEvaluation) -> None:
+    if args.plot is not None and not result.rows:
+        raise MoodInputError(
+            args.plot, "nothing to plot: every simulated case was skipped", _NOTHING_TO_PLOT
+        )
+
+
 def main(args: argparse.Namespace) -> int:
     """Measure, test, print; write score maps and the plot when asked. Outputs checked first."""
     folders = ReconFolders.of_dataset(
@@ -78,10 +100,11 @@ def main(args: argparse.Namespace) -> int:
     names = find_recon_cases(folders)
     _check_outputs(args, folders, names)
     if args.plot is not None:
-        _plot_available()
+        _check_plot(folders, names)
     options = ReconOptions(test=args.test, alpha=args.alpha, scale=args.scale)
     bar = ProgressBar("reconstructions", enabled=not args.quiet)
     result = evaluate_recon(folders, options=options, progress=bar)
+    _check_plotted(args, result)  # before anything is written
     text = format_recon(result, args.format)
     if args.out is None:
         sys.stdout.write(text)
@@ -100,11 +123,6 @@ def main(args: argparse.Namespace) -> int:
     if args.plot is not None:
         from napari_mood.services.recon_report import plot_normalised_mse
 
-        try:
-            plot_normalised_mse(result, args.plot, dpi=args.dpi)
-        except ValueError as exc:
-            raise MoodInputError(
-                args.plot, str(exc), "simulate with napari-mood simulate --kind pet --mask"
-            ) from exc
+        plot_normalised_mse(result, args.plot, dpi=args.dpi)
         print(f"plot written to {args.plot}", file=sys.stderr)
     return 0

@@ -39,15 +39,21 @@ from napari_mood.core._checks import check_choice
 __all__ = [
     "SSIM_WINDOW",
     "TESTS",
+    "CaseProblem",
     "CaseRecon",
     "DegreeRow",
     "MseTest",
     "ReconMetrics",
+    "Role",
     "TTest",
     "Where",
     "bonferroni",
+    "brain_mask_problem",
+    "case_brain",
+    "check_recon_case",
     "healthy_data_range",
     "mse_test",
+    "non_finite_voxels",
     "recon_metrics",
     "residual_map",
     "residual_scale",
@@ -59,6 +65,8 @@ __all__ = [
 TTest = Literal["welch", "student", "paired"]
 TESTS: tuple[str, ...] = get_args(TTest)
 Where = Literal["brain", "anomaly"]
+Role = Literal["input", "healthy", "recon", "region", "brain"]
+"""The arrays of one case: what :class:`CaseProblem` points at."""
 SSIM_WINDOW = 7
 """scikit-image's default SSIM window (voxels a side); every axis needs at least this many."""
 RESIDUAL_QUANTILE = 0.999
@@ -75,6 +83,138 @@ class ReconMetrics:
     ssim: float
     n_voxels: int
     data_range: float
+
+
+def non_finite_voxels(data: np.ndarray) -> str:
+    """What is not finite in ``data``, as words ('' when every voxel is finite).
+
+    Examples
+    --------
+    >>> non_finite_voxels(np.array([1.0, np.nan, np.inf, -np.inf, np.nan]))
+    'holds 2 NaN, 1 +inf and 1 -inf voxels'
+    >>> non_finite_voxels(np.full(3, np.inf))
+    'holds 3 +inf voxels (every voxel)'
+    >>> non_finite_voxels(np.zeros(3))
+    ''
+    """
+    values = np.asarray(data)
+    if values.dtype.kind not in "fc" or bool(np.isfinite(values).all()):
+        return ""
+    counts = {
+        "NaN": int(np.isnan(values).sum()),
+        "+inf": int(np.isposinf(values).sum()),
+        "-inf": int(np.isneginf(values).sum()),
+    }
+    parts = [f"{n} {what}" for what, n in counts.items() if n]
+    words = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+    total = sum(counts.values())
+    every = " (every voxel)" if total == values.size else ""
+    return f"holds {words} voxel{'s' if total > 1 else ''}{every}"
+
+
+def brain_mask_problem(mask: np.ndarray) -> str:
+    """Why ``mask`` cannot be the brain mask of every case ('' when it can).
+
+    A brain mask is finite, has a nonzero voxel and holds 0 and one other value (a 0/1
+    or 0/255 mask; a probability map or a label atlas is refused, not guessed at).
+
+    Examples
+    --------
+    >>> brain_mask_problem(np.array([0, 1, 1]))
+    ''
+    >>> brain_mask_problem(np.array([0.0, 0.2, 0.9]))
+    'is not a binary mask: it holds 2 values besides 0 (0.2, 0.9)'
+    """
+    values = np.asarray(mask)
+    bad = non_finite_voxels(values)
+    if bad:
+        return bad
+    inside = values[values != 0]
+    if inside.size == 0:
+        return "is empty: no voxel is nonzero"
+    if np.any(inside != inside.flat[0]):
+        found = np.unique(inside)
+        shown = ", ".join([f"{float(v):.3g}" for v in found[:4]] + ["..."] * (found.size > 4))
+        return f"is not a binary mask: it holds {found.size} values besides 0 ({shown})"
+    return ""
+
+
+def case_brain(healthy: np.ndarray, brain: np.ndarray | None = None) -> np.ndarray:
+    """The brain mask of a case: ``brain != 0`` when given, else ``healthy > 0``.
+
+    Examples
+    --------
+    >>> case_brain(np.array([0.0, 2.0, -1.0])).tolist()
+    [False, True, False]
+    """
+    if brain is not None:
+        return np.asarray(brain) != 0
+    return np.asarray(healthy) > 0
+
+
+@dataclass(frozen=True)
+class CaseProblem:
+    """Why a case cannot give finite metrics: which of its arrays, what, what to do."""
+
+    role: Role
+    problem: str
+    hint: str
+
+
+def check_recon_case(
+    scan: np.ndarray,
+    healthy: np.ndarray,
+    recon: np.ndarray,
+    *,
+    brain: np.ndarray | None = None,
+    region: np.ndarray | None = None,
+) -> CaseProblem | None:
+    """The first reason the arrays of one case cannot give finite metrics (None: none).
+
+    The one rule of which cases are measured, checked before any metric:
+
+    1. every voxel of the input, healthy original, reconstruction and region is finite
+       (anywhere: SSIM's window, the residual and the score map spread a NaN);
+    2. the brain mask (``brain`` given, else ``healthy > 0``, :func:`case_brain`) has a
+       voxel: an all-zero healthy original has none;
+    3. the healthy original is not constant inside the brain (its range is the
+       ``data_range`` of PSNR and SSIM).
+
+    Examples
+    --------
+    >>> ok = np.arange(1.0, 9.0)
+    >>> check_recon_case(ok, ok, ok) is None
+    True
+    >>> check_recon_case(ok, np.zeros(8), ok)
+    CaseProblem(role='healthy', problem='is all zero: no brain mask (its voxels above 0)', hint='check it, or give --brain-mask')
+    """
+    arrays: tuple[tuple[Role, np.ndarray | None], ...] = (
+        ("input", scan), ("healthy", healthy), ("recon", recon), ("region", region),
+    )  # fmt: skip
+    for role, data in arrays:
+        bad = "" if data is None else non_finite_voxels(data)
+        if bad:
+            return CaseProblem(role, bad, "no finite metric with it: fix or re-create the file")
+    inside = case_brain(healthy, brain)
+    values = np.asarray(healthy)[inside]
+    if values.size == 0:
+        return _empty_brain(healthy, given=brain is not None)
+    if values.min() == values.max():
+        return CaseProblem(
+            "healthy",
+            f"is constant ({float(values.flat[0]):g}) inside the brain mask",
+            "PSNR and SSIM need a healthy original whose values vary",
+        )
+    return None
+
+
+def _empty_brain(healthy: np.ndarray, *, given: bool) -> CaseProblem:
+    if given:
+        return CaseProblem("brain", "is empty: no voxel is nonzero", "give a mask of the brain")
+    what = "is all zero" if not np.any(healthy) else "has no voxel above 0"
+    return CaseProblem(
+        "healthy", f"{what}: no brain mask (its voxels above 0)", "check it, or give --brain-mask"
+    )
 
 
 def healthy_data_range(healthy: np.ndarray, brain: np.ndarray) -> float:
@@ -157,7 +297,7 @@ def recon_metrics(
         return ReconMetrics(math.nan, math.nan, math.nan, math.nan, 0, dr)
     diff = b[inside] - a[inside]
     mse, mae = float(np.mean(diff * diff)), float(np.mean(np.abs(diff)))
-    if not dr > 0:
+    if not (dr > 0 and math.isfinite(mse)):
         return ReconMetrics(mse, mae, math.nan, math.nan, count, dr)
     psnr = math.inf if mse == 0 else 10.0 * math.log10(dr * dr / mse)
     full = ssim_map(a, b, data_range=dr) if ssim is None else ssim
@@ -319,7 +459,9 @@ class DegreeRow:
 
 
 def _metric(case: CaseRecon, where: Where) -> ReconMetrics | None:
-    return case.brain if where == "brain" else case.anomaly
+    """The case's metrics in ``where``; None without them or when its MSE is not finite."""
+    found = case.brain if where == "brain" else case.anomaly
+    return found if found is not None and math.isfinite(found.mse) else None
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -399,10 +541,12 @@ def summarise_recon(
 ) -> tuple[DegreeRow, ...]:
     """The per-region, per-mask, per-degree table of simulated cases.
 
-    Cases without a degree are left out. For each region and mask (``brain``,
-    ``anomaly``) every degree > 0 is tested against degree 0 (:func:`mse_test`); the
-    Bonferroni family is those tests (one per degree of that region and mask).
-    ``paired`` pairs cases by subject. Means skip NaN values.
+    Cases without a degree are left out, and so is a mask's metrics whose MSE is not
+    finite (an empty mask): ``n_cases``, the means and the tests all count the same
+    cases. For each region and mask (``brain``, ``anomaly``) every degree > 0 is tested
+    against degree 0 (:func:`mse_test`); the Bonferroni family is those tests (one per
+    degree of that region and mask). ``paired`` pairs cases by subject. Means skip NaN
+    values (PSNR and SSIM of a constant healthy original).
 
     Examples
     --------

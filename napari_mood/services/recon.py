@@ -12,13 +12,20 @@ by case name, ``.nii.gz`` or ``.nii``)::
 Rules:
 
 - brain mask: ``--brain-mask FILE`` (its nonzero voxels, one mask for every case), else
-  the healthy original's voxels above 0 (PET uptake is positive, the background 0);
+  the healthy original's voxels above 0 (PET uptake is positive, the background 0); the
+  file is checked once before any case (:func:`~napari_mood.core.recon.brain_mask_problem`:
+  finite, not empty, 0 and one other value, on the grid of the inputs): a bad one is an
+  error naming it;
 - anomaly region: ``region/CASE``, else the case's pixel label when it has a voxel, else
   none (the case has brain metrics only);
 - ``data_range`` of PSNR and SSIM: the healthy original's ``max - min`` in the brain;
 - a case whose input, healthy original, reconstruction or masks cannot be read or do not
-  share one grid is skipped with a warning naming the file (a broken file costs only its
-  own case);
+  share one grid, or cannot give finite metrics (NaN or infinite voxels, an all-zero or
+  constant healthy original: :func:`~napari_mood.core.recon.check_recon_case`), is
+  skipped with a warning naming the file (a broken file costs only its own case); every
+  count (table, JSON, t-tests) is of the cases measured;
+- an anomaly region with no voxel inside the brain mask gives brain metrics only, with a
+  warning naming the region file;
 - score maps: ``|input - recon| / scale`` clipped to [0, 1], 0 outside the brain, with
   ``scale`` the largest per-case 99.9th percentile of the residual in the brain over the
   whole set (``dataset``, default: one scale, so pooled pixel AP equals the AP of the raw
@@ -38,12 +45,15 @@ from pathlib import Path
 import numpy as np
 
 from napari_mood.core.io import MoodInputError, MoodInputWarning, case_stem, is_nifti
-from napari_mood.core.nifti import Volume, read_volume
+from napari_mood.core.nifti import Volume, read_shape, read_volume
 from napari_mood.core.orientation import display_transform
 from napari_mood.core.recon import (
     CaseRecon,
     DegreeRow,
     TTest,
+    brain_mask_problem,
+    case_brain,
+    check_recon_case,
     healthy_data_range,
     recon_metrics,
     residual_map,
@@ -62,6 +72,7 @@ __all__ = [
     "ReconEvaluation",
     "ReconFolders",
     "ReconOptions",
+    "degree_cases",
     "evaluate_recon",
     "find_recon_cases",
     "load_recon_view",
@@ -128,6 +139,8 @@ class ReconEvaluation:
     rows: tuple[DegreeRow, ...]
     problems: tuple[str, ...]
     options: ReconOptions
+    skipped: tuple[str, ...] = ()
+    """Input names of the cases left out (their reasons are among ``problems``)."""
 
     def dataset_scale(self) -> float:
         """The largest per-case robust maximum of the residual (0 without cases)."""
@@ -149,6 +162,17 @@ def _by_stem(folder: Path | None) -> dict[str, Path]:
     return {case_stem(n): folder / n for n in names}
 
 
+def degree_cases(names: list[str]) -> list[str]:
+    """The names that say a degree (``SUBJECT_REGION_degNN``): what the summary tabulates.
+
+    Examples
+    --------
+    >>> degree_cases(["s1_ad_deg00.nii.gz", "scan.nii.gz"])
+    ['s1_ad_deg00.nii.gz']
+    """
+    return [name for name in names if parse_degree_case(name) is not None]
+
+
 def find_recon_cases(folders: ReconFolders) -> list[str]:
     """The input file names (sorted); an input folder without NIfTI files is an error."""
     if not folders.inputs.is_dir():
@@ -168,6 +192,7 @@ class _Loaded:
     recon: np.ndarray
     brain: np.ndarray
     region: np.ndarray | None
+    notes: tuple[str, ...] = ()
 
 
 class _Reader:
@@ -183,8 +208,31 @@ class _Reader:
 
     def brain_mask(self) -> Volume | None:
         if self.folders.brain_mask is not None and self._brain is None:
-            self._brain = read_volume(self.folders.brain_mask)
+            volume = read_volume(self.folders.brain_mask)
+            problem = brain_mask_problem(volume.data)
+            if problem:
+                raise MoodInputError(volume.path, problem, "give a 0/1 mask of the brain")
+            self._brain = volume
         return self._brain
+
+    def check_brain_mask(self, names: list[str]) -> None:
+        """Read and check ``--brain-mask`` once, before any case: a bad one is an error."""
+        mask = self.brain_mask()
+        if mask is None:
+            return
+        shapes = set()
+        for name in names:
+            try:
+                shapes.add(read_shape(self.folders.inputs / name))
+            except MoodInputError:
+                continue  # that input is reported when its case is read
+        if shapes and mask.shape not in shapes:
+            shown = " or ".join(str(s) for s in sorted(shapes))
+            raise MoodInputError(
+                mask.path,
+                f"has shape {mask.shape}, the inputs have {shown}",
+                "give a brain mask on the inputs' grid",
+            )
 
     def _need(self, table: dict[str, Path], stem: str, folder: Path, what: str) -> Path:
         if stem not in table:
@@ -202,15 +250,16 @@ class _Reader:
         recon = read_volume(self._need(self.recon, stem, self.folders.recon, "reconstruction"))
         for other in (healthy, recon):
             _same_grid(scan, other)
-        brain_volume = self.brain_mask()
-        if brain_volume is not None:
-            _same_grid(scan, brain_volume)
-            brain = brain_volume.data != 0
-        else:
-            brain = healthy.data > 0
-        return _Loaded(scan.data, healthy.data, recon.data, brain, self._region(stem, scan))
+        brain_file = self.brain_mask()
+        if brain_file is not None:
+            _same_grid(scan, brain_file)
+        region = self._region(stem, scan)
+        _check_case(scan, healthy, recon, brain=brain_file, region=region)
+        brain = case_brain(healthy.data, None if brain_file is None else brain_file.data)
+        region_mask, notes = _region_mask(region, brain)
+        return _Loaded(scan.data, healthy.data, recon.data, brain, region_mask, notes)
 
-    def _region(self, stem: str, scan: Volume) -> np.ndarray | None:
+    def _region(self, stem: str, scan: Volume) -> Volume | None:
         path = self.region.get(stem)
         if path is None and stem in self.labels:
             path = self.labels[stem]
@@ -218,8 +267,40 @@ class _Reader:
             return None
         volume = read_volume(path)
         _same_grid(scan, volume)
-        mask = volume.data > 0.5
-        return mask if mask.any() else None
+        return volume
+
+
+def _check_case(
+    scan: Volume, healthy: Volume, recon: Volume, *, brain: Volume | None, region: Volume | None
+) -> None:
+    """Raise MoodInputError naming the file of a case that cannot give finite metrics."""
+    found = check_recon_case(
+        scan.data, healthy.data, recon.data,
+        brain=None if brain is None else brain.data, region=None if region is None else region.data,
+    )  # fmt: skip
+    if found is not None:
+        files = {
+            "input": scan,
+            "healthy": healthy,
+            "recon": recon,
+            "brain": brain,
+            "region": region,
+        }
+        culprit = files[found.role]
+        raise MoodInputError(None if culprit is None else culprit.path, found.problem, found.hint)
+
+
+def _region_mask(
+    region: Volume | None, brain: np.ndarray
+) -> tuple[np.ndarray | None, tuple[str, ...]]:
+    """The region's mask (None when empty) and a note when none of it is in the brain."""
+    mask = None if region is None else region.data > 0.5
+    if region is None or mask is None or not mask.any():
+        return None, ()
+    if not (mask & brain).any():
+        where = "no voxel of the anomaly region is inside the brain mask (brain metrics only)"
+        return mask, (f"{region.path}: {where}",)
+    return mask, ()
 
 
 def _same_grid(scan: Volume, other: Volume) -> None:
@@ -238,8 +319,8 @@ def _case_recon(name: str, loaded: _Loaded) -> CaseRecon:
         loaded.healthy, loaded.recon, loaded.brain, data_range=data_range, ssim=full
     )
     anomaly = None
-    if loaded.region is not None:
-        inside = loaded.region & loaded.brain
+    inside = None if loaded.region is None else loaded.region & loaded.brain
+    if inside is not None and inside.any():  # else brain metrics only (and a note)
         anomaly = recon_metrics(
             loaded.healthy, loaded.recon, inside, data_range=data_range, ssim=full
         )
@@ -255,7 +336,7 @@ def _cases(
     folders: ReconFolders, names: list[str], progress: Callable[[int, int, str], None] | None
 ) -> Iterator[tuple[str, _Loaded | str]]:
     reader = _Reader(folders)
-    reader.brain_mask()  # one file for every case: unusable is an error, before any case
+    reader.check_brain_mask(names)  # one file for every case: bad is an error, before any case
     for index, name in enumerate(names):
         try:
             yield name, reader.load(name)
@@ -276,8 +357,9 @@ def evaluate_recon(
     Raises
     ------
     MoodInputError
-        The input folder is missing or empty, the brain mask cannot be read, or no case
-        could be evaluated. A single case that cannot be read is a warning and a problem.
+        The input folder is missing or empty, the brain mask cannot be read or is not a
+        brain mask of the inputs' grid, or no case could be evaluated. A single case that
+        cannot be read or give finite metrics is a warning, a problem and a skipped name.
 
     Examples
     --------
@@ -287,19 +369,26 @@ def evaluate_recon(
     """
     chosen = options or ReconOptions()
     names = find_recon_cases(folders)
-    cases, problems = [], []
+    cases, problems, skipped = [], [], []
     for name, loaded in _cases(folders, names, progress):
         if isinstance(loaded, str):
-            problems.append(loaded)
-            warnings.warn(loaded, MoodInputWarning, stacklevel=2)
-            continue
-        cases.append(_case_recon(name, loaded))
+            skipped.append(name)
+            texts = [loaded]
+        else:
+            cases.append(_case_recon(name, loaded))
+            texts = [f"{name}: {note}" for note in loaded.notes]
+        for text in texts:
+            problems.append(text)
+            warnings.warn(text, MoodInputWarning, stacklevel=2)
     if not cases:
         raise MoodInputError(
             folders.inputs, "no case could be evaluated", problems[0] if problems else ""
         )
     rows = summarise_recon(cases, test=chosen.test, alpha=chosen.alpha)
-    return ReconEvaluation(folders.inputs.parent.name, tuple(cases), rows, tuple(problems), chosen)
+    dataset = folders.inputs.parent.name
+    return ReconEvaluation(
+        dataset, tuple(cases), rows, tuple(problems), chosen, skipped=tuple(skipped)
+    )
 
 
 def planned_map_names(names: list[str]) -> list[str]:
@@ -353,6 +442,8 @@ def recon_json(result: ReconEvaluation) -> dict[str, object]:
             "scale": result.options.scale,
             "data_range": "healthy max - min in the brain mask",
         },
+        "n_cases": len(result.cases),
+        "skipped": list(result.skipped),
         "cases": [
             {
                 "case": c.case,

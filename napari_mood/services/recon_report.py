@@ -85,8 +85,9 @@ def _table(result: ReconEvaluation) -> str:
     ]
     simulated = sum(1 for c in result.cases if c.degree is not None)
     opts = result.options
+    skipped = f", {len(result.skipped)} skipped" if result.skipped else ""
     lines = [
-        f"dataset {result.dataset}: {len(result.cases)} cases ({simulated} simulated), "
+        f"dataset {result.dataset}: {len(result.cases)} cases ({simulated} simulated){skipped}, "
         f"{opts.test} t-test vs degree 0, Bonferroni over degrees, alpha {opts.alpha:g}; "
         "data_range: healthy max - min in the brain"
     ]

@@ -13,8 +13,12 @@ from napari_mood.core.recon import (
     CaseRecon,
     ReconMetrics,
     bonferroni,
+    brain_mask_problem,
+    case_brain,
+    check_recon_case,
     healthy_data_range,
     mse_test,
+    non_finite_voxels,
     recon_metrics,
     residual_map,
     residual_scale,
@@ -192,3 +196,83 @@ def test_summary_welch_uses_all_cases_and_paired_only_pairs():
     assert paired[1].test is not None and math.isnan(paired[1].test.p_value)
     with pytest.raises(ValueError, match="alpha"):
         summarise_recon(cases, alpha=1.0)
+
+
+def _volume() -> np.ndarray:
+    data = np.zeros((9, 9, 9))
+    data[1:-1, 1:-1, 1:-1] = np.random.default_rng(5).random((7, 7, 7)) + 0.5
+    return data
+
+
+@pytest.mark.parametrize("role", ["input", "healthy", "recon", "region"])
+@pytest.mark.parametrize(
+    ("value", "words"), [(math.nan, "1 NaN voxel"), (math.inf, "1 +inf"), (-math.inf, "1 -inf")]
+)
+def test_a_non_finite_voxel_anywhere_names_its_array(role, value, words):
+    arrays = {"input": _volume(), "healthy": _volume(), "recon": _volume(), "region": None}
+    arrays["region"] = (arrays["healthy"] > 1.0).astype(float)
+    assert check_recon_case(arrays["input"], arrays["healthy"], arrays["recon"]) is None
+    arrays[role][0, 0, 0] = value  # outside the brain: still spreads through SSIM's window
+    found = check_recon_case(
+        arrays["input"], arrays["healthy"], arrays["recon"], region=arrays["region"]
+    )
+    assert found is not None and found.role == role and words in found.problem
+
+
+def test_brain_rules_name_the_healthy_original_or_the_mask():
+    ok = _volume()
+    found = check_recon_case(ok, np.zeros_like(ok), ok)
+    assert found is not None and (found.role, found.problem[:11]) == ("healthy", "is all zero")
+    found = check_recon_case(ok, -ok, ok)
+    assert found is not None and found.role == "healthy" and "no voxel above 0" in found.problem
+    found = check_recon_case(ok, ok, ok, brain=np.zeros(ok.shape))
+    assert found is not None and found.role == "brain" and "empty" in found.problem
+    flat = np.where(ok > 0, 2.0, 0.0)
+    found = check_recon_case(ok, flat, ok)
+    assert found is not None and found.role == "healthy" and "constant (2)" in found.problem
+    assert check_recon_case(ok, ok, ok, brain=(ok > 0).astype(np.uint8) * 255) is None
+    assert case_brain(ok).sum() == 343 and case_brain(ok, np.ones(ok.shape)).all()
+
+
+@pytest.mark.parametrize(
+    ("mask", "problem"),
+    [
+        ([0.0, 1.0, 1.0], ""),
+        ([0, 255, 255], ""),
+        ([0.0, 0.3, 0.3], ""),  # 0 and one other value
+        ([0.0, 1.0, math.nan], "holds 1 NaN voxel"),
+        ([0.0, 1.0, -math.inf], "holds 1 -inf voxel"),
+        ([0.0, 0.0, 0.0], "is empty"),
+        ([0.0, 1.0, 2.0], "is not a binary mask: it holds 2 values besides 0 (1, 2)"),
+        (list(range(7)), "6 values besides 0 (1, 2, 3, 4, ...)"),
+    ],
+)
+def test_brain_mask_policy(mask, problem):
+    found = brain_mask_problem(np.array(mask))
+    assert (found == "") if not problem else (problem in found)
+
+
+def test_non_finite_words():
+    assert non_finite_voxels(np.arange(3)) == ""  # integers are always finite
+    assert non_finite_voxels(np.array([np.nan, np.nan])) == "holds 2 NaN voxels (every voxel)"
+    assert non_finite_voxels(np.array([np.inf, 0.0, -np.inf])) == "holds 1 +inf and 1 -inf voxels"
+
+
+def test_summary_counts_only_finite_mse():
+    # a mask without voxels (NaN metrics) is no metric: n, means and tests agree
+    empty = ReconMetrics(math.nan, math.nan, math.nan, math.nan, 0, 1.0)
+    cases = [_case("a", 0.0, 1.0), _case("b", 0.0, 2.0), _case("c", 0.0, 3.0)]
+    cases += [_case("a", 0.2, 3.0), _case("b", 0.2, 5.0), _case("c", 0.2, 4.0)]
+    cases.append(CaseRecon("d_r_deg", "d", "r", 0.2, empty, None, 1.0))
+    rows = {r.degree: r for r in summarise_recon(cases)}
+    assert rows[0.2].n_cases == 3 and rows[0.2].mse == pytest.approx(4.0)
+    test = rows[0.2].test
+    assert test is not None and (test.n_healthy, test.n_diseased) == (3, 3)
+    t, _ = stats.ttest_ind([3.0, 5.0, 4.0], [1.0, 2.0, 3.0], equal_var=False)
+    assert test.statistic == pytest.approx(t)
+
+
+def test_infinite_mse_gives_nan_psnr_not_an_error():
+    a = np.zeros((8, 8))
+    found = recon_metrics(a, np.full((8, 8), np.inf), np.ones((8, 8), bool), data_range=1.0)
+    assert found.mse == math.inf and math.isnan(found.psnr) and math.isnan(found.ssim)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import re
+import warnings
 from pathlib import Path
 
 import nibabel as nib
@@ -113,11 +115,94 @@ def test_brain_mask_file_and_grid_checks(tmp_path):
     small = ReconFolders.of_dataset(
         tmp_path / "sim", tmp_path / "recon", brain_mask=tmp_path / "small.nii.gz"
     )
-    with (
-        pytest.warns(MoodInputWarning),
-        pytest.raises(MoodInputError, match="no case could be evaluated"),
-    ):
-        evaluate_recon(small)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # refused before any case: no case warning
+        with pytest.raises(MoodInputError, match=r"small\.nii\.gz: has shape \(3, 3, 3\)"):
+            evaluate_recon(small)
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ("nan", "holds 1 NaN voxel"),
+        ("empty", "is empty"),
+        ("levels", "is not a binary mask: it holds 2 values"),
+    ],
+)
+def test_a_bad_brain_mask_is_an_error_before_any_case(tmp_path, values, message):
+    _dataset(tmp_path)
+    mask = np.zeros(SHAPE, np.float32)
+    mask[2:8, 2:9, 2:10] = 1
+    if values == "nan":
+        mask[0, 0, 0] = np.nan
+    elif values == "empty":
+        mask[:] = 0
+    else:
+        mask[2:5] = 0.5
+    write_nifti(tmp_path / "brain.nii.gz", mask)
+    folders = ReconFolders.of_dataset(
+        tmp_path / "sim", tmp_path / "recon", brain_mask=tmp_path / "brain.nii.gz"
+    )
+    seen: list[str] = []
+    with pytest.raises(MoodInputError, match=message) as exc:
+        evaluate_recon(folders, progress=lambda i, n, name: seen.append(name))
+    assert exc.value.path == tmp_path / "brain.nii.gz" and seen == []
+
+
+def _poke(path: Path, value: float) -> None:
+    data = nib.load(path).get_fdata().astype(np.float32)
+    data[5, 5, 5] = value
+    write_nifti(path, data)
+
+
+@pytest.mark.parametrize(
+    ("folder", "value", "message"),
+    [
+        ("recon", math.nan, "holds 1 NaN voxel"),
+        ("recon", math.inf, "holds 1 +inf voxel"),
+        ("sim/healthy", -math.inf, "holds 1 -inf voxel"),
+        ("sim/toy", math.nan, "holds 1 NaN voxel"),
+        ("sim/region", math.nan, "holds 1 NaN voxel"),
+    ],
+)
+def test_a_case_without_finite_metrics_is_skipped_and_not_counted(tmp_path, folder, value, message):
+    _dataset(tmp_path)
+    bad = tmp_path / folder / "s1_ad_deg20.nii.gz"
+    _poke(bad, value)
+    with pytest.warns(MoodInputWarning, match=re.escape(message)) as record:
+        result = evaluate_recon(ReconFolders.of_dataset(tmp_path / "sim", tmp_path / "recon"))
+    assert str(bad) in str(record[0].message)
+    assert result.skipped == ("s1_ad_deg20.nii.gz",) and len(result.cases) == 5
+    rows = {(r.where, r.degree): r for r in result.rows}
+    assert rows[("brain", 0.2)].n_cases == 1 and rows[("brain", 0.6)].n_cases == 2
+    test = rows[("brain", 0.6)].test
+    assert test is not None and (test.n_healthy, test.n_diseased) == (2, 2)
+    assert all(math.isfinite(r.mse) for r in result.rows)
+    assert "1 skipped" in format_recon(result, "table")
+
+
+def test_an_all_zero_healthy_original_is_skipped(tmp_path):
+    _dataset(tmp_path)
+    bad = tmp_path / "sim" / "healthy" / "s2_ad_deg00.nii.gz"
+    write_nifti(bad, np.zeros(SHAPE, np.float32))
+    with pytest.warns(MoodInputWarning, match="is all zero"):
+        result = evaluate_recon(ReconFolders.of_dataset(tmp_path / "sim", tmp_path / "recon"))
+    assert result.skipped == ("s2_ad_deg00.nii.gz",)
+    assert {r.n_cases for r in result.rows if r.degree == 0.0} == {1}
+
+
+def test_a_region_outside_the_brain_mask_gives_brain_metrics_only(tmp_path):
+    _dataset(tmp_path)
+    mask = np.zeros(SHAPE, np.uint8)
+    mask[:3] = 1  # beside the region (3:7, 3:8, 4:8)
+    write_nifti(tmp_path / "brain.nii.gz", mask)
+    folders = ReconFolders.of_dataset(
+        tmp_path / "sim", tmp_path / "recon", brain_mask=tmp_path / "brain.nii.gz"
+    )
+    with pytest.warns(MoodInputWarning, match="no voxel of the anomaly region"):
+        result = evaluate_recon(folders)
+    assert all(c.anomaly is None for c in result.cases) and result.skipped == ()
+    assert {r.where for r in result.rows} == {"brain"}
 
 
 def test_score_maps_are_the_scaled_residual(tmp_path):
