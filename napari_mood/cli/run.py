@@ -26,8 +26,9 @@ def format_run(run: MethodRun) -> str:
     if failed:
         summary += f"; no output (scored 0 by evaluate): {', '.join(c.case for c in failed)}"
     lines.append(summary)
-    for path in run.changed_inputs:
-        lines.append(f"WARNING: the input file {path} changed during the run")
+    done = {"new": "appeared in", "changed": "changed in", "removed": "was removed from"}
+    for entry in run.input_changes:
+        lines.append(f"WARNING: {entry.path} {done[entry.change]} the input during the run")
     return "\n".join(lines) + "\n"
 
 

@@ -146,11 +146,12 @@ def test_output_guard_and_bad_commands(tmp_path, scans):
         run_method("true", scans, scans / "out")
     with pytest.raises(ValueError, match="empty"):
         run_method("  ", scans, tmp_path / "out")
-    run = run_method("/nonexistent/method", scans, tmp_path / "out")
-    assert {c.status for c in run.cases} == {"failed"}
-    assert "cannot start" in run.cases[0].message
+    with pytest.raises(MoodInputError, match="/nonexistent/method: does not exist"):
+        run_method("/nonexistent/method", scans, tmp_path / "out")
+    assert not (tmp_path / "out").exists()  # refused before the first case
+    (tmp_path / "empty").mkdir()
     with pytest.raises(MoodInputError, match="no .nii"):
-        run_method("true", tmp_path / "out", tmp_path / "out2")
+        run_method("true", tmp_path / "empty", tmp_path / "out2")
 
 
 def test_existing_output_needs_force(tmp_path, scans):
