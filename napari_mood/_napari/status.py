@@ -21,7 +21,7 @@ import numpy as np
 
 from napari_mood.core.orientation import DisplayTransform
 
-__all__ = ["ScannerStatus", "scanner_text"]
+__all__ = ["ScannerStatus", "scanner_text", "status_info"]
 
 
 def scanner_text(transform: DisplayTransform, display_index: Sequence[float]) -> str:
@@ -42,12 +42,35 @@ def scanner_text(transform: DisplayTransform, display_index: Sequence[float]) ->
     return f"RAS {ras} mm  voxel {voxel}"
 
 
+def status_info(name: str, coordinates: str = "") -> dict[str, str]:
+    """A status in napari's own format: every key its status bar reads (napari 0.9).
+
+    Examples
+    --------
+    >>> sorted(status_info("brain_001", " RAS 0.0, 0.0, 0.0 mm"))
+    ['coordinates', 'layer_base', 'layer_name', 'plugin', 'source_type']
+    """
+    return {
+        "layer_name": name,
+        "layer_base": name,
+        "source_type": "",
+        "plugin": "",
+        "coordinates": coordinates,
+    }
+
+
 def _zero(value: float) -> float:
     return 0.0 if abs(value) < 0.05 else float(value)
 
 
 class ScannerStatus:
     """Keep ``viewer``'s status bar in scanner coordinates (see module docstring).
+
+    napari computes its own status in a background thread (its ``StatusChecker``) and
+    sets it a moment after the cursor moved, so the status is rewritten when it is set
+    (``viewer.events.status``), not only when the cursor moves: the scanner coordinates
+    stay. The value is the scan's under the cursor, then the selected layer's (a method's
+    score), except in a blind review, where no layer is named.
 
     Parameters
     ----------
@@ -62,6 +85,7 @@ class ScannerStatus:
         self._session = session
         self._models: list[Any] = []
         viewer.cursor.events.position.connect(self._on_main_cursor, position="last")
+        viewer.events.status.connect(self._on_viewer_status)
 
     def follow(self, model: Any) -> None:
         """Also show the cursor of another view of the same layers (a side plane)."""
@@ -71,35 +95,40 @@ class ScannerStatus:
     def close(self) -> None:
         """Stop rewriting the status bar."""
         self._viewer.cursor.events.position.disconnect(self._on_main_cursor)
+        self._viewer.events.status.disconnect(self._on_viewer_status)
         for model in self._models:
             model.cursor.events.position.disconnect(self._on_side_cursor)
         self._models.clear()
 
     def _on_main_cursor(self, event: Any = None) -> None:
+        if self._viewer.mouse_over_canvas:
+            self._show(self._viewer.cursor.position)
+
+    def _on_viewer_status(self, event: Any = None) -> None:
         status = self._viewer.status
-        text = self._text(self._viewer.cursor.position)
-        if text is None or not isinstance(status, dict):
-            return
-        value = str(status.get("coordinates", "")).rpartition("]")[2]
-        if getattr(self._session, "blind", False):  # no layer name, no GT value
-            self._viewer.status = {"layer_name": "", "coordinates": f" {text}"}
-            return
-        self._viewer.status = {**status, "coordinates": f" {text}{value}"}
+        if not isinstance(status, dict) or not self._viewer.mouse_over_canvas:
+            return  # napari's "Ready", a message, or the pointer is over a side view
+        if not str(status.get("coordinates", "")).startswith(" RAS "):  # napari's: " [x, y]"
+            self._show(self._viewer.cursor.position)  # napari's own: written over once
 
     def _on_side_cursor(self, event: Any) -> None:
         model = next((m for m in self._models if m.cursor is event.source), None)
-        if model is None or not model.mouse_over_canvas:
-            return
-        position = model.cursor.position
-        text = self._text(position)
+        if model is not None and model.mouse_over_canvas:
+            self._show(model.cursor.position)
+
+    def _show(self, world: Sequence[float]) -> None:
+        text = self._text(world)
         if text is None:
             return
-        layer = self._session.scan_layer or self._session.gt_layer
-        if getattr(self._session, "blind", False):
-            layer = self._session.scan_layer
-        value = "" if layer is None else _value_text(layer, position)
-        name = "" if layer is None else layer.name
-        self._viewer.status = {"layer_name": name, "coordinates": f" {text}{value}"}
+        scan = self._session.scan_layer or self._session.gt_layer
+        value = "" if scan is None else _value_text(scan, world)
+        selected = self._viewer.layers.selection.active
+        blind = getattr(self._session, "blind", False)
+        if not blind and selected is not None and selected is not scan:
+            more = _value_text(selected, world)
+            value += f"  {selected.name}{more}" if more else ""
+        name = "" if scan is None else scan.name
+        self._viewer.status = status_info(name, f" {text}{value}")
 
     def _text(self, world: Sequence[float]) -> str | None:
         transform = self._session.transform

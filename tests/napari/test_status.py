@@ -1,0 +1,71 @@
+"""The status bar under the pointer: every view, napari's own status format.
+
+The pointer is moved with real Qt mouse events over the main canvas and each side view,
+so napari's status bar (``QtViewerStatusBar``) reads what napari-mood wrote: a status
+missing a key napari reads raised ``KeyError: 'layer_base'`` on every move.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from napari_mood._napari.status import status_info
+from napari_mood._napari.viewer import load_into_viewer
+from napari_mood._napari.widgets.planes import PlanesWidget
+
+NAPARI_KEYS = set(status_info(""))
+
+
+def _hover(qtbot, widget) -> None:
+    from qtpy.QtCore import QPoint
+
+    centre = QPoint(widget.width() // 2, widget.height() // 2)
+    for dx in (0, 3, 6):  # several moves: napari updates the status on a move
+        qtbot.mouseMove(widget, centre + QPoint(dx, dx))
+        qtbot.wait(30)
+
+
+@pytest.fixture
+def shown_case(make_napari_viewer, qtbot, mood_dataset: Path):
+    """Open case_1 with the planes docked; called inside the test (no viewer kept by a
+    fixture value, which napari's leak check would count)."""
+
+    def load():
+        viewer = make_napari_viewer(show=True)
+        _, planes = viewer.window.add_plugin_dock_widget("napari-mood", "Three planes")
+        assert isinstance(planes, PlanesWidget)
+        session = load_into_viewer(viewer, [mood_dataset / "toy" / "case_1.nii.gz"])
+        qtbot.waitUntil(lambda: planes.planes.pending == 0, timeout=20_000)
+        return viewer, session, planes, qtbot
+
+    return load
+
+
+@pytest.mark.parametrize("view", ["main", "coronal", "sagittal"])
+def test_hovering_a_view_writes_napari_status_with_scanner_coordinates(shown_case, view):
+    viewer, session, planes, qtbot = shown_case()
+    canvas = viewer.window._qt_viewer.canvas.native if view == "main" else planes.canvas(view)
+    _hover(qtbot, canvas)
+    status = viewer.status
+    assert isinstance(status, dict) and NAPARI_KEYS <= set(status), status
+    assert "RAS" in status["coordinates"] and "voxel" in status["coordinates"], status
+
+
+def test_blind_review_status_names_no_layer(shown_case):
+    viewer, session, planes, qtbot = shown_case()
+    viewer.layers.selection.active = next(
+        layer for layer in viewer.layers if layer.name in session.method_names
+    )
+    session.blind = True
+    for canvas in (viewer.window._qt_viewer.canvas.native, planes.canvas("coronal")):
+        _hover(qtbot, canvas)
+        status = viewer.status
+        assert NAPARI_KEYS <= set(status), status
+        assert status["layer_name"] == status["layer_base"] == session.scan_layer.name
+        assert not any(f"  {name}:" in status["coordinates"] for name in session.method_names)
+    session.blind = False
+    _hover(qtbot, viewer.window._qt_viewer.canvas.native)
+    selected = viewer.layers.selection.active.name  # not blind: the selected map's value too
+    assert f"  {selected}:" in viewer.status["coordinates"], viewer.status
