@@ -13,6 +13,11 @@ Rules where the data say nothing (the README's "Box localisation" section repeat
 - Predictions: a row with a problem is left out with a warning naming file and line
   (``strict=True``: an error). A file without a confidence column gives every box
   confidence 1 (warning: AP then follows the file order).
+- Repeated rows (same image, box, confidence, category and reader as an earlier row)
+  are kept, with a warning naming the file, their count and the first one. In the
+  ground truth a repeat is another box to find (a file written twice halves every
+  recall). In predictions COCO scores each row as its own detection, so a repeat is a
+  false positive; that is legal, hence a warning, never an error (not even ``strict``).
 - Categories: scored per category (COCO) only when both the ground truth and the
   predictions have a label column; otherwise every box is one category, "anomaly".
 - Score maps: ``maps/NAME/IMAGE.png`` (or ``.npy``) -> boxes at ``threshold``; an image
@@ -195,6 +200,12 @@ def load_method(
             None, _problem_list(read.problems), "fix these rows (or drop --strict)"
         )
     problems = list(read.problems)
+    repeat = read.repeat_note()
+    if repeat is not None:
+        problems.append(
+            f"{repeat}: COCO scores each as another detection, so every repeat is a false "
+            "positive (remove the repeats if the file was written twice)"
+        )
     if not read.has_scores and len(read.boxes):
         problems.append(
             f"{read.path}: no confidence column: every box has confidence 1, so AP follows the "
@@ -281,7 +292,7 @@ def evaluate_box_methods(
     results: dict[str, BoxEvaluation] = {}
     predictions: dict[str, BoxSet] = {}
     gts: dict[str, BoxSet] = {}
-    problems: list[str] = []
+    problems: list[str] = _truth_problems(truth)
     for name, method in methods.items():
         loaded = load_method(method, dataset, threshold=threshold, strict=strict)
         problems += loaded.problems
@@ -303,6 +314,16 @@ def evaluate_box_methods(
     return BoxBenchmark(
         dataset, truth, dataset.order, results, predictions, gts, tuple(problems), used
     )
+
+
+def _truth_problems(truth: GroundTruth) -> list[str]:
+    repeat = truth.file.repeat_note()
+    if repeat is None:
+        return []
+    return [
+        f"{repeat}: each counts as another ground-truth box to find, which changes every "
+        "number (remove the repeated rows)"
+    ]
 
 
 def format_box_result(result: BoxBenchmark, fmt: BoxFormat, *, per_image: bool = False) -> str:

@@ -8,15 +8,24 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal, cast
 
 import numpy as np
 
 from napari_mood.core.case import CaseData, load_case
 from napari_mood.core.case import anomalous_cases as find_anomalous_cases
-from napari_mood.core.io import MethodFolder, MoodDataset, MoodInputError, case_stem
+from napari_mood.core.io import (
+    DEFAULT_SCANS,
+    MethodFolder,
+    MoodDataset,
+    MoodInputError,
+    MoodInputWarning,
+    case_stem,
+)
 from napari_mood.core.orientation import PLANES, Plane, plane_view
 
 __all__ = [
@@ -125,8 +134,16 @@ def load_figure_cases(
     methods: Mapping[str, MethodFolder],
     *,
     mode: Literal["mood", "exact"] = "mood",
+    asked: bool = True,
+    warn: bool = False,
 ) -> list[FigureCase]:
     """Read cases of a dataset (scan, ground truth, each method's map) for a figure.
+
+    A figure shows every case on its scan, so a case without one to show (its scan file
+    missing, unreadable or on another grid) is never drawn as an empty column: when the
+    cases were asked for (``asked``) it is an error naming the scan; when they were
+    chosen for the user (:func:`anomalous_cases`) the case is left out with a
+    :class:`~napari_mood.core.io.MoodInputWarning` naming the scan.
 
     Parameters
     ----------
@@ -138,17 +155,57 @@ def load_figure_cases(
         Methods to show, in column order.
     mode : {"mood", "exact"}
         How maps are read (as the viewer and the scorer: ``mood``).
+    asked : bool
+        The user named these cases (else they were chosen automatically).
+    warn : bool
+        Also warn about each case's other problems (a missing or unreadable map).
 
     Raises
     ------
     MoodInputError
-        When a case is not in the dataset (the message lists the cases it has).
+        When a case is not in the dataset (the message lists the cases it has), or an
+        asked-for case has no scan to show.
     """
     names = [resolve_case(dataset, case) for case in cases]
-    return [
-        FigureCase.from_case_data(load_case(dataset, name, methods=methods, mode=mode))
-        for name in names
-    ]
+    loaded = (_load_figure_case(dataset, name, methods, mode, asked, warn) for name in names)
+    return [case for case in loaded if case is not None]
+
+
+def _load_figure_case(
+    dataset: MoodDataset,
+    name: str,
+    methods: Mapping[str, MethodFolder],
+    mode: Literal["mood", "exact"],
+    asked: bool,
+    warn: bool,
+) -> FigureCase | None:
+    """One case, or None (with a warning) when it has no scan and was not asked for."""
+    scan = dataset.scans.get(name)
+    if scan is None:
+        folder = dataset.scans_dir or dataset.root / DEFAULT_SCANS
+        missing = f"the scan of case {case_stem(name)} is missing"
+        _without_scan(folder / name, missing, "add the scan", asked)
+        return None
+    data = load_case(dataset, name, methods=methods, mode=mode)
+    why = next((p for p in data.problems if p.path == scan), None) if data.scan is None else None
+    if warn:
+        for other in (p for p in data.problems if p is not why):
+            warnings.warn(str(other), MoodInputWarning, stacklevel=4)
+    if data.scan is None:
+        problem = why.message if why is not None else "cannot be shown"
+        hint = why.hint if why is not None else "re-export the scan"
+        shown = f"{problem}; case {case_stem(name)} has no scan to show"
+        _without_scan(scan, shown, hint, asked)
+        return None
+    return FigureCase.from_case_data(data)
+
+
+def _without_scan(scan: Path, problem: str, hint: str, asked: bool) -> None:
+    """An asked-for case without a scan is an error; a chosen one is left out, warned."""
+    if asked:
+        raise MoodInputError(scan, problem, f"{hint}, or leave the case out of --cases")
+    message = f"{scan}: {problem} ({hint}); the case is left out of the figure"
+    warnings.warn(message, MoodInputWarning, stacklevel=5)
 
 
 def resolve_case(dataset: MoodDataset, case: str) -> str:

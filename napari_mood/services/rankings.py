@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 import os
 import warnings
@@ -27,7 +26,12 @@ import numpy as np
 from matplotlib import rc_context
 from matplotlib.figure import Figure
 
-from napari_mood.core.io import MoodInputError, MoodInputWarning, check_regular_file
+from napari_mood.core.io import (
+    MoodInputError,
+    MoodInputWarning,
+    check_regular_file,
+    read_json,
+)
 from napari_mood.core.ranking import (
     bootstrap_consensus,
     consensus_rank,
@@ -58,6 +62,48 @@ class RankingInput:
     batches: Mapping[str, Sequence[float]] = field(default_factory=dict)
 
 
+_HINT = "write it with evaluate --format json --out FILE"
+
+
+def _kind(value: object) -> str:
+    """What a JSON value is, in JSON's words."""
+    if value is None:
+        return "null"
+    names = {bool: "a boolean", str: "a string", list: "a list", dict: "an object"}
+    return next((n for t, n in names.items() if isinstance(value, t)), "a number")
+
+
+def _bad(path: Path, where: str, value: object, want: str) -> MoodInputError:
+    short = isinstance(value, int | float) or (isinstance(value, str) and len(value) <= 40)
+    shown = repr(value) if short else _kind(value)
+    return MoodInputError(path, f"field {where} is {shown}, not {want}", _HINT)
+
+
+def _object(path: Path, where: str, value: object) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise _bad(path, where, value, "an object")
+    return value
+
+
+def _ap(path: Path, where: str, value: object) -> float | None:
+    """An AP as results hold it: a number in [0, 1], or null (no score: counts 0)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _bad(path, where, value, "a number in [0, 1] or null")
+    if not 0.0 <= value <= 1.0:  # NaN and infinities too
+        raise MoodInputError(path, f"field {where} is {value!r}, outside [0, 1]", _HINT)
+    return float(value)
+
+
+def _batch_aps(path: Path, where: str, value: object) -> list[float]:
+    """The APs of the batches (null: a batch without a positive, NaN)."""
+    if not isinstance(value, list):
+        raise _bad(path, where, value, "a list of APs")
+    aps = [_ap(path, f"{where}[{i}]", v) for i, v in enumerate(value)]
+    return [math.nan if v is None else v for v in aps]
+
+
 def _task_input(
     label: str, methods: Mapping[str, Any], task: str, path: Path
 ) -> RankingInput | None:
@@ -65,15 +111,18 @@ def _task_input(
     batches: dict[str, list[float]] = {}
     without = []
     for name, summary in methods.items():
-        part = summary.get(task) if isinstance(summary, Mapping) else None
-        if not isinstance(part, Mapping):
+        where = f"methods.{name}.{task}"
+        part = _object(path, f"methods.{name}", summary).get(task)
+        if part is None:
             continue
+        part = _object(path, where, part)
         batch = part.get("batch_ap")
-        if isinstance(batch, Mapping):
-            scores[name] = batch.get("mean")
-            batches[name] = [math.nan if v is None else float(v) for v in batch.get("aps", [])]
+        if batch is not None:
+            batch = _object(path, f"{where}.batch_ap", batch)
+            scores[name] = _ap(path, f"{where}.batch_ap.mean", batch.get("mean"))
+            batches[name] = _batch_aps(path, f"{where}.batch_ap.aps", batch.get("aps"))
         else:
-            scores[name] = part.get("ap")
+            scores[name] = _ap(path, f"{where}.ap", part.get("ap"))
             without.append(name)
     if not scores:
         return None
@@ -92,10 +141,14 @@ def read_rankings(
 ) -> list[RankingInput]:
     """The rankings of one ``evaluate --format json`` file (one per task it scored).
 
+    The file's schema is checked where it is used: ``methods`` an object; per method and
+    task an object whose ``ap`` (or ``batch_ap.mean``) is a number in [0, 1] or null and
+    whose ``batch_ap.aps`` is a list of them (null items: NaN).
+
     Raises
     ------
     MoodInputError
-        When the file is not such a JSON.
+        When the file is not such a JSON, naming the file and the field.
     """
     path = Path(path)
     if not path.exists():
@@ -103,18 +156,16 @@ def read_rankings(
             path, "not found", "give the JSON of napari-mood evaluate --format json"
         )
     check_regular_file(path, what="results file")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
-        methods = data["methods"]
-        if not isinstance(methods, Mapping):
-            raise TypeError("'methods' is not an object")
-    except (ValueError, KeyError, TypeError, OSError) as exc:
+    data = read_json(path, hint=_HINT)
+    if not isinstance(data, Mapping):
         raise MoodInputError(
-            path,
-            f"is not a napari-mood evaluate JSON ({exc})",
-            "write it with evaluate --format json --out FILE",
-        ) from exc
-    name = label or str(data.get("dataset") or path.stem)
+            path, f"is not a napari-mood evaluate JSON (it holds {_kind(data)})", _HINT
+        )
+    if "methods" not in data:
+        raise MoodInputError(path, "is not a napari-mood evaluate JSON (no field methods)", _HINT)
+    methods = _object(path, "methods", data["methods"])
+    dataset = data.get("dataset")
+    name = label or (dataset if isinstance(dataset, str) and dataset else path.stem)
     found = [_task_input(name, methods, task, path) for task in tasks]
     return [f for f in found if f is not None]
 

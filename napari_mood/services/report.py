@@ -22,7 +22,7 @@ import numpy as np
 
 from napari_mood.core.categories import CaseCategory, Level
 from napari_mood.core.curves import CurveAccumulator, merge_accumulators
-from napari_mood.core.io import MoodInputError, check_regular_file
+from napari_mood.core.io import MoodInputError, case_stem, check_regular_file
 from napari_mood.core.metrics import average_precision_from_curve
 from napari_mood.core.ranking import bootstrap_ap, rank_methods
 from napari_mood.core.results import DatasetEvaluation
@@ -65,7 +65,8 @@ def read_case_categories(path: str | Path) -> dict[str, CaseCategory]:
     ------
     MoodInputError
         When the file is missing, not a regular file, not UTF-8 text, not CSV, a row
-        does not have two columns, or an order is not a number.
+        does not have two columns, an order is not a number, a case is in two rows that
+        differ (naming both), or the file holds no case (empty, header or comments only).
     """
     path = Path(path)
     if not path.exists() and not path.is_symlink():
@@ -137,6 +138,7 @@ def _order(path: Path, row: int, text: str) -> float | None:
 
 def _categories(path: Path, rows: Iterator[list[str]]) -> dict[str, CaseCategory]:
     out: dict[str, CaseCategory] = {}
+    where: dict[str, int] = {}
     for i, row in enumerate(rows):
         if not row or row[0].startswith("#"):
             continue
@@ -148,8 +150,26 @@ def _categories(path: Path, rows: Iterator[list[str]]) -> dict[str, CaseCategory
         sub = row[2].strip() if len(row) > 2 else ""
         order = _order(path, i + 1, row[3]) if len(row) > 3 else None
         name = case if case.endswith((".nii.gz", ".nii")) else f"{case}.nii.gz"
-        out[name] = CaseCategory(row[1].strip(), sub, order)
+        category = CaseCategory(row[1].strip(), sub, order)
+        if name in out and out[name] != category:
+            raise MoodInputError(
+                path,
+                f"case {case_stem(name)} is in row {where[name]} ({_described(out[name])}) "
+                f"and in row {i + 1} ({_described(category)})",
+                "give each case one category: remove one of the rows",
+            )
+        out[name], where[name] = category, where.get(name, i + 1)
+    if not out:
+        raise MoodInputError(
+            path, "holds no case (empty, or a header or comments only)", f"write {_COLUMNS}"
+        )
     return out
+
+
+def _described(category: CaseCategory) -> str:
+    parts = [category.category, category.subcategory]
+    parts += [] if category.order is None else [f"order {category.order:g}"]
+    return " / ".join(p for p in parts if p)
 
 
 def _png(fig: Any) -> str:

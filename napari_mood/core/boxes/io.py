@@ -23,29 +23,40 @@ Predictions as JSON: a COCO results list, ``[{"image_id": ..., "bbox": [x, y, w,
 
 Each row is checked: a value that is not a number, a negative width or height, a box
 outside its image (a box may touch the border: ``x2 <= width``), an unknown image. The
-problems name the file and line (the header is line 1) and say what to do.
+problems name the file and line (the header is line 1) and say what to do. Rows that
+repeat an earlier row exactly are kept and counted (:meth:`BoxFile.repeat_note`); the
+caller decides what a repeat means.
+
+Files that lie about their size are refused before anything is allocated: a PNG or
+``.npy`` header declaring more than :data:`MAX_SLICE_PIXELS` pixels, or more data than
+the file can hold (a PNG's deflate stream expands at most 1032-fold), names the file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
-import json
 import math
 import os
-from collections.abc import Mapping, Sequence
+import struct
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from napari_mood.core.boxes.model import DEFAULT_LABEL, BoxSet
-from napari_mood.core.io import MoodInputError, check_regular_file
+from napari_mood.core.io import MoodInputError, check_regular_file, read_json
+from napari_mood.core.nifti import DEFLATE_MAX_RATIO
 
 __all__ = [
     "BOXES_FILE",
     "BoxDataset",
     "BoxFile",
     "COLUMN_NAMES",
+    "MAX_SLICE_PIXELS",
     "PREDICTIONS_FOLDER",
     "discover_box_dataset",
     "find_box_predictions",
@@ -158,49 +169,126 @@ def _pngs(folder: Path) -> dict[str, Path]:
     return found
 
 
-def read_image_size(path: PathLike) -> tuple[int, int]:
-    """``(width, height)`` of a PNG from its header (the pixels are not decoded)."""
-    from PIL import Image, UnidentifiedImageError
+MAX_SLICE_PIXELS = 1 << 26
+"""Most pixels a slice or a score map may have (67,108,864, e.g. 8192 x 8192): a header
+declaring more is refused before anything is decoded."""
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_PNG_CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}  # IHDR colour type -> samples per pixel
+_REEXPORT = "re-export or re-download it"
 
-    check_regular_file(path, what="PNG file")
-    try:
-        with Image.open(path) as img:
-            if img.format != "PNG":
-                raise MoodInputError(path, f"is {img.format}, not PNG", "convert it to PNG")
-            return int(img.width), int(img.height)
-    except (UnidentifiedImageError, OSError) as exc:
-        raise MoodInputError(path, f"is not a readable PNG ({exc})", "replace the file") from exc
+
+def read_image_size(path: PathLike) -> tuple[int, int]:
+    """``(width, height)`` of a PNG from its header (the pixels are not decoded).
+
+    Raises
+    ------
+    MoodInputError
+        Not a readable PNG, or a header declaring more pixels than
+        :data:`MAX_SLICE_PIXELS` or than the file can hold.
+    """
+    with _opened_png(Path(path)) as img:
+        return int(img.width), int(img.height)
 
 
 def read_png(path: PathLike) -> np.ndarray:
-    """The pixels of a PNG as a 2-D array (colour images: their luminance)."""
-    from PIL import Image, UnidentifiedImageError
+    """The pixels of a PNG as a 2-D array (colour images: their luminance).
 
-    check_regular_file(path, what="PNG file")
-    try:
-        with Image.open(path) as img:
+    The header is checked first (see :func:`read_image_size`): a file that lies about
+    its size is refused before any pixel is allocated.
+    """
+    path = Path(path)
+    with _opened_png(path) as img:
+        try:
             if img.mode in ("L", "I;16", "I", "F", "1"):
                 return np.asarray(img)
             return np.asarray(img.convert("L"))
-    except (UnidentifiedImageError, OSError) as exc:
-        raise MoodInputError(path, f"is not a readable PNG ({exc})", "replace the file") from exc
+        except (OSError, ValueError, SyntaxError) as exc:  # PIL: damaged or truncated data
+            raise MoodInputError(path, f"is not a readable PNG ({exc})", _REEXPORT) from exc
+
+
+@contextlib.contextmanager
+def _opened_png(path: Path) -> Iterator[Any]:
+    """The PIL image of a PNG whose declared size was checked (nothing decoded yet)."""
+    from PIL import Image, UnidentifiedImageError
+
+    check_regular_file(path, what="PNG file")
+    _check_png_header(path)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            img = Image.open(path)
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        raise MoodInputError(
+            path, f"declares too many pixels to be a slice ({exc})", _REEXPORT
+        ) from exc
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
+        raise MoodInputError(path, f"is not a readable PNG ({exc})", _REEXPORT) from exc
+    with img:
+        if img.format != "PNG":
+            raise MoodInputError(path, f"is {img.format}, not PNG", "convert it to PNG")
+        _check_pixels(path, int(img.width), int(img.height))
+        yield img
+
+
+def _png_declared(path: Path) -> tuple[int, int, int] | None:
+    """``(width, height, bits per pixel)`` of a PNG's IHDR chunk; None if not a PNG."""
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(26)
+    except OSError as exc:
+        raise MoodInputError(
+            path, f"cannot be read ({exc.strerror or exc})", "check its permissions"
+        ) from exc
+    if len(head) < 26 or not head.startswith(_PNG_SIGNATURE) or head[12:16] != b"IHDR":
+        return None
+    width, height, depth, colour = struct.unpack(">IIBB", head[16:26])
+    return width, height, depth * _PNG_CHANNELS.get(colour, 1)
+
+
+def _check_png_header(path: Path) -> None:
+    """Refuse a PNG header declaring more pixels than a slice has or the file can hold.
+
+    Raw PNG data are ``height * (1 + width * bits / 8)`` bytes (non-interlaced, the
+    least any PNG of that size needs), and deflate expands at most
+    :data:`~napari_mood.core.nifti.DEFLATE_MAX_RATIO`-fold.
+    """
+    declared = _png_declared(path)
+    if declared is None:  # not PNG: PIL says what it is
+        return
+    width, height, bits = declared
+    _check_pixels(path, width, height)
+    needed = height * (1 + (width * bits + 7) // 8)
+    size = path.stat().st_size
+    bound = size * DEFLATE_MAX_RATIO
+    if needed > bound:
+        raise MoodInputError(
+            path,
+            f"is truncated or its header is wrong: {width} x {height} pixels of {bits} bits "
+            f"need {needed:,} bytes, a PNG of {size:,} bytes holds at most {bound:,}",
+            _REEXPORT,
+        )
+
+
+def _check_pixels(path: Path, width: int, height: int) -> None:
+    if width * height > MAX_SLICE_PIXELS:
+        raise MoodInputError(
+            path,
+            f"declares {width} x {height} pixels, more than the {MAX_SLICE_PIXELS:,} "
+            "a slice or a score map may have (a damaged header?)",
+            f"{_REEXPORT}, or downsample it",
+        )
 
 
 def read_score_map(path: PathLike) -> np.ndarray:
     """A 2-D score map in [0, 1]: a ``.npy`` array, or a PNG scaled by its type's maximum.
 
     8-bit PNG values are divided by 255, 16-bit by 65535; ``.npy`` values are taken as they
-    are (a value outside [0, 1] or NaN is refused, naming the file).
+    are (a value outside [0, 1] or NaN is refused, naming the file). The header of either
+    is checked before any pixel is read (:data:`MAX_SLICE_PIXELS`, the size of the file).
     """
     path = Path(path)
     if path.suffix.lower() == ".npy":
-        check_regular_file(path, what="score map")
-        try:
-            values = np.load(path, allow_pickle=False).astype(np.float64)
-        except (OSError, ValueError) as exc:
-            raise MoodInputError(
-                path, f"is not a readable .npy array ({exc})", "replace it"
-            ) from exc
+        values = _read_npy(path)
     else:
         pixels = read_png(path)
         scale = {np.dtype(np.uint8): 255.0, np.dtype(np.uint16): 65535.0}.get(pixels.dtype, 1.0)
@@ -210,6 +298,57 @@ def read_score_map(path: PathLike) -> np.ndarray:
     if np.isnan(values).any() or values.min(initial=0) < 0 or values.max(initial=0) > 1:
         raise MoodInputError(path, "holds scores outside [0, 1] or NaN", "scale the map to [0, 1]")
     return values
+
+
+def _read_npy(path: Path) -> np.ndarray:
+    """A 2-D real ``.npy`` array as float64, its header checked against the file first."""
+    check_regular_file(path, what="score map")
+    _check_npy_header(path)
+    try:
+        return np.asarray(np.load(path, allow_pickle=False), dtype=np.float64)
+    except (OSError, ValueError, EOFError) as exc:
+        raise MoodInputError(path, f"is not a readable .npy array ({exc})", "replace it") from exc
+
+
+def _npy_header(path: Path) -> tuple[tuple[int, ...], np.dtype, int]:
+    """``(shape, dtype, offset of the data)`` of a ``.npy`` file, without reading the data."""
+    header_readers = {
+        (1, 0): np.lib.format.read_array_header_1_0,
+        (2, 0): np.lib.format.read_array_header_2_0,
+    }
+    try:
+        with path.open("rb") as stream:
+            version = np.lib.format.read_magic(stream)
+            if version not in header_readers:
+                raise ValueError(f".npy format version {version[0]}.{version[1]} is not read")
+            shape, _, dtype = header_readers[version](stream)
+            return tuple(int(s) for s in shape), np.dtype(dtype), stream.tell()
+    except (OSError, ValueError, EOFError, SyntaxError, TypeError) as exc:
+        raise MoodInputError(
+            path, f"is not a readable .npy array ({' '.join(str(exc).split())})",
+            "save it with numpy.save",
+        ) from exc  # fmt: skip
+
+
+def _check_npy_header(path: Path) -> None:
+    """Refuse a ``.npy`` that is not a 2-D real array or declares more than the file holds."""
+    shape, dtype, offset = _npy_header(path)
+    if dtype.hasobject or dtype.fields is not None or dtype.kind not in "biuf":
+        raise MoodInputError(
+            path, f"holds {dtype} values, not real numbers", "save a real-valued 2-D map"
+        )
+    if len(shape) != 2:
+        raise MoodInputError(path, f"is {len(shape)}-D (shape {shape})", "give a 2-D map")
+    _check_pixels(path, shape[1], shape[0])
+    needed = offset + shape[0] * shape[1] * dtype.itemsize
+    size = path.stat().st_size
+    if needed > size:
+        raise MoodInputError(
+            path,
+            f"is truncated or its header is wrong: shape {shape} of {dtype.itemsize}-byte "
+            f"values needs {needed:,} bytes, the file holds {size:,}",
+            _REEXPORT,
+        )
 
 
 @dataclass(frozen=True)
@@ -223,6 +362,21 @@ class BoxFile:
     has_readers: bool
     problems: tuple[str, ...]
     """Rows left out, one message each (file, line, what is wrong, what to do)."""
+    repeats: int = 0
+    """Rows identical to an earlier row (image, box, confidence, category and reader)."""
+    first_repeat: tuple[int, int] | None = None
+    """``(line, line it repeats)`` of the first such row (JSON: item numbers)."""
+
+    def repeat_note(self) -> str | None:
+        """``"FILE: N row(s) repeat an earlier row exactly (first: line A = line B)"``."""
+        if not self.repeats or self.first_repeat is None:
+            return None
+        where = "item" if self.path.suffix.lower() == ".json" else "line"
+        line, first = self.first_repeat
+        return (
+            f"{self.path}: {self.repeats} row(s) repeat an earlier row exactly "
+            f"(first: {where} {line} = {where} {first})"
+        )
 
 
 def find_box_predictions(root: PathLike) -> dict[str, Path]:
@@ -302,34 +456,40 @@ def _columns(path: Path, header: Sequence[str]) -> dict[str, int]:
     return found
 
 
+_JSON_HINT = 'give a COCO results list [{"image_id", "bbox", "score"}, ...]'
+
+
 def _json_records(path: Path) -> tuple[list[_Record], set[str]]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise MoodInputError(
-            path, f"is not readable JSON ({exc})", "give a COCO results list"
-        ) from exc
+    data = read_json(path, hint=_JSON_HINT)
     if not isinstance(data, list):
-        raise MoodInputError(
-            path, "is not a list of boxes", 'give [{"image_id", "bbox", "score"}, ...]'
-        )
+        raise MoodInputError(path, "is not a list of boxes", _JSON_HINT)
     records, has = [], {"image", "x", "y", "width", "height"}
     for index, item in enumerate(data):
         entry = item if isinstance(item, dict) else {}
         bbox = entry.get("bbox")
         values = (
-            [str(v) for v in bbox]
+            [_json_text(v) for v in bbox]
             if isinstance(bbox, list) and len(bbox) == 4
             else ["", "", "", ""]
         )
         record = dict(zip(("x", "y", "width", "height"), values, strict=True))
-        record["image"] = str(entry.get("image_id", entry.get("file_name", "")))
+        record["image"] = _json_text(entry.get("image_id", entry.get("file_name", "")))
         for key, source in (("score", "score"), ("label", "label"), ("label", "category_id")):
             if source in entry:
-                record[key] = str(entry[source])
+                record[key] = _json_text(entry[source])
                 has.add(key)
         records.append((index, record))
     return records, has
+
+
+def _json_text(value: object) -> str:
+    """A JSON scalar as the CSV reader would see it; a list, an object or null as a word
+    (never its text, which may be huge or nested deeply)."""
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else str(value).lower()
+    if isinstance(value, str | int | float):
+        return str(value)
+    return "(a list)" if isinstance(value, list) else "(an object)"
 
 
 def _to_box_file(
@@ -338,11 +498,19 @@ def _to_box_file(
     where = "item" if path.suffix.lower() == ".json" else "line"
     kept: list[tuple[str, list[float], float, str, str]] = []
     problems = []
+    seen: dict[tuple[object, ...], int] = {}
+    repeats: list[tuple[int, int]] = []
     for line, record in records:
         try:
-            kept.append(_parse(record, has, sizes))
+            row = _parse(record, has, sizes)
         except ValueError as exc:
             problems.append(f"{path}: {where} {line}: {exc}")
+            continue
+        kept.append(row)
+        key = (row[0], *row[1], *row[2:])
+        if key in seen:
+            repeats.append((line, seen[key]))
+        seen.setdefault(key, line)
     boxes = BoxSet.build(
         [k[0] for k in kept],
         np.array([k[1] for k in kept], dtype=float).reshape(-1, 4),
@@ -350,7 +518,11 @@ def _to_box_file(
         labels=[k[3] for k in kept],
         readers=[k[4] for k in kept],
     )
-    return BoxFile(path, boxes, "label" in has, "score" in has, "reader" in has, tuple(problems))
+    has_labels, has_scores, has_readers = ("label" in has, "score" in has, "reader" in has)
+    first = repeats[0] if repeats else None
+    return BoxFile(
+        path, boxes, has_labels, has_scores, has_readers, tuple(problems), len(repeats), first
+    )
 
 
 def _number(record: dict[str, str], key: str) -> float:
