@@ -787,7 +787,7 @@ def _scan_file(tmp_path: Path, data: np.ndarray) -> Path:
 @pytest.mark.parametrize(
     ("volume", "argv", "message"),
     [
-        (np.full(SHAPE, 0.5, np.float32), ("--per-case", "10000"), "use a smaller --per-case"),
+        (np.full(SHAPE, 0.5, np.float32), ("--per-case", "100"), "use a smaller --per-case"),
         (np.full((1, 1, 1), 0.5, np.float32), ("--kind", "mixed"), "no room"),
         (np.where(np.eye(10, 11)[..., None] > 0, np.nan, 0.5) * np.ones(SHAPE), (), "NaN"),
         (np.where(np.eye(10, 11)[..., None] > 0, np.inf, 0.5) * np.ones(SHAPE), (), "infinite"),
@@ -1041,3 +1041,19 @@ def test_no_display_is_one_line_saying_what_to_do(capsys, data: Path, monkeypatc
     monkeypatch.setattr("sys.platform", "linux")
     err = _refused(capsys, data, "view", str(data), names="xvfb-run -a")
     assert "no display" in err
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"batches": [[0]]}', "not a JSON list"),
+        ("[[0, 1], [99]]", "not an official splits.json"),
+        ("[[0], ", "not readable JSON"),
+    ],
+)
+def test_a_bad_splits_file_is_one_line(capsys, data: Path, tmp_path: Path, text, message):
+    splits = tmp_path / "splits.json"
+    splits.write_text(text)
+    err = _refused(capsys, data, "evaluate", str(data), "--splits", str(splits), names="splits.json")
+    assert message in err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 from pathlib import Path
 from typing import cast
 
@@ -193,3 +194,120 @@ def _add_method_args(parser: argparse.ArgumentParser) -> None:
         "--labels", type=Path, help="label folder (holding pixel/ and sample/) if elsewhere"
     )
     parser.add_argument("--scans", help="name of the scans subfolder (default: toy)")
+
+
+# generated datasets: simulate, sweep, pet-sample (each count bounded, checked at parse time)
+
+MAX_CASES = 1_000
+"""``simulate --count`` / ``--normal``: each case is a whole scan written."""
+MAX_PER_CASE = 100
+"""``simulate --per-case``: anomalies are placed apart, so a scan holds few."""
+MAX_SUBJECTS = 100
+"""``pet-sample --subjects``: each subject is a whole scan written."""
+
+
+def _bounded(text: str, *, minimum: int, maximum: int, why: str) -> int:
+    value = _integer(text, minimum=minimum)
+    if value > maximum:
+        raise argparse.ArgumentTypeError(f"must be at most {maximum:,}, got {value:,} ({why})")
+    return value
+
+
+def _cases(text: str) -> int:
+    """A number of simulated cases: 0 .. MAX_CASES."""
+    return _bounded(text, minimum=0, maximum=MAX_CASES, why="each case is a whole scan written")
+
+
+def _per_case(text: str) -> int:
+    """Anomalies per simulated case: 1 .. MAX_PER_CASE."""
+    return _bounded(
+        text, minimum=1, maximum=MAX_PER_CASE, why="anomalies are kept apart: few fit in a scan"
+    )
+
+
+def _subjects(text: str) -> int:
+    """PET-like subjects of ``pet-sample``: 1 .. MAX_SUBJECTS."""
+    return _bounded(
+        text, minimum=1, maximum=MAX_SUBJECTS, why="each subject is a whole scan written"
+    )
+
+
+def _sweep_values(text: str, kind: str) -> tuple[float, ...]:
+    from napari_mood.core.sweep import check_values, parse_values
+
+    try:
+        return check_values("size" if kind == "radii" else "contrast", parse_values(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _radii(text: str) -> tuple[float, ...]:
+    """``--radii``: R,R,... or START:STOP:STEP, finite and >= 0 voxels, at most 1,000."""
+    return _sweep_values(text, "radii")
+
+
+def _intensities(text: str) -> tuple[float, ...]:
+    """``--intensities``: V,V,... or START:STOP:STEP in [0, 1], at most 1,000."""
+    return _sweep_values(text, "intensities")
+
+
+def _radius(text: str) -> float:
+    """A sphere radius in voxels: finite and >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of voxels, got {text!r}") from None
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0 voxels, got {text!r}")
+    return value
+
+
+def _center(text: str) -> str | tuple[int, ...]:
+    """``--center``: ``body``, ``random`` or voxel indices ``i,j[,k]`` (each >= 0)."""
+    if text in ("body", "random"):
+        return text
+    try:
+        point = tuple(int(p) for p in text.split(","))
+    except ValueError:
+        point = ()
+    if len(point) not in (2, 3) or min(point) < 0:
+        raise argparse.ArgumentTypeError(
+            f"expected body, random or voxel indices i,j,k (each >= 0), got {text!r}"
+        )
+    return point
+
+
+# messages and limits: evaluate --bootstrap / --workers, rank --bootstrap, figure --max-cases
+
+MAX_BOOTSTRAP = 10_000
+"""``--bootstrap`` rounds: each holds a weight per case (memory grows with rounds x cases)."""
+WORKERS_PER_CORE = 4
+"""``--workers``: at most this many local processes per usable core (each is a Python with
+numpy and a case in memory; beyond the cores they only cost memory). A cluster: ``--scheduler``."""
+MAX_FIGURE_CASES = 100
+"""``figure --max-cases``: each case is a row read and drawn."""
+
+
+def _bootstrap(text: str) -> int:
+    """Bootstrap rounds: 0 .. MAX_BOOTSTRAP (a 95% interval is stable well before)."""
+    return _bounded(
+        text, minimum=0, maximum=MAX_BOOTSTRAP,
+        why="the interval does not change beyond that, and each round costs memory per case",
+    )  # fmt: skip
+
+
+def _workers(text: str) -> int:
+    """Local worker processes: 1 .. WORKERS_PER_CORE per usable core."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return _bounded(
+        text, minimum=1, maximum=WORKERS_PER_CORE * max(1, cores or 1),
+        why=f"{WORKERS_PER_CORE} per usable core: more processes only cost memory; "
+        "use --scheduler for a cluster",
+    )  # fmt: skip
+
+
+def _figure_cases(text: str) -> int:
+    """Cases drawn by ``figure`` when none are named: 1 .. MAX_FIGURE_CASES."""
+    return _bounded(
+        text, minimum=1, maximum=MAX_FIGURE_CASES, why="each case is a row of the figure"
+    )

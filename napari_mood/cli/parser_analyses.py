@@ -13,13 +13,19 @@ from napari_mood.cli import (
     sweep,
 )
 from napari_mood.cli._args import (
+    MAX_BOOTSTRAP,
     _add_force,
     _add_method_args,
-    _batches,
+    _bootstrap,
+    _center,
     _count,
+    _intensities,
     _output,
+    _radii,
+    _radius,
 )
-from napari_mood.core.sweep import PRESETS, SWEEP_KINDS, parse_values
+from napari_mood.core.sweep import PRESETS, SWEEP_KINDS
+from napari_mood.services.run_method import split_command
 
 __all__ = ["add_categories", "add_rank", "add_run", "add_sweep"]
 
@@ -35,6 +41,15 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _method_command(text: str) -> str:
+    """A method's command that splits like a shell line (not empty, quotes balanced)."""
+    try:
+        split_command(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def add_run(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "run",
@@ -42,6 +57,7 @@ def add_run(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "command",
+        type=_method_command,
         help="the method: 'CMD' is called as CMD INPUT_FOLDER OUTPUT_FOLDER, or with "
         "{input} / {output} placeholders (e.g. a docker run line)",
     )
@@ -57,13 +73,6 @@ def add_run(sub: argparse._SubParsersAction) -> None:
     _add_force(p, "outputs")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run.main)
-
-
-def _values(text: str) -> tuple[float, ...]:
-    try:
-        return parse_values(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _formats(text: str) -> tuple[str, ...]:
@@ -90,7 +99,12 @@ def add_sweep(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("kind", choices=SWEEP_KINDS, help="size: radii; contrast: intensities")
     p.add_argument("scan", type=Path, help="a normal scan (.nii / .nii.gz)")
-    p.add_argument("--out", type=_output, required=True, help="output dataset folder")
+    p.add_argument(
+        "--out",
+        type=_output,
+        required=True,
+        help="output dataset folder: new or empty (written whole)",
+    )
     p.add_argument(
         "--preset",
         choices=tuple(PRESETS),
@@ -98,25 +112,27 @@ def add_sweep(sub: argparse._SubParsersAction) -> None:
         help="default radii: brain 0-80 step 5, abdomen 0-160 step 10; contrast radius 20 / 40",
     )
     p.add_argument(
-        "--radii", dest="size_values", type=_values, help="size sweep: R,R,... or START:STOP:STEP"
+        "--radii",
+        dest="size_values",
+        type=_radii,
+        help="size sweep: R,R,... or START:STOP:STEP (at most 1,000 values)",
     )
     p.add_argument(
         "--intensities",
         dest="contrast_values",
-        type=_values,
+        type=_intensities,
         help="contrast sweep: V,V,... or START:STOP:STEP in [0, 1] (default 0:1:0.05)",
     )
-    p.add_argument("--radius", type=float, help="contrast sweep: sphere radius (default: preset)")
-    p.add_argument(
-        "--intensity", type=_unit, default=1.0, help="size sweep: sphere intensity (default 1.0)"
-    )
+    p.add_argument("--radius", type=_radius, help="contrast sweep: sphere radius (default: preset)")
+    p.add_argument("--intensity", type=_unit, help="size sweep: sphere intensity (default 1.0)")
     p.add_argument(
         "--center",
+        type=_center,
         help="i,j,k voxel; body (default: the body's centre of mass); random (a body voxel, --seed)",
     )
     p.add_argument("--seed", type=_count, default=0, help="seed of --center random (default 0)")
-    _add_force(p, "output files")
-    p.set_defaults(func=sweep.main)
+    _add_force(p, "generated dataset, as a whole")
+    p.set_defaults(func=sweep.main, check=sweep.check_args)
     p = sub.add_parser("sweep-report", help="AP against radius / intensity per method (CSV + plot)")
     _add_method_args(p)
     p.add_argument("--out", type=_output, required=True, help="folder for sweep_ap.csv / .png ...")
@@ -171,10 +187,10 @@ def add_rank(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--bootstrap",
-        type=_batches,
+        type=_bootstrap,
         default=0,
         metavar="N",
-        help="batch resamples for rank stability",
+        help=f"batch resamples for rank stability (at most {MAX_BOOTSTRAP:,})",
     )
     p.add_argument("--seed", type=_count, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--out", type=_output, metavar="DIR", help="write ranks.csv, ranks.json, plots")

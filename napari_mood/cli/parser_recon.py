@@ -14,15 +14,19 @@ from napari_mood.cli import (
 from napari_mood.cli._args import (
     MAX_DPI,
     _add_force,
+    _cases,
     _count,
     _dpi,
     _name_part,
     _output,
+    _per_case,
     _positive,
+    _subjects,
 )
 from napari_mood.cli.simulate_pet import check_pet_args
 from napari_mood.core.recon import TESTS
 from napari_mood.core.simulate.hypometabolism import check_region_name, degree_percent
+from napari_mood.services.figure_files import FIGURE_FORMATS, check_figure_path
 
 __all__ = ["add_evaluate_recon", "add_pet_demo", "add_simulate"]
 
@@ -117,21 +121,31 @@ def add_simulate(sub: argparse._SubParsersAction) -> None:
         "scan", type=Path, nargs="+", help="a normal scan (.nii / .nii.gz); several with --mask"
     )
     p.add_argument(
-        "--out", type=_output, required=True, help="output dataset folder (must not hold the cases)"
+        "--out",
+        type=_output,
+        required=True,
+        help="output dataset folder: new or empty, or one napari-mood generated (written whole)",
     )
     p.add_argument(
         "--kind", choices=simulate.KINDS, default="sphere", help="kind of anomaly (default sphere)"
     )
-    p.add_argument("--count", type=_count, default=3, help="anomalous cases to write (default 3)")
     p.add_argument(
-        "--per-case", type=_positive, default=1, help="anomalies per anomalous case (default 1)"
+        "--count", type=_cases, default=3, help="anomalous cases (default 3, at most 1,000)"
     )
-    p.add_argument("--normal", type=_count, default=1, help="normal cases to write (default 1)")
+    p.add_argument(
+        "--per-case",
+        type=_per_case,
+        default=1,
+        help="anomalies per anomalous case (default 1, at most 100)",
+    )
+    p.add_argument(
+        "--normal", type=_cases, default=1, help="normal cases (default 1, at most 1,000)"
+    )
     p.add_argument(
         "--prefix", type=_name_part, default="case", help="case name prefix (default: case)"
     )
     p.add_argument("--seed", type=_count, default=0, help="random seed (default 0)")
-    _add_force(p, "output files")
+    _add_force(p, "generated dataset, as a whole")
     _add_simulate_pet(p)
     p.set_defaults(func=simulate.main, check=check_pet_args)
 
@@ -141,6 +155,14 @@ def _alpha(text: str) -> float:
     if value >= 1:
         raise argparse.ArgumentTypeError(f"must lie in (0, 1), got {text!r}")
     return value
+
+
+def _plot_path(text: str) -> Path:
+    """An output figure whose extension napari-mood writes (refused before any work)."""
+    try:
+        return check_figure_path(_output(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_evaluate_recon(sub: argparse._SubParsersAction) -> None:
@@ -174,7 +196,10 @@ def add_evaluate_recon(sub: argparse._SubParsersAction) -> None:
         help="score map = residual / scale: dataset (default), case, or a number",
     )
     p.add_argument(
-        "--plot", type=_output, metavar="FIG", help="normalised MSE vs degree (.png/.svg/.pdf)"
+        "--plot",
+        type=_plot_path,
+        metavar="FIG",
+        help=f"normalised MSE vs degree ({'/'.join(f'.{k}' for k in FIGURE_FORMATS)})",
     )
     p.add_argument(
         "--dpi", type=_dpi, default=300, help=f"plot resolution (default 300, at most {MAX_DPI:g})"
@@ -188,11 +213,15 @@ def add_evaluate_recon(sub: argparse._SubParsersAction) -> None:
 
 def add_pet_demo(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("pet-sample", help="write simulated PET-like scans, template and atlas")
-    p.add_argument("--out", type=_output, required=True, help="output folder")
-    p.add_argument("--subjects", type=_positive, default=2, help="healthy scans (default 2)")
+    p.add_argument(
+        "--out", type=_output, required=True, help="output folder: new or empty (written whole)"
+    )
+    p.add_argument(
+        "--subjects", type=_subjects, default=2, help="healthy scans (default 2, at most 100)"
+    )
     p.add_argument("--step", type=_positive, default=1, help="keep every N-th voxel (default 1)")
     p.add_argument("--seed", type=_count, default=0, help="noise seed (default 0)")
-    _add_force(p, "output files")
+    _add_force(p, "generated sample, as a whole")
     p.set_defaults(func=pet_demo.pet_sample)
     p = sub.add_parser("reconstruct", help="toy reconstruction: the template scaled to each input")
     p.add_argument("dataset", type=Path, help="dataset whose inputs (toy/) are reconstructed")

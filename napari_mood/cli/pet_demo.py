@@ -13,8 +13,8 @@ import argparse
 from pathlib import Path
 
 from napari_mood.core.io import MoodInputError
-from napari_mood.services.output import Inputs, check_output_folder
-from napari_mood.services.pet_sample import pet_sample_files, template_reconstruction_files
+from napari_mood.services.output import Inputs, check_output_folder, staged_folder
+from napari_mood.services.pet_sample import iter_pet_sample_files, template_reconstruction_files
 from napari_mood.services.writers import write_files
 
 __all__ = ["pet_sample", "reconstruct"]
@@ -25,10 +25,18 @@ def _relative(files: dict[Path, bytes], root: Path) -> list[str]:
 
 
 def pet_sample(args: argparse.Namespace) -> int:
-    """Write the simulated PET-like sample into ``--out``."""
-    files = pet_sample_files(args.out, subjects=args.subjects, step=args.step, seed=args.seed)
-    check_output_folder(args.out, force=args.force, names=_relative(files, args.out), what="--out")
-    write_files(files, force=args.force)
+    """Write the simulated PET-like sample into ``--out``, whole or not at all.
+
+    ``--out`` is checked before anything is made (new, empty, or with ``--force`` a
+    sample napari-mood generated); the files are made one at a time into a staged folder
+    that becomes ``--out`` when complete.
+    """
+    check_output_folder(args.out, force=args.force, what="--out")
+    with staged_folder(args.out, force=args.force, what="--out") as folder:
+        for path, blob in iter_pet_sample_files(
+            folder, subjects=args.subjects, step=args.step, seed=args.seed
+        ):
+            write_files({path: blob})
     print(
         f"{args.out}: {args.subjects} PET-like scans (simulated from the bundled brain), template, atlas"
     )

@@ -11,10 +11,10 @@ import numpy as np
 from napari_mood.cli import simulate_pet
 from napari_mood.core.case import find_case_folder_layout
 from napari_mood.core.io import MoodInputError, MoodInputWarning
-from napari_mood.core.nifti import read_volume
-from napari_mood.core.simulate import SimulatedCase, simulate_cases, to_unit_range
+from napari_mood.core.nifti import Volume, read_volume
+from napari_mood.core.simulate import iter_simulated_cases, to_unit_range
 from napari_mood.core.writers import mood_case_files
-from napari_mood.services.output import Inputs, check_output_folder
+from napari_mood.services.output import Inputs, check_output_folder, staged_folder
 from napari_mood.services.writers import write_files
 
 __all__ = ["KINDS", "main", "scan_inputs", "unit_scan"]
@@ -46,9 +46,20 @@ def unit_scan(path: Path, data: np.ndarray) -> np.ndarray:
     return found.data
 
 
-def _simulate(args: argparse.Namespace, scan: np.ndarray) -> tuple[SimulatedCase, ...]:
+def _write_cases(
+    args: argparse.Namespace, volume: Volume, folder: Path, inputs: Inputs
+) -> list[str]:
+    """Simulate and write the cases into ``folder`` one at a time; the lines to print."""
+    if args.kind == "slab" and volume.data.ndim != 3:
+        raise MoodInputError(
+            args.scan,
+            f"is {volume.data.ndim}-D: --kind slab needs a 3-D scan",
+            "use another --kind",
+        )
+    lines = []
+    scan = unit_scan(args.scan, volume.data)
     try:
-        return simulate_cases(
+        for case in iter_simulated_cases(
             scan,
             kind=args.kind,
             count=args.per_case,
@@ -56,14 +67,23 @@ def _simulate(args: argparse.Namespace, scan: np.ndarray) -> tuple[SimulatedCase
             n_normal=args.normal,
             prefix=args.prefix,
             seed=args.seed,
-        )
+        ):
+            files = mood_case_files(folder, case.name, case.scan, case.mask, volume.affine)
+            write_files(files, inputs=inputs)
+            kinds = ", ".join(a.kind for a in case.anomalies) or "normal"
+            lines.append(
+                f"{args.out / 'toy' / case.name}.nii.gz: {kinds}, {int(case.mask.sum())} anomalous voxels"
+            )
     except ValueError as exc:
+        if isinstance(exc, MoodInputError):
+            raise
         raise MoodInputError(
             args.scan,
             f"no room for --per-case {args.per_case} {args.kind} anomalies in this scan "
-            f"of shape {scan.shape} ({exc})",
+            f"of shape {volume.shape} ({exc})",
             "use a smaller --per-case, another --kind, or a larger scan",
         ) from exc
+    return lines
 
 
 def scan_inputs(scan: Path) -> Inputs:
@@ -73,41 +93,20 @@ def scan_inputs(scan: Path) -> Inputs:
     return Inputs.of(folders=(scan.parent, dataset), files=(scan,))
 
 
-def _planned(args: argparse.Namespace) -> list[str]:
-    names = [f"{args.prefix}_{i:03d}" for i in range(args.normal + args.count)]
-    return [
-        part
-        for name in names
-        for part in (
-            f"toy/{name}.nii.gz",
-            f"toy_label/pixel/{name}.nii.gz",
-            f"toy_label/sample/{name}.nii.gz.txt",
-        )
-    ]
-
-
 def main(args: argparse.Namespace) -> int:
     """Write ``--normal`` normal and ``--count`` anomalous cases (``--per-case`` anomalies each).
 
-    The output folder is checked first (not the scan's folder or dataset, no file replaced
-    without ``--force``, writable); then the scan is read and the cases are simulated.
+    The output folder is checked first (not the scan's folder or dataset, new, empty or
+    with ``--force`` a dataset napari-mood generated, writable); then the scan is read
+    and the cases are simulated and written one at a time into a staged folder that
+    becomes ``--out`` when complete (:func:`~napari_mood.services.output.staged_folder`).
     """
     if args.mask is not None:
         return simulate_pet.main(args)
     args = argparse.Namespace(**{**vars(args), "scan": args.scan[0]})
     inputs = scan_inputs(args.scan)
-    check_output_folder(
-        args.out, inputs=inputs, force=args.force, names=_planned(args), what="--out"
-    )
-    volume = read_volume(args.scan)
-    cases = _simulate(args, unit_scan(args.scan, volume.data))
-    files = {}
-    for case in cases:
-        files.update(mood_case_files(args.out, case.name, case.scan, case.mask, volume.affine))
-    write_files(files, inputs=inputs, force=args.force)
-    for case in cases:
-        kinds = ", ".join(a.kind for a in case.anomalies) or "normal"
-        print(
-            f"{args.out / 'toy' / case.name}.nii.gz: {kinds}, {int(case.mask.sum())} anomalous voxels"
-        )
+    check_output_folder(args.out, inputs=inputs, force=args.force, what="--out")
+    with staged_folder(args.out, force=args.force, what="--out", inputs=inputs) as folder:
+        lines = _write_cases(args, read_volume(args.scan), folder, inputs)
+    print("\n".join(lines))
     return 0

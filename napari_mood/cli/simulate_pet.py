@@ -9,6 +9,10 @@ Writes, for every healthy scan (the *subject*, named after its file) and every d
     OUT/healthy/CASE.nii.gz               the healthy original (the reconstruction's target)
     OUT/region/CASE.nii.gz                the anomaly region (the GT mask, at every degree)
     OUT/pet_REGION.json                   what was done (mask, labels, FWHM, sigma, level)
+    OUT/.napari-mood-generated            the marker of a generated dataset
+
+The dataset is written whole (a staged folder renamed into place); a new
+``--region-name`` is added beside the others, an existing one is replaced with ``--force``.
 
 See :mod:`napari_mood.core.simulate.hypometabolism` for the rule.
 """
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import warnings
 from collections.abc import Sequence
@@ -32,11 +37,17 @@ from napari_mood.core.simulate.hypometabolism import (
     HypometabolismProfile,
     degree_case_name,
     hypometabolism_profile,
+    parse_degree_case,
     region_from_atlas,
     simulate_hypometabolism,
 )
 from napari_mood.core.writers import mood_case_files, nifti_gz_bytes
-from napari_mood.services.output import Inputs, check_output_folder
+from napari_mood.services.output import (
+    GENERATED_MARKER,
+    Inputs,
+    check_output_folder,
+    staged_folder,
+)
 from napari_mood.services.writers import write_files
 
 __all__ = ["DEFAULT_DEGREES", "check_pet_args", "main", "region_name"]
@@ -70,6 +81,8 @@ def check_pet_args(args: argparse.Namespace) -> str | None:
             return f"{', '.join(pet_only)} need(s) --mask REGION (with --kind pet)"
         if len(args.scan) > 1:
             return "one scan only, except with --kind pet --mask REGION"
+        if args.count + args.normal == 0:
+            return "--count 0 --normal 0 writes no case: give at least one"
         return None
     if args.kind != "pet":
         return "--mask simulates hypometabolism: give --kind pet"
@@ -173,22 +186,61 @@ def _manifest(
 
 def _write_subject(
     args: argparse.Namespace,
+    folder: Path,
     subject: str,
     region: str,
     scan: Volume,
     profile: HypometabolismProfile,
     degrees: Sequence[float],
     inputs: Inputs,
-) -> None:
+) -> str:
+    """Write every degree of one subject into ``folder``; the line to print."""
     for degree in (0.0, *degrees):
         name = degree_case_name(subject, region, degree)
-        write_files(
-            _case_files(args.out, name, scan, profile, degree), inputs=inputs, force=args.force
-        )
+        write_files(_case_files(folder, name, scan, profile, degree), inputs=inputs)
     first, last = degree_case_name(subject, region, 0.0), f"deg{round(degrees[-1] * 100):02d}"
-    print(
-        f"{args.out / 'toy' / first}.nii.gz ... {last}: {len(degrees) + 1} cases, GT {int(profile.mask.sum())} voxels"
-    )
+    return f"{args.out / 'toy' / first}.nii.gz ... {last}: {len(degrees) + 1} cases, GT {int(profile.mask.sum())} voxels"
+
+
+def _files_of(out: Path) -> list[str]:
+    """Every file and link in ``out`` (relative paths), the marker left out."""
+    found = []
+    for root, folders, files in os.walk(out):
+        for name in files + [f for f in folders if (Path(root) / f).is_symlink()]:
+            relative = (Path(root) / name).relative_to(out).as_posix()
+            if relative != GENERATED_MARKER:
+                found.append(relative)
+    return sorted(found)
+
+
+def _of_region(relative: str, region: str) -> bool:
+    name = relative.rsplit("/", 1)[-1]
+    case = parse_degree_case(name)
+    return name == f"pet_{region}.json" or (case is not None and case.region == region)
+
+
+def _kept(out: Path, region: str, *, force: bool) -> tuple[list[str], bool]:
+    """The files of an existing PET dataset that stay, and the force the staging needs.
+
+    Regions live side by side in one generated dataset: a new ``--region-name`` is added
+    (the others kept, no ``--force`` needed), an existing one is replaced whole with
+    ``--force`` (none of its old cases kept). Any other existing folder is left to
+    :func:`~napari_mood.services.output.staged_folder` (a generated one replaced whole
+    with ``--force``, anything else refused).
+    """
+    if not (out / GENERATED_MARKER).is_file() or not any(out.glob("pet_*.json")):
+        return [], force
+    files = _files_of(out)
+    mine = [f for f in files if _of_region(f, region)]
+    if mine and not force:
+        example = f"pet_{region}.json" if f"pet_{region}.json" in mine else mine[0]
+        raise MoodInputError(
+            out,
+            f"--out already holds region {region} ({len(mine)} files, e.g. {example})",
+            "use --force to replace that region whole, keeping the other regions; "
+            "or give another --region-name",
+        )
+    return [f for f in files if f not in mine], True
 
 
 _TOY_DEFAULTS = {"count": 3, "per_case": 1, "normal": 1, "prefix": "case", "seed": 0}
@@ -209,19 +261,38 @@ def main(args: argparse.Namespace) -> int:
     """Write the healthy inputs and every degree of hypometabolism of each scan.
 
     The output folder and the mask are checked first; a scan that cannot be used costs
-    only its own subject (a warning naming it); none usable is an error.
+    only its own subject (a warning naming it); none usable is an error. The dataset is
+    written into a staged folder that becomes ``--out`` when complete, other regions of
+    an existing generated dataset carried over (:func:`_kept`).
     """
     _warn_ignored(args)
     degrees = tuple(args.degree or DEFAULT_DEGREES)
-    fwhm = DEFAULT_FWHM_MM if args.smooth is None else args.smooth
     region = args.region_name or region_name(args.mask, args.labels)
     subjects = _subjects(args.scan)
     inputs = _inputs(args)
     planned = _planned(list(subjects), region, degrees)
-    check_output_folder(args.out, inputs=inputs, force=args.force, names=planned, what="--out")
+    # which existing files may be replaced is decided by _kept and staged_folder
+    check_output_folder(args.out, inputs=inputs, force=True, names=planned, what="--out")
+    keep, force = _kept(args.out, region, force=args.force)
+    with staged_folder(args.out, force=force, what="--out", inputs=inputs, keep=keep) as folder:
+        lines = _write_dataset(args, folder, region, subjects, degrees, inputs)
+    print("\n".join(lines))
+    return 0
+
+
+def _write_dataset(
+    args: argparse.Namespace,
+    folder: Path,
+    region: str,
+    subjects: dict[str, Path],
+    degrees: Sequence[float],
+    inputs: Inputs,
+) -> list[str]:
+    """Read the mask and each scan, write every subject and the manifest into ``folder``."""
     atlas = read_volume(args.mask)
-    profile = _profile(args, atlas, fwhm)
+    profile = _profile(args, atlas, DEFAULT_FWHM_MM if args.smooth is None else args.smooth)
     written: dict[str, Path] = {}
+    lines = []
     for subject, path in subjects.items():
         try:
             scan = _healthy(path, atlas)
@@ -230,12 +301,10 @@ def main(args: argparse.Namespace) -> int:
                 raise
             warnings.warn(f"skipped: {exc}", MoodInputWarning, stacklevel=2)
             continue
-        _write_subject(args, subject, region, scan, profile, degrees, inputs)
+        lines.append(_write_subject(args, folder, subject, region, scan, profile, degrees, inputs))
         written[subject] = path
     if not written:
         raise MoodInputError(None, "no scan could be used (see the warnings)", "check the scans")
-    manifest = {
-        args.out / f"pet_{region}.json": _manifest(args, region, written, profile, degrees).encode()
-    }
-    write_files(manifest, inputs=inputs, force=args.force)
-    return 0
+    manifest = _manifest(args, region, written, profile, degrees).encode()
+    write_files({folder / f"pet_{region}.json": manifest}, inputs=inputs)
+    return lines

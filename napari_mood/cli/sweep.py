@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 
 import numpy as np
 
 from napari_mood.cli._common import ProgressBar, methods_from_args
 from napari_mood.cli.simulate import scan_inputs, unit_scan
-from napari_mood.core.io import MoodInputError, MoodInputWarning, discover_dataset
+from napari_mood.core.io import MoodInputError, discover_dataset
 from napari_mood.core.nifti import read_volume
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.core.sweep import PRESETS, SIZE_INTENSITY, default_values
-from napari_mood.services.output import Inputs, check_output_folder, write_text_atomic
+from napari_mood.services.output import (
+    Inputs,
+    check_output_folder,
+    staged_folder,
+    write_text_atomic,
+)
 
-__all__ = ["main", "report"]
+__all__ = ["check_args", "main", "report"]
 
 
 def _center(args: argparse.Namespace, scan: np.ndarray) -> tuple[int, ...] | None:
@@ -27,65 +31,58 @@ def _center(args: argparse.Namespace, scan: np.ndarray) -> tuple[int, ...] | Non
         body = np.argwhere(scan > 0) if (scan > 0).any() else np.argwhere(np.ones(scan.shape, bool))
         pick = np.random.default_rng(args.seed).integers(len(body))
         return tuple(int(i) for i in body[pick])
-    try:
-        point = tuple(int(p) for p in args.center.split(","))
-    except ValueError as exc:
-        raise MoodInputError(
-            None, f"--center {args.center!r} is not i,j,k", "give voxel indices, body or random"
-        ) from exc
-    return point
+    return tuple(args.center)  # voxel indices, parsed by the parser
+
+
+_OTHER_KIND = {
+    "size": (("contrast_values", "--intensities"), ("radius", "--radius")),
+    "contrast": (("size_values", "--radii"), ("intensity", "--intensity")),
+}
+
+
+def check_args(args: argparse.Namespace) -> str | None:
+    """A usage problem: an option of the other sweep kind (checked before any work)."""
+    given = [flag for dest, flag in _OTHER_KIND[args.kind] if getattr(args, dest) is not None]
+    if not given:
+        return None
+    other = "contrast" if args.kind == "size" else "size"
+    fixed = "--intensity" if args.kind == "size" else "--radius"
+    swept = "--radii" if args.kind == "size" else "--intensities"
+    verb = "is" if len(given) == 1 else "are"
+    return (
+        f"{' and '.join(given)} {verb} for the {other} sweep: a {args.kind} sweep varies "
+        f"{swept} at one {fixed}"
+    )
 
 
 def main(args: argparse.Namespace) -> int:
-    """Write a size or contrast sweep dataset (output checked first)."""
-    from napari_mood.services.sweep import sweep_files, write_sweep
+    """Write a size or contrast sweep dataset, whole or not at all (output checked first)."""
+    from napari_mood.services.sweep import write_sweep
 
     values = getattr(args, f"{args.kind}_values") or default_values(args.kind, args.preset)
-    other = "contrast_values" if args.kind == "size" else "size_values"
-    if getattr(args, other) is not None:
-        raise MoodInputError(
-            None,
-            f"--{'intensities' if args.kind == 'size' else 'radii'} does not apply to a {args.kind} sweep",
-            "use --intensity / --radius for the fixed parameter",
-        )
-    if args.kind == "size" and args.radius is not None:
-        warnings.warn(
-            "ignored: --radius is the contrast sweep's radius", MoodInputWarning, stacklevel=1
-        )
-    if args.kind == "contrast" and args.intensity != SIZE_INTENSITY:
-        warnings.warn(
-            "ignored: --intensity is the size sweep's intensity", MoodInputWarning, stacklevel=1
-        )
     inputs = scan_inputs(args.scan)
-    check_output_folder(
-        args.out,
-        inputs=inputs,
-        force=args.force,
-        names=sweep_files(args.out, args.kind, len(values)),
-        what="--out",
-    )
-    volume = read_volume(args.scan)
-    scan = unit_scan(args.scan, volume.data)  # non-finite refused, rescaling reported
+    check_output_folder(args.out, inputs=inputs, force=args.force, what="--out")
     radius = args.radius if args.radius is not None else PRESETS[args.preset].contrast_radius
-    try:
-        info = write_sweep(
-            scan,
-            volume.affine,
-            args.out,
-            values,
-            kind=args.kind,
-            source=str(args.scan),
-            center=_center(args, scan),
-            radius=radius,
-            intensity=args.intensity,
-            force=args.force,
-        )
-    except ValueError as exc:
-        if isinstance(exc, MoodInputError):
-            raise
-        raise MoodInputError(
-            args.scan, str(exc), "check --center, --radii / --intensities"
-        ) from exc
+    intensity = SIZE_INTENSITY if args.intensity is None else args.intensity
+    with staged_folder(args.out, force=args.force, what="--out", inputs=inputs) as folder:
+        volume = read_volume(args.scan)
+        scan = unit_scan(args.scan, volume.data)  # non-finite refused, rescaling reported
+        try:
+            info = write_sweep(
+                scan,
+                volume.affine,
+                folder,
+                values,
+                kind=args.kind,
+                source=str(args.scan),
+                center=_center(args, scan),
+                radius=radius,
+                intensity=intensity,
+            )
+        except ValueError as exc:
+            if isinstance(exc, MoodInputError):
+                raise
+            raise MoodInputError(args.scan, str(exc), "check --center") from exc
     for case in info.cases:
         print(
             f"{args.out / 'toy' / case.name}.nii.gz: radius {case.radius:g}, intensity {case.intensity:g}, {case.voxels} anomalous voxels"
@@ -101,6 +98,7 @@ def report(args: argparse.Namespace) -> int:
 
     info = sweep.read_sweep(args.dataset)
     dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)
+    info = sweep.labelled_cases(info, dataset, args.dataset)  # none: an error; some: a warning
     methods = methods_from_args(args, dataset)
     inputs = Inputs.of(dataset, methods)
     names = ["sweep_ap.csv", *(f"sweep_ap.{f}" for f in args.formats)]

@@ -35,7 +35,9 @@ __all__ = [
     "SweepCase",
     "SweepKind",
     "SweepPreset",
+    "MAX_VALUES",
     "body_centre",
+    "check_values",
     "default_values",
     "parse_values",
     "sweep_cases",
@@ -60,6 +62,8 @@ PRESETS: dict[str, SweepPreset] = {
 }
 INTENSITY_STEP = 0.05
 SIZE_INTENSITY = 1.0
+MAX_VALUES = 1_000
+"""The most values a sweep takes (each value is one case written)."""
 
 
 @dataclass(frozen=True)
@@ -82,29 +86,51 @@ class SweepCase:
 def parse_values(text: str) -> tuple[float, ...]:
     """``"0,5,10"`` or ``"0:80:5"`` (start:stop:step, stop included) as sorted distinct values.
 
+    At most :data:`MAX_VALUES` values (each is a case): a range is counted before it is
+    built, so ``0:1e12:1`` is refused at once.
+
     Examples
     --------
     >>> parse_values("0:20:5"), parse_values("0.5,0.1")
     ((0.0, 5.0, 10.0, 15.0, 20.0), (0.1, 0.5))
+    >>> parse_values("0:80:1e-300")
+    Traceback (most recent call last):
+    ...
+    ValueError: '0:80:1e-300' gives more than 1,000 values (one case each): use a larger STEP
     """
     text = text.strip()
-    if ":" in text:
-        try:
-            start, stop, step = (float(p) for p in text.split(":"))
-        except ValueError as exc:
-            raise ValueError(f"expected START:STOP:STEP, got {text!r}") from exc
-        if not (step > 0 and stop >= start and math.isfinite(stop)):
-            raise ValueError(f"need STEP > 0 and STOP >= START, got {text!r}")
-        count = int(math.floor((stop - start) / step + 1e-9)) + 1
-        values = [round(start + i * step, 10) for i in range(count)]
-    else:
-        try:
-            values = [float(p) for p in text.split(",") if p.strip()]
-        except ValueError as exc:
-            raise ValueError(f"expected numbers separated by commas, got {text!r}") from exc
+    values = _range_values(text) if ":" in text else _listed_values(text)
     if not values or not all(math.isfinite(v) for v in values):
         raise ValueError(f"expected finite numbers, got {text!r}")
-    return tuple(sorted(set(values)))
+    found = tuple(sorted(set(values)))
+    if len(found) > MAX_VALUES:
+        raise ValueError(f"{len(found):,} values given, at most {MAX_VALUES:,} (one case each)")
+    return found
+
+
+def _range_values(text: str) -> list[float]:
+    try:
+        start, stop, step = (float(p) for p in text.split(":"))
+    except ValueError as exc:
+        raise ValueError(f"expected START:STOP:STEP, got {text!r}") from exc
+    if not all(math.isfinite(v) for v in (start, stop, step)):
+        raise ValueError(f"expected finite numbers, got {text!r}")
+    if not (step > 0 and stop >= start):
+        raise ValueError(f"need STEP > 0 and STOP >= START, got {text!r}")
+    steps = (stop - start) / step
+    if not steps < MAX_VALUES:  # also inf
+        raise ValueError(
+            f"{text!r} gives more than {MAX_VALUES:,} values (one case each): use a larger STEP"
+        )
+    count = int(math.floor(steps + 1e-9)) + 1
+    return [round(start + i * step, 10) for i in range(count)]
+
+
+def _listed_values(text: str) -> list[float]:
+    try:
+        return [float(p) for p in text.split(",") if p.strip()]
+    except ValueError as exc:
+        raise ValueError(f"expected numbers separated by commas, got {text!r}") from exc
 
 
 def default_values(kind: SweepKind, preset: str = "brain") -> tuple[float, ...]:
@@ -141,7 +167,16 @@ def body_centre(scan: np.ndarray) -> tuple[int, ...]:
     return tuple(int(np.clip(round(c), 0, n - 1)) for c, n in zip(centre, body.shape, strict=True))
 
 
-def _check_values(kind: SweepKind, values: Sequence[float]) -> tuple[float, ...]:
+def check_values(kind: SweepKind, values: Sequence[float]) -> tuple[float, ...]:
+    """Radii (``size``: finite, >= 0 voxels) or intensities (``contrast``: in [0, 1]).
+
+    Examples
+    --------
+    >>> check_values("contrast", [1.5])
+    Traceback (most recent call last):
+    ...
+    ValueError: intensity must lie in [0, 1], got 1.5
+    """
     if not values:
         raise ValueError("a sweep needs at least one value")
     for v in values:
@@ -188,7 +223,7 @@ def sweep_cases(
     """
     check_choice("kind", kind, SWEEP_KINDS)
     arr = as_scan(scan)
-    checked = _check_values(kind, values)
+    checked = check_values(kind, values)
     point = body_centre(arr) if center is None else check_center(center, arr.shape)
     fixed_intensity = check_unit("intensity", intensity)
     if not (math.isfinite(radius) and radius >= 0):

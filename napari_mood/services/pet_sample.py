@@ -21,6 +21,7 @@ Layout of the sample::
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +32,12 @@ from napari_mood.core.simulate.pet_like import box_atlas, pet_like_scan, templat
 from napari_mood.core.writers import nifti_gz_bytes
 from napari_mood.services.datasets import sample_data_dir
 
-__all__ = ["SAMPLE_SOURCES", "pet_sample_files", "template_reconstruction_files"]
+__all__ = [
+    "SAMPLE_SOURCES",
+    "iter_pet_sample_files",
+    "pet_sample_files",
+    "template_reconstruction_files",
+]
 
 PathLike = str | os.PathLike[str]
 SAMPLE_SOURCES = ("brain_000", "brain_005")
@@ -52,7 +58,7 @@ def pet_sample_files(
     """The files of the simulated PET-like sample (nothing written; see the module).
 
     Subject ``i`` is made from ``SAMPLE_SOURCES[i % 2]`` with gain ``_GAINS[i % 4]`` and
-    noise seeded by ``(seed, i)``.
+    noise seeded by ``(seed, i)``. :func:`iter_pet_sample_files` gives them one at a time.
 
     Examples
     --------
@@ -60,17 +66,28 @@ def pet_sample_files(
     >>> sorted(p.as_posix() for p in files)
     ['pet/atlas.nii.gz', 'pet/scans/pet_000.nii.gz', 'pet/scans/pet_001.nii.gz', 'pet/template.nii.gz']
     """
+    return dict(iter_pet_sample_files(out, subjects=subjects, step=step, seed=seed))
+
+
+def iter_pet_sample_files(
+    out: PathLike, *, subjects: int = 2, step: int = 1, seed: int = 0
+) -> Iterator[tuple[Path, bytes]]:
+    """``(path, bytes)`` of each file of the sample, one at a time: template, atlas, scans.
+
+    The arguments are checked before the first file is made (a ValueError).
+    """
     if not (isinstance(step, int) and step >= 1) or not (
         isinstance(subjects, int) and subjects >= 1
     ):
         raise ValueError(f"subjects and step must be positive integers, got {subjects!r}, {step!r}")
-    root = Path(out)
+    return _sample_files(Path(out), subjects, step, seed)
+
+
+def _sample_files(root: Path, subjects: int, step: int, seed: int) -> Iterator[tuple[Path, bytes]]:
     t1, affine = _source(SAMPLE_SOURCES[0], step)
     spacing = tuple(float(s) for s in np.linalg.norm(affine[:3, :3], axis=0))
-    files = {
-        root / "template.nii.gz": nifti_gz_bytes(pet_like_scan(t1, spacing, noise=0.0), affine),
-        root / "atlas.nii.gz": nifti_gz_bytes(box_atlas(t1 > 0, affine), affine),
-    }
+    yield root / "template.nii.gz", nifti_gz_bytes(pet_like_scan(t1, spacing, noise=0.0), affine)
+    yield root / "atlas.nii.gz", nifti_gz_bytes(box_atlas(t1 > 0, affine), affine)
     for index in range(subjects):
         source, _ = _source(SAMPLE_SOURCES[index % len(SAMPLE_SOURCES)], step)
         scan = pet_like_scan(
@@ -79,8 +96,7 @@ def pet_sample_files(
             gain=_GAINS[index % len(_GAINS)],
             seed=np.random.default_rng([seed, index]),
         )
-        files[root / "scans" / f"pet_{index:03d}.nii.gz"] = nifti_gz_bytes(scan, affine)
-    return files
+        yield root / "scans" / f"pet_{index:03d}.nii.gz", nifti_gz_bytes(scan, affine)
 
 
 def template_reconstruction_files(

@@ -18,15 +18,22 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from matplotlib import rc_context
 
 from napari_mood.core.curves import merge_accumulators
-from napari_mood.core.io import MoodInputError, check_regular_file
+from napari_mood.core.io import (
+    MoodDataset,
+    MoodInputError,
+    MoodInputWarning,
+    check_regular_file,
+    read_json,
+)
 from napari_mood.core.metrics import UndefinedMetricWarning, average_precision_from_curve
 from napari_mood.core.results import DatasetEvaluation
-from napari_mood.core.sweep import SweepCase, SweepKind, sweep_cases
+from napari_mood.core.sweep import SweepCase, SweepKind, check_values, sweep_cases
 from napari_mood.core.writers import mood_case_files
 from napari_mood.services.analysis_plots import colors_for, new_figure
 from napari_mood.services.figures import FIGURE_RC
@@ -36,6 +43,7 @@ __all__ = [
     "SWEEP_FILE",
     "SweepInfo",
     "SweepPoint",
+    "labelled_cases",
     "plot_sweep",
     "read_sweep",
     "sweep_csv",
@@ -85,7 +93,9 @@ def write_sweep(
     """Write the sweep cases of one scan (values in [0, 1]) and ``sweep.json`` into ``out``.
 
     ``source`` names the scan in ``sweep.json``. The caller checks ``out`` first (output
-    guard); each file is written atomically.
+    guard) and makes it a staged folder (:func:`~napari_mood.services.output.staged_folder`:
+    the dataset appears whole, and ``--force`` replaces a whole earlier one, never leaving
+    its cases beside the new ``sweep.json``); each file is written atomically.
     """
     found = []
     for case, changed, mask in sweep_cases(
@@ -108,6 +118,37 @@ def write_sweep(
     return info
 
 
+def labelled_cases(info: SweepInfo, dataset: MoodDataset, folder: Path) -> SweepInfo:
+    """The sweep's cases that ``dataset`` labels (pixel task), those missing named.
+
+    Raises
+    ------
+    MoodInputError
+        Naming ``FOLDER/sweep.json`` when none of its cases is labelled (every AP would
+        be empty). When only some are missing, a :class:`MoodInputWarning` names them and
+        they are left out.
+    """
+    missing = [c.name for c in info.cases if f"{c.name}.nii.gz" not in dataset.pixel_labels]
+    if not missing:
+        return info
+    path = Path(folder) / SWEEP_FILE
+    shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+    if len(missing) == len(info.cases):
+        raise MoodInputError(
+            path,
+            f"names {len(missing)} case(s), none of them labelled in the dataset ({shown})",
+            "give the folder this sweep.json was written with, or write the sweep again",
+        )
+    warnings.warn(
+        f"{path}: {len(missing)} of its {len(info.cases)} cases have no pixel label in the "
+        f"dataset ({shown}): left out of the report",
+        MoodInputWarning,
+        stacklevel=2,
+    )
+    kept = tuple(c for c in info.cases if c.name not in set(missing))
+    return SweepInfo(info.kind, info.scan, kept)
+
+
 def read_sweep(folder: Path) -> SweepInfo:
     """Read ``FOLDER/sweep.json``.
 
@@ -120,8 +161,9 @@ def read_sweep(folder: Path) -> SweepInfo:
     if not path.exists():
         raise MoodInputError(path, "not found", "give a folder written by napari-mood sweep")
     check_regular_file(path, what="sweep description")
+    hint = "write it again with napari-mood sweep"
+    data: Any = read_json(path, hint=hint)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
         cases = tuple(
             SweepCase(
                 name=c["name"],
@@ -136,10 +178,12 @@ def read_sweep(folder: Path) -> SweepInfo:
         kind = data["kind"]
         if kind not in PARAMETER:
             raise ValueError(f"unknown kind {kind!r}")
+        if not cases:
+            raise ValueError("it names no case")
+        check_values("size", [c.radius for c in cases])  # finite, >= 0
+        check_values("contrast", [c.intensity for c in cases])  # in [0, 1]
     except (ValueError, KeyError, TypeError) as exc:
-        raise MoodInputError(
-            path, f"is not a sweep description ({exc})", "write it again with napari-mood sweep"
-        ) from exc
+        raise MoodInputError(path, f"is not a sweep description ({exc})", hint) from exc
     return SweepInfo(kind, str(data.get("scan", "")), cases)
 
 

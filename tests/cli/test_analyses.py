@@ -211,13 +211,20 @@ def test_categories_command(tmp_path, capsys):
     assert code == 1 and "categories.csv" in err and "not found" in err
 
 
-def test_sweep_refuses_and_warns(tmp_path, capsys):
+def test_sweep_refuses_options_of_the_other_kind(tmp_path, capsys):
     write_nifti(tmp_path / "in" / "scan.nii.gz", np.full((9, 9, 9), 0.5, np.float32))
     scan = str(tmp_path / "in" / "scan.nii.gz")
-    code, _, err = _run(
-        capsys, "sweep", "size", scan, "--out", str(tmp_path / "a"), "--intensities", "0.5"
-    )
-    assert code == 1 and "--intensities does not apply to a size sweep" in err
+    for kind, option, value in [
+        ("size", "--intensities", "0.5"),
+        ("size", "--radius", "3"),
+        ("contrast", "--radii", "1,2"),
+        ("contrast", "--intensity", "0.3"),
+    ]:
+        with pytest.raises(SystemExit) as exc:
+            main(["sweep", kind, scan, "--out", str(tmp_path / "a"), option, value])
+        assert exc.value.code == 2
+        assert f"{option} is for the" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists()
     code, out, err = _run(
         capsys,
         "sweep",
@@ -229,10 +236,8 @@ def test_sweep_refuses_and_warns(tmp_path, capsys):
         "0,1",
         "--radius",
         "1",
-        "--intensity",
-        "0.3",
     )
-    assert code == 0 and "ignored: --intensity" in err
+    assert code == 0 and "ignored" not in err
     assert "radius 1, intensity 0, 7 anomalous voxels" in out  # centre of mass (4, 4, 4)
     code, _, err = _run(
         capsys,
@@ -246,6 +251,6 @@ def test_sweep_refuses_and_warns(tmp_path, capsys):
         "--center",
         "20,0,0",
     )
-    assert code == 1 and "outside the scan" in err
+    assert code == 1 and "outside the scan" in err and not (tmp_path / "c").exists()
     with pytest.raises(SystemExit):
         main(["sweep", "contrast", scan, "--out", str(tmp_path / "d"), "--intensities", "0:1"])

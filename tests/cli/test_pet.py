@@ -130,6 +130,7 @@ def test_refusals_and_usage_errors(pipeline, capsys, tmp_path):
         ([*pet, "--smooth", "-1", "--out", "o"], "must lie in"),
         (["evaluate-recon", "d", "--recon", "r", "--scale", "0"], "positive"),
         (["evaluate-recon", "d", "--recon", "r", "--test", "mann"], "invalid choice"),
+        (["evaluate-recon", "d", "--recon", "r", "--plot", "p.jpg"], "use .png, .svg or .pdf"),
     ]:
         with pytest.raises(SystemExit) as exc:
             main(argv)

@@ -256,6 +256,21 @@ def test_simulate_cases_normal_first_then_anomalous(scan: np.ndarray) -> None:
         np.testing.assert_array_equal(one.scan, two.scan)
 
 
+def test_iter_simulated_cases_gives_the_same_cases_one_at_a_time(scan: np.ndarray) -> None:
+    options = {"kind": "sphere", "count": 1, "n_anomalous": 3, "size_range": (2, 3), "seed": 4}
+    cases = sim.iter_simulated_cases(scan, **options)
+    assert not isinstance(cases, tuple)
+    for one, two in zip(cases, sim.simulate_cases(scan, **options), strict=True):
+        assert one.name == two.name
+        np.testing.assert_array_equal(one.mask, two.mask)
+        np.testing.assert_array_equal(one.scan, two.scan)
+
+
+def test_iter_simulated_cases_checks_before_the_first_case(scan: np.ndarray) -> None:
+    with pytest.raises(ValueError, match="prefix"):
+        sim.iter_simulated_cases(scan, prefix="a/b")  # no next() needed
+
+
 # ------------------------------------------------------------------------ errors
 
 

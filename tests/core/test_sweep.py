@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
 
-from napari_mood.core.sweep import body_centre, default_values, parse_values, sweep_cases
+from napari_mood.core.sweep import (
+    MAX_VALUES,
+    body_centre,
+    check_values,
+    default_values,
+    parse_values,
+    sweep_cases,
+)
 
 
 def _lattice_ball(r: float) -> int:
@@ -45,7 +53,7 @@ def test_contrast_sweep_and_cut_at_border():
 def test_values_and_defaults():
     assert parse_values("0:1:0.25") == (0.0, 0.25, 0.5, 0.75, 1.0)
     assert parse_values("3, 1,1") == (1.0, 3.0)
-    for bad in ("", "a,b", "0:1", "1:0:1", "0:1:0"):
+    for bad in ("", "a,b", "0:1", "1:0:1", "0:1:0", "nan:1:1", "0:1:nan", "0:inf:1", "1,inf"):
         with pytest.raises(ValueError):
             parse_values(bad)
     assert default_values("size") == tuple(float(r) for r in range(0, 81, 5))
@@ -59,3 +67,26 @@ def test_body_centre():
     scan[2:5, 6:9, 0:2] = 0.3
     assert body_centre(scan) == (3, 7, 0)  # (2+3+4)/3, (6+7+8)/3, 0.5 rounds to even
     assert body_centre(np.zeros((4, 6))) == (2, 3)
+
+
+@pytest.mark.parametrize("text", ["0:1e12:1", "0:80:1e-300", "0:80:5e-324", "0:1000:1"])
+def test_values_are_counted_before_they_are_built(text):
+    """1,001 values or more are refused at once (a hang before: the list was built first)."""
+    with pytest.raises(ValueError, match="more than 1,000 values"):
+        parse_values(text)
+    assert len(parse_values("0:999:1")) == MAX_VALUES
+
+
+def test_a_list_of_too_many_values_is_refused():
+    with pytest.raises(ValueError, match="at most 1,000"):
+        parse_values(",".join(str(v) for v in range(MAX_VALUES + 1)))
+
+
+@pytest.mark.parametrize(
+    ("kind", "values", "message"),
+    [("size", [-1.0], ">= 0"), ("size", [math.inf], ">= 0"), ("contrast", [1.5], r"\[0, 1\]")],
+)
+def test_check_values_per_kind(kind, values, message):
+    with pytest.raises(ValueError, match=message):
+        check_values(kind, values)
+    assert check_values(kind, [0, 1]) == (0.0, 1.0)

@@ -117,3 +117,28 @@ def test_read_sweep_refuses_other_files(tmp_path):
     (tmp_path / "sweep.json").write_text('{"kind": "width", "cases": []}')
     with pytest.raises(MoodInputError, match="not a sweep"):
         read_sweep(tmp_path)
+
+
+def test_labelled_cases_names_the_missing_ones(tmp_path):
+    from napari_mood.core.io import MoodDataset, MoodInputError, MoodInputWarning
+    from napari_mood.core.sweep import SweepCase
+    from napari_mood.services.sweep import SweepInfo, labelled_cases
+
+    cases = tuple(SweepCase(f"size_{i:03d}", "size", float(i), 1.0, (1, 1, 1), 1) for i in range(3))
+    info = SweepInfo("size", "scan.nii.gz", cases)
+    labels = {f"size_{i:03d}.nii.gz": tmp_path / f"size_{i:03d}.nii.gz" for i in (0, 2)}
+    with pytest.warns(MoodInputWarning, match=r"sweep.json: 1 of its 3 cases .*size_001"):
+        kept = labelled_cases(info, MoodDataset(tmp_path, None, labels), tmp_path)
+    assert [c.name for c in kept.cases] == ["size_000", "size_002"]
+    full = {f"size_{i:03d}.nii.gz": tmp_path for i in range(3)}
+    assert labelled_cases(info, MoodDataset(tmp_path, None, full), tmp_path) is info
+    with pytest.raises(MoodInputError, match="none of them labelled"):
+        labelled_cases(info, MoodDataset(tmp_path, None, {}), tmp_path)
+
+
+def test_read_sweep_refuses_a_sweep_without_cases(tmp_path):
+    from napari_mood.core.io import MoodInputError
+
+    (tmp_path / "sweep.json").write_text('{"kind": "size", "cases": []}')
+    with pytest.raises(MoodInputError, match="names no case"):
+        read_sweep(tmp_path)

@@ -45,6 +45,7 @@ from napari_mood.core.simulate.cases import (
     SimulatedCase,
     Simulation,
     add_anomalies,
+    iter_simulated_cases,
     simulate_cases,
 )
 from napari_mood.core.simulate.hypometabolism import (
@@ -102,6 +103,7 @@ __all__ = [
     "dim_scan",
     "fwhm_to_sigma",
     "hypometabolism_profile",
+    "iter_simulated_cases",
     "make_region_mask",
     "natural_image",
     "parse_degree_case",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -30,6 +30,7 @@ __all__ = [
     "SimulatedCase",
     "Simulation",
     "add_anomalies",
+    "iter_simulated_cases",
     "simulate_cases",
 ]
 
@@ -149,6 +150,7 @@ def simulate_cases(
     cases (copies of the scan, empty masks), then ``n_anomalous`` cases with ``count``
     anomalies each (see :func:`add_anomalies`). Each case draws from its own child of
     the seed's generator, so a case does not change when another one is added.
+    :func:`iter_simulated_cases` gives the same cases one at a time.
 
     Parameters
     ----------
@@ -175,6 +177,44 @@ def simulate_cases(
     >>> [(case.name, case.label) for case in cases]
     [('case_000', 0), ('case_001', 1), ('case_002', 1)]
     """
+    return tuple(
+        iter_simulated_cases(
+            scan,
+            kind=kind,
+            count=count,
+            n_anomalous=n_anomalous,
+            n_normal=n_normal,
+            size_range=size_range,
+            body_mask=body_mask,
+            prefix=prefix,
+            seed=seed,
+        )
+    )
+
+
+def iter_simulated_cases(
+    scan: np.ndarray,
+    *,
+    kind: AnomalyKind | Literal["mixed"] = "sphere",
+    count: int = 1,
+    n_anomalous: int = 3,
+    n_normal: int = 1,
+    size_range: tuple[int, int] | None = None,
+    body_mask: np.ndarray | None = None,
+    prefix: str = "case",
+    seed: Seed = None,
+) -> Iterator[SimulatedCase]:
+    """The cases of :func:`simulate_cases`, one at a time (one scan in memory at once).
+
+    The arguments are checked before the first case is made (a ValueError).
+
+    Examples
+    --------
+    >>> scan = np.full((32, 32, 32), 0.5)
+    >>> cases = iter_simulated_cases(scan, kind="cube", n_anomalous=1, size_range=(2, 3), seed=0)
+    >>> [case.name for case in cases]
+    ['case_000', 'case_001']
+    """
     for name, number in (("n_anomalous", n_anomalous), ("n_normal", n_normal)):
         if isinstance(number, bool) or not isinstance(number, int) or number < 0:
             raise ValueError(f"{name} must be a non-negative integer, got {number!r}")
@@ -182,14 +222,16 @@ def simulate_cases(
         raise ValueError(f"prefix must be a non-empty file-name part, got {prefix!r}")
     arr = as_scan(scan)
     children = np.random.default_rng(seed).spawn(n_normal + n_anomalous)
-    cases = []
-    for index, child in enumerate(children):
-        name = f"{prefix}_{index:03d}"
-        if index < n_normal:
-            cases.append(SimulatedCase(name, arr.copy(), np.zeros(arr.shape, bool), ()))
-            continue
-        sim = add_anomalies(
-            arr, kind=kind, count=count, size_range=size_range, body_mask=body_mask, seed=child
-        )
-        cases.append(SimulatedCase(name, sim.scan, sim.mask, sim.anomalies))
-    return tuple(cases)
+
+    def cases() -> Iterator[SimulatedCase]:
+        for index, child in enumerate(children):
+            name = f"{prefix}_{index:03d}"
+            if index < n_normal:
+                yield SimulatedCase(name, arr.copy(), np.zeros(arr.shape, bool), ())
+                continue
+            sim = add_anomalies(
+                arr, kind=kind, count=count, size_range=size_range, body_mask=body_mask, seed=child
+            )
+            yield SimulatedCase(name, sim.scan, sim.mask, sim.anomalies)
+
+    return cases()

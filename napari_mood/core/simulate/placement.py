@@ -289,12 +289,17 @@ def make_region_mask(
     5
     >>> int(make_region_mask((5, 5), (2, 2), 1, region="cube").sum())
     9
+    >>> int(make_region_mask((5, 5), (0, 0), 1e300).sum())  # larger than the volume: all of it
+    25
     """
     check_choice("region", region, REGIONS)
     shape = tuple(int(n) for n in shape)
     point = check_center(center, shape)
     if not (np.isfinite(size) and size >= 0):
         raise ValueError(f"size must be a non-negative number of voxels, got {size!r}")
+    size = min(
+        float(size), float(np.hypot.reduce(shape))
+    )  # beyond: every voxel (1e300 ** 2 overflows)
     reach = (int(size),) * len(shape)
     box = region_box(shape, point, reach, reach)
     offsets = [o - c for o, c in zip(np.ogrid[box], point, strict=True)]
