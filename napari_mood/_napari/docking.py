@@ -37,7 +37,7 @@ TAB_TITLES = {
     "Review flagged regions": "Review",
 }
 """Short tab titles (seven full names do not fit side by side in the dock)."""
-OTHER_BENCHMARK_WIDGETS = ("Reconstruction view", "Boxes (NOVA-style)")
+OTHER_BENCHMARK_WIDGETS = ("Reconstruction view", "Boxes (NOVA-style)", "Reader study")
 """Widgets of the other benchmarks (PET reconstructions, NOVA boxes): in the Plugins menu, not docked
 with a MOOD case."""
 

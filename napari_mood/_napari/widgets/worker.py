@@ -88,10 +88,13 @@ class LatestWorker:
         assert self._waiting is not None
         generation, fn, args, kwargs = self._waiting
         self._waiting = None
-        # errors come back as values: napari's own ``errored`` handlers break on PySide6
-        worker = create_worker(_capture, fn, args, kwargs, _start_thread=False)
+        job = _Job(fn, args, kwargs)
+        # napari keeps every worker it made while a viewer is current (its task-status
+        # list, never emptied): the worker holds only ``job``, emptied once it finished,
+        # so a finished job keeps no array of an old case alive
+        worker = create_worker(job, _start_thread=False)
         worker.returned.connect(lambda outcome: self._returned(generation, outcome))
-        worker.finished.connect(lambda: self._finished(worker))
+        worker.finished.connect(lambda: self._finished(worker, job))
         self._running = worker
         worker.start()
 
@@ -103,7 +106,8 @@ class LatestWorker:
         else:
             self._on_result(outcome.value)
 
-    def _finished(self, worker: Any) -> None:
+    def _finished(self, worker: Any, job: _Job) -> None:
+        job.release()
         if worker is not self._running:
             return
         self._running = None
@@ -119,12 +123,28 @@ class _Outcome:
     error: Exception | None = None
 
 
-def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Outcome:
-    """Run ``fn``; an exception is returned, for the main thread's error handler."""
-    try:
-        return _Outcome(value=fn(*args, **kwargs))
-    except Exception as error:  # handed to on_error on the main thread, never hidden
-        return _Outcome(error=error)
+class _Job:
+    """One request: ``fn(*args, **kwargs)`` run once; its arguments dropped by ``release``."""
+
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]):
+        self._call: tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]] | None
+        self._call = (fn, args, kwargs)
+
+    def __call__(self) -> _Outcome:
+        """Run the request; an exception is returned, for the main thread's error handler.
+
+        Errors come back as values: napari's own ``errored`` handlers break on PySide6.
+        """
+        assert self._call is not None, "a job runs once"
+        fn, args, kwargs = self._call
+        try:
+            return _Outcome(value=fn(*args, **kwargs))
+        except Exception as error:  # handed to on_error on the main thread, never hidden
+            return _Outcome(error=error)
+
+    def release(self) -> None:
+        """Forget the arguments (the arrays of the case the request was made for)."""
+        self._call = None
 
 
 def _notify_error(exc: BaseException) -> None:

@@ -1,0 +1,241 @@
+"""Adjudication: the regions readers disagreed on, as a file and as a review queue. GUI-free.
+
+``napari-mood review-report`` writes ``disagreements.csv`` (:func:`disagreements_csv`):
+one row per disputed region with the columns of :data:`ADJUDICATION_COLUMNS` (where the
+region is, as in a review file) and one ``verdict:<reader>`` column per reader (empty:
+that reader did not judge it). :func:`read_adjudication` reads it back as an
+:class:`AdjudicationList`, which narrows the review panel's walk to the disputed regions:
+
+* :meth:`AdjudicationList.restrict` keeps, of a :class:`~napari_mood.services.review_queue.ReviewQueue`,
+  the cases with a disputed region of the reviewed method (in the queue's order, so a blind
+  review stays shuffled);
+* :meth:`AdjudicationList.regions` keeps, of a case's flagged regions, the disputed ones,
+  found by the rule that brings stored verdicts back
+  (:func:`~napari_mood.services.review.match_reviews`: the region whose bounding box holds
+  the disputed centroid), so the list holds at another threshold too.
+
+The adjudicator's verdict is a review-file row like any other (the adjudicator is one more
+reviewer, e.g. ``adjudication``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from napari_mood.core.io import MoodInputError, check_regular_file
+from napari_mood.core.regions import FlaggedRegion
+from napari_mood.core.scores import check_threshold
+from napari_mood.services.review import VERDICTS, ReviewRecord, Verdict, match_reviews
+from napari_mood.services.review_queue import ReviewQueue
+
+__all__ = [
+    "ADJUDICATION_COLUMNS",
+    "READER_PREFIX",
+    "AdjudicationItem",
+    "AdjudicationList",
+    "disagreements_csv",
+    "read_adjudication",
+]
+
+ADJUDICATION_COLUMNS: tuple[str, ...] = (
+    "case",
+    "method",
+    "threshold",
+    "object_id",
+    "centroid_voxel",
+    "centroid_world_mm",
+    "centroid_ras_mm",
+    "centroid_file_voxel",
+    "size_voxels",
+    "max_score",
+    "blind",
+)
+READER_PREFIX = "verdict:"
+_HINT = "give a disagreements.csv written by napari-mood review-report"
+_EPOCH = "1970-01-01T00:00:00+00:00"
+
+
+@dataclass(frozen=True)
+class AdjudicationItem:
+    """A disputed region: where it is and what each reader said."""
+
+    case: str
+    method: str
+    threshold: float
+    object_id: int
+    centroid_voxel: tuple[float, ...]
+    centroid_world_mm: tuple[float, ...]
+    centroid_ras_mm: tuple[float, ...]
+    centroid_file_voxel: tuple[float, ...]
+    size_voxels: int
+    max_score: float
+    blind: bool
+    verdicts: tuple[tuple[str, Verdict], ...]
+
+    def location(self) -> ReviewRecord:
+        """A record placed at the region (for :func:`match_reviews`; its verdict is a filler)."""
+        return ReviewRecord(
+            case=self.case,
+            method=self.method,
+            threshold=self.threshold,
+            object_id=self.object_id,
+            centroid_voxel=self.centroid_voxel,
+            centroid_world_mm=self.centroid_world_mm,
+            size_voxels=self.size_voxels,
+            size_mm3=None,
+            max_score=self.max_score,
+            verdict="unsure",
+            note="",
+            time=_EPOCH,
+            centroid_ras_mm=self.centroid_ras_mm,
+            centroid_file_voxel=self.centroid_file_voxel,
+        )
+
+
+@dataclass(frozen=True)
+class AdjudicationList:
+    """The disputed regions of a reader study, in the file's order."""
+
+    items: tuple[AdjudicationItem, ...]
+    readers: tuple[str, ...]
+    path: Path | None = None
+
+    def cases(self, method: str | None = None) -> tuple[str, ...]:
+        """Cases with a disputed region (of ``method`` when given), first seen first."""
+        found = (i.case for i in self.items if method is None or i.method == method)
+        return tuple(dict.fromkeys(found))
+
+    def of_case(self, case: str, method: str) -> tuple[AdjudicationItem, ...]:
+        """The disputed regions of one case and method."""
+        return tuple(i for i in self.items if i.case == case and i.method == method)
+
+    def restrict(self, queue: ReviewQueue, *, method: str) -> ReviewQueue:
+        """``queue`` walking only the cases with a disputed region of ``method``."""
+        disputed = set(self.cases(method))
+        return replace(queue, cases=tuple(c for c in queue.cases if c in disputed))
+
+    def regions(
+        self, regions: Iterable[FlaggedRegion], *, case: str, method: str
+    ) -> tuple[FlaggedRegion, ...]:
+        """The disputed ones among a case's ``regions`` (their order kept).
+
+        Examples
+        --------
+        >>> region = FlaggedRegion(1, 8, None, (1.0, 1.0), ((0, 3), (0, 3)), 0.9, 0.7, True)
+        >>> other = FlaggedRegion(2, 8, None, (8.0, 8.0), ((7, 10), (7, 10)), 0.8, 0.7, True)
+        >>> item = AdjudicationItem("c", "m", 0.5, 1, (1.0, 1.0), (1.0, 1.0), (), (), 8,
+        ...                         0.9, False, (("ana", "unsure"), ("ben", "false alarm")))
+        >>> [r.object_id for r in AdjudicationList((item,), ("ana", "ben")).regions(
+        ...     [region, other], case="c", method="m")]
+        [1]
+        """
+        shown = tuple(regions)
+        places = [i.location() for i in self.of_case(case, method)]
+        matched = match_reviews(shown, places, case=case, method=method)
+        return tuple(r for r in shown if r.object_id in matched)
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _point(values: Sequence[float]) -> str:
+    return " ".join(f"{v:.4f}" for v in values)
+
+
+def disagreements_csv(
+    disputes: Iterable[tuple[ReviewRecord, Sequence[tuple[str, str]], bool]],
+    readers: Sequence[str],
+) -> str:
+    """The adjudication file: ``(record placing the region, (reader, verdict)..., blind)``."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow([*ADJUDICATION_COLUMNS, *(f"{READER_PREFIX}{r}" for r in readers)])
+    for record, verdicts, blind in disputes:
+        said = dict(verdicts)
+        writer.writerow([
+            record.case, record.method, repr(record.threshold), record.object_id,
+            _point(record.centroid_voxel), _point(record.centroid_world_mm),
+            _point(record.centroid_ras_mm), _point(record.centroid_file_voxel),
+            record.size_voxels, repr(record.max_score), "yes" if blind else "no",
+            *(said.get(r, "") for r in readers),
+        ])  # fmt: skip
+    return buffer.getvalue()
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read_adjudication(path: str | os.PathLike[str]) -> AdjudicationList:
+    """Read a ``disagreements.csv`` written by ``napari-mood review-report``.
+
+    Raises
+    ------
+    MoodInputError
+        When the file is missing, unreadable or not such a file (the message names it and
+        the line).
+    """
+    source = Path(path)
+    check_regular_file(source, what="disagreements file")
+    try:
+        text = source.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        raise MoodInputError(source, f"cannot be read ({error})", _HINT) from error
+    reader = csv.DictReader(io.StringIO(text))
+    columns = tuple(reader.fieldnames or ())
+    missing = [c for c in ADJUDICATION_COLUMNS if c not in columns]
+    if missing:
+        raise MoodInputError(
+            source, f"is not a disagreements file (no column {', '.join(missing)})", _HINT
+        )
+    readers = tuple(c.removeprefix(READER_PREFIX) for c in columns if c.startswith(READER_PREFIX))
+    try:
+        items = tuple(_item(row, readers) for row in reader)
+    except (ValueError, TypeError, csv.Error) as error:
+        problem = f"line {reader.line_num} is malformed ({error})"
+        raise MoodInputError(source, problem, _HINT) from error
+    return AdjudicationList(items, readers, source)
+
+
+def _item(row: dict[str, str | None], readers: Sequence[str]) -> AdjudicationItem:
+    cell = {k: (v or "") for k, v in row.items() if k is not None}
+    verdicts = tuple((name, _verdict(cell.get(f"{READER_PREFIX}{name}", ""))) for name in readers)
+    max_score = float(cell["max_score"])
+    if not math.isfinite(max_score):
+        raise ValueError(f"max_score must be a finite number, got {cell['max_score']!r}")
+    if cell["blind"] not in ("yes", "no"):
+        raise ValueError(f"blind must be yes or no, got {cell['blind']!r}")
+    return AdjudicationItem(
+        case=cell["case"],
+        method=cell["method"],
+        threshold=check_threshold(float(cell["threshold"])),
+        object_id=int(cell["object_id"]),
+        centroid_voxel=_parse_point(cell["centroid_voxel"]),
+        centroid_world_mm=_parse_point(cell["centroid_world_mm"]),
+        centroid_ras_mm=_parse_point(cell["centroid_ras_mm"]),
+        centroid_file_voxel=_parse_point(cell["centroid_file_voxel"]),
+        size_voxels=int(cell["size_voxels"]),
+        max_score=max_score,
+        blind=cell["blind"] == "yes",
+        verdicts=tuple((name, v) for name, v in verdicts if v is not None),
+    )
+
+
+def _verdict(text: str) -> Verdict | None:
+    if not text:
+        return None
+    if text not in VERDICTS:
+        raise ValueError(f"verdict must be one of {', '.join(VERDICTS)}, got {text!r}")
+    return text  # type: ignore[return-value]  # checked
+
+
+def _parse_point(text: str) -> tuple[float, ...]:
+    values = tuple(float(v) for v in text.split())
+    if not all(math.isfinite(v) for v in values):
+        raise ValueError(f"coordinates must be finite numbers, got {text!r}")
+    return values
