@@ -23,7 +23,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from napari_mood.services.run_method import RUN_PREFIX, remove_stale_runs, run_method
+from napari_mood.services.run_method import run_method
+from napari_mood.services.run_processes import RUN_PREFIX, remove_stale_runs
 from tests import test_bad_inputs
 from tests.conftest import write_nifti
 from tests.test_bad_inputs import _checksums, _cli, _refused

@@ -10,6 +10,10 @@ original through it), with a fresh temporary output folder. The expected file is
 checked (present, readable, on the scan's grid, no NaN) and copied into the real output
 folder through the output guard; anything else the method writes is dropped.
 
+The method's processes and temporary folders are owned by
+:mod:`napari_mood.services.run_processes`; the input folder is fingerprinted by
+:mod:`napari_mood.services.input_fingerprint`.
+
 Policies
 --------
 - The command string is split with :func:`shlex.split` (:func:`split_command`: an empty
@@ -19,39 +23,20 @@ Policies
   {output}:/mnt/pred my/image ...``). The program (first word, unless it holds a
   placeholder) must be found (:func:`shutil.which`) before the first case runs; a docker
   line checks ``docker``.
-- Each case runs in its own temporary folder: ``CASE/input`` (the scan's copy),
-  ``CASE/output``, ``CASE/work`` (the working directory) and ``CASE/tmp`` (``TMPDIR``,
-  ``TMP``, ``TEMP``), all removed after the case, so nothing the method writes to
-  relative paths or temporary files lands anywhere else. ``HOME`` stays the user's: a
-  method finds its model weights and caches under ``~`` as it would alone (what it
-  writes there is its own business, as in the challenge's container). Since the method does not run where
-  napari-mood was started, a command word naming an existing file, or a folder written with
-  a ``/``, relative to that place is made absolute (``python method.py`` keeps working);
-  anything else the method needs from there it must get by absolute path.
-- The run's case folders live in ``TMP/napari-mood-run-PID-NS-XXXXXXXX`` (``PID``: the
-  napari-mood process, ``NS``: its PID namespace). A run first removes the folders, and
-  ends the processes (below), left by runs whose process is gone (``kill -9``): a folder
-  of a live process, of another PID namespace (a container sharing ``/tmp``), another
-  user's, or of an older version (no ``PID``) is kept.
-- Each case's processes are owned, and all end with the case (normal end, failure,
-  timeout, Ctrl-C or SIGTERM of napari-mood):
-
-  - the method's process runs in a new session and process group; past the time limit
-    the group and every marked process (next item) get SIGTERM, then SIGKILL 5 s later,
-    and the case is a *timeout*; after a normal end they get SIGKILL at once;
-  - every process of the case carries a unique environment variable
-    ``NAPARI_MOOD_RUN_CASE=PID-NS-UUID``; on Linux every process whose
-    ``/proc/PID/environ`` holds it is killed too, which catches processes that left the
-    group (``setsid``, a daemonised grandchild);
-  - on Linux the method's process gets SIGKILL when napari-mood dies, even by ``kill -9``
-    (``PR_SET_PDEATHSIG``); its descendants, which the kernel does not signal, are ended
-    by the next run (stale marked processes, above).
-
-  Not killed: a process that cleared or rewrote its environment (``env -i``) *and* left
-  the process group; a process of another user (``sudo``); a docker container, which is
-  a process of the docker daemon, not ours (the ``docker`` client is killed: give the
-  container ``--rm`` and a ``--stop-timeout``, or stop it with ``docker kill``). Outside
-  Linux only the process group is killed.
+- Each case runs in its own temporary folder (``CASE/input``, ``CASE/output``, ``CASE/work``
+  the working directory, ``CASE/tmp`` the ``TMPDIR``; see ``run_processes``), removed after
+  the case, so nothing the method writes to relative paths or temporary files lands
+  anywhere else. ``HOME`` stays the user's: a method finds its model weights and caches
+  under ``~`` as it would alone (what it writes there is its own business, as in the
+  challenge's container). Since the method does not run where napari-mood was started, a
+  command word naming an existing file, or a folder written with a ``/``, relative to that
+  place is made absolute (``python method.py`` keeps working); anything else the method
+  needs from there it must get by absolute path.
+- Each case's processes end with the case (normal end, failure, timeout, Ctrl-C or SIGTERM
+  of napari-mood): past the time limit they get SIGTERM, then SIGKILL 5 s later, and the
+  case is a *timeout*. A run first ends the processes and removes the folders left by runs
+  whose napari-mood was killed. Which processes are found, and which are not (a docker
+  container: give it ``--rm`` and a ``--stop-timeout``), is in ``run_processes``.
 - A case is ``ok``, ``failed`` (non-zero exit, or its scan could not be copied),
   ``timeout``, ``missing`` (exit 0 but no expected file, or the method removed its output
   folder), ``wrong-shape`` (a map on another grid than the scan) or ``unreadable`` (not
@@ -60,33 +45,21 @@ Policies
   evaluate`` scores it 0 (a missing map counts as zeros, as in the official scorer). A
   method that removes any of its temporary folders costs its own case only.
 - Inputs are never written: the method sees copies (mode 0444 in a 0555 folder), and
-  every entry under the input folder is fingerprinted by content (BLAKE2b of each file;
-  the target of each link; kind and mode) before and after the run: each new, changed or
-  removed entry is reported (:attr:`MethodRun.input_changes`). A scan that is a broken
-  symbolic link, a folder, a FIFO or a device is refused before the first case.
+  every entry under the input folder is fingerprinted by content before and after the run
+  (``input_fingerprint``): each new, changed or removed entry is reported
+  (:attr:`MethodRun.input_changes`). A scan that is a broken symbolic link, a folder, a
+  FIFO or a device is refused before the first case.
 """
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import functools
-import hashlib
 import os
-import re
 import shlex
 import shutil
-import signal
-import stat
-import subprocess
-import sys
-import tempfile
-import time
-import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from napari_mood.core.io import (
     MoodInputError,
@@ -95,38 +68,40 @@ from napari_mood.core.io import (
     read_sample_score,
 )
 from napari_mood.core.nifti import read_grid, read_scores
+from napari_mood.services.input_fingerprint import (
+    InputChange,
+    compare_fingerprints,
+    fingerprint_folder,
+)
 from napari_mood.services.output import Inputs, atomic_path, check_output_folder
+from napari_mood.services.run_processes import (
+    Scratch,
+    case_folders,
+    execute_case,
+    remove_stale_runs,
+)
 
 __all__ = [
     "CaseRun",
-    "InputChange",
     "MethodRun",
     "RunStatus",
     "RunTask",
     "build_command",
     "check_program",
     "expected_output",
-    "fingerprint_folder",
     "input_scans",
-    "remove_stale_runs",
     "run_method",
     "split_command",
 ]
 
 RunTask = Literal["pixel", "sample"]
 RunStatus = Literal["ok", "failed", "timeout", "missing", "wrong-shape", "unreadable"]
-Change = Literal["new", "changed", "removed"]
 Progress = Callable[[int, int, str], None]
 
-KILL_GRACE = 5.0  # seconds between SIGTERM and SIGKILL of a case past its limit
 TAIL_LINES = 5  # lines of the method's output kept for a failed case
 TAIL_BYTES = 8192  # bytes read from the end of the method's log (never the whole log)
 TAIL_LINE_CHARS = 300  # a longer line of the log is cut to its last characters
-RUN_PREFIX = "napari-mood-run-"
-CASE_MARKER = "NAPARI_MOOD_RUN_CASE"
 PLACEHOLDERS = ("{input}", "{output}")
-_PR_SET_PDEATHSIG = 1
-_RUN_FOLDER = re.compile(rf"{re.escape(RUN_PREFIX)}(\d+-\d+)-\w+")
 
 
 @dataclass(frozen=True)
@@ -138,17 +113,6 @@ class CaseRun:
     seconds: float
     returncode: int | None
     message: str = ""
-
-
-@dataclass(frozen=True)
-class InputChange:
-    """An entry of the input folder that is new, changed or removed after the run."""
-
-    path: str
-    change: Change
-
-    def __str__(self) -> str:
-        return self.path
 
 
 @dataclass(frozen=True)
@@ -310,298 +274,7 @@ def input_scans(folder: Path) -> tuple[Path, ...]:
     return scans
 
 
-# --------------------------------------------------------------------------- input integrity
-
-Fingerprint = dict[str, tuple[Any, ...]]
-
-
-def _digest(path: Path) -> str:
-    """BLAKE2b of a file's bytes, read in chunks (or why it cannot be read)."""
-    try:
-        with path.open("rb") as stream:
-            return hashlib.file_digest(stream, "blake2b").hexdigest()
-    except OSError as exc:  # fingerprinted as unreadable; a change to readable is reported
-        return f"unreadable ({exc.strerror})"
-
-
-def _entry(path: Path) -> tuple[Any, ...]:
-    """What an entry is, by content: kind, mode, and the bytes' digest (links not followed)."""
-    try:
-        info = path.lstat()
-    except FileNotFoundError:
-        return ("gone",)
-    if stat.S_ISLNK(info.st_mode):
-        target = os.readlink(path)
-        return ("link", target, _digest(path) if path.is_file() else "")
-    if stat.S_ISREG(info.st_mode):
-        return ("file", info.st_mode, _digest(path))
-    return ("other", info.st_mode)  # folders, FIFOs, devices: never opened
-
-
-def fingerprint_folder(folder: Path) -> Fingerprint:
-    """Every entry under ``folder`` (its own subfolders, not linked ones) by content.
-
-    A file's content is its BLAKE2b digest (streamed); a link is its target and the digest
-    of the file it leads to. Two fingerprints differ exactly where an entry is new,
-    removed, or changed in kind, mode or bytes (times are ignored).
-    """
-    entries: Fingerprint = {}
-    for top, folders, files in os.walk(folder):
-        for name in (*folders, *files):
-            entries[os.path.join(top, name)] = _entry(Path(top, name))
-    return entries
-
-
-def _changes(before: Mapping[str, object], after: Mapping[str, object]) -> tuple[InputChange, ...]:
-    found = [InputChange(p, "removed") for p in before if p not in after]
-    found += [InputChange(p, "new") for p in after if p not in before]
-    found += [InputChange(p, "changed") for p in before if p in after and before[p] != after[p]]
-    return tuple(sorted(found, key=lambda c: c.path))
-
-
-# --------------------------------------------------------------------------- processes
-
-
-def _marker_of(pid: int) -> str | None:
-    """The ``NAPARI_MOOD_RUN_CASE`` of a process (Linux), or None (unmarked, gone, not ours)."""
-    key = f"{CASE_MARKER}=".encode()
-    try:
-        environ = Path("/proc", str(pid), "environ").read_bytes()
-    except OSError:  # gone meanwhile, another user's, or no /proc
-        return None
-    for item in environ.split(b"\0"):
-        if item.startswith(key):
-            return item[len(key) :].decode(errors="replace")
-    return None
-
-
-def _marked_processes() -> dict[int, str]:
-    """Every process (ours, Linux) carrying ``NAPARI_MOOD_RUN_CASE``: pid -> its value."""
-    try:
-        pids = [int(n) for n in os.listdir("/proc") if n.isdigit() and int(n) != os.getpid()]
-    except FileNotFoundError:  # not Linux
-        return {}
-    found = {pid: _marker_of(pid) for pid in pids}
-    return {pid: marker for pid, marker in found.items() if marker is not None}
-
-
-def _signal(pid: int, marker: str, sig: int) -> None:
-    """Send ``sig`` to ``pid`` if it still carries ``marker`` (a pidfd: never a reused pid)."""
-    try:
-        handle = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return
-    except OSError:  # no pidfd (old kernel): the window of a reused pid is tiny
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, sig)
-        return
-    try:
-        if _marker_of(pid) == marker:
-            signal.pidfd_send_signal(handle, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-    finally:
-        os.close(handle)
-
-
-def _kill_marked(owns: Callable[[str], bool], sig: int, *, rounds: int = 20) -> None:
-    """Signal every marked process whose marker ``owns`` says is ours; with SIGKILL, again
-    until none is left (one may fork meanwhile)."""
-    for _ in range(rounds):
-        targets = {pid: m for pid, m in _marked_processes().items() if owns(m)}
-        for pid, marker in targets.items():
-            _signal(pid, marker, sig)
-        if not targets or sig != signal.SIGKILL:
-            return
-        time.sleep(0.02)
-
-
-def _end_case(process: subprocess.Popen[bytes], marker: str, grace: float | None) -> None:
-    """End the case's processes: SIGTERM, ``grace`` seconds, then SIGKILL (``None``: at once)."""
-
-    def kill(sig: int) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, sig)
-        _kill_marked(marker.__eq__, sig)
-
-    if grace is not None:
-        kill(signal.SIGTERM)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(timeout=grace)
-    kill(signal.SIGKILL)
-    process.wait()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
-
-
-def _pid_namespace() -> int:
-    """This process's PID namespace (Linux; 0 elsewhere): a PID means something only there."""
-    try:
-        return os.stat("/proc/self/ns/pid").st_ino
-    except OSError:
-        return 0
-
-
-def _owner_tag() -> str:
-    """``PID-NAMESPACE`` of this process, in its run folders' names and case markers."""
-    return f"{os.getpid()}-{_pid_namespace()}"
-
-
-def _stale(tag: str) -> bool:
-    """Whether ``tag`` (:func:`_owner_tag`) names a process of this namespace that is gone."""
-    pid, _, namespace = tag.partition("-")
-    if not (pid.isdigit() and namespace.split("-")[0] == str(_pid_namespace())):
-        return False
-    return not _alive(int(pid))
-
-
-def remove_stale_runs() -> None:
-    """End the processes and remove the temporary folders of runs whose napari-mood died.
-
-    Only what is ours and names a process that no longer exists is touched (see module).
-    """
-    _kill_marked(_stale, signal.SIGKILL)
-    for folder in Path(tempfile.gettempdir()).glob(f"{RUN_PREFIX}*"):
-        found = _RUN_FOLDER.fullmatch(folder.name)
-        if found is None or not _stale(found.group(1)):
-            continue
-        with contextlib.suppress(FileNotFoundError):
-            info = folder.lstat()
-            if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid():
-                _remove_tree(folder)
-
-
-@functools.cache
-def _prctl() -> Callable[..., int]:
-    return ctypes.CDLL(None, use_errno=True).prctl  # type: ignore[no-any-return]
-
-
-def _die_with_parent() -> Callable[[], None] | None:
-    """A ``preexec_fn`` giving the method SIGKILL when napari-mood dies (Linux), or None.
-
-    The signal comes when the *thread* that started the method ends: the caller waits for
-    the method in that thread, so it ends with the case or with napari-mood.
-    """
-    if not sys.platform.startswith("linux"):
-        return None
-    prctl = _prctl()  # looked up before the fork: the child only calls it
-    parent = os.getpid()
-
-    def preexec() -> None:
-        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() != parent:  # napari-mood died before prctl took effect
-            os._exit(1)
-
-    return preexec
-
-
 # --------------------------------------------------------------------------- one case
-
-
-@dataclass(frozen=True)
-class _CaseFolders:
-    """The temporary folders of one case (see module), all inside ``root``."""
-
-    root: Path
-
-    @property
-    def given(self) -> Path:
-        return self.root / "input"
-
-    @property
-    def produced(self) -> Path:
-        return self.root / "output"
-
-    @property
-    def work(self) -> Path:
-        return self.root / "work"
-
-    @property
-    def tmp(self) -> Path:
-        return self.root / "tmp"
-
-    @property
-    def log(self) -> Path:
-        return self.root / "method.log"
-
-
-def _remove_tree(path: Path) -> None:
-    """Remove a folder the method may have locked (chmod 000, read-only subfolders)."""
-
-    def unlock(func: Callable[..., object], failed: str, _exc: object) -> None:
-        for place in (Path(failed).parent, Path(failed)):
-            if place.is_dir() and not place.is_symlink():
-                with contextlib.suppress(OSError):
-                    place.chmod(0o700)
-        with contextlib.suppress(OSError):
-            if func in (os.rmdir, os.unlink, os.remove):
-                func(failed)
-            elif Path(failed).is_dir() and not Path(failed).is_symlink():
-                shutil.rmtree(failed, ignore_errors=True)
-
-    with contextlib.suppress(FileNotFoundError):
-        path.chmod(0o700)
-    if sys.version_info >= (3, 12):
-        shutil.rmtree(path, onexc=unlock)
-    else:
-        shutil.rmtree(path, onerror=unlock)
-
-
-class _Scratch:
-    """The run's temporary folder; made anew if a method removed it."""
-
-    def __init__(self) -> None:
-        self.made: list[Path] = []
-
-    def root(self) -> Path:
-        if self.made:
-            info = _lstat(self.made[-1])
-            if info is not None and stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid():
-                return self.made[-1]
-        self.made.append(Path(tempfile.mkdtemp(prefix=f"{RUN_PREFIX}{_owner_tag()}-")))
-        return self.made[-1]
-
-    def remove(self) -> None:
-        for folder in self.made:
-            _remove_tree(folder)
-
-
-def _lstat(path: Path) -> os.stat_result | None:
-    try:
-        return path.lstat()
-    except FileNotFoundError:
-        return None
-
-
-@contextlib.contextmanager
-def _case_folders(scan: Path, scratch: _Scratch) -> Iterator[_CaseFolders]:
-    """The folders of one case: a read-only copy of ``scan``, an empty output, work, tmp."""
-    root = Path(tempfile.mkdtemp(prefix="case-", dir=scratch.root()))
-    folders = _CaseFolders(root)
-    try:
-        for folder in (folders.given, folders.produced, folders.work, folders.tmp):
-            folder.mkdir()
-        copy = folders.given / scan.name
-        shutil.copyfile(scan, copy)
-        os.chmod(copy, stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
-        os.chmod(folders.given, 0o555)
-        yield folders
-    finally:
-        _remove_tree(root)
-
-
-def _environment(folders: _CaseFolders, marker: str) -> dict[str, str]:
-    """The method's environment: ours, with the case's temporary folder and marker."""
-    tmp = str(folders.tmp)
-    return {**os.environ, "TMPDIR": tmp, "TMP": tmp, "TEMP": tmp, CASE_MARKER: marker}
 
 
 def _tail(log: Path) -> str:
@@ -619,39 +292,6 @@ def _tail(log: Path) -> str:
     return " | ".join(
         line if len(line) <= TAIL_LINE_CHARS else "..." + line[-TAIL_LINE_CHARS:] for line in kept
     )
-
-
-def _execute(
-    argv: list[str], time_limit: float, folders: _CaseFolders, marker: str
-) -> tuple[int | None, float, bool]:
-    """Run ``argv`` for one case (see module); (return code, seconds, timed out)."""
-    start = time.perf_counter()
-    with folders.log.open("wb") as sink:
-        try:
-            process = subprocess.Popen(
-                argv,
-                stdout=sink,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                cwd=folders.work,
-                env=_environment(folders, marker),
-                start_new_session=True,
-                preexec_fn=_die_with_parent(),
-            )
-        except OSError as exc:
-            sink.write(f"cannot start {argv[0]}: {exc.strerror or exc}".encode())
-            return None, time.perf_counter() - start, False
-        try:
-            code = process.wait(timeout=time_limit)
-        except subprocess.TimeoutExpired:
-            _end_case(process, marker, KILL_GRACE)
-            return None, time.perf_counter() - start, True
-        except BaseException:  # Ctrl-C, SIGTERM: the method ends with the command
-            _end_case(process, marker, KILL_GRACE)
-            raise
-        # a process the method left behind must not outlive the case
-        _end_case(process, marker, None)
-    return code, time.perf_counter() - start, False
 
 
 def _check_output(produced: Path, scan: Path, task: RunTask) -> tuple[RunStatus, str]:
@@ -695,13 +335,12 @@ def _run_case(
     *,
     task: RunTask,
     time_limit: float,
-    scratch: _Scratch,
+    scratch: Scratch,
     force: bool,
 ) -> CaseRun:
-    with _case_folders(scan, scratch) as folders:
-        marker = f"{_owner_tag()}-{uuid.uuid4().hex}"
+    with case_folders(scan, scratch) as folders:
         call = _fill(argv, folders.given, folders.produced)
-        code, seconds, timed_out = _execute(call, time_limit, folders, marker)
+        code, seconds, timed_out = execute_case(call, time_limit, folders)
         if timed_out:
             return CaseRun(scan.name, "timeout", seconds, None, f"killed after {time_limit:g} s")
         if code != 0:
@@ -780,7 +419,7 @@ def run_method(
     remove_stale_runs()
     before = fingerprint_folder(source)
     runs = []
-    scratch = _Scratch()
+    scratch = Scratch()
     try:
         for i, scan in enumerate(scans):
             runs.append(_one_case(argv, scan, target, task, time_limit, scratch, force))
@@ -788,7 +427,7 @@ def run_method(
                 progress(i + 1, len(scans), scan.name)
     finally:
         scratch.remove()
-    changes = _changes(before, fingerprint_folder(source))
+    changes = compare_fingerprints(before, fingerprint_folder(source))
     return MethodRun(command, task, float(time_limit), tuple(runs), changes)
 
 
@@ -798,7 +437,7 @@ def _one_case(
     target: Path,
     task: RunTask,
     time_limit: float,
-    scratch: _Scratch,
+    scratch: Scratch,
     force: bool,
 ) -> CaseRun:
     """One case; a scan that cannot be copied (removed or replaced meanwhile) fails alone."""

@@ -167,9 +167,9 @@ def _one(tmp_path: Path, batch: list[int]) -> Path:
     ("content", "message"),
     [
         ("[[0, 99]]", "outside the 15 entries"),
-        ('{"a": [0]}', "non-empty list of batches"),
+        ('{"a": [0]}', "not an official splits.json (not a JSON list)"),
         ("[[0.5]]", "not an integer"),
-        ("not json", "not an official splits.json"),
+        ("not json", "is not readable JSON"),
     ],
 )
 def test_bad_splits_file_is_refused_before_work(messy, tmp_path, capsys, content, message):
