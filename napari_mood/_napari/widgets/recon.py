@@ -75,6 +75,7 @@ class ReconViewWidget(QWidget):
         self._threshold = QDoubleSpinBox(self)
         self._threshold.setRange(0.0, 1.0)
         self._threshold.setSingleStep(0.05)
+        self._threshold.setKeyboardTracking(False)  # a typed value applies at Enter
         self._threshold.setValue(0.5)
         self._threshold.setToolTip(THRESHOLD_TIP)
         self._status = QLabel("", self)

@@ -127,6 +127,7 @@ class _ThresholdRow:
         self.box.setDecimals(3)
         self.box.setMinimumWidth(BOX_MIN_WIDTH)
         self.box.setSingleStep(0.01)
+        self.box.setKeyboardTracking(False)  # typed "0.35" applies at Enter, not "0" at once
         self.box.setToolTip(tip)
         self.readout = QLabel("\u2026", parent)
         self.readout.setToolTip(READOUT_TIP.format(name=method.name))

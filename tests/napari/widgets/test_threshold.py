@@ -116,6 +116,22 @@ def test_slider_and_box_set_the_layer_instantly(widget_viewer):
     assert _limits(widget, "b")[0] == pytest.approx(0.5)  # not linked
 
 
+def test_a_typed_threshold_applies_at_enter_not_keystroke_by_keystroke(widget_viewer, qtbot):
+    """Click the box, select all, type 0.35, Enter: the first "0" set threshold 0 at once."""
+    _, widget = widget_viewer
+    row = widget._rows["a"]
+    session = widget.session
+    qtbot.mouseClick(row.box.lineEdit(), Qt.MouseButton.LeftButton)
+    qtbot.keyClick(row.box.lineEdit(), Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(row.box.lineEdit(), "0.35")
+    assert session.threshold("a") == pytest.approx(0.5)  # nothing applied while typing
+    assert row.box.lineEdit().text() == "0.35"  # the keys were kept
+    qtbot.keyClick(row.box.lineEdit(), Qt.Key.Key_Return)
+    assert session.threshold("a") == pytest.approx(0.35)
+    assert _limits(widget, "a")[0] == pytest.approx(0.35)
+    assert row.slider.value() == 350
+
+
 def test_link_all_moves_every_method(widget_viewer):
     _, widget = widget_viewer
     widget._rows["a"].box.setValue(0.3)
