@@ -337,7 +337,7 @@ class LinkedPlanes:
             if shown:
                 lines = _cross_lines(model)
                 if len(lines):
-                    crosshair.data = lines
+                    crosshair.data = _to_data(crosshair, lines)
                     crosshair.edge_width = _screen_width(model, CROSSHAIR_PIXELS)
 
 
@@ -378,6 +378,25 @@ def _cross_lines(model: Any) -> np.ndarray:
     return np.asarray(lines).reshape(len(lines), 2, point.size)
 
 
+def _to_data(layer: Any, lines: np.ndarray) -> np.ndarray:
+    """World vectors (start, span) in ``layer``'s data coordinates (its scale, translate)."""
+    scale = np.asarray(layer.scale, dtype=float)
+    translate = np.asarray(layer.translate, dtype=float)
+    return np.stack([(lines[:, 0] - translate) / scale, lines[:, 1] / scale], axis=1)
+
+
+def _follow_grid(crosshair: Any, model: Any) -> None:
+    """The crosshair on the case's voxel grid (scale, translate): a layer with a finer
+    grid would make napari's sliders step by it (1 mm steps over 2 mm slices)."""
+    reference = next((layer for layer in model.layers if _mirrored(layer)), None)
+    if reference is None or reference.ndim != crosshair.ndim:
+        return
+    if not np.array_equal(crosshair.scale, reference.scale):
+        crosshair.scale = reference.scale
+    if not np.array_equal(crosshair.translate, reference.translate):
+        crosshair.translate = reference.translate
+
+
 def _has_volume(model: Any) -> bool:
     """Whether ``model`` shows a 3-D layer of its own (not only helpers)."""
     return model.dims.ndim >= 3 and any(_mirrored(layer) for layer in model.layers)
@@ -415,6 +434,7 @@ def _ensure_crosshair(model: Any, wanted: bool) -> None:
         )
         crosshair.editable = False
         model.layers.selection.active = active
+    _follow_grid(crosshair, model)
     top = len(model.layers) - 1
     index = model.layers.index(crosshair)
     if index != top:

@@ -191,7 +191,8 @@ def test_each_view_slices_its_own_axis_and_the_point_is_shared(planes_with_case)
     assert viewer.dims.not_displayed == (0,)  # axial: display axis 0 is S
     assert coronal.dims.not_displayed == (1,) and tuple(coronal.dims.displayed) == (0, 2)
     assert sagittal.dims.not_displayed == (2,) and tuple(sagittal.dims.displayed) == (0, 1)
-    point = (5.0, 4.0, 3.0)
+    scan = session.scan_layer  # a point on the voxel grid (the sliders step by slices)
+    point = tuple(np.asarray(scan.translate) + np.asarray(scan.scale) * (2, 3, 1))
     coronal.dims.point = point  # moving any view moves all three
     for model in planes.views:
         assert tuple(model.dims.point) == pytest.approx(point)
@@ -205,8 +206,10 @@ def test_crosshair_lines_cross_at_the_point_in_every_view(planes_with_case):
     for model in planes.views:
         crosshair = next(x for x in model.layers if _roles_of(x) == "crosshair")
         assert crosshair.visible
-        lines = np.asarray(crosshair.data)  # (line, start/span, axis)
+        lines = np.asarray(crosshair.data)  # (line, start/span, axis), in data coordinates
         assert lines.shape == (2, 2, 3)
+        scale, translate = np.asarray(crosshair.scale), np.asarray(crosshair.translate)
+        lines = np.stack([lines[:, 0] * scale + translate, lines[:, 1] * scale], axis=1)
         point = np.asarray(model.dims.point)
         for axis, (start, span) in zip(model.dims.displayed, lines, strict=True):
             low, high, _ = model.dims.range[axis]
@@ -216,6 +219,20 @@ def test_crosshair_lines_cross_at_the_point_in_every_view(planes_with_case):
             assert not span[others].any()
     planes.set_crosshair_visible(False)
     assert not any(x.visible for m in planes.views for x in m.layers if _roles_of(x) == "crosshair")
+
+
+def test_sliders_step_one_slice_on_anisotropic_voxels(planes_with_case):
+    """The crosshair is on the case's grid: with 2 x 1.5 x 3 mm voxels the sliders count
+    slices (a helper layer on a 1 mm grid made them step by 1 mm: 2-3 steps a slice)."""
+    viewer, session, planes, qtbot = planes_with_case()
+    qtbot.waitUntil(lambda: planes.pending == 0, timeout=10_000)
+    scan = session.scan_layer
+    for model in planes.views:
+        crosshair = next(x for x in model.layers if _roles_of(x) == "crosshair")
+        assert tuple(crosshair.scale) == tuple(scan.scale)
+        assert tuple(model.dims.nsteps) == tuple(scan.level_shapes[0])
+    viewer.dims.set_current_step(0, 3)
+    assert viewer.dims.current_step[0] == 3
 
 
 def _roles_of(layer) -> str:
