@@ -1055,5 +1055,7 @@ def test_no_display_is_one_line_saying_what_to_do(capsys, data: Path, monkeypatc
 def test_a_bad_splits_file_is_one_line(capsys, data: Path, tmp_path: Path, text, message):
     splits = tmp_path / "splits.json"
     splits.write_text(text)
-    err = _refused(capsys, data, "evaluate", str(data), "--splits", str(splits), names="splits.json")
+    err = _refused(
+        capsys, data, "evaluate", str(data), "--splits", str(splits), names="splits.json"
+    )
     assert message in err

@@ -10,12 +10,14 @@ or output cannot be used (the message names the file), 2 usage error.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import signal
 import sys
 import threading
 import warnings
 from collections.abc import Callable, Sequence
+from typing import Any, NoReturn, TextIO
 
 from napari_mood.core.io import MoodInputError, MoodInputWarning, one_line
 
@@ -24,16 +26,20 @@ __all__ = ["main"]
 
 def _run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     try:
-        return func(args)
+        code = func(args)
+        sys.stdout.flush()  # a full device shows here when the text fits in the buffer
+        return code
     except MoodInputError as exc:  # inputs and outputs, incl. the output guard's refusals
         print(f"napari-mood: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("napari-mood: interrupted (nothing half-written was left behind)", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # the reader of stdout went away (e.g. `| head`)
-        sys.stderr.close()
+    except BrokenPipeError:  # the reader of stdout went away (e.g. `| head`): not an error
+        _discard_stdout()
         return 0
+    except StdoutUnusable:  # main says it, once
+        return 1
 
 
 def _on_sigterm(signum: int, frame: object) -> None:
@@ -41,11 +47,43 @@ def _on_sigterm(signum: int, frame: object) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``napari-mood`` command; returns the exit code."""
+    """Run the ``napari-mood`` command; returns the exit code.
+
+    Standard output that cannot be written (closed with ``>&-``, a full device, an I/O
+    error) is an error of its own: exit status 1 and one line on stderr, never a
+    traceback, never text silently dropped.
+    """
+    for descriptor in (0, 1, 2):  # started with one closed: no file opened may take it
+        _hold_descriptor(descriptor)
+    stdout, stderr = _StandardOutput(sys.stdout), _Diagnostics(sys.stderr)
+    sys.stdout, sys.stderr = stdout, stderr  # type: ignore[assignment]  # do what is used
+    try:
+        code = _main(argv)
+    except SystemExit:  # argparse: --help, --version, a usage error
+        _flush_quietly(stdout)
+        if stdout.problem is None:
+            raise
+        code = 1
+    finally:
+        sys.stdout, sys.stderr = stdout.stream, stderr.stream  # type: ignore[assignment]
+    if stdout.problem is not None:
+        print(
+            f"napari-mood: error: cannot write to standard output ({stdout.problem})",
+            file=sys.stderr,
+        )
+        _discard_stdout()
+        return 1
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     from napari_mood.cli.parser import build_parser
 
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except StdoutUnusable:  # --help onto a closed standard output
+        return 1
     check = getattr(args, "check", None)
     problem = None if check is None else check(args)
     if problem:
@@ -64,6 +102,138 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if in_main:
             signal.signal(signal.SIGTERM, previous)
+
+
+# --------------------------------------------------------------------------- standard output
+
+
+class StdoutUnusable(Exception):
+    """Standard output cannot be written (closed, a full device, an I/O error): exit 1."""
+
+
+class _StandardOutput:
+    """``sys.stdout`` during a command: the first failed write or flush is remembered
+    (``problem``) and raised as :class:`StdoutUnusable`; a broken pipe stays a
+    :class:`BrokenPipeError` (the reader went away: not an error).
+
+    ``stream`` None means the command started with standard output closed: writing is
+    then an error too, where ``print`` would drop the text without a word.
+    """
+
+    def __init__(self, stream: TextIO | None) -> None:
+        self.stream = stream
+        self.problem: str | None = None
+
+    def write(self, text: str) -> int:
+        if self.stream is None:
+            self._fail("it is closed")
+        try:
+            return self.stream.write(text)
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as exc:  # ValueError: the file object was closed
+            self._fail(_reason(exc))
+
+    def flush(self) -> None:
+        if self.stream is None:
+            return
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as exc:
+            self._fail(_reason(exc))
+
+    def _fail(self, reason: str) -> NoReturn:
+        if self.problem is None:
+            self.problem = reason
+        raise StdoutUnusable(reason)
+
+    def __getattr__(self, name: str) -> Any:  # encoding, isatty, fileno, ...
+        if self.stream is None:
+            raise AttributeError(name)
+        return getattr(self.stream, name)
+
+
+class _Diagnostics:
+    """``sys.stderr`` during a command: messages that cannot be written (standard error
+    closed, a full device) are dropped; the exit status still tells."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            if self.stream is not None:
+                self.stream.write(text)
+        except (OSError, ValueError):  # nowhere left to say it
+            pass
+        return len(text)
+
+    def flush(self) -> None:
+        try:
+            if self.stream is not None:
+                self.stream.flush()
+        except (OSError, ValueError):
+            pass
+
+    def isatty(self) -> bool:
+        try:
+            return bool(getattr(self.stream, "isatty", lambda: False)())
+        except (OSError, ValueError):
+            return False
+
+    def __getattr__(self, name: str) -> Any:  # encoding, fileno, ...
+        if self.stream is None:
+            raise AttributeError(name)
+        return getattr(self.stream, name)
+
+
+def _reason(exc: BaseException) -> str:
+    """The OS's words for an error (``No space left on device``), else its text."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return one_line(str(exc)) or type(exc).__name__
+
+
+def _flush_quietly(stdout: _StandardOutput) -> None:
+    """Flush what argparse printed (``--help``); a failure is left in ``stdout.problem``."""
+    try:
+        stdout.flush()
+    except StdoutUnusable:
+        pass
+    except BrokenPipeError:
+        _discard_stdout()
+
+
+def _hold_descriptor(descriptor: int) -> None:
+    """Put ``/dev/null`` on a closed descriptor, so that no file opened later takes its
+    number (a child process writing to its standard output would write into it)."""
+    try:
+        os.fstat(descriptor)
+    except OSError:
+        null = os.open(os.devnull, os.O_RDWR)
+        if null != descriptor:
+            os.dup2(null, descriptor)
+            os.close(null)
+
+
+def _discard_stdout() -> None:
+    """Point the descriptor of standard output at ``/dev/null`` once it has failed: what
+    is left in Python's buffer then goes nowhere at exit, without a second message
+    ("Exception ignored ... BrokenPipeError")."""
+    stream = sys.stdout.stream if isinstance(sys.stdout, _StandardOutput) else sys.stdout
+    try:
+        descriptor = stream.fileno() if stream is not None else -1
+    except (AttributeError, OSError, ValueError):  # pytest's capture, a closed file
+        return
+    if descriptor < 0:
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, descriptor)
+    finally:
+        os.close(null)
 
 
 _READABLE = {

@@ -65,6 +65,8 @@ def _screenshot(text: str) -> Path:
 
 MAX_BATCHES = 100_000
 MAX_DPI = 2400.0
+MIN_DPI = 10.0
+"""Below, a figure is a handful of pixels (at 0.01 dpi, none: nothing can be written)."""
 
 
 def _size_window(text: str) -> tuple[float, float]:
@@ -119,15 +121,15 @@ def _batches(text: str) -> int:
 
 
 def _dpi(text: str) -> float:
-    """A resolution: positive, at most MAX_DPI (beyond it one figure needs gigabytes)."""
+    """A resolution: MIN_DPI .. MAX_DPI (beyond it one figure needs gigabytes)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not (math.isfinite(value) and 0 < value <= MAX_DPI):
+    if not (math.isfinite(value) and MIN_DPI <= value <= MAX_DPI):
         raise argparse.ArgumentTypeError(
-            f"must be a positive number, at most {MAX_DPI:g} (beyond, one figure needs "
-            f"gigabytes), got {text!r}"
+            f"must be a positive number, at least {MIN_DPI:g} and at most {MAX_DPI:g} "
+            f"(beyond, one figure needs gigabytes), got {text!r}"
         )
     return value
 

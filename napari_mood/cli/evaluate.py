@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import warnings
 from collections.abc import Mapping, Sequence
@@ -20,9 +19,11 @@ from napari_mood.core.io import (
     check_labels_for,
     check_regular_file,
     discover_dataset,
+    read_json,
 )
 from napari_mood.core.ranking import check_splits
 from napari_mood.core.results import DatasetEvaluation, EvaluationOptions, Task
+from napari_mood.services.cache import check_cache_folder
 from napari_mood.services.evaluation import (
     FolderEvaluation,
     add_statistics,
@@ -132,24 +133,27 @@ def read_splits(path: Path, dataset: MoodDataset, tasks: Sequence[Task]) -> list
         When the file cannot be read or its indices do not fit the label folders.
     """
     check_regular_file(path, what="splits file")
+    hint = (
+        "give a JSON list of batches, each a list of indices into sorted(os.listdir(label folder))"
+    )
+    splits = read_json(path, hint=hint)
+    if not isinstance(splits, list):
+        raise MoodInputError(path, "is not an official splits.json (not a JSON list)", hint)
     try:
-        splits = json.loads(path.read_text(encoding="utf-8-sig"))
         for task, listing in (("pixel", dataset.pixel_listing), ("sample", dataset.sample_listing)):
             if task in tasks and listing:
                 check_splits(splits, len(listing))
-    except OSError as exc:
-        raise MoodInputError(path, f"cannot be read ({exc.strerror})", "check --splits") from exc
     except (ValueError, TypeError) as exc:
         raise MoodInputError(
-            path,
-            f"is not an official splits.json for this dataset ({exc})",
-            "give a JSON list of batches, each a list of indices into sorted(os.listdir(label folder))",
+            path, f"is not an official splits.json for this dataset ({exc})", hint
         ) from exc
     return [list(batch) for batch in splits]
 
 
 def _check_outputs(args: argparse.Namespace, inputs: Inputs) -> None:
     """Refuse unusable outputs before any work (inputs, existing files, writability, overlap)."""
+    if args.cache is not None:  # a cache that cannot be written: a warning, and no cache
+        args.cache = check_cache_folder(args.cache, inputs=inputs, what="--cache")
     planned = []
     if args.out is not None:
         planned.append(Planned(args.out, "--out"))

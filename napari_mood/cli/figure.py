@@ -1,17 +1,23 @@
 """``napari-mood figure``: parse the figure options, draw with :mod:`napari_mood.services.figures`.
 
-Every problem with an input (cases, slices, thresholds) is a :class:`MoodInputError` (exit
-status 1, one message saying what to change); a ``--width`` too narrow for the grid at
-7-pt text is a usage error (exit status 2, the message gives the narrowest width); a
-method without a map for a case is a warning and its cell says "no map".
+Every option is checked before any file is read (exit status 2, argparse's message):
+``--out`` must end in ``.png``, ``.svg`` or ``.pdf``; ``--cases``, ``--slices`` and
+``--thresholds`` are parsed by the argument types below, their agreement with ``--planes``
+and the number of ``--cases`` by :func:`check_args`, and ``--thresholds`` method names
+against the methods found (listed, not read); a ``--width`` too narrow for the grid at
+7-pt text, or a figure with more pixels than :data:`MAX_FIGURE_PIXELS`, is a usage error
+too (the message gives what fits). A problem with an input file (an unknown case, a slice
+outside the scan, a voxel size that makes a slice thousands of times taller than wide) is
+a :class:`MoodInputError` (exit status 1, naming the file); a method without a map for a
+case is a warning and its cell says "no map".
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -20,46 +26,70 @@ from napari_mood.core.io import (
     MethodFolder,
     MoodDataset,
     MoodInputError,
-    MoodInputWarning,
     discover_dataset,
 )
-from napari_mood.core.orientation import PLANES
+from napari_mood.core.orientation import PLANES, plane_view
 from napari_mood.core.paper import points_to_mm
 from napari_mood.core.scores import check_threshold
+from napari_mood.services.figure_files import check_figure_path
 from napari_mood.services.output import Inputs, check_output_file
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from napari_mood.services.figures import FigureCase
+    from napari_mood.services.figures import FigureCase, FigureRow
 
-__all__ = ["main", "parse_cases", "parse_slices", "parse_thresholds"]
+__all__ = [
+    "check_args",
+    "figure_file",
+    "main",
+    "parse_cases",
+    "parse_slices",
+    "parse_thresholds",
+    "unknown_threshold_names",
+]
 
 AUTO = "auto"
 PLANE_PREFIXES = {"a": "axial", "c": "coronal", "s": "sagittal"} | {p: p for p in PLANES}
 """``--slices`` items ``c:60`` or ``coronal:60`` name their plane; bare items are axial."""
+Slices = dict[str, list[int | None]]
+Thresholds = float | dict[str, float]
 
 
-def parse_cases(text: str | None) -> list[str] | None:
-    """``"a,b"`` -> ``["a", "b"]``; None stays None (the default cases are used).
+def figure_file(text: str) -> Path:
+    """``--out``: a path ending in ``.png``, ``.svg`` or ``.pdf`` (any case).
+
+    Examples
+    --------
+    >>> figure_file("fig.PDF").name
+    'fig.PDF'
+    """
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty: give a .png, .svg or .pdf file")
+    try:
+        return check_figure_path(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def parse_cases(text: str) -> list[str]:
+    """``--cases``: ``"a,b"`` -> ``["a", "b"]``.
 
     Examples
     --------
     >>> parse_cases("brain_001, brain_004")
     ['brain_001', 'brain_004']
     """
-    if text is None:
-        return None
     cases = [c.strip() for c in text.split(",") if c.strip()]
     if not cases:
-        raise MoodInputError(None, f"--cases {text!r} names no case", "give CASE,CASE,...")
+        raise argparse.ArgumentTypeError(f"{text!r} names no case: give CASE,CASE,...")
     return cases
 
 
-def parse_slices(text: str | None) -> dict[str, list[int | None]] | None:
-    """``"40,auto,c:60"`` -> ``{"axial": [40, None], "coronal": [60]}``.
+def parse_slices(text: str) -> Slices:
+    """``--slices``: ``"40,auto,c:60"`` -> ``{"axial": [40, None], "coronal": [60]}``.
 
-    Items are slice indices as on the viewer's slider (``N``) or ``auto``; a prefix
+    Items are slice indices as on the viewer's slider (``N`` >= 0) or ``auto``; a prefix
     ``a:``, ``c:``, ``s:`` (or ``axial:``, ``coronal:``, ``sagittal:``) names the plane,
     none means axial. Per plane: one item per case, or several items of one case.
 
@@ -70,55 +100,54 @@ def parse_slices(text: str | None) -> dict[str, list[int | None]] | None:
     >>> parse_slices("40,c:60,s:auto")
     {'axial': [40], 'coronal': [60], 'sagittal': [None]}
     """
-    if text is None:
-        return None
-    slices: dict[str, list[int | None]] = {}
+    slices: Slices = {}
     for part in (p.strip() for p in text.split(",")):
         prefix, sep, value = part.rpartition(":")
         plane = PLANE_PREFIXES.get(prefix.strip().lower()) if sep else "axial"
         if plane is None:
-            raise MoodInputError(
-                None,
-                f"--slices: {part!r} names no plane",
-                "prefix a slice with a:, c: or s: (axial, coronal, sagittal), or none (axial)",
+            raise argparse.ArgumentTypeError(
+                f"{part!r} names no plane: prefix a slice with a:, c: or s: (axial, coronal, "
+                "sagittal), or none (axial)"
             )
-        slices.setdefault(plane, []).append(_slice_index(value.strip()))
+        slices.setdefault(plane, []).append(_slice_index(value.strip(), part))
     return slices
 
 
-def _slice_index(text: str) -> int | None:
+def _slice_index(text: str, part: str) -> int | None:
     if text == AUTO:
         return None
-    try:
-        return int(text)
-    except ValueError as exc:
-        raise MoodInputError(
-            None, f"--slices: {text!r} is not a slice index", "give integers or 'auto'"
-        ) from exc
+    if not text.isdecimal():  # no sign, no exponent, no blank
+        raise argparse.ArgumentTypeError(
+            f"{part!r} is not a slice index: give whole numbers from 0, or 'auto'"
+        )
+    return int(text)
 
 
-def parse_thresholds(text: str | None, methods: Sequence[str]) -> float | dict[str, float]:
-    """``"0.6"`` (every method) or ``"a=0.7,b=0.4"``; default 0.5 for every method.
+def parse_thresholds(text: str) -> Thresholds:
+    """``--thresholds``: ``"0.6"`` (every method) or ``"a=0.7,b=0.4"``, each in [0, 1].
+
+    The names are checked against the methods once they are found
+    (:func:`unknown_threshold_names`).
 
     Examples
     --------
-    >>> parse_thresholds("a=0.7", ["a", "b"])
-    {'a': 0.7}
-    >>> parse_thresholds("0.6", ["a"])
+    >>> parse_thresholds("a=0.7,b=0")
+    {'a': 0.7, 'b': 0.0}
+    >>> parse_thresholds("0.6")
     0.6
     """
-    if text is None:
-        return 0.5
     if "=" not in text:
-        return _threshold_value(text, "--thresholds")
+        return _threshold_value(text, "the threshold")
     chosen: dict[str, float] = {}
     for part in (p.strip() for p in text.split(",") if p.strip()):
-        name, sep, value = part.partition("=")
-        if not sep or name not in methods:
-            raise MoodInputError(
-                None, f"--thresholds: {part!r} names no method", f"methods: {', '.join(methods)}"
+        name, sep, value = (s.strip() for s in part.partition("="))
+        if not sep or not name:
+            raise argparse.ArgumentTypeError(
+                f"{part!r} is not NAME=T: give one threshold, or NAME=T,NAME=T,..."
             )
-        chosen[name] = _threshold_value(value, f"--thresholds {name}")
+        if name in chosen:
+            raise argparse.ArgumentTypeError(f"method {name!r} is given twice")
+        chosen[name] = _threshold_value(value, f"the threshold of {name}")
     return chosen
 
 
@@ -126,7 +155,47 @@ def _threshold_value(text: str, what: str) -> float:
     try:
         return check_threshold(text, name=what)
     except ValueError as exc:
-        raise MoodInputError(None, str(exc), "for example --thresholds 0.5") from exc
+        raise argparse.ArgumentTypeError(f"{exc} (for example --thresholds 0.5)") from None
+
+
+def unknown_threshold_names(thresholds: Thresholds | None, methods: Sequence[str]) -> str | None:
+    """What is wrong with ``--thresholds NAME=T`` names, given the methods found; or None.
+
+    Examples
+    --------
+    >>> unknown_threshold_names({"a": 0.3, "x": 0.2}, ["a", "b"])
+    "--thresholds: 'x' names no method (methods: a, b)"
+    """
+    if not isinstance(thresholds, dict):
+        return None
+    unknown = [name for name in thresholds if name not in methods]
+    if not unknown:
+        return None
+    names = ", ".join(repr(name) for name in unknown)
+    return f"--thresholds: {names} names no method (methods: {', '.join(methods) or 'none'})"
+
+
+def check_args(args: argparse.Namespace) -> str | None:
+    """What is wrong with ``--slices`` given ``--planes`` and ``--cases``; or None.
+
+    Checked after parsing, before any file is read: slices of a plane that is not drawn,
+    and, with several ``--cases``, a number of slices per plane other than one per case.
+    """
+    if args.slices is None:
+        return None
+    for plane, indices in args.slices.items():
+        if plane not in args.planes:
+            return (
+                f"--slices gives {plane} slices, but {plane} is not among the planes "
+                f"{','.join(args.planes)} (add it with --planes)"
+            )
+        cases = len(args.cases or ())
+        if cases > 1 and len(indices) != cases:
+            return (
+                f"--slices gives {len(indices)} {plane} slices for {cases} cases: give one "
+                "slice per case, or several slices of one case"
+            )
+    return None
 
 
 def _figures() -> ModuleType:
@@ -144,33 +213,61 @@ def main(args: argparse.Namespace) -> int:
     figures = _figures()
     dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)
     methods = methods_from_args(args)
-    if args.out.suffix.lower().lstrip(".") not in figures.FIGURE_FORMATS:
-        raise MoodInputError(args.out, "is not a .png, .svg or .pdf file", "change --out")
+    unknown = unknown_threshold_names(args.thresholds, list(methods))
+    if unknown:  # the methods are listed, no file read yet: a usage error
+        return _usage_error(unknown)
     inputs = Inputs.of(dataset, methods)
     check_output_file(args.out, inputs=inputs, force=args.force, what="--out")
-    cases = parse_cases(args.cases) or figures.anomalous_cases(dataset, limit=args.max_cases)
+    cases = args.cases or figures.anomalous_cases(dataset, limit=args.max_cases)
     if not cases:
         raise MoodInputError(dataset.root, "has no case with an anomaly", "name cases with --cases")
-    thresholds = parse_thresholds(args.thresholds, list(methods))
-    slices = parse_slices(args.slices)
-    loaded = _load(dataset, cases, methods)
+    thresholds = 0.5 if args.thresholds is None else args.thresholds
+    loaded = _load(dataset, cases, methods, asked=args.cases is not None)
     try:
-        rows = figures.figure_rows(loaded, slices, planes=args.planes)
+        rows = figures.figure_rows(loaded, args.slices, planes=args.planes)
         figure = figures.make_figure(
             rows, methods=list(methods), thresholds=thresholds, annotate=args.annotate,
             crop=not args.no_crop, width=args.width, convention=args.convention,
             letters=args.letters, scale_bar=not args.no_scale_bar,
         )  # fmt: skip
     except figures.FigureTooNarrow as exc:
-        print(f"napari-mood: error: --width: {exc}", file=sys.stderr)
-        return 2
+        return _usage_error(f"--width: {exc}")
+    except figures.FigureTooLarge as exc:
+        return _usage_error(str(exc))
+    except figures.RowOutOfScale as exc:
+        raise _out_of_scale(dataset, rows[exc.row], exc) from exc
     except ValueError as exc:
         raise MoodInputError(
             None, str(exc), "check --cases, --slices, --planes and --thresholds"
         ) from exc
+    try:
+        figures.check_pixels(figure, args.dpi)
+    except ValueError as exc:  # too many pixels, or none on a side
+        return _usage_error(f"--dpi: {exc}")
     out = figures.save_figure(figure, args.out, dpi=args.dpi)
     print(f"figure written to {out} ({_size_text(figure, len(rows), args.dpi)})")
     return 0
+
+
+def _usage_error(message: str) -> int:
+    """A usage error found once the methods or the figure's size are known: exit status 2."""
+    print(f"napari-mood: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _out_of_scale(dataset: MoodDataset, row: FigureRow, exc: ValueError) -> MoodInputError:
+    """A row that cannot be drawn at one scale: its file and its voxels in that plane."""
+    from napari_mood.services.figures import resolve_case
+
+    name = resolve_case(dataset, row.case.name)
+    path = dataset.scans.get(name) or dataset.pixel_labels.get(name)
+    view = plane_view(row.plane)
+    high, wide = (row.case.spacing[axis] for axis in (view.row_axis, view.col_axis))
+    return MoodInputError(
+        path,
+        f"its voxels are {high:g} mm high and {wide:g} mm wide in the {row.plane} plane: {exc}",
+        "check the voxel size (pixdim) in its header, or leave that plane or case out",
+    )
 
 
 def _size_text(figure: Figure, rows: int, dpi: float) -> str:
@@ -186,15 +283,13 @@ def _size_text(figure: Figure, rows: int, dpi: float) -> str:
 
 
 def _load(
-    dataset: MoodDataset, cases: Sequence[str], methods: Mapping[str, MethodFolder]
+    dataset: MoodDataset, cases: Sequence[str], methods: Mapping[str, MethodFolder], asked: bool
 ) -> list[FigureCase]:
-    from napari_mood.core.case import load_case
-    from napari_mood.services.figures import FigureCase, resolve_case
+    from napari_mood.services.figures import load_figure_cases
 
-    loaded = []
-    for case in cases:
-        data = load_case(dataset, resolve_case(dataset, case), methods=methods)
-        for problem in data.problems:
-            warnings.warn(str(problem), MoodInputWarning, stacklevel=2)
-        loaded.append(FigureCase.from_case_data(data))
+    loaded = load_figure_cases(dataset, cases, methods, asked=asked, warn=True)
+    if not loaded:
+        raise MoodInputError(
+            dataset.root, "has no anomalous case with a scan to show", "name cases with --cases"
+        )
     return loaded

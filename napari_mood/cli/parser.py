@@ -12,18 +12,24 @@ from napari_mood.cli import (
     figure,
     parser_analyses,
     parser_recon,
+    parser_review,
     validate,
     viewer,
 )
 from napari_mood.cli._args import (
     MAX_BATCHES,
+    MAX_BOOTSTRAP,
     MAX_DPI,
+    MAX_FIGURE_CASES,
+    WORKERS_PER_CORE,
     _add_force,
     _add_method_args,
     _AppendPred,
     _batches,
+    _bootstrap,
     _count,
     _dpi,
+    _figure_cases,
     _output,
     _planes,
     _positive,
@@ -33,6 +39,7 @@ from napari_mood.cli._args import (
     _tasks,
     _threshold,
     _width,
+    _workers,
 )
 from napari_mood.core.orientation import CONVENTIONS
 from napari_mood.core.paper import WIDTH_PRESETS
@@ -83,10 +90,10 @@ def _add_evaluate(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--bootstrap",
-        type=_count,
+        type=_bootstrap,
         default=0,
         metavar="N",
-        help="case bootstrap rounds for 95%% CIs",
+        help=f"case bootstrap rounds for 95%% CIs (at most {MAX_BOOTSTRAP:,})",
     )
     p.add_argument("--threshold", type=_threshold, default=None, help="object task: FLOAT or auto")
     p.add_argument("--toy", type=Path, help="object task: dataset to choose the auto threshold on")
@@ -101,7 +108,11 @@ def _add_evaluate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("table", "csv", "json"), default="table")
     p.add_argument("--out", type=_output, help="write the result here instead of stdout")
     _add_force(p, "--out and --report files")
-    p.add_argument("--workers", type=_positive, help="local worker processes (default: all cores)")
+    p.add_argument(
+        "--workers",
+        type=_workers,
+        help=f"local worker processes (default: all cores; at most {WORKERS_PER_CORE} per core)",
+    )
     p.add_argument("--scheduler", metavar="ADDRESS", help="run on a dask.distributed scheduler")
     p.add_argument(
         "--cache", type=_output, metavar="DIR", help="reuse per-case results stored here"
@@ -154,10 +165,14 @@ def _add_figure(sub: argparse._SubParsersAction) -> None:
         "figure", help="draw slices x (scan, ground truth, methods) as a PNG, SVG or PDF figure"
     )
     _add_method_args(p)
-    p.add_argument("--out", type=Path, required=True, help="figure file: .png, .svg or .pdf")
+    p.add_argument(
+        "--out", type=figure.figure_file, required=True, help="figure file: .png, .svg or .pdf"
+    )
     _add_force(p, "figure files")
     p.add_argument(
-        "--cases", help="CASE,CASE,... one row each (default: the first cases with anomalies)"
+        "--cases",
+        type=figure.parse_cases,
+        help="CASE,CASE,... one row each (default: the first cases with anomalies)",
     )
     p.add_argument(
         "--planes",
@@ -167,10 +182,15 @@ def _add_figure(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--slices",
+        type=figure.parse_slices,
         help="slice per case, or several slices of one case: N,N,... axial, c:N coronal, "
         "s:N sagittal ('auto' chooses: largest GT area, else the top score)",
     )
-    p.add_argument("--thresholds", help="display thresholds: NAME=T,... or one T (default 0.5)")
+    p.add_argument(
+        "--thresholds",
+        type=figure.parse_thresholds,
+        help="display thresholds: NAME=T,... or one T (default 0.5)",
+    )
     presets = ", ".join(f"{name} {mm:g} mm" for name, mm in WIDTH_PRESETS.items())
     p.add_argument(
         "--width",
@@ -203,11 +223,11 @@ def _add_figure(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-crop", action="store_true", help="do not crop the slices to the body")
     p.add_argument(
         "--max-cases",
-        type=_positive,
+        type=_figure_cases,
         default=6,
-        help="cases drawn when --cases is omitted (default 6)",
+        help=f"cases drawn when --cases is omitted (default 6, at most {MAX_FIGURE_CASES})",
     )
-    p.set_defaults(func=figure.main)
+    p.set_defaults(func=figure.main, check=figure.check_args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -229,4 +249,5 @@ def build_parser() -> argparse.ArgumentParser:
     parser_analyses.add_sweep(sub)
     parser_analyses.add_rank(sub)
     parser_analyses.add_categories(sub)
+    parser_review.add_parser(sub)
     return parser

@@ -148,6 +148,17 @@ def _header(content: bytes, *, with_extensions: bool = False) -> nib.Nifti1Heade
         return None
 
 
+def _named_header(content: bytes, path: Path | None = None) -> nib.Nifti1Header | None:
+    """:func:`_header`, what nibabel says about it re-emitted naming ``path``, or dropped
+    without a path (the caller reads the whole file next, which reports it)."""
+    with warnings.catch_warnings(record=True) as caught, _nibabel_log() as logged:
+        warnings.simplefilter("always")
+        header = _header(content)
+    for message in [str(w.message) for w in caught] + logged if path is not None else []:
+        warn_input(path, message)
+    return header
+
+
 def quiet_header(head: bytes) -> nib.Nifti1Header | None:
     """The NIfTI-1/2 header (with its extensions) at the start of ``head`` when nibabel
     parses it without a warning or a log message; None otherwise (a reader that takes
@@ -241,10 +252,11 @@ def _decompress(path: Path, raw: bytes) -> _Decoded:
     needed: list[int] = []
 
     def announced(head: bytes) -> int | None:
-        header = _header(head)
+        header = _named_header(head)  # reported when the whole file is read
         size = None if header is None else _data_size(header)
         if size is None:  # not NIfTI: the caller says so from the first bytes
             return None
+        _check_dims(path, size[1])
         needed.append(size[0])
         _check_ratio(path, size[0], size[1], size[2], len(raw))
         return size[0] + EXTRA_MARGIN + 1
@@ -296,9 +308,10 @@ def load_nifti(path: str | os.PathLike[str]) -> nib.Nifti1Image:
     Every way a file can fail to decode becomes a :class:`MoodInputError` naming the
     file and what to do, checked before any large allocation: missing, unreadable, empty,
     a folder, a FIFO or a device (never opened: reading could block or never end), not
-    gzip although named ``.gz``, damaged gzip, not NIfTI, a header whose data would not
-    fit in the file (truncated files, absurd dimensions), more than one volume, voxels
-    that are not one real number (RGB, complex). A gzip file is decompressed only up to
+    gzip although named ``.gz``, damaged gzip, not NIfTI, a header declaring a zero or
+    negative dimension or data that would not fit in the file (truncated files, absurd
+    dimensions), more than one volume, voxels that are not one real number (RGB,
+    complex). A gzip file is decompressed only up to
     the size its header announces (plus :data:`EXTRA_MARGIN`): data after the voxels is
     ignored with a warning, so a small file inflating to gigabytes costs nothing.
     nibabel's warnings about the file are re-emitted as :class:`MoodInputWarning`
@@ -445,13 +458,25 @@ def _data(path: Path, read: Callable[[], np.ndarray]) -> np.ndarray:
         raise MoodInputError(path, f"its voxels cannot be decoded ({exc})", _REEXPORT) from exc
 
 
-def _check_ndim(path: Path, shape: tuple[int, ...]) -> None:
+def _check_dims(path: Path, shape: tuple[int, ...]) -> None:
+    """The one check of the dimensions a header declares: none, zero or negative sizes
+    are refused (sizes beyond the file are :func:`_check_ratio`'s and :func:`_check_size`'s)."""
     if not shape or 0 in shape:
         raise MoodInputError(
             path,
             f"its header declares no voxels (shape {shape}): the header is damaged",
             _REEXPORT,
         )
+    if min(shape) < 0:
+        raise MoodInputError(
+            path,
+            f"its header declares a negative size (shape {shape}): the header is damaged",
+            _REEXPORT,
+        )
+
+
+def _check_ndim(path: Path, shape: tuple[int, ...]) -> None:
+    _check_dims(path, shape)
     extra = [s for s in shape[3:] if s != 1]
     if len(shape) < 2 or extra:
         raise MoodInputError(
@@ -492,10 +517,11 @@ def read_grid(path: str | os.PathLike[str]) -> Grid:
             head = stream.read(_HEADER_BYTES)
     except _GZIP_ERRORS as exc:
         raise MoodInputError(path, f"its header cannot be read ({exc})", _REEXPORT) from exc
-    header = _header(head)
+    header = _named_header(head, path)
     if header is None:
         raise MoodInputError(path, "its header cannot be read (not NIfTI)", _REEXPORT)
     shape = header_grid(header)
+    _check_dims(path, shape)
     with warnings.catch_warnings(), _nibabel_log():
         warnings.simplefilter("ignore")  # reported when the file itself is read
         affine = np.asarray(header.get_best_affine(), dtype=np.float64)

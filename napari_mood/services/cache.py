@@ -14,7 +14,10 @@ only when that equals the key asked for: an entry file copied or moved over anot
 
 Any bad entry (missing, truncated, flipped bits, wrong format, from another version,
 under another key) is a miss, never an error or a wrong number. A cache folder that cannot be written is a
-warning; the run goes on without it.
+warning; the run goes on without it: checked before any work by :func:`check_cache_folder`
+(a folder where no file can be created: no cache, one warning), else when an entry fails
+to be written (from then on, no cache). A cache folder inside the inputs, a file, a broken
+link or a device is refused like any output.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import hashlib
 import io
 import json
 import os
+import tempfile
 import warnings
 import zipfile
 import zlib
@@ -40,7 +44,12 @@ from napari_mood.core.objects import CaseObjects, LevelObjects
 from napari_mood.core.results import MethodCase
 from napari_mood.core.scores import code_values
 from napari_mood.core.validate import Problem
-from napari_mood.services.output import OutputRefused, write_bytes_atomic
+from napari_mood.services.output import (
+    Inputs,
+    OutputRefused,
+    check_output_folder,
+    write_bytes_atomic,
+)
 
 __all__ = [
     "CACHE_VERSION",
@@ -48,6 +57,7 @@ __all__ = [
     "LabelEntry",
     "MethodEntry",
     "ResultCache",
+    "check_cache_folder",
     "file_stamp",
 ]
 
@@ -95,6 +105,50 @@ def file_stamp(path: Path | None) -> list[Any]:
         st.st_ino,
         st.st_dev,
     ]
+
+
+def check_cache_folder(
+    path: str | os.PathLike[str], *, inputs: Inputs | None = None, what: str = "the cache folder"
+) -> Path | None:
+    """Check a cache folder before any work: the folder, or None to go on without a cache.
+
+    A place where no file can be created (permissions, a read-only file system) is a
+    :class:`MoodInputWarning` and None: the results are computed as usual.
+
+    Raises
+    ------
+    OutputRefused
+        As :func:`~napari_mood.services.output.check_output_folder`: inside the inputs, a
+        file, a broken symbolic link, a device.
+    """
+    folder = Path(path).expanduser()
+    problem = None if (inputs or Inputs()).holder(folder) is not None else _unwritable(folder)
+    if problem is not None:
+        warnings.warn(
+            f"{folder}: {what} cannot be written ({problem}); going on without it "
+            "(results are computed as usual)",
+            MoodInputWarning,
+            stacklevel=2,
+        )
+        return None
+    return check_output_folder(folder, inputs=inputs, force=True, what=what)
+
+
+def _unwritable(folder: Path) -> str | None:
+    """Why no file can be created in ``folder`` (or the nearest folder it would go in);
+    None when one can, or when the place is no folder at all (that is refused)."""
+    place = folder
+    while not (place.exists() or place.is_symlink()) and place.parent != place:
+        place = place.parent
+    if not place.is_dir():
+        return None
+    try:
+        handle, probe = tempfile.mkstemp(prefix=".napari-mood-probe.", dir=place)
+    except OSError as error:
+        return f"no file can be created in {place}: {error.strerror or error}"
+    os.close(handle)
+    os.unlink(probe)
+    return None
 
 
 # --------------------------------------------------------------------------- encoding

@@ -25,6 +25,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -79,6 +80,7 @@ class _Task:
 class _TaskResult:
     evaluation: CaseEvaluation
     peak_memory_mb: float
+    warned: tuple[tuple[str, type[Warning]], ...] = ()  # re-emitted by the caller's process
 
 
 def default_workers() -> int:
@@ -101,10 +103,14 @@ def peak_memory_mb() -> float:
 
 
 def _run_task(task: _Task, options: EvaluationOptions) -> _TaskResult:
-    evaluation = evaluate_case(
-        task.case, task.label_path, task.maps, options=options, scan_path=task.scan_path
-    )
-    return _TaskResult(evaluation, peak_memory_mb())
+    """One case; its warnings are returned (a worker process would print them raw)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        evaluation = evaluate_case(
+            task.case, task.label_path, task.maps, options=options, scan_path=task.scan_path
+        )
+    warned = tuple((str(w.message), w.category) for w in caught)
+    return _TaskResult(evaluation, peak_memory_mb(), warned)
 
 
 # --------------------------------------------------------------------------- cache
@@ -375,6 +381,8 @@ def run_evaluation(
 
     def done(i: int, result: _TaskResult) -> None:
         task = tasks[i]
+        for message, category in result.warned:  # through this process's filters and printer
+            warnings.warn(message, category, stacklevel=2)
         labels[task.case], new = _split(result.evaluation)
         found[task.case].update(new)
         peaks.append(result.peak_memory_mb)

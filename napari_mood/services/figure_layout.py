@@ -14,7 +14,11 @@ Rules (one place):
   aspect and one scale bar (under the scan column) is valid for every panel;
 * texts centred on a column (titles, colour-bar and legend names, annotations) must fit
   the cell width plus the gap; orientation letters need images at least three letters
-  wide and high; a row label is never longer than its row.
+  wide and high; a row label is never longer than its row;
+* a row's image is at most :data:`MAX_ASPECT` times taller than wide (or wider than tall)
+  and at most that many times narrower than the widest row (:class:`RowOutOfScale`:
+  beyond, at one scale it is a line of pixels, or it blows the others up: a voxel size is
+  wrong); the page is at most :data:`MAX_PAGE_MM` on a side (:class:`FigureTooLarge`).
 
 Example
 -------
@@ -45,9 +49,13 @@ from napari_mood.core.paper import (
 __all__ = [
     "CELL_PT",
     "FONT_FAMILY",
+    "MAX_ASPECT",
+    "MAX_PAGE_MM",
     "FigureLayout",
+    "FigureTooLarge",
     "FigureTooNarrow",
     "RowExtent",
+    "RowOutOfScale",
     "plan_layout",
     "text_width",
 ]
@@ -71,6 +79,11 @@ _TICKS_PT = 3.0  # tick length and padding under a colour bar
 _LETTER_SLOT_PT = TEXT_PT + 2 * LETTER_INSET_PT
 SCALE_BAR_FRACTION = 0.3
 """A scale bar is at most this fraction of a cell's width."""
+MAX_ASPECT = 100.0
+"""A row's image is at most this many times taller than wide, wider than tall, or
+narrower than the widest row's (one scale for every image: see the module)."""
+MAX_PAGE_MM = 5080.0
+"""The largest figure side: 200 in, the largest page PDF readers open."""
 
 
 @lru_cache(maxsize=4096)
@@ -128,6 +141,31 @@ class FigureTooNarrow(ValueError):
             f"{TEXT_PT:g}-pt text: it needs at least {math.ceil(min_width_mm)} mm; "
             f"use a width of {math.ceil(min_width_mm)}mm or more{fewer}"
         )
+
+
+class RowOutOfScale(ValueError):
+    """A row's image cannot be drawn at the figure's one scale (see :data:`MAX_ASPECT`).
+
+    Attributes
+    ----------
+    row : int
+        Index of the row (in the rows given to :func:`plan_layout`).
+    ratio : float
+        How many times taller than wide, wider than tall, or narrower than the widest row.
+    """
+
+    def __init__(self, row: int, label: str, ratio: float, what: str) -> None:
+        self.row = row
+        self.ratio = ratio
+        super().__init__(
+            f"the image of row {' '.join(label.split())!r} is {ratio:,.0f} times {what} "
+            f"(at most {MAX_ASPECT:g})"
+        )
+
+
+class FigureTooLarge(ValueError):
+    """The figure would be larger than :data:`MAX_PAGE_MM` on a side (too many rows), or
+    have too many pixels at its resolution (:func:`napari_mood.services.figures.check_pixels`)."""
 
 
 @dataclass(frozen=True)
@@ -239,13 +277,19 @@ def plan_layout(
 
     Raises
     ------
+    RowOutOfScale
+        When a row's image is more than :data:`MAX_ASPECT` times taller than wide, wider
+        than tall or narrower than the widest row's.
     FigureTooNarrow
         When ``width_mm`` cannot hold the columns at 7 pt (says the minimum width).
+    FigureTooLarge
+        When the figure would be more than :data:`MAX_PAGE_MM` on a side.
     ValueError
         For no rows or no columns.
     """
     if not rows or not column_texts:
         raise ValueError("a figure needs at least one row and one column")
+    _check_scales(rows)
     widest = max(r.width_mm for r in rows)
     bar_mm = scale_bar_mm(widest, fraction=SCALE_BAR_FRACTION)
     texts = [list(texts) for texts in column_texts]
@@ -256,7 +300,27 @@ def plan_layout(
     smallest = _min_cell(rows, texts, letters=letters, centre_texts=centre_texts)
     cell = _cell_width(width_mm, fixed, smallest, len(texts))
     width = fixed + len(texts) * cell
-    return _place(rows, cell, left=left, width=width, bar_mm=bar_mm)
+    layout = _place(rows, cell, left=left, width=width, bar_mm=bar_mm)
+    width_mm, height_mm = (points_to_mm(v) for v in (layout.width_pt, layout.height_pt))
+    if max(width_mm, height_mm) > MAX_PAGE_MM:
+        raise FigureTooLarge(
+            f"{len(rows)} rows make a figure of {width_mm:,.0f} x {height_mm:,.0f} mm, more "
+            f"than {MAX_PAGE_MM:,.0f} mm (200 in) on a side: draw fewer rows"
+        )
+    return layout
+
+
+def _check_scales(rows: Sequence[RowExtent]) -> None:
+    """Each row's image drawable at one scale with the others (:data:`MAX_ASPECT`)."""
+    widest = max(r.width_mm for r in rows)
+    for i, r in enumerate(rows):
+        for ratio, what in (
+            (r.height_mm / r.width_mm, "taller than wide"),
+            (r.width_mm / r.height_mm, "wider than tall"),
+            (widest / r.width_mm, "narrower than the widest row's"),
+        ):
+            if ratio > MAX_ASPECT:
+                raise RowOutOfScale(i, r.label, ratio, what)
 
 
 def _scale_label(bar_mm: float) -> str:

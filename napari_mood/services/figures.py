@@ -89,13 +89,16 @@ from napari_mood.services.figure_cells import (
     row_images,
     thresholds_for,
 )
+from napari_mood.services.figure_files import FIGURE_FORMATS, check_figure_path
 from napari_mood.services.figure_layout import (
     CELL_PT,
     FONT_FAMILY,
     LETTER_INSET_PT,
     TEXT_PT,
     FigureLayout,
+    FigureTooLarge,
     FigureTooNarrow,
+    RowOutOfScale,
     plan_layout,
 )
 from napari_mood.services.output import Inputs, atomic_path, check_output_file
@@ -109,11 +112,15 @@ __all__ = [
     "FIGURE_RC",
     "LETTERS",
     "FigureCase",
+    "MAX_FIGURE_PIXELS",
     "FigureRow",
+    "FigureTooLarge",
     "FigureTooNarrow",
+    "RowOutOfScale",
     "ViewFigure",
     "anomalous_cases",
     "case_annotation",
+    "check_pixels",
     "figure_rows",
     "load_figure_cases",
     "make_figure",
@@ -123,7 +130,9 @@ __all__ = [
     "write_view_figure",
 ]
 
-FIGURE_FORMATS: tuple[str, ...] = ("png", "svg", "pdf")
+MAX_FIGURE_PIXELS = 2**28
+"""Pixels of a figure at its dpi (the images of SVG and PDF too are embedded at it):
+268 million, 1 GiB while it is drawn."""
 CELL_INCHES = CELL_PT / 72
 """Cell width when no figure width is asked for."""
 FIGURE_RC: dict[RcKeyType, Any] = {
@@ -384,11 +393,18 @@ def _draw_letters(ax: Axes, view: PlaneView) -> None:
 
 
 def _draw_outline(ax: Axes, mask: np.ndarray | None) -> None:
-    """Draw the 0.5 contour of a 2-D mask, keeping the image's limits."""
+    """Draw the 0.5 contour of a 2-D mask, keeping the image's limits.
+
+    The mask is framed by one row and column of background, so that an image one voxel
+    thin (a slab seen from the side) still has a contour and a region at the image's
+    edge is closed along it.
+    """
     if mask is None or not mask.any() or mask.all():
         return
     xlim, ylim = ax.get_xlim(), ax.get_ylim()
-    ax.contour(mask.astype(np.float32), levels=[0.5], colors=[GT_COLOR], linewidths=_OUTLINE_WIDTH)
+    framed = np.pad(mask, 1).astype(np.float32)
+    rows, cols = (np.arange(-1, n + 1) for n in mask.shape)
+    ax.contour(cols, rows, framed, levels=[0.5], colors=[GT_COLOR], linewidths=_OUTLINE_WIDTH)
     ax.set_xlim(xlim)
     ax.set_ylim(ylim)
 
@@ -494,21 +510,45 @@ def save_figure(figure: Figure, path: str | os.PathLike[str], *, dpi: float = 30
     ------
     ValueError
         When the extension is not ``.png``, ``.svg`` or ``.pdf`` or ``dpi`` is not positive.
+    FigureTooLarge
+        When the figure has more than :data:`MAX_FIGURE_PIXELS` at ``dpi``
+        (:func:`check_pixels`).
     OutputRefused
         When the file cannot be written (the old one, if any, is kept).
     """
-    out = Path(path)
+    out = check_figure_path(path)
     kind = out.suffix.lower().lstrip(".")
-    if kind not in FIGURE_FORMATS:
-        raise ValueError(f"{out}: unsupported figure type {out.suffix!r}; use .png, .svg or .pdf")
     if not (math.isfinite(dpi) and dpi > 0):
         raise ValueError(f"dpi must be a positive number, got {dpi!r}")
+    check_pixels(figure, dpi)
     metadata: dict[str, Any] = dict(_NO_DATES[kind])
     with rc_context(FIGURE_RC), atomic_path(out) as temporary:  # never half a figure
         figure.savefig(
             temporary, dpi=dpi, format=kind, facecolor="white", metadata=metadata or None
         )
     return out
+
+
+def check_pixels(figure: Figure, dpi: float) -> None:
+    """Raise :class:`FigureTooLarge` when ``figure`` at ``dpi`` has more than
+    :data:`MAX_FIGURE_PIXELS` (the message gives the highest dpi that fits), or a
+    ValueError when it has no pixel on a side (the lowest dpi that gives one)."""
+    width_in, height_in = (float(v) for v in figure.get_size_inches())
+    if min(width_in, height_in) * dpi < 1:  # as Agg truncates: an empty image
+        lowest = math.ceil(1 / min(width_in, height_in))
+        raise ValueError(
+            f"a figure of {width_in:.1f} x {height_in:.1f} in at {dpi:g} dpi has no pixel on a "
+            f"side: use at least {lowest} dpi"
+        )
+    pixels = width_in * height_in * dpi**2
+    if pixels <= MAX_FIGURE_PIXELS:
+        return
+    fits = math.floor(math.sqrt(MAX_FIGURE_PIXELS / (width_in * height_in)))
+    raise FigureTooLarge(
+        f"a figure of {width_in:.1f} x {height_in:.1f} in at {dpi:g} dpi has "
+        f"{pixels / 1e6:,.0f} million pixels, more than {MAX_FIGURE_PIXELS / 1e6:,.0f} million: "
+        f"use at most {fits} dpi, a narrower width or fewer rows"
+    )
 
 
 @dataclass(frozen=True)

@@ -544,9 +544,6 @@ def test_cli_figure_defaults_to_the_anomalous_cases(tmp_path, capsys):
     ("extra", "message"),
     [
         (["--cases", "brain_999"], "has no case 'brain_999'"),
-        (["--thresholds", "nope=0.2"], "names no method"),
-        (["--thresholds", "2"], "must be a number in [0, 1]"),
-        (["--slices", "x"], "is not a slice index"),
         (["--cases", "brain_001", "--slices", "400"], "outside 0..94"),
     ],
 )
@@ -557,9 +554,21 @@ def test_cli_figure_bad_inputs_exit_1_with_a_message(tmp_path, capsys, extra, me
     assert not (tmp_path / "f.png").exists()
 
 
+def test_cli_figure_unknown_threshold_names_are_usage_errors(tmp_path, capsys):
+    assert main(["figure", str(SAMPLE), "--out", str(tmp_path / "f.png"),
+                 "--thresholds", "nope=0.2"]) == 2  # fmt: skip
+    assert "names no method" in capsys.readouterr().err
+    assert not (tmp_path / "f.png").exists()
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
-    [(["--dpi", "0"], "must be a positive number"), (["--max-cases", "0"], "must be 1 or more")],
+    [
+        (["--dpi", "0"], "must be a positive number"),
+        (["--max-cases", "0"], "must be 1 or more"),
+        (["--thresholds", "2"], "must be a number in [0, 1]"),
+        (["--slices", "x"], "is not a slice index"),
+    ],
 )
 def test_cli_figure_bad_numbers_are_usage_errors(tmp_path, capsys, extra, message):
     with pytest.raises(SystemExit) as exit_info:
@@ -567,9 +576,10 @@ def test_cli_figure_bad_numbers_are_usage_errors(tmp_path, capsys, extra, messag
     assert exit_info.value.code == 2 and message in capsys.readouterr().err
 
 
-def test_cli_figure_bad_output_or_dataset_exit_1(tmp_path, capsys):
-    assert main(["figure", str(SAMPLE), "--out", str(tmp_path / "f.jpg")]) == 1
-    assert ".png, .svg or .pdf" in capsys.readouterr().err
+def test_cli_figure_bad_output_or_dataset(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["figure", str(SAMPLE), "--out", str(tmp_path / "f.jpg")])
+    assert exit_info.value.code == 2 and ".png, .svg or .pdf" in capsys.readouterr().err
     assert main(["figure", str(tmp_path / "none"), "--out", str(tmp_path / "f.png")]) == 1
     assert "none" in capsys.readouterr().err
 
@@ -625,14 +635,17 @@ def test_cli_figure_bad_options_are_usage_errors(tmp_path, capsys, extra, messag
     assert exit_info.value.code == 2 and message in capsys.readouterr().err
 
 
+def test_cli_figure_a_slice_outside_the_scan_exits_1(tmp_path, capsys):
+    extra = ["--cases", "brain_001", "--planes", "sagittal", "--slices", "s:500"]
+    assert main(["figure", str(SAMPLE), "--out", str(tmp_path / "f.png"), *extra]) == 1
+    assert "outside 0..98" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
-    [
-        (["--slices", "c:5"], "not among the planes"),
-        (["--slices", "x:5"], "names no plane"),
-        (["--cases", "brain_001", "--planes", "sagittal", "--slices", "s:500"], "outside 0..98"),
-    ],
+    [(["--slices", "c:5"], "not among the planes"), (["--slices", "x:5"], "names no plane")],
 )
-def test_cli_figure_bad_plane_slices_exit_1(tmp_path, capsys, extra, message):
-    assert main(["figure", str(SAMPLE), "--out", str(tmp_path / "f.png"), *extra]) == 1
-    assert message in capsys.readouterr().err
+def test_cli_figure_bad_plane_slices_are_usage_errors(tmp_path, capsys, extra, message):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["figure", str(SAMPLE), "--out", str(tmp_path / "f.png"), *extra])
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
