@@ -101,7 +101,28 @@ def open_viewer(
     opened = build_viewer(paths, preds=preds, dock_widgets=dock_widgets)
     if screenshot is not None:
         return save_window_screenshot(opened.viewer, screenshot, force=force)
-    napari.run()
+    return run_until_closed(opened.viewer, napari.run)
+
+
+def run_until_closed(viewer: Any, run: Callable[[], object]) -> int:
+    """Run the event loop until the window closes; after Ctrl-C, close it, then raise.
+
+    napari's loop stops on Ctrl-C (``qapp.exit``) and then calls the previous handler,
+    this one: the window is still open then. It is closed here, out of the loop (widgets
+    and workers end, nothing half-written), before ``KeyboardInterrupt`` goes up: an
+    interpreter ending with the window open ended in a segmentation fault.
+    """
+    import signal
+
+    interrupted: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: interrupted.append(signum))
+    try:
+        run()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if interrupted:
+        viewer.close()
+        raise KeyboardInterrupt
     return 0
 
 

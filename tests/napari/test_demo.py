@@ -161,3 +161,27 @@ def test_browser_switch_with_every_dock_open(make_napari_viewer, qtbot, tmp_path
     canvas = viewer.window._qt_viewer.canvas.native
     qtbot.mouseClick(canvas, Qt.MouseButton.LeftButton, pos=QPoint(50, 50))
     qtbot.keyClick(canvas, Qt.Key.Key_N)  # a key after a canvas click: no crash either
+
+
+@pytest.mark.gui
+def test_ctrl_c_in_the_viewer_is_one_line_and_exit_130(mood_dataset: Path):
+    """Ctrl-C while the window is up: the window closes, one line, exit 130 (it ended in a
+    segmentation fault with the window still open)."""
+    code = (
+        "import os, signal, sys\n"
+        "from qtpy.QtCore import QTimer\n"
+        "from napari_mood._napari import viewer as v\n"
+        "built = v.build_viewer\n"
+        "def build(*a, **k):\n"
+        "    opened = built(*a, **k)\n"
+        "    QTimer.singleShot(1500, lambda: os.kill(os.getpid(), signal.SIGINT))\n"
+        "    return opened\n"
+        "v.build_viewer = build\n"
+        "from napari_mood.cli import main\n"
+        f"sys.exit(main(['view', {str(mood_dataset)!r}]))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 130, run.stderr
+    assert run.stderr.strip().splitlines() == [
+        "napari-mood: interrupted (nothing half-written was left behind)"
+    ], run.stderr
