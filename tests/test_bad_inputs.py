@@ -1059,3 +1059,55 @@ def test_a_bad_splits_file_is_one_line(capsys, data: Path, tmp_path: Path, text,
         capsys, data, "evaluate", str(data), "--splits", str(splits), names="splits.json"
     )
     assert message in err
+
+
+# -- found by the hostile sweep ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["validate", "evaluate"])
+@pytest.mark.parametrize("option", ["--pred", "--preds"])
+def test_a_link_loop_as_a_method_folder_is_one_line(capsys, data: Path, tmp_path, command, option):
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    err = _refused(capsys, data, command, str(data), option, str(tmp_path / "loop"), names="loop")
+    assert "symbolic-link loop" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["simulate", "{gone}", "--out", "{out}"],
+        ["sweep", "size", "{gone}", "--out", "{out}"],
+        ["view", "{gone}", "--screenshot", "{out}.png"],
+        ["view", "{data}", "--pred", "{gone}", "--screenshot", "{out}.png"],
+    ],
+)
+def test_a_missing_input_is_named_not_blamed_on_the_output(capsys, data: Path, tmp_path, argv):
+    gone = tmp_path / "nowhere.nii.gz"
+    filled = [a.format(gone=gone, out=tmp_path / "out", data=data) for a in argv]
+    err = _refused(capsys, data, *filled, names="nowhere.nii.gz")
+    assert "not found" in err and "would be written" not in err
+    assert not (tmp_path / "out").exists() and not (tmp_path / "out.png").exists()
+
+
+def test_an_interrupted_run_leaves_no_output_folder(data: Path, tmp_path: Path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "out"
+    method = tmp_path / "slow.sh"
+    method.write_text("#!/bin/sh\nsleep 100\n")
+    method.chmod(0o755)
+    argv = ["run", str(method), "--input", str(data / "toy"), "--output", str(out)]
+    code = f"import sys; from napari_mood.cli import main; sys.exit(main({argv!r}))"
+    process = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not out.exists() and time.monotonic() < deadline:  # the first case is running
+        time.sleep(0.05)
+    time.sleep(0.5)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "Traceback" not in err
+    assert not out.exists()

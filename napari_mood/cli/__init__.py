@@ -24,6 +24,9 @@ from napari_mood.core.io import MoodInputError, MoodInputWarning, one_line
 __all__ = ["main"]
 
 
+INTERRUPTED = "napari-mood: interrupted (nothing half-written was left behind)"
+
+
 def _run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     try:
         code = func(args)
@@ -33,7 +36,7 @@ def _run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) ->
         print(f"napari-mood: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("napari-mood: interrupted (nothing half-written was left behind)", file=sys.stderr)
+        print(INTERRUPTED, file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader of stdout went away (e.g. `| head`): not an error
         _discard_stdout()
@@ -59,6 +62,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.stdout, sys.stderr = stdout, stderr  # type: ignore[assignment]  # do what is used
     try:
         code = _main(argv)
+    except KeyboardInterrupt:  # while starting (imports, parsing) or between jobs
+        print(INTERRUPTED, file=sys.stderr)
+        code = 130
     except SystemExit:  # argparse: --help, --version, a usage error
         _flush_quietly(stdout)
         if stdout.problem is None:

@@ -10,7 +10,7 @@ import numpy as np
 
 from napari_mood.cli import simulate_pet
 from napari_mood.core.case import find_case_folder_layout
-from napari_mood.core.io import MoodInputError, MoodInputWarning
+from napari_mood.core.io import MoodInputError, MoodInputWarning, check_regular_file
 from napari_mood.core.nifti import Volume, read_volume
 from napari_mood.core.simulate import iter_simulated_cases, to_unit_range
 from napari_mood.core.writers import mood_case_files
@@ -87,7 +87,12 @@ def _write_cases(
 
 
 def scan_inputs(scan: Path) -> Inputs:
-    """The scan, its folder and, when it lives in a dataset, the whole dataset."""
+    """The scan, its folder and, when it lives in a dataset, the whole dataset.
+
+    The scan is checked first: a missing scan is named as such, not as an output
+    refused inside the folder it would have been in.
+    """
+    check_regular_file(scan, what="scan")
     layout = find_case_folder_layout(scan.parent)
     dataset = layout.path if layout.kind == "dataset" else None
     return Inputs.of(folders=(scan.parent, dataset), files=(scan,))

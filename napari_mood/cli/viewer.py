@@ -39,6 +39,10 @@ def view(args: argparse.Namespace) -> int:
 
 
 def _check_before_napari(args: argparse.Namespace, inputs: Iterable[Path]) -> None:
+    inputs = list(inputs)
+    for path in inputs:  # named as missing, not as an output refused beside it
+        if not path.exists():
+            raise MoodInputError(path, "not found", "give an existing file or folder")
     if args.screenshot is not None:
         check_output_file(
             args.screenshot, inputs=Inputs.around(inputs), force=args.force, what="--screenshot"

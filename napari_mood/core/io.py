@@ -30,26 +30,27 @@ import numpy as np
 
 __all__ = [
     "METHODS_FOLDER",
-    "NIFTI_SUFFIXES",
+    "MethodFolder",
     "MoodDataset",
     "MoodInputError",
     "MoodInputWarning",
-    "MethodFolder",
+    "NIFTI_SUFFIXES",
     "case_stem",
+    "check_labels_for",
     "check_methods_apart",
     "check_regular_file",
     "describe_entry",
-    "one_line",
     "discover_dataset",
-    "check_labels_for",
     "discover_methods",
     "find_methods",
     "is_nifti",
     "method_folder",
     "methods_beside",
+    "one_line",
     "read_json",
     "read_sample_label",
     "read_sample_score",
+    "resolve_path",
 ]
 
 NIFTI_SUFFIXES: tuple[str, ...] = (".nii.gz", ".nii")
@@ -610,6 +611,22 @@ def find_methods(
     return methods
 
 
+def resolve_path(path: str | os.PathLike[str]) -> Path:
+    """``path`` with ``~`` expanded and links resolved; a link loop is a one-line error.
+
+    Raises
+    ------
+    MoodInputError
+        When ``path`` is, or lies under, a symbolic-link loop.
+    """
+    try:
+        return Path(path).expanduser().resolve()
+    except (RuntimeError, OSError) as exc:  # a link loop: RuntimeError before Python 3.13
+        raise MoodInputError(
+            path, "is, or lies under, a symbolic-link loop", "remove the loop or give another path"
+        ) from exc
+
+
 def check_methods_apart(dataset: MoodDataset, folders: Iterable[str | os.PathLike[str]]) -> None:
     """Refuse a method folder (or ``--preds`` parent) that is the dataset, its labels or scans.
 
@@ -622,7 +639,7 @@ def check_methods_apart(dataset: MoodDataset, folders: Iterable[str | os.PathLik
     """
     parts = _dataset_parts(dataset)
     for folder in (Path(f) for f in folders):
-        what = parts.get(folder.expanduser().resolve())
+        what = parts.get(resolve_path(folder))
         if what is not None:
             raise MoodInputError(
                 folder,
@@ -638,7 +655,7 @@ def _dataset_parts(dataset: MoodDataset) -> dict[Path, str]:
     if dataset.scans_dir is not None:
         parts[dataset.scans_dir] = "the dataset's scans folder"
     parts[dataset.root] = "the dataset folder itself"
-    return {path.expanduser().resolve(): what for path, what in parts.items()}
+    return {resolve_path(path): what for path, what in parts.items()}
 
 
 def _has_outputs(folder: Path) -> bool:

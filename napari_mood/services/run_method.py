@@ -53,6 +53,7 @@ Policies
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import shutil
@@ -415,6 +416,7 @@ def run_method(
     check_output_folder(
         target, inputs=Inputs(folders=(source,)), force=force, names=names, what="--output"
     )
+    created = not target.exists()
     target.mkdir(parents=True, exist_ok=True)
     remove_stale_runs()
     before = fingerprint_folder(source)
@@ -425,6 +427,11 @@ def run_method(
             runs.append(_one_case(argv, scan, target, task, time_limit, scratch, force))
             if progress is not None:
                 progress(i + 1, len(scans), scan.name)
+    except BaseException:  # interrupted: an output folder made for nothing goes too
+        if created:
+            with contextlib.suppress(OSError):
+                target.rmdir()  # only when empty: a case's copied output stays
+        raise
     finally:
         scratch.remove()
     changes = compare_fingerprints(before, fingerprint_folder(source))
