@@ -27,7 +27,8 @@ import numpy as np
 import pytest
 
 from napari_mood.core.boxes.io import MAX_SLICE_PIXELS, read_image_size, read_score_map
-from napari_mood.core.io import MoodInputError, MoodInputWarning, discover_dataset, read_json
+from napari_mood.core.io import MoodInputError, MoodInputWarning, discover_dataset
+from napari_mood.core.json_input import read_json
 from napari_mood.core.nifti import read_grid
 from napari_mood.services.datasets import sample_data_dir
 from tests import test_bad_inputs

@@ -195,7 +195,9 @@ def _add_method_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--labels", type=Path, help="label folder (holding pixel/ and sample/) if elsewhere"
     )
-    parser.add_argument("--scans", help="name of the scans subfolder (default: toy)")
+    parser.add_argument(
+        "--scans", type=_subfolder, help="name of the scans subfolder (default: toy)"
+    )
 
 
 # generated datasets: simulate, sweep, pet-sample (each count bounded, checked at parse time)
@@ -244,7 +246,7 @@ def _sweep_values(text: str, kind: str) -> tuple[float, ...]:
 
 
 def _radii(text: str) -> tuple[float, ...]:
-    """``--radii``: R,R,... or START:STOP:STEP, finite and >= 0 voxels, at most 1,000."""
+    """``--radii``: R,R,... or START:STOP:STEP, each once, 0 .. MAX_RADIUS voxels, at most 1,000."""
     return _sweep_values(text, "radii")
 
 
@@ -254,14 +256,17 @@ def _intensities(text: str) -> tuple[float, ...]:
 
 
 def _radius(text: str) -> float:
-    """A sphere radius in voxels: finite and >= 0."""
+    """A sphere radius in voxels: 0 .. MAX_RADIUS (the sweep's bound)."""
+    from napari_mood.core.sweep import check_values
+
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number of voxels, got {text!r}") from None
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0 voxels, got {text!r}")
-    return value
+    try:
+        return check_values("size", [value])[0]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _center(text: str) -> str | tuple[int, ...]:
@@ -313,3 +318,36 @@ def _figure_cases(text: str) -> int:
     return _bounded(
         text, minimum=1, maximum=MAX_FIGURE_CASES, why="each case is a row of the figure"
     )
+
+
+# sweep findings: --scans, evaluate-boxes --reader / --figure (each refused at parse time)
+
+
+def _subfolder(text: str) -> str:
+    """``--scans``: a folder name inside the dataset (a path could read anything on disk)."""
+    try:
+        return _name_part(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"must be a plain folder name inside the dataset (no '/' or '\\'; not '.' or '..'), "
+            f"got {text!r}"
+        ) from None
+
+
+def _reader_name(text: str) -> str:
+    """``--reader``: a reader's name or ``consensus``; empty would mean "the file as it is"."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            "must not be empty: give a reader's name or 'consensus' (or leave --reader out)"
+        )
+    return text.strip()
+
+
+def _figure_file(text: str) -> Path:
+    """An output figure whose extension napari-mood writes (refused before any work)."""
+    from napari_mood.services.figure_files import check_figure_path
+
+    try:
+        return check_figure_path(_output(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

@@ -32,8 +32,6 @@ from napari_mood.services.output import (
 
 __all__ = ["main"]
 
-FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
-
 
 def _inputs(dataset: BoxDataset, methods: Mapping[str, BoxMethod]) -> Inputs:
     folders = [dataset.root, dataset.images_dir] + [
@@ -44,8 +42,6 @@ def _inputs(dataset: BoxDataset, methods: Mapping[str, BoxMethod]) -> Inputs:
 
 
 def _check_outputs(args: argparse.Namespace, inputs: Inputs) -> None:
-    if args.figure is not None and args.figure.suffix.lower() not in FIGURE_SUFFIXES:
-        raise MoodInputError(args.figure, "is not a .png, .svg or .pdf file", "change --figure")
     planned = [Planned(p, w) for p, w in ((args.out, "--out"), (args.figure, "--figure")) if p]
     check_outputs(planned, inputs=inputs, force=args.force)
 
@@ -142,9 +138,14 @@ def check_iou(text: str) -> float:
 
 
 def add_parser(
-    sub: argparse._SubParsersAction, *, output: Callable[[str], Path], dpi: Callable[[str], float]
+    sub: argparse._SubParsersAction,
+    *,
+    output: Callable[[str], Path],
+    dpi: Callable[[str], float],
+    figure: Callable[[str], Path],
+    reader: Callable[[str], str],
 ) -> None:
-    """The ``evaluate-boxes`` subcommand and its options."""
+    """The ``evaluate-boxes`` subcommand and its options (value types given by the parser)."""
     p = sub.add_parser(
         "evaluate-boxes", help="score predicted boxes on a NOVA-style 2-D box dataset"
     )
@@ -166,7 +167,9 @@ def add_parser(
         "--threshold", type=check_unit, default=0.5, help="score maps: box threshold (default 0.5)"
     )
     p.add_argument(
-        "--reader", help="score against one reader, or 'consensus' (default with two readers)"
+        "--reader",
+        type=reader,
+        help="score against one reader, or 'consensus' (default with two readers)",
     )
     p.add_argument(
         "--merge",
@@ -200,7 +203,7 @@ def add_parser(
         help="table: detected/missed/FP per image, most misses first",
     )
     p.add_argument("--out", type=output, help="write the result here instead of stdout")
-    p.add_argument("--figure", type=output, metavar="FIG", help="draw boxes: .png, .svg or .pdf")
+    p.add_argument("--figure", type=figure, metavar="FIG", help="draw boxes: .png, .svg or .pdf")
     p.add_argument("--figure-method", metavar="NAME", help="method drawn (default: the best)")
     p.add_argument(
         "--figure-images", metavar="A,B", help="images drawn (default: up to 6, most misses first)"

@@ -51,7 +51,7 @@ def main(args: argparse.Namespace) -> int:
     methods = methods_from_args(args, dataset)
     path = _categories_path(args)
     inputs = Inputs.of(dataset, methods, files=(path,))
-    categories = read_case_categories(path)
+    categories = read_case_categories(path, cases=dataset.cases)
     levels: tuple[Level, ...] = ("category",)
     if any(c.subcategory for c in categories.values()):
         levels = ("category", "subcategory")

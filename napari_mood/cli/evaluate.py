@@ -19,8 +19,8 @@ from napari_mood.core.io import (
     check_labels_for,
     check_regular_file,
     discover_dataset,
-    read_json,
 )
+from napari_mood.core.json_input import read_json
 from napari_mood.core.ranking import check_splits
 from napari_mood.core.results import DatasetEvaluation, EvaluationOptions, Task
 from napari_mood.services.cache import check_cache_folder
@@ -189,7 +189,9 @@ def _warn_unused(args: argparse.Namespace, options: EvaluationOptions) -> None:
             warnings.warn(f"ignored: {message}", MoodInputWarning, stacklevel=2)
 
 
-def _read_categories(args: argparse.Namespace) -> dict[str, CaseCategory] | None:
+def _read_categories(
+    args: argparse.Namespace, dataset: MoodDataset
+) -> dict[str, CaseCategory] | None:
     """The report's categories, read before the work (``--categories`` or the dataset's own)."""
     if args.report is None:
         return None
@@ -201,7 +203,7 @@ def _read_categories(args: argparse.Namespace) -> dict[str, CaseCategory] | None
         return None
     from napari_mood.services.report import read_case_categories
 
-    return read_case_categories(path)
+    return read_case_categories(path, cases=dataset.cases)
 
 
 def _check_toy(args: argparse.Namespace, options: EvaluationOptions) -> None:
@@ -225,7 +227,7 @@ def main(args: argparse.Namespace) -> int:
     _check_outputs(args, inputs)
     options = options_from_args(args, dataset)
     _warn_unused(args, options)
-    categories = _read_categories(args)
+    categories = _read_categories(args, dataset)
     splits = None if args.splits is None else read_splits(args.splits, dataset, options.tasks)
     check_labels_for(dataset, options.tasks)
     _check_toy(args, options)

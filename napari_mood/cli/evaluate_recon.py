@@ -11,7 +11,7 @@ from napari_mood.services.output import (
     Planned,
     check_apart,
     check_output_file,
-    check_output_folder,
+    check_outputs,
     write_text_atomic,
 )
 from napari_mood.services.recon import (
@@ -45,21 +45,19 @@ def scale_option(text: str) -> str | float:
 
 
 def _check_outputs(args: argparse.Namespace, folders: ReconFolders, names: list[str]) -> None:
-    inputs = folders.as_inputs()
-    planned = []
-    if args.out is not None:
-        check_output_file(args.out, inputs=inputs, force=args.force, what="--out")
-        planned.append(Planned(args.out, "--out"))
-    if args.plot is not None:
-        check_output_file(args.plot, inputs=inputs, force=args.force, what="--plot")
-        planned.append(Planned(args.plot, "--plot"))
+    """Every output checked before any work: apart, outside the inputs, usable.
+
+    ``--maps`` is a method folder that ``evaluate`` reads whole, so no other output may
+    lie anywhere in it (checked with the whole tree as its own), then its files are
+    checked one by one (existing ones need ``--force``).
+    """
+    files = (("--out", args.out), ("--plot", args.plot))
+    planned = [Planned(path, what) for what, path in files if path is not None]
     if args.maps is not None:
-        map_names = planned_map_names(names)
-        check_output_folder(
-            args.maps, inputs=inputs, force=args.force, names=map_names, what="--maps"
-        )
-        planned.append(Planned(args.maps, "--maps", folder=True, names=tuple(map_names)))
-    check_apart(planned)
+        check_apart([*planned, Planned(args.maps, "--maps", folder=True, names=None)])
+        map_names = tuple(planned_map_names(names))
+        planned.append(Planned(args.maps, "--maps", folder=True, names=map_names))
+    check_outputs(planned, inputs=folders.as_inputs(), force=args.force)
 
 
 def _plot_available() -> None:
@@ -93,6 +91,11 @@ def _check_plotted(args: argparse.Namespace, result: ReconEvaluation) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Measure, test, print; write score maps and the plot when asked. Outputs checked first."""
+    if args.region is not None and not args.region.is_dir():
+        raise MoodInputError(
+            args.region, "no such folder of anomaly regions",
+            "give the region/ folder simulate --kind pet wrote, or leave --region out",
+        )  # fmt: skip
     folders = ReconFolders.of_dataset(
         args.dataset, args.recon, scans=args.scans or "toy", healthy=args.healthy,
         region=args.region, brain_mask=args.brain_mask,

@@ -30,10 +30,12 @@ from napari_mood.cli._args import (
     _count,
     _dpi,
     _figure_cases,
+    _figure_file,
     _output,
     _planes,
     _positive,
     _pred_pair,
+    _reader_name,
     _screenshot,
     _size_window,
     _tasks,
@@ -244,7 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser_recon.add_evaluate_recon(sub)
     parser_recon.add_pet_demo(sub)
     _add_figure(sub)
-    boxes.add_parser(sub, output=_output, dpi=_dpi)
+    boxes.add_parser(sub, output=_output, dpi=_dpi, figure=_figure_file, reader=_reader_name)
     parser_analyses.add_run(sub)
     parser_analyses.add_sweep(sub)
     parser_analyses.add_rank(sub)

@@ -115,7 +115,8 @@ def add_sweep(sub: argparse._SubParsersAction) -> None:
         "--radii",
         dest="size_values",
         type=_radii,
-        help="size sweep: R,R,... or START:STOP:STEP (at most 1,000 values)",
+        help="size sweep: R,R,... or START:STOP:STEP, radii 0 to 1,000 voxels, each once "
+        "(at most 1,000 values)",
     )
     p.add_argument(
         "--intensities",

@@ -21,12 +21,14 @@ from napari_mood.cli._args import (
     _output,
     _per_case,
     _positive,
+    _subfolder,
     _subjects,
 )
 from napari_mood.cli.simulate_pet import check_pet_args
 from napari_mood.core.recon import TESTS
 from napari_mood.core.simulate.hypometabolism import check_region_name, degree_percent
 from napari_mood.services.figure_files import FIGURE_FORMATS, check_figure_path
+from napari_mood.services.pet_sample import MAX_STEP, MIN_VOXELS
 
 __all__ = ["add_evaluate_recon", "add_pet_demo", "add_simulate"]
 
@@ -93,7 +95,7 @@ def _add_simulate_pet(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--labels",
         type=_labels,
-        help="atlas label values of the region, e.g. 3,4 (default: nonzero)",
+        help="atlas label values of the region, e.g. 3,4 (default: nonzero, with a warning for an atlas)",
     )
     g.add_argument(
         "--degree",
@@ -176,7 +178,7 @@ def add_evaluate_recon(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--healthy", type=Path, help="healthy originals (default DATASET/healthy)")
     p.add_argument("--region", type=Path, help="anomaly regions (default DATASET/region)")
-    p.add_argument("--scans", help="name of the inputs subfolder (default: toy)")
+    p.add_argument("--scans", type=_subfolder, help="name of the inputs subfolder (default: toy)")
     p.add_argument(
         "--brain-mask", type=Path, metavar="FILE", help="brain mask (default: healthy > 0)"
     )
@@ -211,6 +213,17 @@ def add_evaluate_recon(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=evaluate_recon.main)
 
 
+def _step(text: str) -> int:
+    """``pet-sample --step``: 1 .. MAX_STEP (at least MIN_VOXELS voxels per axis are kept)."""
+    value = _positive(text)
+    if value > MAX_STEP:
+        raise argparse.ArgumentTypeError(
+            f"must be at most {MAX_STEP}, got {value:,} (a larger step leaves fewer than "
+            f"{MIN_VOXELS} voxels along an axis of the bundled brain)"
+        )
+    return value
+
+
 def add_pet_demo(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("pet-sample", help="write simulated PET-like scans, template and atlas")
     p.add_argument(
@@ -219,7 +232,12 @@ def add_pet_demo(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--subjects", type=_subjects, default=2, help="healthy scans (default 2, at most 100)"
     )
-    p.add_argument("--step", type=_positive, default=1, help="keep every N-th voxel (default 1)")
+    p.add_argument(
+        "--step",
+        type=_step,
+        default=1,
+        help=f"keep every N-th voxel (default 1, at most {MAX_STEP})",
+    )
     p.add_argument("--seed", type=_count, default=0, help="noise seed (default 0)")
     _add_force(p, "generated sample, as a whole")
     p.set_defaults(func=pet_demo.pet_sample)
@@ -228,7 +246,7 @@ def add_pet_demo(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--template", type=Path, required=True, help="template (pet-sample's template.nii.gz)"
     )
-    p.add_argument("--scans", help="name of the inputs subfolder (default: toy)")
+    p.add_argument("--scans", type=_subfolder, help="name of the inputs subfolder (default: toy)")
     p.add_argument("--out", type=_output, required=True, help="output folder of reconstructions")
     _add_force(p, "output files")
     p.set_defaults(func=pet_demo.reconstruct)

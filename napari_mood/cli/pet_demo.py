@@ -52,12 +52,7 @@ def reconstruct(args: argparse.Namespace) -> int:
         )
     inputs = Inputs.of(folders=(args.dataset, inputs_dir), files=(args.template,))
     check_output_folder(args.out, inputs=inputs, force=args.force, what="--out")
-    try:
-        files = template_reconstruction_files(inputs_dir, args.template, args.out)
-    except ValueError as exc:
-        raise MoodInputError(
-            args.template, str(exc), "use the template of the same sample"
-        ) from exc
+    files = template_reconstruction_files(inputs_dir, args.template, args.out)
     check_output_folder(
         args.out, inputs=inputs, force=args.force, names=_relative(files, args.out), what="--out"
     )

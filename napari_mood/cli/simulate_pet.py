@@ -126,11 +126,28 @@ def _planned(subjects: Sequence[str], region: str, degrees: Sequence[float]) -> 
 def _profile(args: argparse.Namespace, atlas: Volume, fwhm: float) -> HypometabolismProfile:
     try:
         region = region_from_atlas(atlas.data, args.labels)
+        if args.labels is None:
+            _warn_whole_atlas(atlas, region)
         return hypometabolism_profile(
             region, fwhm_mm=fwhm, spacing=atlas.spacing, gt_level=args.gt_level or 0.5
         )
     except ValueError as exc:
-        raise MoodInputError(args.mask, str(exc), "check the mask and --labels") from exc
+        raise MoodInputError(
+            args.mask, str(exc), "give a 0/1 mask, or a label atlas with --labels L,..."
+        ) from exc
+
+
+def _warn_whole_atlas(atlas: Volume, region: np.ndarray) -> None:
+    """An atlas given without --labels: its whole labelled part is the region (say so)."""
+    labels = np.unique(atlas.data[region])
+    if labels.size > 1:
+        shown = ", ".join(f"{v:g}" for v in labels[:5]) + (" ..." if labels.size > 5 else "")
+        warnings.warn(
+            f"{atlas.path}: holds {labels.size:,} labels ({shown}) and no --labels was given: "
+            "the region is all of them (give --labels L,... to pick atlas regions)",
+            MoodInputWarning,
+            stacklevel=2,
+        )
 
 
 def _healthy(path: Path, atlas: Volume) -> Volume:

@@ -18,7 +18,6 @@ The list of cases is driven by the label folders, like the official scorer.
 from __future__ import annotations
 
 import errno
-import json
 import os
 import stat
 import warnings
@@ -47,7 +46,6 @@ __all__ = [
     "method_folder",
     "methods_beside",
     "one_line",
-    "read_json",
     "read_sample_label",
     "read_sample_score",
     "resolve_path",
@@ -671,32 +669,3 @@ def warn_input(path: Path | None, message: str) -> None:
     """Emit a :class:`MoodInputWarning` that names the file."""
     where = f"{path}: " if path is not None else ""
     warnings.warn(f"{where}{one_line(message)}", MoodInputWarning, stacklevel=3)
-
-
-def read_json(path: str | os.PathLike[str], *, hint: str) -> object:
-    """The JSON value held by a file: the one JSON reader of input files.
-
-    Whatever keeps the file from being read (not readable, not UTF-8, not JSON, nested
-    too deeply for the parser, a number too long to convert) is a :class:`MoodInputError`
-    naming the file, with ``hint`` saying what to give. A byte-order mark is dropped.
-
-    Raises
-    ------
-    MoodInputError
-        See above; the caller checks the value's schema.
-    """
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise MoodInputError(path, "is not UTF-8 text", hint) from exc
-    except OSError as exc:
-        raise MoodInputError(
-            path, f"cannot be read ({exc.strerror or exc})", "check its permissions"
-        ) from exc
-    try:
-        return json.loads(text)
-    except RecursionError as exc:
-        raise MoodInputError(path, "is JSON nested too deeply to be read", hint) from exc
-    except ValueError as exc:  # JSONDecodeError, or an integer of over 4300 digits
-        raise MoodInputError(path, f"is not readable JSON ({one_line(str(exc))})", hint) from exc

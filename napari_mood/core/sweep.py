@@ -35,6 +35,7 @@ __all__ = [
     "SweepCase",
     "SweepKind",
     "SweepPreset",
+    "MAX_RADIUS",
     "MAX_VALUES",
     "body_centre",
     "check_values",
@@ -64,6 +65,8 @@ INTENSITY_STEP = 0.05
 SIZE_INTENSITY = 1.0
 MAX_VALUES = 1_000
 """The most values a sweep takes (each value is one case written)."""
+MAX_RADIUS = 1_000.0
+"""The largest sphere radius, in voxels (beyond any scan: every voxel would be anomalous)."""
 
 
 @dataclass(frozen=True)
@@ -84,15 +87,20 @@ class SweepCase:
 
 
 def parse_values(text: str) -> tuple[float, ...]:
-    """``"0,5,10"`` or ``"0:80:5"`` (start:stop:step, stop included) as sorted distinct values.
+    """``"0,5,10"`` or ``"0:80:5"`` (start:stop:step, stop included) as sorted values.
 
     At most :data:`MAX_VALUES` values (each is a case): a range is counted before it is
-    built, so ``0:1e12:1`` is refused at once.
+    built, so ``0:1e12:1`` is refused at once. A listed value given twice (two identical
+    cases) and an empty item (``5,,6``) are refused.
 
     Examples
     --------
     >>> parse_values("0:20:5"), parse_values("0.5,0.1")
     ((0.0, 5.0, 10.0, 15.0, 20.0), (0.1, 0.5))
+    >>> parse_values("5,5")
+    Traceback (most recent call last):
+    ...
+    ValueError: value 5 given twice in '5,5': give each value once
     >>> parse_values("0:80:1e-300")
     Traceback (most recent call last):
     ...
@@ -103,6 +111,9 @@ def parse_values(text: str) -> tuple[float, ...]:
     if not values or not all(math.isfinite(v) for v in values):
         raise ValueError(f"expected finite numbers, got {text!r}")
     found = tuple(sorted(set(values)))
+    if len(found) < len(values):
+        twice = next(v for v in found if values.count(v) > 1)
+        raise ValueError(f"value {twice:g} given twice in {text!r}: give each value once")
     if len(found) > MAX_VALUES:
         raise ValueError(f"{len(found):,} values given, at most {MAX_VALUES:,} (one case each)")
     return found
@@ -127,8 +138,11 @@ def _range_values(text: str) -> list[float]:
 
 
 def _listed_values(text: str) -> list[float]:
+    items = text.split(",")
+    if len(items) > 1 and not all(p.strip() for p in items):
+        raise ValueError(f"an empty item in {text!r} (a comma too many?): give numbers only")
     try:
-        return [float(p) for p in text.split(",") if p.strip()]
+        return [float(p) for p in items]
     except ValueError as exc:
         raise ValueError(f"expected numbers separated by commas, got {text!r}") from exc
 
@@ -168,7 +182,7 @@ def body_centre(scan: np.ndarray) -> tuple[int, ...]:
 
 
 def check_values(kind: SweepKind, values: Sequence[float]) -> tuple[float, ...]:
-    """Radii (``size``: finite, >= 0 voxels) or intensities (``contrast``: in [0, 1]).
+    """Radii (``size``: 0 .. :data:`MAX_RADIUS` voxels) or intensities (``contrast``: in [0, 1]).
 
     Examples
     --------
@@ -180,8 +194,8 @@ def check_values(kind: SweepKind, values: Sequence[float]) -> tuple[float, ...]:
     if not values:
         raise ValueError("a sweep needs at least one value")
     for v in values:
-        if kind == "size" and not (math.isfinite(v) and v >= 0):
-            raise ValueError(f"radii must be >= 0 voxels, got {v!r}")
+        if kind == "size" and not (math.isfinite(v) and 0 <= v <= MAX_RADIUS):
+            raise ValueError(f"radii must be >= 0 and <= {MAX_RADIUS:,g} voxels, got {v:g}")
         if kind == "contrast":
             check_unit("intensity", v)
     return tuple(float(v) for v in values)

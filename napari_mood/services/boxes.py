@@ -99,12 +99,23 @@ def load_ground_truth(
     Raises
     ------
     MoodInputError
-        A row with a problem (all listed, up to five, with their count), an unknown
+        A row with a problem (all listed, up to five, with their count), a file that
+        holds no box (empty or header only: every AP would be NaN), an unknown
         ``reader``, or more than two readers without ``reader``.
+    ValueError
+        An empty ``reader`` (None means the default choice).
     """
+    if reader is not None and not reader.strip():
+        raise ValueError("reader must be a reader's name or 'consensus', not empty")
     read = read_box_file(dataset.boxes_file, sizes=dataset.sizes)
     if read.problems:
         raise MoodInputError(None, _problem_list(read.problems), "fix these ground-truth rows")
+    if not len(read.boxes):
+        raise MoodInputError(
+            read.path,
+            "holds no box",
+            "give the ground-truth boxes: one row per box under the header",
+        )
     readers = tuple(r for r in readers_of(read.boxes) if r) if read.has_readers else ()
     chosen = reader if reader is not None else (CONSENSUS if len(readers) == 2 else "")
     if chosen == CONSENSUS and len(readers) >= 2:

@@ -165,7 +165,8 @@ def plot_categories(
         )
         ax.set(ylabel=METRIC_LABEL[metric], ylim=(-0.03, 1.03), xlim=(-0.6, len(groups) - 0.4))
         ax.grid(axis="y", alpha=0.3, linewidth=0.5)
-        ax.legend(frameon=False, fontsize=6, loc="center left", bbox_to_anchor=(1.0, 0.5))
+        if ax.get_legend_handles_labels()[0]:  # no labelled artist: no legend (and no warning)
+            ax.legend(frameon=False, fontsize=6, loc="center left", bbox_to_anchor=(1.0, 0.5))
         if title:
             ax.set_title(title)
     return fig

@@ -413,10 +413,10 @@ def _overlap(inner: Planned, outer: Planned) -> bool:
     a, b = _resolve(inner.path), _resolve(outer.path)
     if a == b:
         return True
-    if not outer.folder or not a.is_relative_to(b):
+    if not a.is_relative_to(b):
         return False
-    if outer.names is None:
-        return True
+    if not outer.folder or outer.names is None:
+        return True  # under a file output (its folder cannot exist), or in a whole tree
     relative = a.relative_to(b)
     return any(
         relative == Path(name)

@@ -26,13 +26,21 @@ from pathlib import Path
 
 import numpy as np
 
-from napari_mood.core.io import case_stem, is_nifti
-from napari_mood.core.nifti import read_volume
-from napari_mood.core.simulate.pet_like import box_atlas, pet_like_scan, template_reconstruction
+from napari_mood.core.io import MoodInputError, case_stem, is_nifti, warn_input
+from napari_mood.core.nifti import Volume, read_volume
+from napari_mood.core.simulate.pet_like import (
+    box_atlas,
+    pet_like_scan,
+    template_brain,
+    template_problem,
+    template_reconstruction,
+)
 from napari_mood.core.writers import nifti_gz_bytes
 from napari_mood.services.datasets import sample_data_dir
 
 __all__ = [
+    "MAX_STEP",
+    "SAMPLE_GRID",
     "SAMPLE_SOURCES",
     "iter_pet_sample_files",
     "pet_sample_files",
@@ -43,6 +51,12 @@ PathLike = str | os.PathLike[str]
 SAMPLE_SOURCES = ("brain_000", "brain_005")
 """The sample data's normal scans the PET-like subjects are made from."""
 _GAINS = (1.0, 0.92, 1.06, 0.97)
+SAMPLE_GRID = (99, 117, 95)
+"""Voxels per axis of the sample's scans (``SAMPLE_SOURCES``; a test checks the files)."""
+MIN_VOXELS = 8
+"""Fewest voxels per axis ``step`` may leave (fewer is not a brain image any more)."""
+MAX_STEP = (min(SAMPLE_GRID) - 1) // (MIN_VOXELS - 1)
+"""The largest ``step`` that keeps ``MIN_VOXELS`` voxels per axis (13: 8 x 9 x 8 voxels)."""
 
 
 def _source(name: str, step: int) -> tuple[np.ndarray, np.ndarray]:
@@ -76,10 +90,13 @@ def iter_pet_sample_files(
 
     The arguments are checked before the first file is made (a ValueError).
     """
-    if not (isinstance(step, int) and step >= 1) or not (
+    if not (isinstance(step, int) and 1 <= step <= MAX_STEP) or not (
         isinstance(subjects, int) and subjects >= 1
     ):
-        raise ValueError(f"subjects and step must be positive integers, got {subjects!r}, {step!r}")
+        raise ValueError(
+            f"subjects must be a positive integer and step one in [1, {MAX_STEP}], "
+            f"got {subjects!r}, {step!r}"
+        )
     return _sample_files(Path(out), subjects, step, seed)
 
 
@@ -106,15 +123,51 @@ def template_reconstruction_files(
 
     Each is :func:`~napari_mood.core.simulate.pet_like.template_reconstruction` of the
     input with the template read from ``template``, on the input's grid and affine.
+    An input that cannot be read, is not on the template's grid, or whose reconstruction
+    is not finite (a NaN or infinite voxel in the brain makes its mean NaN) is skipped
+    with a :class:`~napari_mood.core.io.MoodInputWarning` naming it.
+
+    Raises
+    ------
+    MoodInputError
+        The template cannot be read or is 0 everywhere (naming it), or no input could
+        be reconstructed (naming the inputs folder).
     """
     model = read_volume(template)
+    problem = template_problem(model.data)
+    if problem is not None:
+        raise MoodInputError(model.path, problem, "use the template of the same sample")
+    folder = Path(inputs)
     files = {}
-    for name in sorted(n for n in os.listdir(inputs) if is_nifti(n) and not n.startswith(".")):
-        scan = read_volume(Path(inputs) / name)
-        if scan.shape != model.shape:
-            raise ValueError(
-                f"{Path(inputs) / name}: shape {scan.shape} differs from the template's {model.shape}"
-            )
-        recon = template_reconstruction(scan.data, model.data).astype(np.float32)
-        files[Path(out) / f"{case_stem(name)}.nii.gz"] = nifti_gz_bytes(recon, scan.affine)
+    for name in sorted(n for n in os.listdir(folder) if is_nifti(n) and not n.startswith(".")):
+        try:
+            recon = _reconstruct_one(folder / name, model)
+        except MoodInputError as exc:
+            hint = f" ({exc.hint})" if exc.hint else ""
+            warn_input(exc.path, f"{exc.problem}: skipped, no reconstruction written{hint}")
+            continue
+        files[Path(out) / f"{case_stem(name)}.nii.gz"] = recon
+    if not files:
+        raise MoodInputError(
+            folder, "no input could be reconstructed (see the warnings)",
+            "give the inputs made from the sample of this template",
+        )  # fmt: skip
     return files
+
+
+def _reconstruct_one(path: Path, model: Volume) -> bytes:
+    """The NIfTI bytes of one input's reconstruction; a MoodInputError names what is wrong."""
+    scan = read_volume(path)
+    if scan.shape != model.shape:
+        raise MoodInputError(
+            path, f"shape {scan.shape} differs from the template's {model.shape}",
+            f"give inputs on the grid of {model.path}",
+        )  # fmt: skip
+    bad = int(np.count_nonzero(~np.isfinite(scan.data[template_brain(model.data)])))
+    if bad:  # the reconstruction scales by the input's mean in the brain
+        raise MoodInputError(
+            path, f"has {bad:,} NaN or infinite voxel(s) in the brain (template > 0): "
+            "its reconstruction would be NaN everywhere", "fix or drop this input",
+        )  # fmt: skip
+    recon = template_reconstruction(scan.data, model.data)  # the template was checked
+    return nifti_gz_bytes(recon.astype(np.float32), scan.affine)

@@ -30,8 +30,8 @@ from napari_mood.core.io import (
     MoodInputError,
     MoodInputWarning,
     check_regular_file,
-    read_json,
 )
+from napari_mood.core.json_input import read_json
 from napari_mood.core.ranking import (
     bootstrap_consensus,
     consensus_rank,

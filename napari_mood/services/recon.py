@@ -17,7 +17,9 @@ Rules:
   finite, not empty, 0 and one other value, on the grid of the inputs): a bad one is an
   error naming it;
 - anomaly region: ``region/CASE``, else the case's pixel label when it has a voxel, else
-  none (the case has brain metrics only);
+  none (the case has brain metrics only); a missing ``region/`` folder is a warning
+  naming it (the healthy inputs' labels are empty, so the anomaly rows lose their 0%
+  baseline);
 - ``data_range`` of PSNR and SSIM: the healthy original's ``max - min`` in the brain;
 - a case whose input, healthy original, reconstruction or masks cannot be read or do not
   share one grid, or cannot give finite metrics (NaN or infinite voxels, an all-zero or
@@ -346,6 +348,22 @@ def _cases(
             progress(index + 1, len(names), name)
 
 
+def _missing_regions(folders: ReconFolders) -> str | None:
+    """The warning when the region folder is missing (None when it is there)."""
+    region, labels = folders.region, folders.labels
+    if region is None or region.is_dir():
+        return None
+    if labels is not None and labels.is_dir():
+        used = (
+            f"anomaly regions are taken from the pixel labels in {labels}, which are empty for "
+            "the healthy (0%) inputs: the anomaly rows lose their 0% baseline (nMSE, t and p "
+            "are NaN)"
+        )
+    else:
+        used = "no anomaly region and no pixel label: brain metrics only"
+    return f"{region}: no such folder of anomaly regions; {used} (give the region/ folder simulate --kind pet wrote, or --region)"
+
+
 def evaluate_recon(
     folders: ReconFolders,
     *,
@@ -370,6 +388,10 @@ def evaluate_recon(
     chosen = options or ReconOptions()
     names = find_recon_cases(folders)
     cases, problems, skipped = [], [], []
+    missing = _missing_regions(folders)
+    if missing is not None:
+        problems.append(missing)
+        warnings.warn(missing, MoodInputWarning, stacklevel=2)
     for name, loaded in _cases(folders, names, progress):
         if isinstance(loaded, str):
             skipped.append(name)

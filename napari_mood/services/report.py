@@ -13,7 +13,7 @@ import html
 import io
 import json
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,19 +54,24 @@ class ReportFiles:
     html: Path
 
 
-def read_case_categories(path: str | Path) -> dict[str, CaseCategory]:
+def read_case_categories(
+    path: str | Path, *, cases: Collection[str] | None = None
+) -> dict[str, CaseCategory]:
     """Read ``case,category[,subcategory[,order]]`` rows (header optional, ``#`` comments).
 
     Case names with or without ``.nii.gz``; ``order`` is an optional number (the
     sub-category's difficulty order in tables and plots). UTF-8 (a BOM, as Excel writes,
-    is dropped).
+    is dropped). A first row naming any of the columns is the header, and must name them
+    in that order. ``cases``, the dataset's case names, when given: at least one row must
+    name one of them (else the columns or the names are wrong, and every table is empty).
 
     Raises
     ------
     MoodInputError
-        When the file is missing, not a regular file, not UTF-8 text, not CSV, a row
-        does not have two columns, an order is not a number, a case is in two rows that
-        differ (naming both), or the file holds no case (empty, header or comments only).
+        When the file is missing, not a regular file, not UTF-8 text, not CSV, its header
+        names other columns, a row does not have two columns, a case or category is
+        empty, an order is not a number, a case is in two rows that differ (naming both),
+        the file holds no case (empty, header or comments only), or none of ``cases``.
     """
     path = Path(path)
     if not path.exists() and not path.is_symlink():
@@ -76,7 +81,7 @@ def read_case_categories(path: str | Path) -> dict[str, CaseCategory]:
     check_regular_file(path, what="categories file")
     try:
         with path.open(newline="", encoding="utf-8-sig") as handle:  # a BOM (Excel) is dropped
-            return _categories(path, csv.reader(handle))
+            found = _categories(path, csv.reader(handle))
     except UnicodeDecodeError as exc:
         raise MoodInputError(
             path, "is not UTF-8 text", f"save it as a UTF-8 CSV with columns {_COLUMNS}"
@@ -85,6 +90,21 @@ def read_case_categories(path: str | Path) -> dict[str, CaseCategory]:
         raise MoodInputError(
             path, f"cannot be read as CSV ({exc})", f"write a CSV with columns {_COLUMNS}"
         ) from exc
+    if cases is not None:
+        _check_known(path, found, cases)
+    return found
+
+
+def _check_known(path: Path, found: Mapping[str, CaseCategory], cases: Collection[str]) -> None:
+    """At least one row names a case of the dataset."""
+    if cases and not set(found) & set(cases):
+        named = ", ".join(sorted(found)[:3]) + (", ..." if len(found) > 3 else "")
+        raise MoodInputError(
+            path,
+            f"none of its {len(found)} case(s) is in the dataset ({named})",
+            f"name the cases as the dataset does (e.g. {sorted(cases)[0]}); "
+            f"a header, if any, is {_COLUMNS}",
+        )
 
 
 def read_categories(path: str | Path) -> dict[str, str]:
@@ -120,6 +140,32 @@ def category_choices(
 
 
 _COLUMNS = "case,category[,subcategory[,order]]"
+_HEADER = ("case", "category", "subcategory", "order")
+
+
+def _is_header(path: Path, row: Sequence[str]) -> bool:
+    """Row 1 naming any column is the header: then it must name them in order."""
+    cells = [c.strip().lower() for c in row]
+    while cells and not cells[-1]:  # trailing empty cells (spreadsheets write them)
+        cells.pop()
+    if not set(cells) & set(_HEADER):
+        return False
+    if tuple(cells) != _HEADER[: len(cells)] or len(cells) < 2:
+        raise MoodInputError(
+            path, f"row 1 (header) is {','.join(row)!r}", f"name the columns {_COLUMNS}"
+        )
+    return True
+
+
+def _names(path: Path, row_number: int, row: Sequence[str]) -> tuple[str, str]:
+    """The case and category of a row: neither may be empty."""
+    case, category = row[0].strip(), row[1].strip()
+    for what, text in (("case", case), ("category", category)):
+        if not text:
+            raise MoodInputError(
+                path, f"row {row_number}: the {what} is empty", f"write {_COLUMNS}"
+            )
+    return case, category
 
 
 def _order(path: Path, row: int, text: str) -> float | None:
@@ -144,13 +190,13 @@ def _categories(path: Path, rows: Iterator[list[str]]) -> dict[str, CaseCategory
             continue
         if len(row) < 2:
             raise MoodInputError(path, f"row {i + 1} has {len(row)} column(s)", f"write {_COLUMNS}")
-        if i == 0 and row[0].strip().lower() == "case":
+        if i == 0 and _is_header(path, row):
             continue
-        case = row[0].strip()
+        case, category_name = _names(path, i + 1, row)
         sub = row[2].strip() if len(row) > 2 else ""
         order = _order(path, i + 1, row[3]) if len(row) > 3 else None
         name = case if case.endswith((".nii.gz", ".nii")) else f"{case}.nii.gz"
-        category = CaseCategory(row[1].strip(), sub, order)
+        category = CaseCategory(category_name, sub, order)
         if name in out and out[name] != category:
             raise MoodInputError(
                 path,

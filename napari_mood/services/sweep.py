@@ -29,8 +29,8 @@ from napari_mood.core.io import (
     MoodInputError,
     MoodInputWarning,
     check_regular_file,
-    read_json,
 )
+from napari_mood.core.json_input import read_json
 from napari_mood.core.metrics import UndefinedMetricWarning, average_precision_from_curve
 from napari_mood.core.results import DatasetEvaluation
 from napari_mood.core.sweep import SweepCase, SweepKind, check_values, sweep_cases
@@ -184,7 +184,20 @@ def read_sweep(folder: Path) -> SweepInfo:
         check_values("contrast", [c.intensity for c in cases])  # in [0, 1]
     except (ValueError, KeyError, TypeError) as exc:
         raise MoodInputError(path, f"is not a sweep description ({exc})", hint) from exc
+    _check_distinct(path, [c.name for c in cases])
     return SweepInfo(kind, str(data.get("scan", "")), cases)
+
+
+def _check_distinct(path: Path, names: Sequence[str]) -> None:
+    """Each case once: a repeat would be counted once, another case silently left out."""
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise MoodInputError(
+            path,
+            f"lists case {twice[0]} {names.count(twice[0])} times"
+            + (f" (and {len(twice) - 1} other case(s) more than once)" if len(twice) > 1 else ""),
+            "write the sweep again with napari-mood sweep",
+        )
 
 
 @dataclass(frozen=True)

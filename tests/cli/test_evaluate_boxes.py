@@ -140,8 +140,9 @@ def test_outputs_are_guarded(capsys, copy, tmp_path):
     out.write_text("old")
     code, _, err = _run(capsys, "evaluate-boxes", str(copy), "--out", str(out))
     assert code == 1 and "exists already" in err and out.read_text() == "old"
-    code, _, err = _run(capsys, "evaluate-boxes", str(copy), "--figure", str(tmp_path / "f.gif"))
-    assert code == 1 and ".png, .svg or .pdf" in err
+    with pytest.raises(SystemExit) as exc:  # a figure type never written: refused at parse time
+        main(["evaluate-boxes", str(copy), "--figure", str(tmp_path / "f.gif")])
+    assert exc.value.code == 2 and ".png, .svg or .pdf" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("iou", ["1.5", "0", "nan"])

@@ -42,6 +42,11 @@ def test_region_from_atlas_labels_and_mask():
     atlas = np.array([[0.0, 1.0, 2.0], [3.0, 3.0000001, 2.0]])  # float atlas: rounded
     assert region_from_atlas(atlas, [3]).tolist() == [[False, False, False], [True, True, False]]
     assert region_from_atlas(atlas).sum() == 5  # no labels: every nonzero voxel
+    mask = np.array([[0.0, 0.5, 0.5], [0.0, 0.0, 0.5]])
+    assert region_from_atlas(mask).sum() == 3  # a binary mask of any one value
+    for labels in (None, [1]):  # a scan (values that are not whole numbers) is refused
+        with pytest.raises(ValueError, match="not whole numbers.*a scan"):
+            region_from_atlas(atlas / 10, labels)
     with pytest.raises(
         ValueError, match=r"label\(s\) \[7\] not in the atlas \(it holds 0, 1, 2, 3\)"
     ):

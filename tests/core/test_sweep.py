@@ -52,8 +52,21 @@ def test_contrast_sweep_and_cut_at_border():
 
 def test_values_and_defaults():
     assert parse_values("0:1:0.25") == (0.0, 0.25, 0.5, 0.75, 1.0)
-    assert parse_values("3, 1,1") == (1.0, 3.0)
-    for bad in ("", "a,b", "0:1", "1:0:1", "0:1:0", "nan:1:1", "0:1:nan", "0:inf:1", "1,inf"):
+    assert parse_values("3, 1,2") == (1.0, 2.0, 3.0)
+    for bad in (
+        "",
+        "a,b",
+        "3,1,1",
+        "5,,6",
+        "5,",
+        "0:1",
+        "1:0:1",
+        "0:1:0",
+        "nan:1:1",
+        "0:1:nan",
+        "0:inf:1",
+        "1,inf",
+    ):
         with pytest.raises(ValueError):
             parse_values(bad)
     assert default_values("size") == tuple(float(r) for r in range(0, 81, 5))
@@ -84,7 +97,12 @@ def test_a_list_of_too_many_values_is_refused():
 
 @pytest.mark.parametrize(
     ("kind", "values", "message"),
-    [("size", [-1.0], ">= 0"), ("size", [math.inf], ">= 0"), ("contrast", [1.5], r"\[0, 1\]")],
+    [
+        ("size", [-1.0], ">= 0"),
+        ("size", [math.inf], ">= 0"),
+        ("size", [1e9], "<= 1,000"),
+        ("contrast", [1.5], r"\[0, 1\]"),
+    ],
 )
 def test_check_values_per_kind(kind, values, message):
     with pytest.raises(ValueError, match=message):

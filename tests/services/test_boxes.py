@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from PIL import Image
@@ -85,12 +87,12 @@ def test_default_methods_and_none_found(tmp_path):
 
 
 def test_json_has_no_nan(tmp_path):
-    dataset = _dataset(tmp_path, "image,x,y,w,h\n")  # no GT box at all: mAP is NaN -> null
+    dataset = _dataset(tmp_path, "image,x,y,w,h\ns1,2,2,5,5\n")
+    truth = load_ground_truth(dataset)
+    truth = replace(truth, boxes=truth.boxes.take([]))  # no GT box: mAP is NaN -> null
     pred = tmp_path / "p.json"
     pred.write_text('[{"image_id": "s1", "bbox": [0, 0, 3, 3], "score": 0.5}]')
-    result = evaluate_box_methods(
-        dataset, load_ground_truth(dataset), {"p": BoxMethod("p", pred, "boxes")}
-    )
+    result = evaluate_box_methods(dataset, truth, {"p": BoxMethod("p", pred, "boxes")})
     text = format_box_result(result, "json")
     assert "NaN" not in text and '"map50": null' in text
 

@@ -80,7 +80,9 @@ def test_case_metrics_restate_the_core(tmp_path):
 
 def test_region_falls_back_to_labels_and_healthy_inputs_then_have_none(tmp_path):
     _dataset(tmp_path, with_region=False)
-    result = evaluate_recon(ReconFolders.of_dataset(tmp_path / "sim", tmp_path / "recon"))
+    with pytest.warns(MoodInputWarning, match=r"sim/region: no such folder.*0% baseline"):
+        result = evaluate_recon(ReconFolders.of_dataset(tmp_path / "sim", tmp_path / "recon"))
+    assert any("no such folder of anomaly regions" in p for p in result.problems)
     by_degree = {c.degree: c for c in result.cases if c.subject == "s1"}
     assert by_degree[0.0].anomaly is None  # its label is empty
     assert by_degree[0.2].anomaly is not None

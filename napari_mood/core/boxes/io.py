@@ -48,7 +48,8 @@ from typing import Any
 import numpy as np
 
 from napari_mood.core.boxes.model import DEFAULT_LABEL, BoxSet
-from napari_mood.core.io import MoodInputError, check_regular_file, read_json
+from napari_mood.core.io import MoodInputError, check_regular_file
+from napari_mood.core.json_input import read_json
 from napari_mood.core.nifti import DEFLATE_MAX_RATIO
 
 __all__ = [

@@ -89,13 +89,16 @@ def region_from_atlas(atlas: np.ndarray, labels: Sequence[int] | None = None) ->
         integer) or a mask.
     labels : sequence of int, optional
         The label values that make the region. Without them every nonzero voxel is in
-        the region (a mask, or the whole labelled part of an atlas).
+        the region (a mask, or the whole labelled part of an atlas). An image of more
+        than one nonzero value must hold whole numbers (an atlas): other values are a
+        scan, which would make the whole head the region.
 
     Raises
     ------
     ValueError
-        A label not in the atlas (naming the labels it holds), non-finite values or an
-        empty region.
+        A label not in the atlas (naming the labels it holds), non-finite values, more
+        than one nonzero value that are not all whole numbers (a scan), or an empty
+        region.
 
     Examples
     --------
@@ -107,9 +110,11 @@ def region_from_atlas(atlas: np.ndarray, labels: Sequence[int] | None = None) ->
     if values.dtype.kind == "f" and not np.all(np.isfinite(values)):
         raise ValueError("the atlas holds NaN or infinite values")
     if labels is None:
+        if np.unique(values[values != 0]).size > 1:
+            _label_codes(values)  # an atlas holds whole numbers: else it is a scan
         region = values != 0
     else:
-        codes = np.rint(values).astype(np.int64) if values.dtype.kind == "f" else values
+        codes = _label_codes(values)
         present = np.unique(codes)
         missing = [int(v) for v in labels if int(v) not in present]
         if missing:
@@ -120,6 +125,22 @@ def region_from_atlas(atlas: np.ndarray, labels: Sequence[int] | None = None) ->
     if not region.any():
         raise ValueError("the region is empty (no voxel is set)")
     return region
+
+
+def _label_codes(values: np.ndarray) -> np.ndarray:
+    """The integer labels of an atlas (floats within 0.001 of one, as header scaling
+    leaves them); values farther from a whole number are a scan."""
+    if values.dtype.kind != "f":
+        return values
+    codes = np.rint(values)
+    far = np.abs(values - codes) > 1e-3
+    if far.any():
+        odd = float(values[far].flat[0])
+        raise ValueError(
+            f"holds values that are not whole numbers (e.g. {odd:g}): a scan, not a mask "
+            "or a label atlas"
+        )
+    return codes.astype(np.int64)
 
 
 @dataclass(frozen=True, eq=False)

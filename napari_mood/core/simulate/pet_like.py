@@ -24,6 +24,8 @@ __all__ = [
     "PET_FWHM_MM",
     "box_atlas",
     "pet_like_scan",
+    "template_brain",
+    "template_problem",
     "template_reconstruction",
 ]
 
@@ -136,8 +138,37 @@ def template_reconstruction(
     image, model = np.asarray(scan, dtype=np.float64), np.asarray(template, dtype=np.float64)
     if image.shape != model.shape:
         raise ValueError(f"scan shape {image.shape} differs from template shape {model.shape}")
-    inside = model > 0 if brain is None else np.asarray(brain, dtype=bool)
+    inside = template_brain(model) if brain is None else np.asarray(brain, dtype=bool)
     reference = float(model[inside].mean()) if inside.any() else 0.0
     if reference == 0.0:
         raise ValueError("the template is 0 everywhere in the brain mask")
     return model * (float(image[inside].mean()) / reference)
+
+
+def template_brain(template: np.ndarray) -> np.ndarray:
+    """The brain of :func:`template_reconstruction` by default: the template's voxels above 0."""
+    return np.asarray(template) > 0
+
+
+def template_problem(template: np.ndarray) -> str | None:
+    """Why ``template`` cannot serve :func:`template_reconstruction` (None when it can).
+
+    A NaN or infinite voxel would be copied into every reconstruction; without a voxel
+    above 0 there is no brain to scale.
+
+    Examples
+    --------
+    >>> template_problem(np.array([0.0, 1.0])) is None
+    True
+    >>> template_problem(np.zeros(3))
+    'is 0 everywhere (no voxel above 0: no brain to scale)'
+    """
+    model = np.asarray(template)
+    bad = int(np.count_nonzero(~np.isfinite(model)))
+    if bad:
+        return (
+            f"has {bad:,} NaN or infinite voxels (they would be copied into every reconstruction)"
+        )
+    if not template_brain(model).any():
+        return "is 0 everywhere (no voxel above 0: no brain to scale)"
+    return None
