@@ -5,8 +5,9 @@ napari and Qt are imported inside the functions, so importing this module stays 
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,10 +99,33 @@ def open_viewer(
     if screenshot is not None:
         inputs = Inputs.around([*map(Path, paths), *map(Path, (preds or {}).values())])
         check_output_file(screenshot, inputs=inputs, force=force, what="the screenshot")
-    opened = build_viewer(paths, preds=preds, dock_widgets=dock_widgets)
-    if screenshot is not None:
-        return save_window_screenshot(opened.viewer, screenshot, force=force)
+    with _interrupt_recorded() as interrupted:  # never raised inside a Qt callback
+        opened = build_viewer(paths, preds=preds, dock_widgets=dock_widgets)
+        if screenshot is not None and not interrupted:
+            return save_window_screenshot(
+                opened.viewer, screenshot, force=force, stop=lambda: bool(interrupted)
+            )
+    if interrupted:
+        opened.viewer.close()
+        raise KeyboardInterrupt
     return run_until_closed(opened.viewer, napari.run)
+
+
+@contextlib.contextmanager
+def _interrupt_recorded() -> Iterator[list[int]]:
+    """Ctrl-C is recorded, not raised, while the window is built and drawn.
+
+    An interrupt raised inside a Qt callback (a paint event) aborts the process; the
+    callers look at the list between steps and stop cleanly.
+    """
+    import signal
+
+    interrupted: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: interrupted.append(signum))
+    try:
+        yield interrupted
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def run_until_closed(viewer: Any, run: Callable[[], object]) -> int:
@@ -487,20 +511,29 @@ SCREENSHOT_WAIT_S = 300.0
 
 
 def save_window_screenshot(
-    viewer: Any, path: str | os.PathLike[str], *, force: bool = False
+    viewer: Any,
+    path: str | os.PathLike[str],
+    *,
+    force: bool = False,
+    stop: Callable[[], bool] | None = None,
 ) -> int:
     """Render the whole window (canvas, docks, layer list) to a PNG, close the viewer, return 0.
 
     Waits (up to :data:`SCREENSHOT_WAIT_S`) until every widget's background work is done,
     so the picture shows results, not "Updating...", and no worker outlives the window.
     The PNG is written atomically (:func:`~napari_mood.services.output.atomic_path`);
-    without ``force`` a file that appeared meanwhile is never replaced.
+    without ``force`` a file that appeared meanwhile is never replaced. ``stop`` (Ctrl-C
+    was pressed) ends the wait: the viewer is closed, nothing is written and
+    ``KeyboardInterrupt`` goes up.
     """
     from napari_mood._napari.planes import planes_of
 
     viewer.window.resize(*SCREENSHOT_WINDOW_SIZE)
     _settle()
-    _wait_for_workers()
+    _wait_for_workers(stop=stop)
+    if stop is not None and stop():
+        viewer.close()
+        raise KeyboardInterrupt
     viewer.reset_view()
     for planes in planes_of(viewer):
         planes.flush()
@@ -531,8 +564,10 @@ def _settle() -> None:
         QApplication.processEvents()
 
 
-def _wait_for_workers(timeout: float = SCREENSHOT_WAIT_S) -> None:
-    """Process events until no widget has background work (or ``timeout`` seconds)."""
+def _wait_for_workers(
+    timeout: float = SCREENSHOT_WAIT_S, *, stop: Callable[[], bool] | None = None
+) -> None:
+    """Process events until no widget has background work, ``timeout`` or ``stop()``."""
     import time
 
     from qtpy.QtWidgets import QApplication
@@ -540,7 +575,7 @@ def _wait_for_workers(timeout: float = SCREENSHOT_WAIT_S) -> None:
     from napari_mood._napari.widgets.worker import all_idle
 
     end = time.monotonic() + timeout
-    while time.monotonic() < end:
+    while time.monotonic() < end and not (stop is not None and stop()):
         QApplication.processEvents()
         if all_idle():
             _settle()  # timers a finished job started (debounced follow-ups)

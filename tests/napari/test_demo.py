@@ -185,3 +185,28 @@ def test_ctrl_c_in_the_viewer_is_one_line_and_exit_130(mood_dataset: Path):
     assert run.stderr.strip().splitlines() == [
         "napari-mood: interrupted (nothing half-written was left behind)"
     ], run.stderr
+
+
+@pytest.mark.gui
+def test_ctrl_c_before_a_screenshot_writes_nothing_and_is_one_line(
+    mood_dataset: Path, tmp_path: Path
+):
+    """Ctrl-C while the window is built for --screenshot: it aborted in a paint event."""
+    png = tmp_path / "shot.png"
+    code = (
+        "import os, signal, sys\n"
+        "from napari_mood._napari import viewer as v\n"
+        "built = v.build_viewer\n"
+        "def build(*a, **k):\n"
+        "    opened = built(*a, **k)\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    v._settle()  # Qt events run, Python sees the signal among them\n"
+        "    return opened\n"
+        "v.build_viewer = build\n"
+        "from napari_mood.cli import main\n"
+        f"sys.exit(main(['view', {str(mood_dataset)!r}, '--screenshot', {str(png)!r}]))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 130, run.stderr
+    assert "Traceback" not in run.stderr and "Aborted" not in run.stderr, run.stderr
+    assert not png.exists() and not list(tmp_path.glob(".shot.png*"))
