@@ -1089,7 +1089,10 @@ def test_a_missing_input_is_named_not_blamed_on_the_output(capsys, data: Path, t
     assert not (tmp_path / "out").exists() and not (tmp_path / "out.png").exists()
 
 
-def test_an_interrupted_run_leaves_no_output_folder(data: Path, tmp_path: Path):
+@pytest.mark.parametrize(
+    "how, code, said", [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated")]
+)
+def test_an_interrupted_run_leaves_no_output_folder(data: Path, tmp_path: Path, how, code, said):
     import signal
     import subprocess
     import sys
@@ -1100,14 +1103,18 @@ def test_an_interrupted_run_leaves_no_output_folder(data: Path, tmp_path: Path):
     method.write_text("#!/bin/sh\nsleep 100\n")
     method.chmod(0o755)
     argv = ["run", str(method), "--input", str(data / "toy"), "--output", str(out)]
-    code = f"import sys; from napari_mood.cli import main; sys.exit(main({argv!r}))"
-    process = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)
+    script = f"import sys; from napari_mood.cli import main; sys.exit(main({argv!r}))"
+    process = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while not out.exists() and time.monotonic() < deadline:  # the first case is running
         time.sleep(0.05)
     time.sleep(0.5)
-    process.send_signal(signal.SIGINT)
+    process.send_signal(getattr(signal, how))
     _, err = process.communicate(timeout=60)
-    assert process.returncode == 130, err
+    assert process.returncode == code, err
     assert "Traceback" not in err
+    assert (
+        err.strip().splitlines()[-1]
+        == f"napari-mood: {said} (nothing half-written was left behind)"
+    )
     assert not out.exists()

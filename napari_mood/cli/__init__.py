@@ -46,6 +46,7 @@ def _run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) ->
 
 
 def _on_sigterm(signum: int, frame: object) -> None:
+    print("napari-mood: terminated (nothing half-written was left behind)", file=sys.stderr)
     raise SystemExit(128 + signum)
 
 
