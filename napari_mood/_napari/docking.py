@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from napari_mood._napari.session import no_repaint
+from napari_mood._napari.session import MoodSession, no_repaint
 
 __all__ = [
     "DOCK_ORDER",
@@ -22,7 +22,7 @@ __all__ = [
     "dock_plugin_widgets",
 ]
 
-PLUGIN_NAME = "napari-mood"
+PLUGIN_NAME = MoodSession.TITLE_PREFIX
 DOCK_ORDER = ("Display thresholds", "Per-slice scores")
 """Manifest display names docked first (the first one is the tab in front)."""
 PLANES_WIDGET = "Three planes"

@@ -132,6 +132,9 @@ class MoodSession:
     case_changed = Signal()
     """The scan or the ground truth joined or left."""
 
+    TITLE_PREFIX = "napari-mood"
+    """A window titled so (``napari-mood view``) names the case shown, whoever opened it."""
+
     def __init__(self, viewer: Any) -> None:
         self._viewer = weakref.ref(viewer)
         self._scan: Any = None
@@ -149,8 +152,17 @@ class MoodSession:
         viewer.layers.events.inserted.connect(self._on_layers_inserted)
         viewer.layers.events.removed.connect(self._on_layers_removed)
         viewer.dims.events.ndisplay.connect(self._on_dims_ndisplay, position="first")
+        self.case_changed.connect(self.name_case_in_title)
         for layer in list(viewer.layers):
             self._join(layer)
+
+    def name_case_in_title(self) -> None:
+        """Name the shown case in a napari-mood window's title (a plain napari's stays)."""
+        viewer = self.viewer
+        if viewer is None or not str(viewer.title).startswith(self.TITLE_PREFIX):
+            return
+        case = self.case
+        viewer.title = self.TITLE_PREFIX if case is None else f"{self.TITLE_PREFIX}: {case}"
 
     # -- what is loaded -------------------------------------------------------------
 

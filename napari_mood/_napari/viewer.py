@@ -21,6 +21,7 @@ from napari_mood._napari._runtime import (
     quicken_thread_switches,
     thaw_objects,
 )
+from napari_mood._napari.box_viewer import build_box_viewer, opens_box_dataset
 from napari_mood._napari.docking import (
     DOCK_ORDER,
     OTHER_BENCHMARK_WIDGETS,
@@ -189,6 +190,8 @@ def build_viewer(
         When ``preds`` are given without anything to show them on, or a path cannot be
         read (the window is closed again).
     """
+    if opens_box_dataset(paths):  # a stack of 2-D slices with boxes: its own panel
+        return OpenedViewer(*build_box_viewer(paths[0], preds=preds, dock_widgets=dock_widgets))
     fix_mmap_threshold()  # freed large blocks leave the process (see _malloc)
     quicken_thread_switches()  # workers' numpy steps wait less for the GIL (see _runtime)
     reading = read_in_background(paths, preds=preds)
@@ -254,8 +257,7 @@ def _draw_now(viewer: Any) -> None:
 
 
 def _show_case(viewer: Any, session: MoodSession) -> None:
-    if session.case is not None:
-        viewer.title = f"{PLUGIN_NAME}: {session.case}"
+    session.name_case_in_title()  # the case may have come before the title
     focus_case(viewer, session)
 
 

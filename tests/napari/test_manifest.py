@@ -27,7 +27,10 @@ def test_shipped_copy_is_the_root_manifest():
 
 def test_names(manifest: PluginManifest):
     assert manifest.name == "napari-mood"
-    assert manifest.display_name == "napari-mood"
+    # napari's "choose reader" dialog for a folder lists readers sorted by display name and
+    # preselects the first: ours must come before "napari builtins" (which fails on them)
+    assert manifest.display_name == "MOOD anomaly detection"
+    assert sorted([manifest.display_name, "napari builtins"])[0] == manifest.display_name
 
 
 def test_reader_claims_nifti_and_folders_only(manifest: PluginManifest):

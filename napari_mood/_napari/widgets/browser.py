@@ -55,7 +55,7 @@ from qtpy.QtWidgets import (
 from napari_mood._napari.planes import planes_of
 from napari_mood._napari.reader import LoadedCase, load_case_layers
 from napari_mood._napari.session import MoodSession, get_session
-from napari_mood._napari.viewer import PLUGIN_NAME, export_view, focus_case
+from napari_mood._napari.viewer import export_view, focus_case
 from napari_mood._napari.widgets import _kit as kit
 from napari_mood._napari.widgets.case_table import (
     CASE_KINDS,
@@ -382,6 +382,10 @@ class DatasetBrowserWidget(QWidget):
         if dataset is not None and self._dataset_path() != dataset:
             self._dataset_edit.setText(str(dataset))
             self._methods_edit.clear()
+        case = self._session.case
+        if case is not None:  # whoever opened it: this table, the review queue, a drop
+            self._select_row(case)
+            self._status.setText(f"Showing {case_stem(case)}.")
 
     def _dataset_path(self) -> Path | None:
         text = self._dataset_edit.text().strip()
@@ -499,10 +503,6 @@ class DatasetBrowserWidget(QWidget):
     def _on_opener_returned(self, loaded: LoadedCase) -> None:
         self._session.replace_case(loaded.layers)
         focus_case(self._viewer, self._session)
-        if str(self._viewer.title).startswith(PLUGIN_NAME):
-            self._viewer.title = f"{PLUGIN_NAME}: {loaded.case}"
-        self._select_row(loaded.case)
-        self._status.setText(f"Showing {case_stem(loaded.case)}.")
         if loaded.problems:
             shown = "; ".join(str(p) for p in loaded.problems[:MAX_PROBLEMS_SHOWN])
             kit.notify("warning", f"Dataset browser: {shown}")
