@@ -53,7 +53,8 @@ from qtpy.QtWidgets import (
 )
 
 from napari_mood._napari.planes import planes_of
-from napari_mood._napari.reader import LoadedCase, load_case_layers
+from napari_mood._napari.prefetch import prefetch_for
+from napari_mood._napari.reader import LoadedCase
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.viewer import export_view, focus_case
 from napari_mood._napari.widgets import _kit as kit
@@ -332,7 +333,8 @@ class DatasetBrowserWidget(QWidget):
             return
         evaluation = self._evaluation
         self._status.setText(f"Opening {case_stem(case)}...")
-        self._opener.submit(load_case_layers, evaluation.dataset, case, evaluation.methods)
+        prefetch = prefetch_for(self._session)
+        self._opener.submit(prefetch.load, evaluation.dataset, case, evaluation.methods)
 
     def make_figure_file(self, path: str | Path) -> None:
         """Write a figure of the shown case (current slice and thresholds) in the background."""
@@ -503,9 +505,24 @@ class DatasetBrowserWidget(QWidget):
     def _on_opener_returned(self, loaded: LoadedCase) -> None:
         self._session.replace_case(loaded.layers)
         focus_case(self._viewer, self._session)
+        self._read_ahead(loaded.case)
         if loaded.problems:
             shown = "; ".join(str(p) for p in loaded.problems[:MAX_PROBLEMS_SHOWN])
             kit.notify("warning", f"Dataset browser: {shown}")
+
+    def _read_ahead(self, case: str) -> None:
+        """Read the case of the next row (as sorted and filtered) while this one is read."""
+        evaluation, after = self._evaluation, self.next_case(case)
+        if evaluation is not None and after is not None:
+            prefetch_for(self._session).start(evaluation.dataset, after, evaluation.methods)
+
+    def next_case(self, case: str) -> str | None:
+        """The case of the row below ``case``'s in the table as shown (None: the last)."""
+        rows = [self._model.case_at(self._proxy.mapToSource(self._proxy.index(r, 0)).row())
+                for r in range(self._proxy.rowCount())]  # fmt: skip
+        if case not in rows or rows.index(case) + 1 >= len(rows):
+            return None
+        return rows[rows.index(case) + 1]
 
     def _select_row(self, case: str) -> None:
         if case in self._model.cases:
