@@ -50,6 +50,7 @@ from psygnal import Signal
 from napari_mood._napari._malloc import release_free_heap
 from napari_mood._napari._soon import call_soon
 from napari_mood._napari.helper_layers import follow_display, keep_read_only
+from napari_mood._napari.layer_refill import pair_layers, refill_layer
 from napari_mood._napari.layers import (
     GT_FILL_OPACITY,
     METADATA_KEY,
@@ -329,14 +330,36 @@ class MoodSession:
         with self._batch(), no_repaint(viewer):
             self._switching = True
             try:
-                index = min((viewer.layers.index(x) for x in old), default=len(viewer.layers))
-                for layer in old:
-                    viewer.layers.remove(layer)
-                _insert_layers(viewer, layers, index)
+                self._swap_layers(viewer, old, layers)
             finally:
                 self._switching = False
         if self._methods:
             viewer.layers.selection.active = next(iter(self._methods.values()))
+
+    def _swap_layers(self, viewer: Any, old: list[Any], layers: Sequence[LayerData]) -> None:
+        """Old layers of the same kind take the new arrays (:func:`pair_layers`); the rest
+        are removed or made; the case's layers end in the order of ``layers``."""
+        from napari.layers import Layer
+
+        index = min((viewer.layers.index(x) for x in old), default=len(viewer.layers))
+        pairs = pair_layers(old, layers)
+        kept = [layer for layer, _ in pairs if layer is not None]
+        for layer in old:
+            if not any(layer is k for k in kept):
+                viewer.layers.remove(layer)
+        shown = []
+        for layer, item in pairs:
+            if layer is None:
+                layer = Layer.create(*item)
+                viewer.layers.insert(min(index + len(shown), len(viewer.layers)), layer)
+            else:
+                self._remember_look(layer)
+                refill_layer(layer, item)
+                self._join(layer)
+            shown.append(layer)
+        order = [viewer.layers.index(x) for x in shown]
+        if order != list(range(index, index + len(shown))):
+            viewer.layers.move_multiple(order, index)
 
     @property
     def maps_coming(self) -> bool:
