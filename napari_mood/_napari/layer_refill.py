@@ -48,7 +48,7 @@ def pair_layers(old: Sequence[Any], new: Sequence[LayerData]) -> list[tuple[Any 
     An old layer takes a new one of the same kind, role and method whose arrays it can
     show as they are (:func:`_fits`); each old layer takes at most one.
     """
-    free = {}
+    free: dict[tuple[str, str, str], Any] = {}
     for layer in old:
         info = layer_info(layer)
         if info is not None:

@@ -347,7 +347,7 @@ class MoodSession:
         for layer in old:
             if not any(layer is k for k in kept):
                 viewer.layers.remove(layer)
-        shown = []
+        shown: list[Any] = []
         for layer, item in pairs:
             if layer is None:
                 layer = Layer.create(*item)
