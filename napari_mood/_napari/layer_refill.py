@@ -66,6 +66,13 @@ def pair_layers(old: Sequence[Any], new: Sequence[LayerData]) -> list[tuple[Any 
     return pairs
 
 
+def _same(current: Any, wanted: Any) -> bool:
+    try:
+        return bool(np.array_equal(np.asarray(current), np.asarray(wanted)))
+    except (TypeError, ValueError):
+        return False
+
+
 def refill_layer(layer: Any, item: LayerData) -> None:
     """Give ``layer`` the new case's data, grid, name and metadata.
 
@@ -79,8 +86,8 @@ def refill_layer(layer: Any, item: LayerData) -> None:
         info["color"] = old["color"]  # its colour stays (and its colormap)
     limits = None if kind != "image" else tuple(layer.contrast_limits)
     layer.metadata = {**kwargs["metadata"], METADATA_KEY: info}
-    for key in _GRID_KEYS:
-        if key in kwargs:
+    for key in _GRID_KEYS:  # each change redraws every view: only what differs
+        if key in kwargs and not _same(getattr(layer, key), kwargs[key]):
             setattr(layer, key, kwargs[key])
     layer.data = data
     if info.get("role") == "scan" and "contrast_limits" in kwargs:
@@ -88,4 +95,5 @@ def refill_layer(layer: Any, item: LayerData) -> None:
     if limits is not None:
         layer.contrast_limits_range = limits if info.get("role") == "scan" else (0.0, 1.0)
         layer.contrast_limits = limits
-    layer.name = kwargs.get("name", layer.name)
+    if layer.name != kwargs.get("name", layer.name):
+        layer.name = kwargs["name"]

@@ -51,6 +51,11 @@ class CasePrefetch:
         """The case held or being read ahead, if any."""
         return None if self._key is None else self._key[1]  # type: ignore[index]
 
+    @property
+    def ready(self) -> bool:
+        """Whether the case read ahead is read (False when there is none)."""
+        return self._future is not None and self._future.done()
+
     def start(self, dataset: MoodDataset, case: str, methods: Mapping[str, MethodFolder]) -> None:
         """Read ``case`` ahead (dropping a case read ahead before, unless it is this one)."""
         key = _key(dataset, case, methods)

@@ -457,14 +457,16 @@ class MoodSession:
         look = self._looks.get(_role_key(info))
         if look is None:
             return
-        if info["role"] == "method":
-            if look.color:
+        if info["role"] == "method":  # each change redraws every view: only what differs
+            if look.color and look.color != info.get("color"):
                 info["color"] = look.color
                 layer.colormap = method_colormap(look.color)
-            if look.threshold is not None:
-                layer.contrast_limits = threshold_limits(look.threshold)
-        layer.visible = look.visible
-        if info["role"] != "gt":  # the ground truth's opacity follows 2-D / 3-D
+            limits = None if look.threshold is None else threshold_limits(look.threshold)
+            if limits is not None and tuple(layer.contrast_limits) != tuple(limits):
+                layer.contrast_limits = limits
+        if layer.visible != look.visible:
+            layer.visible = look.visible
+        if info["role"] != "gt" and layer.opacity != look.opacity:  # GT's follows 2-D / 3-D
             layer.opacity = look.opacity
 
     # -- joining and leaving --------------------------------------------------------
