@@ -1,12 +1,13 @@
 """``napari-mood figure``: parse the figure options, draw with :mod:`napari_mood.services.figures`.
 
 Every option is checked before any file is read (exit status 2, argparse's message):
-``--out`` must end in ``.png``, ``.svg`` or ``.pdf``; ``--cases``, ``--slices`` and
-``--thresholds`` are parsed by the argument types below, their agreement with ``--planes``
-and the number of ``--cases`` by :func:`check_args`, and ``--thresholds`` method names
-against the methods found (listed, not read); a ``--width`` too narrow for the grid at
-7-pt text, or a figure with more pixels than :data:`MAX_FIGURE_PIXELS`, is a usage error
-too (the message gives what fits). A problem with an input file (an unknown case, a slice
+``--out`` must end in ``.png``, ``.svg`` or ``.pdf``; ``--cases``, ``--slices``,
+``--methods`` and ``--thresholds`` are parsed by the argument types below, their agreement
+with ``--planes`` and the number of ``--cases`` by :func:`check_args`, and ``--methods``
+and ``--thresholds`` method names against the methods found (listed, not read). Texts
+too long for a ``--width`` wrap; a width whose columns cannot hold a single word at 7 pt,
+or a figure with more pixels than :data:`MAX_FIGURE_PIXELS`, is a usage error too (one
+line: how many methods fit, to choose with ``--methods``, or the width that fits). A problem with an input file (an unknown case, a slice
 outside the scan, a voxel size that makes a slice thousands of times taller than wide) is
 a :class:`MoodInputError` (exit status 1, naming the file); a method without a map for a
 case is a warning and its cell says "no map".
@@ -15,6 +16,7 @@ case is a warning and its cell says "no map".
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -37,15 +39,19 @@ from napari_mood.services.output import Inputs, check_output_file
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from napari_mood.services.figure_layout import FigureTooNarrow
     from napari_mood.services.figures import FigureCase, FigureRow
 
 __all__ = [
     "check_args",
     "figure_file",
     "main",
+    "narrow_message",
     "parse_cases",
+    "parse_methods",
     "parse_slices",
     "parse_thresholds",
+    "unknown_method_names",
     "unknown_threshold_names",
 ]
 
@@ -84,6 +90,62 @@ def parse_cases(text: str) -> list[str]:
     if not cases:
         raise argparse.ArgumentTypeError(f"{text!r} names no case: give CASE,CASE,...")
     return cases
+
+
+def parse_methods(text: str) -> list[str]:
+    """``--methods``: ``"a,b"`` -> ``["a", "b"]``, the method columns in that order.
+
+    The names are checked against the methods once they are found
+    (:func:`unknown_method_names`).
+
+    Examples
+    --------
+    >>> parse_methods("residual, binary")
+    ['residual', 'binary']
+    """
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"{text!r} names no method: give NAME,NAME,...")
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise argparse.ArgumentTypeError(f"method {twice[0]!r} is given twice")
+    return names
+
+
+def unknown_method_names(names: Sequence[str] | None, methods: Sequence[str]) -> str | None:
+    """What is wrong with ``--methods`` names, given the methods found; or None.
+
+    Examples
+    --------
+    >>> unknown_method_names(["a", "x"], ["a", "b"])
+    "--methods: 'x' names no method (methods: a, b)"
+    """
+    unknown = [name for name in names or () if name not in methods]
+    if not unknown:
+        return None
+    listed = ", ".join(repr(name) for name in unknown)
+    return f"--methods: {listed} names no method (methods: {', '.join(methods) or 'none'})"
+
+
+def narrow_message(error: FigureTooNarrow, methods: int) -> str:
+    """One line for a ``--width`` whose columns cannot hold a word at 7 pt: how many of
+    the ``methods`` fit (pick them with ``--methods``) or the width that holds them all.
+
+    Examples
+    --------
+    >>> from napari_mood.services.figure_layout import FigureTooNarrow
+    >>> narrow_message(FigureTooNarrow(89.0, 140.2, 14, 9), 12)
+    '--width: 89 mm holds at most 9 of the 14 columns with 7-pt text: draw at most 7 of the 12 methods (--methods NAME,NAME,...) or use --width 141mm or more'
+    """
+    wide = f"--width {math.ceil(error.min_width_mm)}mm or more"
+    head = (
+        f"--width: {error.width_mm:g} mm holds at most {error.max_columns} of the "
+        f"{error.columns} columns with 7-pt text"
+    )
+    fit = error.max_columns - (error.columns - methods)  # the scan and GT columns stay
+    if fit < 1:
+        return f"{head}: use {wide}"
+    return f"{head}: draw at most {fit} of the {methods} methods (--methods NAME,NAME,...) or use {wide}"
 
 
 def parse_slices(text: str) -> Slices:
@@ -212,16 +274,20 @@ def main(args: argparse.Namespace) -> int:
     """Draw the figure described by parsed arguments; returns the exit status."""
     figures = _figures()
     dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)
-    methods = methods_from_args(args)
-    unknown = unknown_threshold_names(args.thresholds, list(methods))
+    found = methods_from_args(args)
+    chosen = args.methods
+    unknown = unknown_method_names(chosen, list(found)) or unknown_threshold_names(
+        args.thresholds, list(found)
+    )
     if unknown:  # the methods are listed, no file read yet: a usage error
         return _usage_error(unknown)
-    inputs = Inputs.of(dataset, methods)
+    inputs = Inputs.of(dataset, found)
     check_output_file(args.out, inputs=inputs, force=args.force, what="--out")
+    methods = found if chosen is None else {name: found[name] for name in chosen}
     cases = args.cases or figures.anomalous_cases(dataset, limit=args.max_cases)
     if not cases:
         raise MoodInputError(dataset.root, "has no case with an anomaly", "name cases with --cases")
-    thresholds = 0.5 if args.thresholds is None else args.thresholds
+    thresholds = _drawn_thresholds(args.thresholds, methods)
     loaded = _load(dataset, cases, methods, asked=args.cases is not None)
     try:
         rows = figures.figure_rows(loaded, args.slices, planes=args.planes)
@@ -231,7 +297,7 @@ def main(args: argparse.Namespace) -> int:
             letters=args.letters, scale_bar=not args.no_scale_bar,
         )  # fmt: skip
     except figures.FigureTooNarrow as exc:
-        return _usage_error(f"--width: {exc}")
+        return _usage_error(narrow_message(exc, len(methods)))
     except figures.FigureTooLarge as exc:
         return _usage_error(str(exc))
     except figures.RowOutOfScale as exc:
@@ -247,6 +313,15 @@ def main(args: argparse.Namespace) -> int:
     out = figures.save_figure(figure, args.out, dpi=args.dpi)
     print(f"figure written to {out} ({_size_text(figure, len(rows), args.dpi)})")
     return 0
+
+
+def _drawn_thresholds(given: Thresholds | None, methods: Mapping[str, MethodFolder]) -> Thresholds:
+    """``--thresholds`` of the methods drawn (one left out by ``--methods`` is ignored)."""
+    if given is None:
+        return 0.5
+    if isinstance(given, dict):
+        return {name: value for name, value in given.items() if name in methods}
+    return given
 
 
 def _usage_error(message: str) -> int:

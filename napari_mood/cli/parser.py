@@ -189,6 +189,11 @@ def _add_figure(sub: argparse._SubParsersAction) -> None:
         "s:N sagittal ('auto' chooses: largest GT area, else the top score)",
     )
     p.add_argument(
+        "--methods",
+        type=figure.parse_methods,
+        help="method columns, in this order: NAME,NAME,... (default: every method found)",
+    )
+    p.add_argument(
         "--thresholds",
         type=figure.parse_thresholds,
         help="display thresholds: NAME=T,... or one T (default 0.5)",
@@ -197,8 +202,8 @@ def _add_figure(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--width",
         type=_width,
-        help=f"printed width: {presets}, or a length (89mm, 3.5in, 8.9cm); text stays 7 pt "
-        "(default: 1.8-inch cells)",
+        help=f"printed width: {presets}, or a length (89mm, 3.5in, 8.9cm); text stays 7 pt and "
+        "wraps (default: 1.8-inch cells)",
     )
     p.add_argument(
         "--convention",

@@ -1,10 +1,17 @@
 """How methods and the ground truth look, in the viewer and in figures alike (pure data).
 
 A method is drawn in its colour with a ramp that is transparent at its low end: below its
-threshold nothing is drawn, above it the colour runs from a dark through the full to a
-light tint. The viewer (:mod:`napari_mood._napari.layers`) and the figures
+threshold nothing is drawn, above it the colour runs from a dark shade to the full colour
+at score 1 (a binary map's flagged voxels). There is no pale tint at the top: on a grey or
+white brain MRI it vanished into white matter. The viewer (:mod:`napari_mood._napari.layers`) and the figures
 (:mod:`napari_mood.services.figures`) build their colormaps from :func:`method_colormap`,
 so a method has the same colour and ramp everywhere.
+
+Contrast bound (``tests/core/test_journal_colours.py``): every colour of every method's
+ramp, drawn at :data:`METHOD_OPACITY` over a white-matter grey (0.8 to 0.95 of the scan's
+grey window, where the sample brain's white matter lies), is at least CIEDE2000 20 away
+from that grey, in normal vision and in simulated protanopia, deuteranopia and
+tritanopia (Machado et al. 2009, severity 1).
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ METHOD_COLORS: tuple[str, ...] = (
     "#ff33d6",  # magenta
     "#a066ff",  # violet
     "#6b8e23",  # olive
-    "#ffa0c0",  # pink
+    "#c51b7d",  # dark pink (a pale pink vanished on white matter)
 )
 """Each method's heatmap colour, in order of arrival (then again from the first)."""
 OBJECT_COLORS: tuple[tuple[str, str], ...] = (
@@ -81,19 +88,21 @@ def method_color(index: int) -> str:
 def method_colormap(color: str) -> dict[str, Any]:
     """Return the colormap of a method drawn in ``color`` (a ``#rrggbb`` string).
 
-    ``{"name", "colors", "controls"}``: RGBA stops over [0, 1], transparent at 0. napari
-    accepts the dict as a colormap; figures turn it into a matplotlib colormap.
+    ``{"name", "colors", "controls"}``: RGBA stops over [0, 1], transparent at 0, then a
+    dark shade (55 %) rising to the full colour at 1. napari accepts the dict as a
+    colormap; figures turn it into a matplotlib colormap.
 
     Examples
     --------
     >>> method_colormap("#ff0000")["colors"][0]
     [0.0, 0.0, 0.0, 0.0]
+    >>> method_colormap("#ff0000")["colors"][-1]
+    [1.0, 0.0, 0.0, 1.0]
     """
     r, g, b = rgb(color)
     dark = [0.55 * r, 0.55 * g, 0.55 * b, 1.0]
-    light = [r + 0.7 * (1 - r), g + 0.7 * (1 - g), b + 0.7 * (1 - b), 1.0]
     return {
         "name": f"napari-mood {color.lower()}",
-        "colors": [[0.0, 0.0, 0.0, 0.0], dark, [r, g, b, 1.0], light],
-        "controls": [0.0, 0.002, 0.5, 1.0],
+        "colors": [[0.0, 0.0, 0.0, 0.0], dark, [r, g, b, 1.0]],
+        "controls": [0.0, 0.002, 1.0],
     }

@@ -125,8 +125,8 @@ class RowImages:
     def extent(self) -> RowExtent:
         """The image's size in patient millimetres, for the layout."""
         rows, cols = self.shape
-        lines = max((note.count("\n") + 1 for note in self.notes.values()), default=0)
-        return RowExtent(cols * self.spacing[1], rows * self.spacing[0], self.label, lines)
+        notes = tuple(self.notes.values())
+        return RowExtent(cols * self.spacing[1], rows * self.spacing[0], self.label, notes)
 
     @property
     def aspect(self) -> float:

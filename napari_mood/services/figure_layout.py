@@ -1,20 +1,27 @@
 """Where everything of a publication figure goes, in points, for a given width.
 
 Geometry only (no drawing): :func:`plan_layout` turns the rows' physical extents and the
-texts of each column into positions, or refuses a width too narrow for 7-pt text.
+texts of each column into positions, wrapping texts to the cells' width, or refuses a
+width whose cells cannot hold a word at 7 pt.
 
 Rules (one place):
 
 * every text is :data:`~napari_mood.core.paper.MIN_FONT_PT` (7 pt) at the final size;
   nothing is shrunk to fit;
 * all columns have one width; the cell width is what the requested figure width leaves
-  after the row labels and the gaps (no width: :data:`CELL_PT`, 1.8 in);
+  after the row labels, the letters' margins and the gaps (no width: :data:`CELL_PT`,
+  1.8 in);
 * every image is drawn at **one scale** (points per patient millimetre), set so that the
   widest row fills its cells; a row is as tall as its image, so voxels keep their physical
   aspect and one scale bar (under the scan column) is valid for every panel;
-* texts centred on a column (titles, colour-bar and legend names, annotations) must fit
-  the cell width plus the gap; orientation letters need images at least three letters
-  wide and high; a row label is never longer than its row;
+* texts centred on a column (titles, colour-bar and legend names, annotations) may take
+  the cell width plus the gap; a longer one wraps at spaces and after ``_``, ``-`` or
+  ``/`` (:func:`wrap_text`), and the bands above, between and under the rows grow by its
+  lines; only a single word wider than that is refused (:class:`FigureTooNarrow`, which
+  says how many columns fit); a row label is never longer than its row;
+* orientation letters sit in the margin, outside the image they name (a band above and
+  under every row, a side margin left and right of each lettered column): they never
+  cover a voxel;
 * a row's image is at most :data:`MAX_ASPECT` times taller than wide (or wider than tall)
   and at most that many times narrower than the widest row (:class:`RowOutOfScale`:
   beyond, at one scale it is a line of pixels, or it blows the others up: a voxel size is
@@ -23,7 +30,8 @@ Rules (one place):
 Example
 -------
 >>> rows = [RowExtent(198.0, 234.0, "brain_001\\naxial 44")]
->>> layout = plan_layout(rows, [["scan"], ["ground truth"]], width_mm=89.0)
+>>> columns = [ColumnTexts("scan"), ColumnTexts("ground truth", "GT outline")]
+>>> layout = plan_layout(rows, columns, width_mm=89.0)
 >>> round(layout.width_pt / 72 * 25.4, 1)
 89.0
 """
@@ -31,9 +39,11 @@ Example
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Literal
 
 from matplotlib.font_manager import FontProperties
 from matplotlib.textpath import TextToPath
@@ -49,15 +59,19 @@ from napari_mood.core.paper import (
 __all__ = [
     "CELL_PT",
     "FONT_FAMILY",
+    "LETTERS_SHOWN",
     "MAX_ASPECT",
     "MAX_PAGE_MM",
+    "ColumnTexts",
     "FigureLayout",
     "FigureTooLarge",
     "FigureTooNarrow",
+    "LetterPlacement",
     "RowExtent",
     "RowOutOfScale",
     "plan_layout",
     "text_width",
+    "wrap_text",
 ]
 
 FONT_FAMILY = "DejaVu Sans"
@@ -70,13 +84,17 @@ GAP_PT = 3.0
 """Between cells, horizontally and vertically."""
 CELL_PT = 1.8 * POINTS_PER_INCH
 """Cell width when no figure width is asked for."""
-LETTER_INSET_PT = 1.0
-"""Orientation letters sit this far inside an image's edge."""
+LETTER_PAD_PT = 1.0
+"""Orientation letters sit this far outside an image's edge."""
+LETTERS_SHOWN = "RLAPSI"
+"""Every orientation letter a figure draws (their widest sets the side margins)."""
 _RIGHT_PT = 2.0
 _BAR_PT = 4.5
 _BAR_TOP_PT = 5.0  # space between the last row and the colour bars
 _TICKS_PT = 3.0  # tick length and padding under a colour bar
-_LETTER_SLOT_PT = TEXT_PT + 2 * LETTER_INSET_PT
+_OVERHANG_PT = GAP_PT - 1.0  # a centred text may reach this far into the gaps
+_INSIDE_PAD_PT = 2.0  # a text inside an image keeps this far from its sides
+_BREAK = re.compile(r".+?[_\-/]+(?=[^_\-/])|.+$")  # words end after _ - / (not a leading one)
 SCALE_BAR_FRACTION = 0.3
 """A scale bar is at most this fraction of a cell's width."""
 MAX_ASPECT = 100.0
@@ -84,6 +102,8 @@ MAX_ASPECT = 100.0
 narrower than the widest row's (one scale for every image: see the module)."""
 MAX_PAGE_MM = 5080.0
 """The largest figure side: 200 in, the largest page PDF readers open."""
+LetterPlacement = Literal["first", "all", "none"]
+"""Orientation letters on the first image of each row, on every image, or none."""
 
 
 @lru_cache(maxsize=4096)
@@ -101,6 +121,66 @@ def text_width(text: str, *, size: float = TEXT_PT, bold: bool = False) -> float
     return max(measure.get_text_width_height_descent(line, font, ismath=False)[0] for line in lines)
 
 
+@lru_cache(maxsize=1)
+def _letter_height() -> float:
+    """Height matplotlib gives a line of 7-pt bold text (ascent plus descent)."""
+    font = FontProperties(family=FONT_FAMILY, size=TEXT_PT, weight="bold")
+    return float(TextToPath().get_text_width_height_descent("lp", font, ismath=False)[1])
+
+
+def _letter_band() -> float:
+    """Room above and under a lettered image."""
+    return LETTER_PAD_PT + _letter_height() + 0.5
+
+
+def _letter_side() -> float:
+    """Room left and right of a lettered image."""
+    return LETTER_PAD_PT + max(text_width(c, bold=True) for c in LETTERS_SHOWN) + 0.5
+
+
+def _words(line: str) -> list[tuple[str, str]]:
+    """The pieces a wrap may not split, each with what joins it to the next (" " or "")."""
+    pieces: list[tuple[str, str]] = []
+    for chunk in line.split():
+        parts = _BREAK.findall(chunk)
+        pieces += [(part, "") for part in parts[:-1]] + [(parts[-1], " ")]
+    return pieces
+
+
+def _widest_word(text: str) -> float:
+    words = [word for line in text.split("\n") for word, _ in _words(line)]
+    return max((text_width(word) for word in words), default=0.0)
+
+
+def wrap_text(text: str, width: float) -> str:
+    """Break ``text`` into lines of at most ``width`` points at spaces and after ``_ - /``.
+
+    Existing line breaks are kept; a single word wider than ``width`` stays whole on its
+    line (:func:`plan_layout` never lets that happen).
+
+    Examples
+    --------
+    >>> wrap_text("oracle_noisy", text_width("oracle_"))
+    'oracle_\\nnoisy'
+    >>> wrap_text("AP 0.69", 1000.0)
+    'AP 0.69'
+    """
+    lines: list[str] = []
+    for line in text.split("\n"):
+        current = ""
+        for word, joiner in _words(line):
+            if current and text_width((current + word).rstrip()) > width:
+                lines.append(current.rstrip())
+                current = ""
+            current += word + joiner
+        lines.append(current.rstrip())
+    return "\n".join(lines)
+
+
+def _line_count(text: str, width: float) -> int:
+    return wrap_text(text, width).count("\n") + 1 if text else 0
+
+
 @dataclass(frozen=True)
 class RowExtent:
     """What the layout needs of a row: its image's size in patient mm, label, notes under it."""
@@ -108,15 +188,30 @@ class RowExtent:
     width_mm: float
     height_mm: float
     label: str
-    note_lines: int = 0
+    notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not (self.width_mm > 0 and self.height_mm > 0):
             raise ValueError(f"row {self.label!r}: image extent must be positive")
 
 
+@dataclass(frozen=True)
+class ColumnTexts:
+    """The texts centred on a column: its title, the caption under its legend graphic and
+    the tick labels of its colour bar (the caption then starts on the line under them)."""
+
+    title: str = ""
+    caption: str = ""
+    ticks: tuple[str, ...] = ()
+
+    @property
+    def caption_line(self) -> int:
+        """Legend line on which the caption starts (0 under the graphic, 1 under ticks)."""
+        return 1 if self.ticks else 0
+
+
 class FigureTooNarrow(ValueError):
-    """The requested width cannot hold the grid with 7-pt text.
+    """The requested width cannot hold the grid's words with 7-pt text.
 
     Attributes
     ----------
@@ -169,10 +264,37 @@ class FigureTooLarge(ValueError):
 
 
 @dataclass(frozen=True)
+class _Margins:
+    """The letters' room: a band above and under rows, sides of the first columns."""
+
+    band: float = 0.0
+    side: float = 0.0
+    lettered: int = 0  # leading columns with letters
+
+    def width(self, columns: int) -> float:
+        """Horizontal room the letters take in a grid of ``columns`` columns."""
+        return 2 * self.side * min(self.lettered, columns)
+
+    def overhang(self, columns: int) -> float:
+        """How far a text centred on a column may reach beyond its cell: into the gaps,
+        and into the letters' side margins when every column has them (texts are above,
+        under or between rows, never beside an image)."""
+        return _OVERHANG_PT + (2 * self.side if self.lettered >= columns else 0.0)
+
+
+def _margins(letters: LetterPlacement, columns: int) -> _Margins:
+    if letters == "none":
+        return _Margins()
+    return _Margins(_letter_band(), _letter_side(), 1 if letters == "first" else columns)
+
+
+@dataclass(frozen=True)
 class FigureLayout:
     """Positions of a figure's parts in points (origin at the top-left corner).
 
-    Use the methods for matplotlib figure fractions (origin at the bottom-left).
+    Use the methods for matplotlib figure fractions (origin at the bottom-left). A row is
+    a block holding its image (centred) and, with letters, a band above and under it;
+    ``row_tops`` and ``row_heights`` are the blocks'.
     """
 
     width_pt: float
@@ -186,6 +308,10 @@ class FigureLayout:
     images: tuple[tuple[float, float], ...]
     notes: tuple[float, ...]
     scale_bar_mm: float
+    letter_side_pt: float = 0.0
+    lettered_columns: int = 0
+    legend_lines: int = 2
+    overhang_pt: float = _OVERHANG_PT
 
     @property
     def size_inches(self) -> tuple[float, float]:
@@ -197,6 +323,19 @@ class FigureLayout:
         """Figure width in millimetres."""
         return points_to_mm(self.width_pt)
 
+    @property
+    def text_room(self) -> float:
+        """Widest line of a text centred on a column (the cell and the room beside it)."""
+        return self.cell_pt + self.overhang_pt
+
+    def wrap(self, text: str) -> str:
+        """``text`` broken into lines that fit a column (as the layout counted them)."""
+        return wrap_text(text, self.text_room)
+
+    def wrap_inside(self, text: str, row: int) -> str:
+        """``text`` broken into lines that fit inside a row's image (as the layout counted)."""
+        return wrap_text(text, self.images[row][0] - _INSIDE_PAD_PT)
+
     def _x(self, x_pt: float) -> float:
         return x_pt / self.width_pt
 
@@ -204,8 +343,9 @@ class FigureLayout:
         return 1.0 - y_from_top_pt / self.height_pt
 
     def cell_left(self, col: int) -> float:
-        """Left edge of column ``col`` in points."""
-        return self.left_pt + col * (self.cell_pt + GAP_PT)
+        """Left edge of column ``col`` in points (after the letters' margins before it)."""
+        sides = 2 * min(col, self.lettered_columns) + (col < self.lettered_columns)
+        return self.left_pt + col * (self.cell_pt + GAP_PT) + sides * self.letter_side_pt
 
     def column_center(self, col: int) -> float:
         """Horizontal centre of a column (figure fraction)."""
@@ -244,16 +384,16 @@ class FigureLayout:
         return self._x(left), self._y(bottom), width / self.width_pt, _BAR_PT / self.height_pt
 
     def legend_text_y(self, line: int) -> float:
-        """Top of text line ``line`` (0 or 1) under the legend graphics (figure fraction)."""
+        """Top of text line ``line`` under the legend graphics (figure fraction)."""
         return self._y(self._legend_top + _BAR_PT + _TICKS_PT + line * LINE_PT)
 
 
 def plan_layout(
     rows: Sequence[RowExtent],
-    column_texts: Sequence[Sequence[str]],
+    columns: Sequence[ColumnTexts],
     *,
     width_mm: float | None = None,
-    letters: bool = True,
+    letters: LetterPlacement = "first",
     centre_texts: Sequence[str] = (),
     scale_bar: bool = True,
 ) -> FigureLayout:
@@ -262,14 +402,14 @@ def plan_layout(
     Parameters
     ----------
     rows : sequence of RowExtent
-        Each row's image size in patient millimetres, its label and lines of notes under it.
-    column_texts : sequence of sequence of str
-        Per column, the texts centred on it (title, legend name, annotations); one entry
-        per column, so its length is the number of columns.
+        Each row's image size in patient millimetres, its label and the notes under it.
+    columns : sequence of ColumnTexts
+        Per column, the texts centred on it; its length is the number of columns. With
+        ``scale_bar`` the first column's caption is the bar's length.
     width_mm : float, optional
-        Figure width; None gives cells of :data:`CELL_PT` (wider if a text needs it).
-    letters : bool
-        Whether images carry orientation letters (they need room).
+        Figure width; None gives cells of :data:`CELL_PT` (wider if a word needs it).
+    letters : {"first", "all", "none"}
+        Which images carry orientation letters (in a margin around them).
     centre_texts : sequence of str
         Texts drawn across the middle of an image without letters ("no map").
     scale_bar : bool
@@ -281,26 +421,30 @@ def plan_layout(
         When a row's image is more than :data:`MAX_ASPECT` times taller than wide, wider
         than tall or narrower than the widest row's.
     FigureTooNarrow
-        When ``width_mm`` cannot hold the columns at 7 pt (says the minimum width).
+        When ``width_mm`` cannot hold a column's longest word at 7 pt (says the minimum
+        width and how many columns fit).
     FigureTooLarge
         When the figure would be more than :data:`MAX_PAGE_MM` on a side.
     ValueError
-        For no rows or no columns.
+        For no rows or no columns, or an unknown ``letters``.
     """
-    if not rows or not column_texts:
+    if not rows or not columns:
         raise ValueError("a figure needs at least one row and one column")
+    if letters not in ("first", "all", "none"):
+        raise ValueError(f"letters must be one of ['first', 'all', 'none'], got {letters!r}")
     _check_scales(rows)
-    widest = max(r.width_mm for r in rows)
-    bar_mm = scale_bar_mm(widest, fraction=SCALE_BAR_FRACTION)
-    texts = [list(texts) for texts in column_texts]
+    bar_mm = scale_bar_mm(max(r.width_mm for r in rows), fraction=SCALE_BAR_FRACTION)
+    texts = list(columns)
     if scale_bar:
-        texts[0].append(_scale_label(bar_mm))
+        texts[0] = replace(texts[0], caption=_scale_label(bar_mm))
+    margins = _margins(letters, len(texts))
     left = max(r.label.count("\n") + 1 for r in rows) * LINE_PT + PAD_PT
-    fixed = left + _RIGHT_PT + (len(texts) - 1) * GAP_PT
-    smallest = _min_cell(rows, texts, letters=letters, centre_texts=centre_texts)
-    cell = _cell_width(width_mm, fixed, smallest, len(texts))
-    width = fixed + len(texts) * cell
-    layout = _place(rows, cell, left=left, width=width, bar_mm=bar_mm)
+    smallest = _min_cell(
+        rows, texts, centre_texts=centre_texts, overhang=margins.overhang(len(texts))
+    )
+    cell = _cell_width(width_mm, left, margins, smallest, len(texts))
+    width = _fixed(left, margins, len(texts)) + len(texts) * cell
+    layout = _place(rows, texts, cell, left=left, width=width, bar_mm=bar_mm, margins=margins)
     width_mm, height_mm = (points_to_mm(v) for v in (layout.width_pt, layout.height_pt))
     if max(width_mm, height_mm) > MAX_PAGE_MM:
         raise FigureTooLarge(
@@ -329,56 +473,71 @@ def _scale_label(bar_mm: float) -> str:
 
 def _min_cell(
     rows: Sequence[RowExtent],
-    texts: Sequence[Sequence[str]],
+    columns: Sequence[ColumnTexts],
     *,
-    letters: bool,
     centre_texts: Sequence[str],
+    overhang: float,
 ) -> float:
-    """Narrowest cell (points) that holds every text at 7 pt."""
-    needs = [text_width(t) - GAP_PT + 1.0 for column in texts for t in column]
+    """Narrowest cell (points) that holds every word at 7 pt (longer texts wrap)."""
+    wrapped = [t for c in columns for t in (c.title, c.caption)] + [
+        n for r in rows for n in r.notes
+    ]
+    needs = [_widest_word(t) - overhang for t in wrapped]
+    needs += [text_width(t) - _OVERHANG_PT for c in columns for t in c.ticks]
     widest = max(r.width_mm for r in rows)
-    image_w = max(
-        [3 * _LETTER_SLOT_PT if letters else 0.0] + [text_width(t) + 2.0 for t in centre_texts]
-    )
-    image_h = 3 * _LETTER_SLOT_PT if letters else 0.0
-    for r in rows:  # the images scale with the cell: the smallest one decides
-        needs.append(image_w * widest / r.width_mm)
-        needs.append(image_h * widest / r.height_mm)
+    inside = max([_widest_word(t) + _INSIDE_PAD_PT for t in centre_texts], default=0.0)
+    needs += [inside * widest / r.width_mm for r in rows]  # the smallest image decides
     return max(needs + [1.0])
 
 
-def _cell_width(width_mm: float | None, fixed: float, smallest: float, columns: int) -> float:
+def _fixed(left: float, margins: _Margins, columns: int) -> float:
+    """Width of everything but the cells in a grid of ``columns`` columns."""
+    return left + _RIGHT_PT + (columns - 1) * GAP_PT + margins.width(columns)
+
+
+def _cell_width(
+    width_mm: float | None, left: float, margins: _Margins, smallest: float, columns: int
+) -> float:
     if width_mm is None:
         return max(CELL_PT, smallest)
-    cell = (mm_to_points(width_mm) - fixed) / columns
-    if cell < smallest - 1e-6:
-        room = mm_to_points(width_mm) - fixed + columns * GAP_PT  # k cells take k * (c + gap)
-        max_columns = max(0, math.floor(room / (smallest + GAP_PT)))
-        needed = points_to_mm(fixed + columns * smallest)
-        raise FigureTooNarrow(width_mm, needed, columns, min(max_columns, columns - 1))
-    return cell
+    width = mm_to_points(width_mm)
+    cell = (width - _fixed(left, margins, columns)) / columns
+    if cell >= smallest - 1e-6:
+        return cell
+    fitting = [
+        k for k in range(columns - 1, 0, -1) if _fixed(left, margins, k) + k * smallest <= width
+    ]
+    needed = points_to_mm(_fixed(left, margins, columns) + columns * smallest)
+    raise FigureTooNarrow(width_mm, needed, columns, fitting[0] if fitting else 0)
 
 
 def _place(
     rows: Sequence[RowExtent],
+    columns: Sequence[ColumnTexts],
     cell: float,
     *,
     left: float,
     width: float,
     bar_mm: float,
+    margins: _Margins,
 ) -> FigureLayout:
+    overhang = margins.overhang(len(columns))
+    room = cell + overhang
     scale = cell / max(r.width_mm for r in rows)
-    notes = tuple(r.note_lines * LINE_PT + PAD_PT if r.note_lines else 0.0 for r in rows)
-    top = LINE_PT + PAD_PT
+    title_lines = max([_line_count(c.title, room) for c in columns] + [1])
+    top = title_lines * LINE_PT + PAD_PT
     images = tuple((r.width_mm * scale, r.height_mm * scale) for r in rows)
     heights = tuple(
-        max(h, text_width(r.label) + PAD_PT) for r, (_, h) in zip(rows, images, strict=True)
+        max(h + 2 * margins.band, text_width(r.label) + PAD_PT)
+        for r, (_, h) in zip(rows, images, strict=True)
     )
+    notes = tuple(_notes_height(r.notes, room) for r in rows)
     tops, y = [], top
     for h, note in zip(heights, notes, strict=True):
         tops.append(y)
         y += h + note + GAP_PT
-    legend = _BAR_TOP_PT + _BAR_PT + _TICKS_PT + 2 * LINE_PT + PAD_PT
+    legend_lines = max([c.caption_line + _line_count(c.caption, room) for c in columns] + [1])
+    legend = _BAR_TOP_PT + _BAR_PT + _TICKS_PT + legend_lines * LINE_PT + PAD_PT
     return FigureLayout(
         width_pt=width,
         height_pt=y - GAP_PT + legend,
@@ -391,4 +550,13 @@ def _place(
         images=images,
         notes=notes,
         scale_bar_mm=bar_mm,
+        letter_side_pt=margins.side,
+        lettered_columns=margins.lettered,
+        legend_lines=legend_lines,
+        overhang_pt=overhang,
     )
+
+
+def _notes_height(notes: Sequence[str], room: float) -> float:
+    lines = max((_line_count(note, room) for note in notes), default=0)
+    return lines * LINE_PT + PAD_PT if lines else 0.0

@@ -10,10 +10,12 @@ A figure looks like the viewer and is ready for a journal:
   sagittal, in that order by default), oriented by the one rule of
   :mod:`napari_mood.core.orientation` (superior up in coronal and sagittal, anterior up in
   axial; ``radiological`` by default: the patient's right on the left), with orientation
-  letters at the edges of the first image of each row (``letters="all"``: every image);
+  letters beside the middle of each edge of the first image of each row (``letters="all"``:
+  every image), in the margin: a letter never covers a voxel;
 * each method is drawn in its viewer colour (:data:`napari_mood.core.looks.METHOD_COLORS`)
-  with the viewer's colour ramp over ``(threshold, 1]`` and transparent at or below its
-  threshold, over the scan, with one colour bar per method column, named after it;
+  with the viewer's colour ramp over ``(threshold, 1]`` (a dark shade up to the full
+  colour, which stands out on white matter) and transparent at or below its threshold,
+  over the scan, with one colour bar per method column, named after it;
 * the ground truth is an outline (the 0.5 contour of the mask, between inside and outside
   voxel centres) in :data:`napari_mood.core.looks.GT_COLOR`, on its own column and on every
   method's cell;
@@ -24,8 +26,10 @@ A figure looks like the viewer and is ready for a journal:
   scale bar under the scan column holds for all of them
   (:mod:`napari_mood.services.figure_layout`);
 * ``width`` is the printed width (``column`` 89 mm, ``lncs`` 122 mm, ``page`` 183 mm or a
-  length, :func:`napari_mood.core.paper.parse_width`); every text is 7 pt at that size and a
-  width too narrow for the grid is refused (:class:`FigureTooNarrow`), never shrunk;
+  length, :func:`napari_mood.core.paper.parse_width`); every text is 7 pt at that size,
+  never shrunk: a text wider than its column wraps at spaces and underscores, and only a
+  width whose columns cannot hold a single word is refused (:class:`FigureTooNarrow`,
+  saying how many columns fit);
 * PDF fonts are embedded TrueType (Type 42, no Type 3), SVG text stays text (editable) in
   DejaVu Sans; both through :data:`FIGURE_RC`, applied locally, never globally.
 
@@ -55,9 +59,9 @@ import math
 import numbers
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 import numpy as np
 from matplotlib import patheffects, rc_context
@@ -93,11 +97,13 @@ from napari_mood.services.figure_files import FIGURE_FORMATS, check_figure_path
 from napari_mood.services.figure_layout import (
     CELL_PT,
     FONT_FAMILY,
-    LETTER_INSET_PT,
+    LETTER_PAD_PT,
     TEXT_PT,
+    ColumnTexts,
     FigureLayout,
     FigureTooLarge,
     FigureTooNarrow,
+    LetterPlacement,
     RowOutOfScale,
     plan_layout,
 )
@@ -150,17 +156,9 @@ FIGURE_RC: dict[RcKeyType, Any] = {
 """matplotlib settings of every figure, applied with ``rc_context`` (never globally)."""
 _OUTLINE_WIDTH = 0.9  # points
 _NO_DATES = {"png": {}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}
-_LETTER_CHIP = {
-    "boxstyle": "square,pad=0.1",
-    "facecolor": "black",
-    "edgecolor": "none",
-    "alpha": 0.5,
-}
-"""Dark chip behind a letter: legible on any tissue, and the letter stays text (a stroke
-path effect would turn it into outlines in PDF and SVG)."""
 _NO_MAP = "no map"
-Letters = Literal["first", "all", "none"]
-LETTERS: tuple[Letters, ...] = get_args(Letters)
+Letters = LetterPlacement
+LETTERS: tuple[Letters, ...] = get_args(LetterPlacement)
 
 
 # --------------------------------------------------------------------------- drawing
@@ -207,8 +205,9 @@ def make_figure(
     convention : {"radiological", "neurological"}
         Radiological shows the patient's right on the left (axial, coronal).
     letters : {"first", "all", "none"}
-        Orientation letters at the edges of the first image of each row (its other
-        images are oriented alike), of every image, or none.
+        Orientation letters beside the edges (in the margin, outside the image) of the
+        first image of each row (its other images are oriented alike), of every image,
+        or none.
     scale_bar : bool
         A scale bar (a round number of mm) under the scan column, valid for every panel.
 
@@ -220,8 +219,9 @@ def make_figure(
     Raises
     ------
     FigureTooNarrow
-        A :class:`ValueError` when ``width`` cannot hold the columns with 7-pt text; the
-        message gives the narrowest width that can.
+        A :class:`ValueError` when ``width`` cannot hold a column's longest word with
+        7-pt text (longer texts wrap); the message gives the narrowest width that can and
+        how many columns fit.
     ValueError
         For no rows, an unknown option value (the message lists the valid ones), an
         out-of-range slice or threshold, or thresholds of unknown methods.
@@ -240,7 +240,7 @@ def make_figure(
     palette = colors_for(names, colors)
     cells = row_images(rows, names, levels, convention=convention, annotate=annotate, crop=crop)
     layout = _plan(
-        cells, names, levels, titles=titles, width_mm=width_mm, letters=letters != "none",
+        cells, names, levels, titles=titles, width_mm=width_mm, letters=letters,
         scale_bar=scale_bar,
     )  # fmt: skip
     with rc_context(FIGURE_RC):
@@ -277,18 +277,16 @@ def _plan(
     *,
     titles: bool,
     width_mm: float | None,
-    letters: bool,
+    letters: Letters,
     scale_bar: bool,
 ) -> FigureLayout:
     """Lay the cells out; every text drawn later is listed here so that it fits."""
-    columns: list[list[str]] = [["scan"], ["ground truth", "GT outline"]]
+    columns = [ColumnTexts("scan"), ColumnTexts("ground truth", "GT outline")]
     for method in methods:
         low, high = threshold_limits(thresholds[method])
-        notes = [c.notes[method] for c in cells if method in c.notes]
-        columns.append([method, f"{low:g}", f"{high:g}", *notes])
+        columns.append(ColumnTexts(method, method, (f"{low:g}", f"{high:g}")))
     if not titles:
-        for column in columns[:2]:
-            column.pop(0)
+        columns = [replace(column, title="") for column in columns]
     missing = any(m not in c.maps for c in cells for m in methods)
     return plan_layout(
         [c.extent for c in cells],
@@ -322,7 +320,9 @@ def _draw_row(
     for k, method in enumerate(methods):
         scores = cells.maps.get(method)
         if scores is None:
-            _draw_no_map(figure.add_axes(layout.image_box(r, 2 + k)), cells)
+            _draw_no_map(
+                figure.add_axes(layout.image_box(r, 2 + k)), cells, layout.wrap_inside(_NO_MAP, r)
+            )
             continue
         ax = _cell_axes(figure, layout, r, 2 + k, cells, letters=others)
         ax.imshow(
@@ -336,7 +336,7 @@ def _draw_row(
         _draw_outline(ax, cells.gt)
         if method in cells.notes:
             ax.text(
-                layout.column_center(2 + k), layout.note_y(r), cells.notes[method],
+                layout.column_center(2 + k), layout.note_y(r), layout.wrap(cells.notes[method]),
                 transform=figure.transFigure, ha="center", va="top", fontsize=TEXT_PT,
                 linespacing=1.1,
             )  # fmt: skip
@@ -364,30 +364,31 @@ def _cell_axes(
     return ax
 
 
-# side: (x, y) on the axes, inward direction, alignment
+# side: (x, y) on the axes, outward direction, alignment
 _LETTER_SPOTS = (
-    ("top", (0.5, 1.0), (0, -1), ("center", "top")),
-    ("bottom", (0.5, 0.0), (0, 1), ("center", "bottom")),
-    ("left", (0.0, 0.5), (1, 0), ("left", "center")),
-    ("right", (1.0, 0.5), (-1, 0), ("right", "center")),
+    ("top", (0.5, 1.0), (0, 1), ("center", "bottom")),
+    ("bottom", (0.5, 0.0), (0, -1), ("center", "top")),
+    ("left", (0.0, 0.5), (-1, 0), ("right", "center")),
+    ("right", (1.0, 0.5), (1, 0), ("left", "center")),
 )
 
 
 def _draw_letters(ax: Axes, view: PlaneView) -> None:
-    """Patient directions at the middle of each edge (top, bottom, left, right), as text."""
-    for letter, (side, xy, inward, (ha, va)) in zip(view.letters, _LETTER_SPOTS, strict=True):
+    """Patient directions beside the middle of each edge, in the margin the layout keeps
+    for them: plain text on the page, covering no voxel (and staying text in PDF / SVG)."""
+    for letter, (side, xy, outward, (ha, va)) in zip(view.letters, _LETTER_SPOTS, strict=True):
         ax.annotate(
             letter,
             xy=xy,
             xycoords="axes fraction",
-            xytext=(inward[0] * LETTER_INSET_PT, inward[1] * LETTER_INSET_PT),
+            xytext=(outward[0] * LETTER_PAD_PT, outward[1] * LETTER_PAD_PT),
             textcoords="offset points",
             ha=ha,
             va=va,
             fontsize=TEXT_PT,
             fontweight="bold",
-            color="white",
-            bbox=_LETTER_CHIP,
+            color="black",
+            annotation_clip=False,
             gid=f"letter-{side}",
         )
 
@@ -409,21 +410,21 @@ def _draw_outline(ax: Axes, mask: np.ndarray | None) -> None:
     ax.set_ylim(ylim)
 
 
-def _draw_no_map(ax: Axes, cells: RowImages) -> None:
+def _draw_no_map(ax: Axes, cells: RowImages, text: str) -> None:
     """An empty light-grey panel saying "no map" (no scan, no letters: nothing to read)."""
     ax.set_axis_off()
     ax.imshow(np.full(cells.shape, 0.12), cmap="Greys", vmin=0, vmax=1, aspect=cells.aspect)
     ax.text(
-        0.5, 0.5, _NO_MAP, transform=ax.transAxes, ha="center", va="center", fontsize=TEXT_PT,
-        color="#444444",
+        0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", fontsize=TEXT_PT,
+        color="#444444", multialignment="center",
     )  # fmt: skip
 
 
 def _draw_titles(figure: Figure, layout: FigureLayout, titles: Sequence[str]) -> None:
     for col, title in enumerate(titles):
         figure.text(
-            layout.column_center(col), layout.title_y(), title, ha="center", va="bottom",
-            fontsize=TEXT_PT,
+            layout.column_center(col), layout.title_y(), layout.wrap(title), ha="center",
+            va="bottom", fontsize=TEXT_PT, multialignment="center",
         )  # fmt: skip
 
 
@@ -443,10 +444,14 @@ def _draw_legend(
         _draw_colour_bar(figure, layout, 2 + k, method, thresholds[method], colors[method])
 
 
-def _legend_name(figure: Figure, ax: Axes, layout: FigureLayout, col: int, text: str) -> None:
+def _legend_name(
+    figure: Figure, ax: Axes, layout: FigureLayout, col: int, text: str, *, line: int = 1
+) -> None:
+    """A legend caption from line ``line`` under the legend graphics, wrapped to its column."""
     ax.text(
-        layout.column_center(col), layout.legend_text_y(1), text, transform=figure.transFigure,
-        ha="center", va="top", fontsize=TEXT_PT,
+        layout.column_center(col), layout.legend_text_y(line), layout.wrap(text),
+        transform=figure.transFigure, ha="center", va="top", fontsize=TEXT_PT,
+        multialignment="center",
     )  # fmt: skip
 
 
@@ -458,10 +463,7 @@ def _draw_scale_bar(figure: Figure, layout: FigureLayout) -> None:
     ax.add_patch(Rectangle((0, 0.15), 1, 0.7, color="black", gid="scale-bar", clip_on=False))
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
-    ax.text(
-        layout.column_center(0), layout.legend_text_y(0), f"{layout.scale_bar_mm:g} mm",
-        transform=figure.transFigure, ha="center", va="top", fontsize=TEXT_PT,
-    )  # fmt: skip
+    _legend_name(figure, ax, layout, 0, f"{layout.scale_bar_mm:g} mm", line=0)
 
 
 def _draw_gt_key(figure: Figure, layout: FigureLayout) -> None:
@@ -473,10 +475,7 @@ def _draw_gt_key(figure: Figure, layout: FigureLayout) -> None:
     )  # fmt: skip
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
-    ax.text(
-        layout.column_center(1), layout.legend_text_y(0), "GT outline",
-        transform=figure.transFigure, ha="center", va="top", fontsize=TEXT_PT,
-    )  # fmt: skip
+    _legend_name(figure, ax, layout, 1, "GT outline", line=0)
 
 
 def _draw_colour_bar(

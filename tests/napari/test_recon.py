@@ -44,8 +44,12 @@ def test_view_and_layer_data_without_a_viewer(recon_set):
     layers = recon_layer_data(view, threshold=0.3)
     assert grid_stride(view) == 2 and len(layers) == 8
     assert [state["name"] for _, state, _ in layers[::2]] == [
-        "input s_ad_deg50", "reconstruction s_ad_deg50", "residual s_ad_deg50", "healthy s_ad_deg50",
-    ]  # fmt: skip
+        "input",
+        "reconstruction",
+        "residual map",
+        "healthy original",
+    ]  # fmt: skip  (what each cell shows; the case is the panel's)
+    assert all(state["axis_labels"] == ("axial", "coronal", "sagittal") for _, state, _ in layers)
     assert layers[4][1]["contrast_limits"] == threshold_limits(0.3)
     assert all(data is layers[1][0] for data, _, kind in layers if kind == "labels")  # one array
 

@@ -67,13 +67,13 @@ def test_annotations_go_under_the_last_row_of_a_case():
         rows, ["m"], {"m": 0.5}, convention="radiological", annotate=True, crop=True
     )
     assert first.notes == {} and last.notes == {"m": "AP 1.00\nDice@0.5 1.00"}
-    assert last.extent.note_lines == 2
+    assert last.extent.notes == ("AP 1.00\nDice@0.5 1.00",)
 
 
 def test_method_colours_follow_the_viewer():
     cmap = method_cmap(METHOD_COLORS[1])
     assert cmap(0.0)[3] == 0.0
-    assert np.allclose(cmap(0.5)[:3], to_rgb(METHOD_COLORS[1]), atol=0.01)
+    assert np.allclose(cmap(1.0)[:3], to_rgb(METHOD_COLORS[1]), atol=0.01)  # full at the top
 
 
 def test_normal_cases_are_annotated_with_their_peak_score():

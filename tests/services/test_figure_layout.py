@@ -11,6 +11,7 @@ from napari_mood.services.figure_layout import (
     CELL_PT,
     FONT_FAMILY,
     GAP_PT,
+    ColumnTexts,
     FigureTooNarrow,
     RowExtent,
     plan_layout,
@@ -22,7 +23,11 @@ ROWS = [
     RowExtent(180.0, 170.0, "brain_001\ncoronal 26"),
     RowExtent(216.0, 170.0, "brain_001\nsagittal 49"),
 ]
-COLUMNS = [["scan"], ["ground truth", "GT outline"], ["oracle_noisy", "0.5", "1"]]
+COLUMNS = [
+    ColumnTexts("scan"),
+    ColumnTexts("ground truth", "GT outline"),
+    ColumnTexts("oracle_noisy", "oracle_noisy", ("0.5", "1")),
+]
 
 
 @pytest.mark.parametrize("text", ["oracle_noisy", "ground truth", "50 mm", "R", "Dice@0.5 0.84"])
@@ -50,7 +55,7 @@ def test_every_image_has_one_scale_and_the_widest_fills_its_cell():
 
 def test_rows_are_as_tall_as_their_image_or_their_label():
     short = RowExtent(200.0, 10.0, "a long case name\naxial 3")
-    layout = plan_layout([*ROWS, short], COLUMNS, width_mm=89.0, letters=False)
+    layout = plan_layout([*ROWS, short], COLUMNS, width_mm=89.0, letters="none")
     assert layout.row_heights[0] == pytest.approx(layout.images[0][1])
     assert layout.row_heights[3] >= text_width("a long case name")
 
@@ -66,13 +71,15 @@ def test_a_narrow_width_is_refused_with_the_narrowest_that_fits():
     assert isinstance(error, ValueError)
     assert error.width_mm == 30.0 and error.columns == 3
     fits = plan_layout(ROWS, COLUMNS, width_mm=error.min_width_mm)
-    assert text_width("oracle_noisy") <= fits.cell_pt + GAP_PT  # the widest text decides
+    assert text_width("oracle_") <= fits.cell_pt + GAP_PT  # the widest word decides
+    assert fits.wrap("oracle_noisy") == "oracle_\nnoisy"  # longer texts wrap
     with pytest.raises(FigureTooNarrow):
         plan_layout(ROWS, COLUMNS, width_mm=error.min_width_mm - 0.5)
 
 
 def test_the_refusal_says_how_many_columns_fit():
-    columns = [["scan"], ["ground truth"], *[[f"method {k}"] for k in range(8)]]
+    columns = [ColumnTexts("scan"), ColumnTexts("ground truth")]
+    columns += [ColumnTexts(f"method_{k}", ticks=("0.5", "1")) for k in range(12)]
     with pytest.raises(FigureTooNarrow) as info:
         plan_layout(ROWS, columns, width_mm=89.0)
     fit = info.value.max_columns
@@ -81,16 +88,18 @@ def test_the_refusal_says_how_many_columns_fit():
     plan_layout(ROWS, columns[:fit], width_mm=89.0)  # that many do fit
 
 
-def test_letters_need_room_in_the_smallest_image():
-    tiny = RowExtent(200.0, 8.0, "x")  # 8 mm tall next to 200 mm wide images
-    with pytest.raises(FigureTooNarrow):
-        plan_layout([tiny], [["scan"]], width_mm=89.0)
-    plan_layout([tiny], [["scan"]], width_mm=89.0, letters=False)
+def test_letters_take_a_margin_outside_the_images():
+    tiny = RowExtent(200.0, 8.0, "x")  # 8 mm tall next to 200 mm wide images: letters fit
+    plain = plan_layout([tiny], [ColumnTexts("scan")], width_mm=89.0, letters="none")
+    lettered = plan_layout([tiny], [ColumnTexts("scan")], width_mm=89.0)
+    assert lettered.cell_pt < plain.cell_pt  # the side margins
+    assert lettered.row_heights[0] > lettered.images[0][1] + 2 * 7  # bands above and under
 
 
 def test_annotation_lines_add_a_band_under_their_row():
     plain = plan_layout(ROWS, COLUMNS, width_mm=122.0)
-    noted = [ROWS[0], ROWS[1], RowExtent(216.0, 170.0, "brain_001\nsagittal 49", note_lines=2)]
+    note = "AP 0.94\nDice@0.5 0.84"
+    noted = [ROWS[0], ROWS[1], RowExtent(216.0, 170.0, "brain_001\nsagittal 49", (note,))]
     layout = plan_layout(noted, COLUMNS, width_mm=122.0)
     assert layout.notes[:2] == (0.0, 0.0) and layout.notes[2] > 2 * 7
     assert layout.height_pt == pytest.approx(plain.height_pt + layout.notes[2])

@@ -45,7 +45,9 @@ from qtpy.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMenu,
     QProgressBar,
+    QPushButton,
     QSpinBox,
     QTableView,
     QVBoxLayout,
@@ -110,6 +112,8 @@ TIPS = {
     "export": "Save the canvas as a PNG with a scale bar and the methods' colour bars.",
     "dpi": "Resolution of figures (dots per inch).",
     "annotate": "Write each method's case AP and Dice (at its threshold) in the figure.",
+    "figure_methods": "Methods drawn as columns of 'Make figure...': untick one to leave it "
+    "out (e.g. to fit a journal column).",
 }
 
 
@@ -154,7 +158,9 @@ class DatasetBrowserWidget(QWidget):
             on_busy=self._on_evaluator_busy,
         )
         self._opener = self._lifetime.worker(self._on_opener_returned)
-        self._figure_maker = LatestWorker(_notify_figure_saved)  # may finish after closing
+        self._figure_maker = LatestWorker(  # may finish after closing
+            _notify_figure_saved, on_error=_notify_figure_failed
+        )
         self._build()
         self._connect()
         self._on_session_case_changed()
@@ -245,7 +251,7 @@ class DatasetBrowserWidget(QWidget):
 
     def _build_export(self) -> QGroupBox:
         box = QGroupBox("Export", self)
-        row = QHBoxLayout(box)
+        grid = QGridLayout(box)
         self._figure_button = kit.button(box, "Make figure...", TIPS["figure"])
         self._export_button = kit.button(box, "Export view...", TIPS["export"])
         self._dpi = QSpinBox(box)
@@ -256,9 +262,15 @@ class DatasetBrowserWidget(QWidget):
         self._annotate = QCheckBox("Annotate", box)
         self._annotate.setToolTip(TIPS["annotate"])
         self._width = kit.combo(box, WIDTH_TIP, [FREE_WIDTH, *WIDTH_PRESETS])
-        widgets = (self._figure_button, self._export_button, self._width, self._dpi, self._annotate)
-        for widget in widgets:
-            row.addWidget(widget)
+        self._figure_methods = _FigureMethodsButton(self._session, box)
+        self._lifetime.connect(self._session.case_changed, self._figure_methods.refresh)
+        rows = (
+            (self._figure_button, self._figure_methods, self._export_button),
+            (self._width, self._dpi, self._annotate),
+        )
+        for row, widgets in enumerate(rows):
+            for column, widget in enumerate(widgets):
+                grid.addWidget(widget, row, column)
         return box
 
     def _connect(self) -> None:
@@ -565,6 +577,7 @@ class DatasetBrowserWidget(QWidget):
             )
             return None
         reference = session.scan_layer or session.methods[0].layer
+        drawn = [m for m in session.methods if m.name in self._figure_methods.chosen()]
         # matplotlib (0.6 s to import) is loaded by the first figure, not with the panel
         from napari_mood.services.figures import ViewFigure
 
@@ -573,11 +586,11 @@ class DatasetBrowserWidget(QWidget):
             name=case_stem(session.case or "case"),
             scan=session.scan_data,
             gt=session.gt_data,
-            maps={m.name: m.data for m in session.methods},
+            maps={m.name: m.data for m in drawn},
             spacing=tuple(float(s) for s in reference.scale),
             index=session.slice_index,
-            thresholds={m.name: m.threshold for m in session.methods},
-            colors={m.name: m.color for m in session.methods},
+            thresholds={m.name: m.threshold for m in drawn},
+            colors={m.name: m.color for m in drawn},
             annotate=self._annotate.isChecked(),
             dpi=self._dpi.value(),
             inputs=session.inputs(),
@@ -603,6 +616,55 @@ def _convention_shown(viewer: object) -> Convention:
 
 def _notify_figure_saved(path: Path) -> None:
     kit.notify("info", f"Figure saved to {path}")
+
+
+def _notify_figure_failed(exc: BaseException) -> None:
+    from napari_mood.services.figure_layout import FigureTooNarrow
+
+    narrow = isinstance(exc, FigureTooNarrow)
+    hint = " Untick methods under 'Methods', or choose a wider width." if narrow else ""
+    kit.notify("error", f"Make figure: {exc}.{hint}")
+
+
+class _FigureMethodsButton(QPushButton):
+    """Which methods *Make figure...* draws: a menu of the shown methods, each ticked to be
+    a column (all at first; a method unticked stays out for the next cases too)."""
+
+    def __init__(self, session: MoodSession, parent: QWidget) -> None:
+        super().__init__(parent)
+        self._session = session
+        self._left_out: set[str] = set()
+        self.setToolTip(TIPS["figure_methods"])
+        menu = QMenu(self)
+        menu.aboutToShow.connect(self._on_menu_about_to_show)
+        self.setMenu(menu)
+        self.refresh()
+
+    def chosen(self) -> list[str]:
+        """The methods to draw, in the session's order."""
+        return [m.name for m in self._session.methods if m.name not in self._left_out]
+
+    def refresh(self) -> None:
+        """Say how many of the shown methods are drawn."""
+        self.setText(f"Methods ({len(self.chosen())} of {len(self._session.methods)})")
+
+    def _on_menu_about_to_show(self) -> None:
+        menu = self.menu()
+        assert menu is not None
+        menu.clear()
+        for method in self._session.methods:
+            action = menu.addAction(method.name)
+            assert action is not None
+            action.setCheckable(True)
+            action.setChecked(method.name not in self._left_out)
+            action.toggled.connect(partial(self._on_action_toggled, method.name))
+
+    def _on_action_toggled(self, name: str, checked: bool) -> None:
+        if checked:
+            self._left_out.discard(name)
+        else:
+            self._left_out.add(name)
+        self.refresh()
 
 
 # --------------------------------------------------------------------------- helpers
