@@ -14,8 +14,11 @@ that reader did not judge it). :func:`read_adjudication` reads it back as an
   (:func:`~napari_mood.services.review.match_reviews`: the region whose bounding box holds
   the disputed centroid), so the list holds at another threshold too.
 
-The adjudicator's verdict is a review-file row like any other (the adjudicator is one more
-reviewer, e.g. ``adjudication``).
+:func:`adjudication_list` makes the same list from a study's disagreements directly (the
+reader-study panel's "Adjudicate disagreements"). The adjudicator's verdict is a
+review-file row like any other, with the adjudicator as ``reviewer`` and the
+``adjudication`` column set (:class:`~napari_mood.services.review.ReviewRecord`): reader
+statistics leave such rows out.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ __all__ = [
     "READER_PREFIX",
     "AdjudicationItem",
     "AdjudicationList",
+    "Dispute",
+    "adjudication_list",
     "disagreements_csv",
     "read_adjudication",
 ]
@@ -106,6 +111,10 @@ class AdjudicationList:
     readers: tuple[str, ...]
     path: Path | None = None
 
+    def methods(self) -> tuple[str, ...]:
+        """Methods with a disputed region, first seen first."""
+        return tuple(dict.fromkeys(i.method for i in self.items))
+
     def cases(self, method: str | None = None) -> tuple[str, ...]:
         """Cases with a disputed region (of ``method`` when given), first seen first."""
         found = (i.case for i in self.items if method is None or i.method == method)
@@ -136,9 +145,67 @@ class AdjudicationList:
         [1]
         """
         shown = tuple(regions)
-        places = [i.location() for i in self.of_case(case, method)]
-        matched = match_reviews(shown, places, case=case, method=method)
+        matched = self._matched(shown, case=case, method=method)
         return tuple(r for r in shown if r.object_id in matched)
+
+    def item_of(self, region: FlaggedRegion, *, case: str, method: str) -> AdjudicationItem | None:
+        """The disputed region ``region`` is (what each reader said), or None."""
+        place = self._matched((region,), case=case, method=method).get(region.object_id)
+        items = self.of_case(case, method)
+        return next((i for i in items if i.location() == place), None)
+
+    def _matched(
+        self, regions: tuple[FlaggedRegion, ...], *, case: str, method: str
+    ) -> dict[int, ReviewRecord]:
+        places = [i.location() for i in self.of_case(case, method)]
+        return match_reviews(regions, places, case=case, method=method)
+
+
+# --------------------------------------------------------------------------- building
+
+
+Dispute = tuple[ReviewRecord, Sequence[tuple[str, str]], bool]
+"""A disputed region: (a record placing it, (reader, verdict) pairs, given in blind review)."""
+
+
+def adjudication_list(disputes: Iterable[Dispute], readers: Sequence[str]) -> AdjudicationList:
+    """The disputed regions of a reader study as a list to adjudicate (no file needed).
+
+    The same list :func:`read_adjudication` reads back from :func:`disagreements_csv`.
+
+    Examples
+    --------
+    >>> region = FlaggedRegion(1, 8, None, (1.0, 1.0), ((0, 3), (0, 3)), 0.9, 0.7, True)
+    >>> from napari_mood.services.review import review_record
+    >>> placed = review_record(region, case="c", method="m", threshold=0.5,
+    ...                        centroid_world_mm=(1.0, 1.0), verdict="unsure")
+    >>> listing = adjudication_list([(placed, [("ana", "unsure"), ("ben", "false alarm")],
+    ...                               False)], ["ana", "ben"])
+    >>> listing.methods(), listing.items[0].verdicts
+    (('m',), (('ana', 'unsure'), ('ben', 'false alarm')))
+    """
+    items = tuple(_item_of(record, verdicts, blind) for record, verdicts, blind in disputes)
+    return AdjudicationList(items, tuple(readers))
+
+
+def _item_of(
+    record: ReviewRecord, verdicts: Sequence[tuple[str, str]], blind: bool
+) -> AdjudicationItem:
+    said = tuple((name, v) for name, v in ((n, _verdict(t)) for n, t in verdicts) if v)
+    return AdjudicationItem(
+        case=record.case,
+        method=record.method,
+        threshold=record.threshold,
+        object_id=record.object_id,
+        centroid_voxel=record.centroid_voxel,
+        centroid_world_mm=record.centroid_world_mm,
+        centroid_ras_mm=record.centroid_ras_mm,
+        centroid_file_voxel=record.centroid_file_voxel,
+        size_voxels=record.size_voxels,
+        max_score=record.max_score,
+        blind=blind,
+        verdicts=said,
+    )
 
 
 # --------------------------------------------------------------------------- writing
@@ -148,10 +215,7 @@ def _point(values: Sequence[float]) -> str:
     return " ".join(f"{v:.4f}" for v in values)
 
 
-def disagreements_csv(
-    disputes: Iterable[tuple[ReviewRecord, Sequence[tuple[str, str]], bool]],
-    readers: Sequence[str],
-) -> str:
+def disagreements_csv(disputes: Iterable[Dispute], readers: Sequence[str]) -> str:
     """The adjudication file: ``(record placing the region, (reader, verdict)..., blind)``."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")

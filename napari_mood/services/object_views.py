@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from napari_mood.core.objects import KINDS, LabelledMatch, ObjectMatch, ObjectRecord
+from napari_mood.core.orientation import DisplayTransform
 from napari_mood.services.labelling import LabellingCache, labelled
 from napari_mood.services.snapshots import MapSnapshot
 
@@ -26,6 +27,7 @@ __all__ = [
     "KIND_TEXT",
     "SHOWN_KINDS",
     "MethodObjects",
+    "ObjectPlace",
     "ObjectsLayer",
     "compute_method_objects",
     "objects_layer",
@@ -34,6 +36,7 @@ __all__ = [
     "shown_objects",
     "match_methods",
     "matched_text",
+    "object_place",
     "summary_html",
     "window_text",
 ]
@@ -237,6 +240,44 @@ def match_methods(
     """:func:`compute_method_objects` for every map (one worker job)."""
     truth = None if gt is None else np.asarray(gt)
     return tuple(compute_method_objects(snapshot, truth, cache=cache) for snapshot in maps)
+
+
+@dataclass(frozen=True)
+class ObjectPlace:
+    """Where an object's centre of mass is, for other software (the table's columns).
+
+    ``file_voxel``: voxel index ``(i, j, k)`` in the NIfTI file (fractional); ``ras_mm``:
+    scanner coordinates from the file's affine (RAS+, mm); None without a transform
+    (arrays that came with no affine: ``file_voxel`` is then the displayed index).
+    """
+
+    file_voxel: tuple[float, ...]
+    ras_mm: tuple[float, ...] | None
+
+
+def object_place(record: ObjectRecord, transform: DisplayTransform | None) -> ObjectPlace:
+    """The file voxel and RAS millimetres of ``record``'s centroid (a displayed index).
+
+    The mapping is the case's :class:`~napari_mood.core.orientation.DisplayTransform`
+    (the one the status bar and review file use).
+
+    Examples
+    --------
+    >>> from napari_mood.core.objects import match_objects
+    >>> from napari_mood.core.orientation import display_transform
+    >>> t = display_transform((4, 5, 6), np.diag([2.0, 1.0, 3.0, 1.0]))  # file i, j, k
+    >>> score = np.zeros(t.display_shape); score[1, 2, 3] = 0.9  # displayed k, j, i
+    >>> record = match_objects(score, score > 0, threshold=0.5).objects[0]
+    >>> place = object_place(record, t)
+    >>> place.file_voxel, place.ras_mm
+    ((3.0, 2.0, 1.0), (6.0, 2.0, 3.0))
+    """
+    centre = np.asarray(record.centroid_voxel, dtype=float)
+    if transform is None:
+        return ObjectPlace(tuple(float(v) for v in centre), None)
+    voxel = transform.display_to_file_index(centre)
+    ras = transform.file_index_to_world(voxel)
+    return ObjectPlace(tuple(float(v) for v in voxel), tuple(float(v) for v in ras))
 
 
 def matched_text(record: ObjectRecord) -> str:

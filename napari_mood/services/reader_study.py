@@ -39,7 +39,8 @@ Time per region
 Disagreements
     Regions judged by two readers or more whose verdicts differ (unsure against a firm
     verdict included), in the adjudication file format
-    (:mod:`napari_mood.services.adjudication`).
+    (:mod:`napari_mood.services.adjudication`). Adjudicated verdicts (rows with the
+    ``adjudication`` column set) are no reader's: they are left out of every statistic.
 Blind review
     The journal stores the real method with the review's ``blind_seed``; the reader saw
     "Method A". The report groups by the real method and counts blind verdicts apart
@@ -262,6 +263,8 @@ def _read_events(journals: Sequence[Path]) -> tuple[list[_Event], list[str]]:
         if not rows:
             notes.append(f"{path}: holds no verdict")
         for row, (record, withdrawn) in enumerate(rows):
+            if record.adjudication:
+                continue  # an adjudicator's verdict, not a reader's (module docstring)
             reader = record.reviewer or names[path]
             when = check_time(record.time)
             events.append(_Event(reader, record, withdrawn, when, (index, row)))

@@ -42,6 +42,7 @@ __all__ = [
     "match_reviews",
     "now_iso",
     "review_record",
+    "same_key_verdict",
     "summarize_reviews",
     "with_verdict",
 ]
@@ -74,6 +75,7 @@ class ReviewRecord:
     centroid_ras_mm: tuple[float, ...] = ()
     centroid_file_voxel: tuple[float, ...] = ()
     blind_seed: int | None = None
+    adjudication: bool = False
 
     @property
     def key(self) -> tuple[str, str, float, int]:
@@ -100,8 +102,12 @@ def review_record(
     centroid_ras_mm: Sequence[float] = (),
     centroid_file_voxel: Sequence[float] = (),
     blind_seed: int | None = None,
+    adjudication: bool = False,
 ) -> ReviewRecord:
     """Return the record of a verdict on ``region`` (``time`` defaults to now, UTC).
+
+    ``adjudication`` marks the verdict of an adjudicator on a region readers disagreed on
+    (:mod:`napari_mood.services.adjudication`); ``blind_seed`` one given in blind review.
 
     Examples
     --------
@@ -134,6 +140,7 @@ def review_record(
         centroid_ras_mm=tuple(float(v) for v in centroid_ras_mm),
         centroid_file_voxel=tuple(float(v) for v in centroid_file_voxel),
         blind_seed=blind_seed,
+        adjudication=adjudication,
     )
 
 
@@ -154,6 +161,27 @@ def with_verdict(
     """
     kept = [r for r in records if r.key != new.key and r != replaces]
     return (*kept, new)
+
+
+def same_key_verdict(records: Iterable[ReviewRecord], new: ReviewRecord) -> ReviewRecord | None:
+    """The stored verdict of ``new``'s reviewer that ``new`` replaces in a file (same key).
+
+    A file keeps one verdict per key (``review_store``): a verdict given blind on a region
+    the same reviewer judged in the open replaces it; undo puts this one back.
+
+    Examples
+    --------
+    >>> region = FlaggedRegion(1, 8, None, (1.0,), ((0, 2),), 0.9, 0.7, True)
+    >>> open_ = review_record(region, case="c", method="m", threshold=0.5,
+    ...                       centroid_world_mm=(1.0,), verdict="unsure", reviewer="ana")
+    >>> blind = review_record(region, case="c", method="m", threshold=0.5,
+    ...                       centroid_world_mm=(1.0,), verdict="false alarm", reviewer="ana",
+    ...                       blind_seed=7)
+    >>> same_key_verdict([open_], blind) == open_
+    True
+    """
+    same = (r for r in records if r.key == new.key and r.reviewer == new.reviewer)
+    return next((r for r in same if r != new), None)
 
 
 def match_reviews(

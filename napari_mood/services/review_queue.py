@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from napari_mood.core.io import MethodFolder, MoodDataset, discover_dataset, method_folder
+from napari_mood.services.review import ReviewRecord
 
 __all__ = [
     "ReviewQueue",
@@ -40,12 +41,23 @@ __all__ = [
     "new_seed",
     "region_order",
     "review_queue",
+    "stored_seed",
 ]
 
 
 def new_seed() -> int:
     """A fresh seed for a blind review (a positive 31-bit integer)."""
     return secrets.randbelow(2**31 - 1) + 1
+
+
+def stored_seed(records: Iterable[ReviewRecord], reviewer: str) -> int:
+    """The seed of ``reviewer``'s latest blind verdict in ``records``, or a new one.
+
+    A blind review resumed later walks the same order.
+    """
+    name = reviewer.strip()
+    seeds = [r.blind_seed for r in records if r.blind_seed and r.reviewer == name]
+    return seeds[-1] if seeds else new_seed()
 
 
 def _rng(seed: int, *parts: str) -> np.random.Generator:

@@ -7,7 +7,9 @@ back (undo, or a verdict moved to another region). Nothing is ever rewritten, so
 viewers, two reviewers or two processes keep every acknowledged verdict, the file keeps
 its permissions, and a read-only file is refused (never replaced). Reading folds the
 journal: the newest row of each key ``(case, method, threshold, object_id)`` wins.
-Files written by earlier versions (one row per key, no ``reviewer`` column) read the same.
+Files written by earlier versions (one row per key, no ``reviewer`` column, no
+``adjudication`` column) read the same; a verdict whose blind seed or adjudication mark
+such a file has no column for is refused rather than written without it.
 A BOM (a file saved by Excel) is accepted.
 
 The default location is :func:`default_review_dir` (``$NAPARI_MOOD_REVIEW_DIR`` when
@@ -81,8 +83,18 @@ REVIEW_COLUMNS: tuple[str, ...] = (
     "centroid_ras_mm",
     "centroid_file_voxel",
     "blind_seed",
+    "adjudication",
 )
-_OPTIONAL_COLUMNS = ("reviewer", "centroid_ras_mm", "centroid_file_voxel", "blind_seed")
+_OPTIONAL_COLUMNS = (
+    "reviewer",
+    "centroid_ras_mm",
+    "centroid_file_voxel",
+    "blind_seed",
+    "adjudication",
+)
+_KEPT_COLUMNS = ("blind_seed", "adjudication")
+"""Columns whose value changes what a row means: never dropped when appending to a file
+of an earlier version that lacks them (the verdict is refused instead)."""
 MAX_NOTE = 10_000
 """The longest note a verdict may carry (characters), checked before anything is written."""
 SUMMARY_COLUMNS: tuple[str, ...] = ("method", "cases", "regions", *VERDICTS)
@@ -117,6 +129,7 @@ def _row(record: ReviewRecord, verdict: str | None = None) -> tuple[str, ...]:
         _format_point(record.centroid_ras_mm),
         _format_point(record.centroid_file_voxel),
         "" if record.blind_seed is None else str(record.blind_seed),
+        "yes" if record.adjudication else "",
     )
 
 
@@ -163,9 +176,16 @@ def _event_from_row(row: Mapping[str, str | None]) -> tuple[ReviewRecord, bool]:
         centroid_ras_mm=_parse_point(cell["centroid_ras_mm"]),
         centroid_file_voxel=_parse_point(cell["centroid_file_voxel"]),
         blind_seed=int(cell["blind_seed"]) if cell["blind_seed"] else None,
+        adjudication=_flag(cell["adjudication"]),
     )
     check_time(record.time)
     return record, withdrawn
+
+
+def _flag(text: str) -> bool:
+    if text not in ("", "yes", "no"):
+        raise ValueError(f"adjudication must be yes, no or empty, got {text!r}")
+    return text == "yes"
 
 
 # --------------------------------------------------------------------------- reading
@@ -343,6 +363,8 @@ class ReviewFile:
         try:
             self._path.parent.mkdir(parents=True, exist_ok=True)
             _append_rows(self._path, rows)
+        except ReviewFileError:
+            raise  # names the file and what to do already
         except OSError as error:
             raise ReviewFileError(
                 self._path,
@@ -362,6 +384,7 @@ def _append_rows(path: Path, rows: Sequence[Sequence[str]]) -> None:
             fcntl.flock(descriptor, fcntl.LOCK_EX)
         size = os.fstat(descriptor).st_size
         header = _header_of(descriptor) if size else REVIEW_COLUMNS
+        _check_columns(path, rows, header)
         text = _csv_text(None if size else header, [_project(row, header) for row in rows])
         if size and os.pread(descriptor, 1, size - 1) not in (b"\n", b"\r"):
             text = "\n" + text  # a last line without its line break (an editor's save)
@@ -376,6 +399,19 @@ def _header_of(descriptor: int) -> tuple[str, ...]:
     first = os.pread(descriptor, 65536, 0).decode("utf-8", "replace").lstrip("\ufeff")
     names = next(csv.reader([first.splitlines()[0] if first else ""]), [])
     return tuple(names) if set(names) >= {"case", "verdict"} else REVIEW_COLUMNS
+
+
+def _check_columns(path: Path, rows: Sequence[Sequence[str]], header: Sequence[str]) -> None:
+    """Refuse rows whose blind seed or adjudication mark a file's header would drop."""
+    for name in _KEPT_COLUMNS:
+        index = REVIEW_COLUMNS.index(name)
+        if name not in header and any(row[index] for row in rows):
+            raise ReviewFileError(
+                path,
+                f"was written by an earlier napari-mood without the {name} column: "
+                "this verdict would lose it; nothing was saved",
+                "choose a new review file (the old one stays readable)",
+            )
 
 
 def _project(row: Sequence[str], header: Sequence[str]) -> tuple[str, ...]:

@@ -12,7 +12,8 @@ result is shown as
   ``"objects"``, which the session ignores;
 * a summary line per method: TP / FP / FN / F1 and the size window used;
 * a sortable table of those objects (optionally also the discarded and matched-extra
-  ones). Selecting a row (or Next / Previous, keys N / P while the dock has focus) moves
+  ones). Selecting a row (or Next / Previous, keys N / P anywhere in the window, see
+  :mod:`.review_keys`; the review's N / P win while it is shown) moves
   the slider to the object's centroid, centres the camera on it and zooms so that its
   bounding box (at least 40 mm) fills 40 % of the canvas (:func:`focus_object`).
 
@@ -25,7 +26,6 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from qtpy.QtCore import Qt
-from qtpy.QtGui import QKeySequence
 from qtpy.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -34,7 +34,6 @@ from qtpy.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QShortcut,
     QTableWidget,
     QVBoxLayout,
     QWidget,
@@ -45,8 +44,10 @@ from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.viewer import focus_object
 from napari_mood._napari.widgets import _kit as kit
+from napari_mood._napari.widgets.review_keys import KeyBinding, PanelKeys, weak_call
 from napari_mood.core.looks import OBJECT_COLORS
 from napari_mood.core.objects import KINDS, ObjectRecord
+from napari_mood.core.orientation import DisplayTransform
 from napari_mood.services.labelling import LabellingCache
 from napari_mood.services.object_views import (
     KIND_TEXT,
@@ -54,6 +55,7 @@ from napari_mood.services.object_views import (
     listed_records,
     match_methods,
     matched_text,
+    object_place,
     objects_layer,
     summary_html,
 )
@@ -62,7 +64,7 @@ from napari_mood.services.snapshots import MapSnapshot
 if TYPE_CHECKING:
     import napari
 
-__all__ = ["ALL_METHODS", "KIND_COLORS", "ObjectsWidget", "objects_layer_name"]
+__all__ = ["ALL_METHODS", "KIND_COLORS", "ObjectsWidget", "object_bindings", "objects_layer_name"]
 
 ALL_METHODS = "All methods"
 KIND_COLORS: dict[str, str] = dict(OBJECT_COLORS)
@@ -76,9 +78,9 @@ CONTOUR = 1
 TABLE_STYLE = "QHeaderView::section { padding: 2px 4px; }"
 CELL_PADDING = 12
 HEADER_PADDING = 26  # room for the sort arrow
-MIN_WIDTH = 420  # the table's columns fit without horizontal scrolling
+MIN_WIDTH = 480  # the table's columns (file voxel and RAS too) fit without horizontal scrolling
 AUTO_DELAY_MS = 250
-COLUMNS = ("Method", "Kind", "Voxels", "mm³", "Centroid", "Max", "Match")
+COLUMNS = ("Method", "Kind", "Voxels", "mm³", "Voxel i, j, k", "Max", "Match", "RAS mm")
 COLUMN_TIPS = (
     "Method whose prediction the object belongs to (or that missed it).",
     "TP: predicted object matching a GT object; FP: predicted object matching none; "
@@ -86,9 +88,12 @@ COLUMN_TIPS = (
     "found; discarded: outside the size window (neither TP nor FP).",
     "Object size in voxels (the size window is in voxels).",
     "Object size in cubic millimetres (voxel spacing of the layer).",
-    "Centre of mass in voxel indices of the displayed array: axial slice, row, column.",
+    "Centre of mass as the voxel index i, j, k of the NIfTI file (rounded), as ITK-SNAP, "
+    "3D Slicer and FSLeyes show it (without an affine: the displayed index).",
     "Highest score of the method inside the object.",
     "GT objects a predicted object matches, or what became of it.",
+    "Centre of mass in scanner coordinates (RAS+, millimetres, rounded; from the file's "
+    "affine), as ITK-SNAP, 3D Slicer and FSLeyes show it.",
 )
 METHOD_TIP = "Method whose objects are matched, at its display threshold; or all methods."
 RUN_TIP = (
@@ -100,8 +105,14 @@ EXTRA_TIP = (
     "Also list discarded objects (outside the size window) and matched-extra objects "
     "(a second match of an already found GT object). They are not drawn."
 )
-PREVIOUS_TIP = "Go to the previous object of the table (key P while this panel has focus)."
-NEXT_TIP = "Go to the next object of the table (key N while this panel has focus)."
+PREVIOUS_TIP = (
+    "Go to the previous object of the table (key P, anywhere in the window; while the "
+    "review panel is shown, only with the focus in this panel)."
+)
+NEXT_TIP = (
+    "Go to the next object of the table (key N, anywhere in the window; while the review "
+    "panel is shown, only with the focus in this panel)."
+)
 TABLE_TIP = "Click a row to go to the object; click a header to sort."
 EMPTY_TEXT = "No score map loaded.\nOpen a MOOD dataset or case to match objects."
 _ROW_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -120,6 +131,14 @@ def _match_shown(
     return results, [helper_levels(result.image) for result in results]
 
 
+def object_bindings(panel: ObjectsWidget) -> tuple[KeyBinding, ...]:
+    """N / P: the next / previous object of the table (the review's N / P win while shown)."""
+    return (
+        KeyBinding("N", "next object", weak_call(panel, "step", 1)),
+        KeyBinding("P", "previous object", weak_call(panel, "step", -1)),
+    )
+
+
 def _objects_metadata(case: str | None, method: str) -> dict[str, Any]:
     return {METADATA_KEY: {"role": OBJECTS_ROLE, "case": case, "method": method}}
 
@@ -130,17 +149,22 @@ def _objects_colormap(kinds: dict[int, str]) -> dict[Any, str]:
     return colors
 
 
-def _row_cells(method: str, record: ObjectRecord) -> list[kit.SortItem]:
-    centroid = ",".join(f"{v:.0f}" for v in record.centroid_voxel)
+def _row_cells(
+    method: str, record: ObjectRecord, transform: DisplayTransform | None
+) -> list[kit.SortItem]:
+    place = object_place(record, transform)
+    voxel = ", ".join(str(round(v)) for v in place.file_voxel)
+    ras = "" if place.ras_mm is None else ", ".join(str(round(v)) for v in place.ras_mm)
     mm3 = "" if record.size_mm3 is None else f"{record.size_mm3:.0f}"
     texts_keys = (
         (method, method),
         (KIND_TEXT[record.kind], KINDS.index(record.kind)),
         (str(record.size_voxels), record.size_voxels),
         (mm3, record.size_mm3 or 0.0),
-        (centroid, tuple(record.centroid_voxel)),
+        (voxel, place.file_voxel),
         (f"{record.max_score:.2f}", record.max_score),
         (matched_text(record), matched_text(record)),
+        (ras, place.ras_mm or ()),
     )
     cells = []
     for (text, key), tip in zip(texts_keys, COLUMN_TIPS, strict=True):
@@ -203,7 +227,8 @@ class ObjectsWidget(QWidget):
         self._next = QPushButton("Next (N) ▶", self)
         self._next.setToolTip(NEXT_TIP)
         self._layout_widgets()
-        self._shortcuts = [self._shortcut("N", 1), self._shortcut("P", -1)]
+        self._keys = PanelKeys(self, object_bindings(self))
+        self._lifetime.at_end(self._keys.close)
 
     def _build_table(self) -> QTableWidget:
         table = QTableWidget(0, len(COLUMNS), self)
@@ -242,12 +267,6 @@ class ObjectsWidget(QWidget):
         for widget in (self._summary, self._empty, self._table):
             layout.addWidget(widget)
         layout.addLayout(steps)
-
-    def _shortcut(self, key: str, step: int) -> QShortcut:
-        shortcut = QShortcut(QKeySequence(key), self)
-        shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        shortcut.activated.connect(partial(self.step, step))
-        return shortcut
 
     def _connect(self) -> None:
         self._run.clicked.connect(self._on_run_clicked)
@@ -343,7 +362,13 @@ class ObjectsWidget(QWidget):
         self._dock = kit.watch_dock(self, self._on_dock_visibility_changed, self._dock)
         self._on_dock_visibility_changed(True)
 
+    def hideEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
+        """N / P off while the panel is hidden."""
+        self._keys.show(False)
+        super().hideEvent(event)
+
     def _on_dock_visibility_changed(self, visible: bool) -> None:
+        self._keys.show(visible)
         if visible and self._stale and self._session.method_names:
             self._schedule()
 
@@ -438,8 +463,9 @@ class ObjectsWidget(QWidget):
         table.setSortingEnabled(False)
         table.clearContents()
         table.setRowCount(len(self._rows))
+        transform = self._session.transform  # display index -> file voxel, RAS mm
         for row, (method, record) in enumerate(self._rows):
-            for column, item in enumerate(_row_cells(method, record)):
+            for column, item in enumerate(_row_cells(method, record, transform)):
                 item.setData(_ROW_ROLE, row)
                 table.setItem(row, column, item)
         table.setColumnHidden(0, len(self._results) < 2)

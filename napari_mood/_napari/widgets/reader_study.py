@@ -6,6 +6,10 @@ of journals changes, or on "Report" (journals that grew meanwhile are read again
 tabs show the tables of ``napari-mood review-report``: verdicts and precision per reader
 and method, agreement (Cohen's kappa per pair, Fleiss' kappa), time per region, and the
 disagreements; "Export..." writes the same files into a folder, through the output guard.
+"Adjudicate disagreements" opens the disagreements in the review panel as its queue
+(:meth:`ReviewWidget.adjudicate <napari_mood._napari.widgets.review.ReviewWidget.adjudicate>`):
+the adjudicator judges them with the usual keys, each verdict a review-file row marked
+``adjudication`` and signed with the name given here.
 """
 
 from __future__ import annotations
@@ -32,10 +36,12 @@ from qtpy.QtWidgets import (
     QWidget,
 )
 
+from napari_mood._napari.docking import PLUGIN_NAME
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.viewer import unwrap_viewer
 from napari_mood._napari.widgets import _kit as kit
 from napari_mood.core.io import MoodInputError
+from napari_mood.services.adjudication import AdjudicationList, adjudication_list
 from napari_mood.services.output import Inputs, OutputRefused, Planned, check_outputs
 from napari_mood.services.reader_study import ReaderStudy, reader_study
 from napari_mood.services.reader_study_report import REPORT_FILES, study_tables, write_study
@@ -60,6 +66,14 @@ LIST_TIP = (
     "a reader's rows in several journals are one reader."
 )
 EMPTY = "Add the review files of two readers or more to compare them."
+REVIEW_PANEL = "Review flagged regions"
+ADJUDICATOR = "adjudicator"
+ADJUDICATE_TIP = (
+    "Open the disagreements in the review panel as its queue (the method of the selected "
+    "disagreement, else the first): judge them with the usual keys (T / F / U, N / P). "
+    "Each verdict is a review-file row marked 'adjudication', signed with the name beside."
+)
+ADJUDICATOR_TIP = "The adjudicator's name, written with each adjudicated verdict."
 TAB_TIPS = {
     "Verdicts": "Per reader and method: precision = true / (true + false), unsure left out; "
     "95% Wilson interval; blind = verdicts given in blind review.",
@@ -121,6 +135,10 @@ class ReaderStudyWidget(QWidget):
         self._remove = kit.button(self, "Remove", REMOVE_TIP)
         self._report = kit.button(self, "Report", REPORT_TIP)
         self._export = kit.button(self, "Export...", EXPORT_TIP)
+        self._adjudicator = kit.line_edit(self, "Adjudicator's name", ADJUDICATOR_TIP)
+        self._adjudicator.setText(ADJUDICATOR)
+        self._adjudicate = kit.button(self, "Adjudicate disagreements", ADJUDICATE_TIP)
+        self._adjudicate.setEnabled(False)
         self._status = QLabel(self)
         self._status.setWordWrap(True)
         self._busy = QProgressBar(self)
@@ -137,10 +155,12 @@ class ReaderStudyWidget(QWidget):
         layout.addWidget(self._busy)
         layout.addWidget(self._tabs, 1)
         layout.addLayout(kit.row(self._export, stretch=True))
+        layout.addLayout(kit.row(self._adjudicator, self._adjudicate))
         self._add.clicked.connect(self._on_add_clicked)
         self._remove.clicked.connect(self._on_remove_clicked)
         self._report.clicked.connect(self._on_report_clicked)
         self._export.clicked.connect(self._on_export_clicked)
+        self._adjudicate.clicked.connect(self._on_adjudicate_clicked)
 
     def _build_table(self, name: str) -> QTableWidget:
         grid = QTableWidget(self)
@@ -222,7 +242,34 @@ class ReaderStudyWidget(QWidget):
         check_outputs(planned, inputs=inputs, force=force)
         return write_study(self._study, target, force=force)
 
+    def disputes(self) -> AdjudicationList | None:
+        """The study's disagreements as a list to adjudicate (None: no study or none)."""
+        study = self._study
+        if study is None or not study.disagreements:
+            return None
+        found = [(d.record, d.verdicts, d.blind) for d in study.disagreements]
+        return adjudication_list(found, study.readers)
+
+    def adjudicate(self) -> bool:
+        """Open the disagreements in the review panel as its queue; False if it cannot."""
+        disputes = self.disputes()
+        if disputes is None:
+            return False
+        dock, panel = self._session.viewer.window.add_plugin_dock_widget(PLUGIN_NAME, REVIEW_PANEL)
+        dock.show()
+        dock.raise_()
+        reader = self._adjudicator.text().strip() or ADJUDICATOR
+        return bool(panel.adjudicate(disputes, reader=reader, method=self._selected_method()))
+
+    def _selected_method(self) -> str | None:
+        grid = self._tables["Disagreements"]
+        rows = kit.present(grid.selectionModel(), "selection").selectedRows()
+        return kit.cell(grid, rows[0].row(), 1).text() if rows else None
+
     # -- handlers -------------------------------------------------------------------
+
+    def _on_adjudicate_clicked(self) -> None:
+        self.adjudicate()
 
     def _on_add_clicked(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(
@@ -255,11 +302,13 @@ class ReaderStudyWidget(QWidget):
         )
         self._status.setText(text + "".join(f"\n{w}" for w in study.warnings))
         self._export.setEnabled(True)
+        self._adjudicate.setEnabled(bool(study.disagreements))
 
     def _on_worker_error(self, error: BaseException) -> None:
         self._study = None
         self._fill(None)
         self._export.setEnabled(False)
+        self._adjudicate.setEnabled(False)
         self._status.setText(f"Could not compute the study: {error}")
         kit.notify("error", f"napari-mood reader study: {error}")
 
@@ -290,6 +339,7 @@ class ReaderStudyWidget(QWidget):
             self._status.setText(EMPTY)
             self._fill(None)
         self._export.setEnabled(self._study is not None)
+        self._adjudicate.setEnabled(self.disputes() is not None)
 
     def _fill(self, study: ReaderStudy | None) -> None:
         tables = study_tables(study) if study is not None else {}

@@ -4,9 +4,10 @@ Regions, ranking, the review file and the rule that brings verdicts back are Qt-
 (:mod:`napari_mood.services.review`, ``review_store``, ``review_queue``); this panel wires
 controls to them. Regions are found in a worker whenever the threshold, the methods or
 the case change; the current one is outlined (layer ``"Review: current region"``, role
-``"review"``) and centred in every plane. Keys are window shortcuts while the panel is
-shown (:mod:`.review_keys`); notes stay with their region; Next past the last region
-opens the next case (the queue); "Only this method" and "Blind review" are
+``"review"``) and centred in every plane. Keys work anywhere in the window (floated panels
+too, never in a text field) while the panel is shown (:mod:`.review_keys`); notes stay
+with their region; Next past the last region opens the next case (the queue) and at the
+end of the queue says so; "Only this method" and "Blind review" are
 :mod:`.review_view`; the file is :mod:`.review_files`. README "Review flagged regions"
 describes what a user sees.
 """
@@ -22,55 +23,56 @@ import numpy as np
 from qtpy.QtCore import QSettings, Qt
 from qtpy.QtWidgets import (
     QDockWidget,
-    QFileDialog,
     QWidget,
 )
 
-from napari_mood._napari.helper_layers import (
-    add_helper_labels,
-    helper_layers,
-    set_helper_data,
-    shown_with,
-)
+from napari_mood._napari.helper_layers import shown_with
 from napari_mood._napari.layers import METADATA_KEY
-from napari_mood._napari.reader import LoadedCase, load_case_layers
+from napari_mood._napari.prefetch import prefetch_for
+from napari_mood._napari.reader import LoadedCase
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.viewer import focus_object
 from napari_mood._napari.widgets import _kit as kit
 from napari_mood._napari.widgets.review_controls import build_controls, lay_out
 from napari_mood._napari.widgets.review_files import ReviewFiles
-from napari_mood._napari.widgets.review_keys import WindowKeys, key_help, review_bindings
+from napari_mood._napari.widgets.review_keys import (
+    REVIEW_PRIORITY,
+    PanelKeys,
+    key_help,
+    review_bindings,
+)
 from napari_mood._napari.widgets.review_texts import (
     AUTO_DELAY_MS,
     EMPTY_TEXT,
     FILE_TIP,
     NOTE_DELAY_MS,
-    REVIEW_COLOR,
-    REVIEW_CONTOUR,
     REVIEW_LAYER_NAME,
-    REVIEW_ROLE,
     REVIEWER_SETTING,
     SCOPES,
     SETTINGS,
+    end_text,
     position_text,
     progress_text,
+    readers_text,
 )
-from napari_mood._napari.widgets.review_view import ReviewView
+from napari_mood._napari.widgets.review_view import ReviewView, review_layer, show_region_labels
 from napari_mood.core.io import MoodInputError
 from napari_mood.core.regions import FlaggedRegion
+from napari_mood.services.adjudication import AdjudicationList
 from napari_mood.services.review import (
     ReviewRecord,
     Verdict,
     match_reviews,
     now_iso,
     review_record,
+    same_key_verdict,
 )
+from napari_mood.services.review_mode import ReviewMode
 from napari_mood.services.review_queue import (
     ReviewQueue,
     blind_names,
-    new_seed,
-    region_order,
     review_queue,
+    stored_seed,
 )
 from napari_mood.services.review_regions import FoundRegions, find_regions
 from napari_mood.services.review_store import (
@@ -102,12 +104,12 @@ class ReviewWidget(QWidget):
         self._found: FoundRegions | None = None
         self._regions: tuple[FlaggedRegion, ...] = ()  # in review order
         self._index = -1
-        self._drafts: dict[tuple[str, str, int], str] = {}  # (case, method, id) -> note
+        self._drafts: dict[tuple[str, str, int, str], str] = {}  # (case, method, id, mode)
         self._undo: list[tuple[ReviewRecord, ReviewRecord | None]] = []
         self._seed: int | None = None  # blind review seed
+        self._adjudication: AdjudicationList | None = None  # the disputes walked
         self._queue: ReviewQueue | None = None
         self._enter_last = False  # a case opened by stepping back: start at its last region
-        self._keys: WindowKeys | None = None
         self._verdicts: dict[int, ReviewRecord] = {}
         self._files = ReviewFiles(self._session)
         self._stale = True  # regions to search once the panel is visible
@@ -131,6 +133,7 @@ class ReviewWidget(QWidget):
     def _build(self) -> None:
         self._c = build_controls(self)
         self._bindings = review_bindings(self)
+        self._keys = PanelKeys(self, self._bindings, priority=REVIEW_PRIORITY)
         self._c.help.setText(key_help(self._bindings))
         lay_out(self._c, self)
 
@@ -149,6 +152,7 @@ class ReviewWidget(QWidget):
         self._c.reviewer.editingFinished.connect(self._on_reviewer_editing_finished)
         self._c.only.toggled.connect(self._on_only_toggled)
         self._c.blind.toggled.connect(self._on_blind_toggled)
+        self._c.adjudication.toggled.connect(self._on_adjudication_toggled)
         self._c.undo_button.clicked.connect(self.undo)
         connect = self._lifetime.connect
         connect(self._session.methods_changed, self._on_session_methods_changed)
@@ -181,6 +185,11 @@ class ReviewWidget(QWidget):
     def blind_seed(self) -> int | None:
         """The seed of the blind review (None: not blind)."""
         return self._seed
+
+    @property
+    def mode(self) -> ReviewMode:
+        """What the review walks and shows: open, blind, adjudication."""
+        return ReviewMode(self._seed, self._adjudication)
 
     @property
     def queue(self) -> ReviewQueue | None:
@@ -246,7 +255,8 @@ class ReviewWidget(QWidget):
         if self.regions and 0 <= index < len(self.regions):
             self.go_to(index)
         elif not self._opener.busy and not self._worker.busy:
-            self.step_case(1 if delta > 0 else -1)
+            if not self.step_case(1 if delta > 0 else -1):
+                self._say(end_text(delta, self._queue, self._session.case))
 
     def step_case(self, delta: int) -> bool:
         """Open the case ``delta`` places further in the queue; return whether one opens."""
@@ -257,7 +267,7 @@ class ReviewWidget(QWidget):
         self._leave_region()
         self._enter_last = delta < 0
         self._c.queue_label.setText(f"Opening case {queue.position(case)[0]}…")
-        self._opener.submit(load_case_layers, queue.dataset, case, queue.methods)
+        self._opener.submit(prefetch_for(self._session).load, queue.dataset, case, queue.methods)
         return True
 
     def undo(self) -> bool:
@@ -284,6 +294,31 @@ class ReviewWidget(QWidget):
         """Start or end a blind review (see the module docstring)."""
         self._c.blind.setChecked(blind)
 
+    def adjudicate(
+        self, disputes: AdjudicationList, *, reader: str, method: str | None = None
+    ) -> bool:
+        """Walk the regions readers disagreed on; verdicts are signed ``reader``, marked.
+
+        ``method``: whose disputes (default: the first one shown); blind when they were
+        judged blind. Returns False (and says why) when no disputed method is shown.
+        """
+        shown = [m for m in disputes.methods() if m in self._session.method_names]
+        if not shown:
+            kit.notify("warning", "napari-mood: no method of the disagreements is shown")
+            return False
+        self._leave_region()
+        self._adjudication = disputes
+        self._c.reviewer.setText(reader)
+        self._c.adjudication.setVisible(True)
+        self._c.adjudication.setChecked(True)
+        chosen = method if method in shown else shown[0]
+        self.select_method(chosen)
+        self.set_blind(any(i.blind for i in disputes.items if i.method == chosen))
+        self._on_mode_changed()
+        if self._session.case not in disputes.cases(chosen):
+            self.step_case(1)  # the first case with a disputed region
+        return True
+
     def set_verdict(self, verdict: Verdict) -> bool:
         """Record ``verdict`` (and the note) for the region shown; return whether it was saved."""
         region, found = self.current_region, self._found
@@ -293,9 +328,10 @@ class ReviewWidget(QWidget):
             return False
         record = self._record(region, verdict)
         replaced = self._verdicts.get(region.object_id)
+        hidden = same_key_verdict(self._book.records, record)  # another mode's, not shown
         if not self._save(record, replaces=replaced):
             return False
-        self._undo.append((record, replaced))
+        self._undo.append((record, replaced or hidden))
         self._drafts.pop(self._draft_key(region.object_id), None)
         if self._c.advance.isChecked() and self._index < len(self.regions) - 1:
             self.go_to(self._index + 1)
@@ -358,15 +394,18 @@ class ReviewWidget(QWidget):
             centroid_ras_mm=ras,
             centroid_file_voxel=voxel,
             blind_seed=self._seed,
+            adjudication=self._adjudication is not None,
         )
 
     def _draft_key(
         self, object_id: int, record: ReviewRecord | None = None
-    ) -> tuple[str, str, int]:
+    ) -> tuple[str, str, int, str]:
+        """Notes drafted in one mode are not shown in another (blind review shows none)."""
         if record is not None:
-            return record.case, record.method, object_id
-        found = self._found
-        return ("", "", object_id) if found is None else (found.case or "", found.method, object_id)
+            return record.case, record.method, object_id, ReviewMode.tag_of(record)
+        found, tag = self._found, self.mode.tag
+        where = ("", "") if found is None else (found.case or "", found.method)
+        return (*where, object_id, tag)
 
     def _index_of(self, record: ReviewRecord) -> int | None:
         found = self._found
@@ -393,7 +432,10 @@ class ReviewWidget(QWidget):
             self._verdicts = {}
             return
         stored = match_reviews(
-            found.regions, book.records, case=found.case or "", method=found.method
+            found.regions,
+            self.mode.stored(book.records),
+            case=found.case or "",
+            method=found.method,
         )
         self._verdicts = dict(stored)
 
@@ -410,20 +452,8 @@ class ReviewWidget(QWidget):
     def hideEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
         """Save a note being typed when the panel is hidden or napari closes; keys off."""
         self._leave_region()
-        if self._keys is not None:
-            self._keys.set_enabled(False)
+        self._keys.show(False)
         super().hideEvent(event)
-
-    def _enable_keys(self) -> None:
-        """The review keys on the whole window, while this panel is shown."""
-        window = self.window()
-        if self._keys is not None and self._keys.window is not window:
-            self._keys.close()
-            self._keys = None
-        if self._keys is None and window is not None and window is not self:
-            self._keys = WindowKeys(window, self._bindings)
-        if self._keys is not None:
-            self._keys.set_enabled(True)
 
     # -- session -> widget ----------------------------------------------------------
 
@@ -441,7 +471,7 @@ class ReviewWidget(QWidget):
             self._schedule()
 
     def _on_session_case_changed(self) -> None:
-        layer = self._review_layer()
+        layer = review_layer(self._viewer)
         if layer is not None and layer.metadata[METADATA_KEY].get("case") != self._session.case:
             self._viewer.layers.remove(layer)  # the old case's region outline
         if self._files.follow_case():
@@ -465,11 +495,9 @@ class ReviewWidget(QWidget):
 
     def _on_dock_visibility_changed(self, visible: bool) -> None:
         region = self.current_region
-        if self._keys is not None and not visible:
-            self._keys.set_enabled(False)
+        self._keys.show(visible)
         if not visible:
             return
-        self._enable_keys()
         if self._stale:
             self._schedule()
         elif region is not None and self.method in self._session.method_names:
@@ -511,20 +539,31 @@ class ReviewWidget(QWidget):
     def _on_only_toggled(self, checked: bool) -> None:
         self._apply_view()
 
-    def _on_blind_toggled(self, checked: bool) -> None:
+    def _on_adjudication_toggled(self, checked: bool) -> None:
+        if checked or self._adjudication is None:
+            return
         self._leave_region()
-        self._seed = self._stored_seed() if checked else None
+        self._adjudication = None
+        self._c.adjudication.setVisible(False)
+        self._c.reviewer.setText(str(QSettings(*SETTINGS).value(REVIEWER_SETTING, "") or ""))
+        self._on_mode_changed()
+
+    def _on_mode_changed(self) -> None:
+        """Blind review or adjudication began or ended: verdicts, notes and queue follow."""
         self._queue = None
-        self._refresh_methods()
-        self._apply_view()
+        self._match_verdicts()
+        self._show_current(move=False)
         self._schedule()
 
-    def _stored_seed(self) -> int:
-        """The seed of this reviewer's earlier blind review in the file, or a new one."""
-        reviewer = self._c.reviewer.text().strip()
-        records = [] if self._book is None else list(self._book.records)
-        seeds = [r.blind_seed for r in records if r.blind_seed and r.reviewer == reviewer]
-        return seeds[-1] if seeds else new_seed()
+    def _on_blind_toggled(self, checked: bool) -> None:
+        self._leave_region()
+        reviewer, book = self._c.reviewer.text(), self._book
+        self._seed = (
+            stored_seed(() if book is None else book.records, reviewer) if checked else None
+        )
+        self._refresh_methods()
+        self._apply_view()
+        self._on_mode_changed()
 
     def _apply_view(self) -> None:
         method = self._chosen_method() or None
@@ -536,13 +575,18 @@ class ReviewWidget(QWidget):
             return self._queue
         maps = {m.name: m.path for m in self._session.methods if m.path is not None}
         try:
-            self._queue = review_queue(dataset, maps, method=method, seed=self._seed)
+            queue = review_queue(dataset, maps, method=method, seed=self._seed)
+            self._queue = self.mode.queue(queue, method=method)
         except (MoodInputError, OSError) as error:
             kit.notify("error", f"napari-mood: cannot walk the dataset's cases: {error}")
         return self._queue
 
     def _on_case_loaded(self, loaded: LoadedCase) -> None:
         self._session.replace_case(loaded.layers)
+        queue = self._queue
+        after = None if queue is None else queue.step(loaded.case, 1)
+        if queue is not None and after is not None:  # read while this one is reviewed
+            prefetch_for(self._session).start(queue.dataset, after, queue.methods)
         if loaded.problems:
             kit.notify("warning", "; ".join(str(p) for p in loaded.problems[:3]))
 
@@ -557,8 +601,7 @@ class ReviewWidget(QWidget):
 
     def _on_end(self) -> None:
         self._view.restore(closing=True)
-        if self._keys is not None:
-            self._keys.close()
+        self._keys.close()
 
     def _on_scope_changed(self, index: int) -> None:
         self._save_note()
@@ -581,23 +624,12 @@ class ReviewWidget(QWidget):
         self.setFocus()  # back to the panel, so that the keys work again
 
     def _on_change_clicked(self) -> None:
-        start = str(self.review_path or self._files.default_path())
-        path, _ = QFileDialog.getSaveFileName(
-            self,
-            "Review file (CSV)",
-            start,
-            "CSV files (*.csv)",
-            options=QFileDialog.Option.DontConfirmOverwrite,
-        )
+        path = self._files.ask_review_file(self)
         if path:
             self.set_review_file(path)
 
     def _on_export_clicked(self) -> None:
-        base = self.review_path or self._files.default_path()
-        start = base.with_name(f"{base.stem}-summary.csv")
-        path, _ = QFileDialog.getSaveFileName(
-            self, "Export review summary", str(start), "CSV files (*.csv)"
-        )
+        path = self._files.ask_summary_file(self)
         if path:
             self.export_summary_to(path)
 
@@ -611,12 +643,9 @@ class ReviewWidget(QWidget):
             return
         self._leave_region()
         self._found = found
-        order = region_order(
-            len(found.regions), seed=self._seed, case=found.case or "", method=found.method
-        )
-        self._regions = tuple(found.regions[i] for i in order)
+        self._regions = self.mode.regions(found)
         self._match_verdicts()
-        self._show_labels(found, levels)
+        show_region_labels(self._session, found, levels)
         unjudged = [i for i, r in enumerate(self._regions) if r.object_id not in self._verdicts]
         if self._enter_last:
             self._index = len(self._regions) - 1
@@ -626,27 +655,6 @@ class ReviewWidget(QWidget):
         self._show_current(move=kit.is_on_screen(self))
 
     # -- display --------------------------------------------------------------------
-
-    def _show_labels(self, found: FoundRegions, levels: Any) -> None:
-        layer = self._review_layer()
-        if layer is None:
-            layer = add_helper_labels(
-                self._viewer,
-                found.labels,
-                name=REVIEW_LAYER_NAME,
-                reference=self._session.method(found.method).layer,
-                colormap={0: "transparent", None: REVIEW_COLOR},
-                metadata={METADATA_KEY: {"role": REVIEW_ROLE, "case": found.case}},
-                contour=REVIEW_CONTOUR,
-                levels=levels,
-            )
-        else:
-            set_helper_data(layer, found.labels, levels=levels)
-        layer.metadata[METADATA_KEY].update(method=found.method, case=found.case)
-        layer.show_selected_label = True
-
-    def _review_layer(self) -> Any:
-        return next(helper_layers(self._viewer, REVIEW_ROLE), None)
 
     def _show_current(self, *, move: bool = True) -> None:
         """Show the current region's details; ``move`` the viewer to it."""
@@ -659,6 +667,7 @@ class ReviewWidget(QWidget):
         self._c.note_label.setText(
             "Note" if region is None else f"Note on region {self._index + 1} of {len(self.regions)}"
         )
+        self._show_dispute(region)
         self._show_progress()
         for control in (*self._c.verdict_buttons.values(), self._c.note):
             control.setEnabled(region is not None and self._book is not None)
@@ -668,7 +677,7 @@ class ReviewWidget(QWidget):
         )
         self._c.undo_button.setEnabled(bool(self._undo))
         self._show_queue()
-        layer = self._review_layer()
+        layer = review_layer(self._viewer)
         if layer is not None and region is not None:
             layer.selected_label = region.object_id
         if move and region is not None and self.method in self._session.method_names:
@@ -692,6 +701,18 @@ class ReviewWidget(QWidget):
         self._c.position.setText(
             position_text(self._found, region, self._index, len(self.regions), method)
         )
+
+    def _show_dispute(self, region: FlaggedRegion | None) -> None:
+        found = self._found
+        where = ("", "") if found is None else (found.case or "", found.method)
+        item = self.mode.dispute(region, case=where[0], method=where[1])
+        self._c.readers.setText(readers_text(item))
+        self._c.readers.setVisible(self._adjudication is not None)
+
+    def _say(self, text: str) -> None:
+        """A message in the panel (until the next move) and in napari's status bar."""
+        self._c.queue_label.setText(text)
+        self._viewer.status = text
 
     def _show_progress(self) -> None:
         self._c.progress.setText(progress_text(self._verdicts.values(), len(self.regions)))

@@ -20,6 +20,7 @@ from qtpy.QtWidgets import (
 
 from napari_mood._napari.widgets import _kit as kit
 from napari_mood._napari.widgets.review_texts import (
+    ADJUDICATION_TIP,
     ADVANCE_TIP,
     BLIND_TIP,
     CHANGE_TIP,
@@ -62,6 +63,8 @@ class ReviewControls(SimpleNamespace):
     reviewer: QLineEdit
     only: QCheckBox
     blind: QCheckBox
+    adjudication: QCheckBox
+    readers: QLabel
     undo_button: QPushButton
     queue_label: QLabel
     help: QLabel
@@ -101,6 +104,12 @@ def build_controls(parent: QWidget) -> ReviewControls:
     c.only.setToolTip(ONLY_TIP)
     c.blind = QCheckBox("Blind review", parent)
     c.blind.setToolTip(BLIND_TIP)
+    c.adjudication = QCheckBox("Adjudication", parent)
+    c.adjudication.setToolTip(ADJUDICATION_TIP)
+    c.adjudication.setVisible(False)  # shown while adjudicating (Reader study panel)
+    c.readers = QLabel(parent)
+    c.readers.setWordWrap(True)
+    c.readers.setToolTip("What each reader said of this disputed region.")
     c.undo_button = kit.button(parent, "Undo verdict (Z)", UNDO_TIP)
     c.queue_label = QLabel(parent)
     c.queue_label.setWordWrap(True)
@@ -114,7 +123,10 @@ def build_controls(parent: QWidget) -> ReviewControls:
     c.export = kit.button(parent, "Export summary…", EXPORT_TIP)
     c.empty = QLabel(EMPTY_TEXT, parent)
     c.empty.setWordWrap(True)
-    c.help.setToolTip("Keys work anywhere in the window while this panel is shown.")
+    c.help.setToolTip(
+        "Keys work anywhere in the window (the canvas, a floated panel) while this panel is "
+        "shown, never while typing in a text field."
+    )
     return c
 
 
@@ -131,7 +143,7 @@ def lay_out(c: ReviewControls, parent: QWidget) -> None:
     form.addRow("Method", c.method)
     form.addRow("Regions", c.scope)
     form.addRow("Reviewer", c.reviewer)
-    form.addRow("", kit.row(c.only, c.blind, stretch=True))
+    form.addRow("", kit.row(c.only, c.blind, c.adjudication, stretch=True))
     review_file = QHBoxLayout()
     review_file.addWidget(c.file, 1)
     review_file.addWidget(c.change)
@@ -141,7 +153,7 @@ def lay_out(c: ReviewControls, parent: QWidget) -> None:
     layout = QVBoxLayout(parent)
     layout.addWidget(c.empty)
     layout.addLayout(form)
-    for widget in (c.position, c.current):
+    for widget in (c.position, c.current, c.readers):
         layout.addWidget(widget)
     layout.addLayout(steps)
     layout.addLayout(verdicts)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from qtpy.QtWidgets import QFileDialog, QWidget
+
 from napari_mood._napari.layers import layer_info
 from napari_mood._napari.session import MoodSession
 from napari_mood._napari.widgets import _kit as kit
@@ -120,6 +122,27 @@ class ReviewFiles:
             return None
         kit.notify("info", f"napari-mood: review summary written to {written[0]} and {written[1]}")
         return written
+
+    def ask_review_file(self, parent: QWidget) -> str:
+        """Ask for a review file (an existing one is continued); "" when cancelled."""
+        start = str(self.path or self.default_path())
+        path, _ = QFileDialog.getSaveFileName(
+            parent,
+            "Review file (CSV)",
+            start,
+            "CSV files (*.csv)",
+            options=QFileDialog.Option.DontConfirmOverwrite,
+        )
+        return str(path)
+
+    def ask_summary_file(self, parent: QWidget) -> str:
+        """Ask where the summary goes (beside the review file first); "" when cancelled."""
+        base = self.path or self.default_path()
+        start = base.with_name(f"{base.stem}-summary.csv")
+        path, _ = QFileDialog.getSaveFileName(
+            parent, "Export review summary", str(start), "CSV files (*.csv)"
+        )
+        return str(path)
 
     def _input_files(self) -> list[str]:
         session = self._session

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from napari_mood.core.regions import FlaggedRegion, RegionScope
+from napari_mood.services.adjudication import AdjudicationItem
 from napari_mood.services.review import VERDICTS, ReviewRecord, Verdict
+from napari_mood.services.review_queue import ReviewQueue
 from napari_mood.services.review_regions import FoundRegions
 
 REVIEW_LAYER_NAME = "Review: current region"
@@ -56,6 +58,11 @@ EXPORT_TIP = (
     "(<name>-objects.csv)."
 )
 EMPTY_TEXT = "No score map loaded.\nOpen a MOOD dataset or case to review its flagged regions."
+ADJUDICATION_TIP = (
+    "Adjudication: only the regions readers disagreed on (from the Reader study panel's "
+    "'Adjudicate disagreements'); each verdict is saved as a review-file row marked "
+    "'adjudication', signed with the reviewer name. Untick to go back to a plain review."
+)
 
 
 def position_text(
@@ -82,3 +89,26 @@ def progress_text(verdicts: Iterable[ReviewRecord], total: int) -> str:
     judged = list(verdicts)
     counts = " · ".join(f"{sum(r.verdict == v for r in judged)} {v}" for v in VERDICTS)
     return f"Reviewed {len(judged)} of {total}: {counts}"
+
+
+def end_text(delta: int, queue: ReviewQueue | None, case: str | None) -> str:
+    """What Next past the last case (Previous before the first) says: nothing more to open.
+
+    Examples
+    --------
+    >>> end_text(1, None, "brain_001.nii.gz")
+    'End of the queue: the last region of this case (no dataset to go on in).'
+    """
+    edge, which = ("End", "last") if delta > 0 else ("Start", "first")
+    if queue is None:
+        return f"{edge} of the queue: the {which} region of this case (no dataset to go on in)."
+    index, total = queue.position(case)
+    return f"{edge} of the queue: the {which} region of the {which} case ({index} of {total})."
+
+
+def readers_text(item: AdjudicationItem | None) -> str:
+    """What the readers said of a disputed region, e.g. "Readers: ana true finding · ben unsure"."""
+    if item is None:
+        return ""
+    said = " · ".join(f"{name}: <b>{verdict}</b>" for name, verdict in item.verdicts)
+    return f"Readers: {said}"

@@ -1,12 +1,14 @@
-"""What the viewer shows during a review: only the reviewed method, and blind review.
+"""What the viewer shows during a review: the regions' outlines, only the reviewed method,
+and blind review.
 
 * **Only this method**: the other methods' maps are hidden (their visibility is restored
   when the option is turned off, the review closes or another method is chosen).
 * **Blind review**: also the ground truth is hidden, the reviewed map is drawn with a
   neutral colour map (each method's own colour would name it), the layer list, the layer
-  controls and the other napari-mood panels are hidden (they name the methods), and the
-  status bar shows no layer name (:attr:`MoodSession.blind`). Everything comes back when
-  blind review is turned off.
+  controls and the other napari-mood panels are hidden (they name the methods), the scan
+  is the selected layer (napari's own status bar names the selected layer) and the
+  status bar shows no other layer name (:attr:`MoodSession.blind`). Everything comes
+  back when blind review is turned off.
 """
 
 from __future__ import annotations
@@ -15,11 +17,19 @@ from typing import Any
 
 from qtpy.QtWidgets import QDockWidget, QWidget
 
-from napari_mood._napari.layers import layer_info
+from napari_mood._napari.helper_layers import add_helper_labels, helper_layers, set_helper_data
+from napari_mood._napari.layers import METADATA_KEY, layer_info
 from napari_mood._napari.session import MoodSession
+from napari_mood._napari.widgets.review_texts import (
+    REVIEW_COLOR,
+    REVIEW_CONTOUR,
+    REVIEW_LAYER_NAME,
+    REVIEW_ROLE,
+)
 from napari_mood.core.looks import method_colormap
+from napari_mood.services.review_regions import FoundRegions
 
-__all__ = ["BLIND_COLOR", "ReviewView"]
+__all__ = ["BLIND_COLOR", "ReviewView", "review_layer", "show_region_labels"]
 
 BLIND_COLOR = "#ffcc66"
 """The colour of the reviewed map in blind review (light amber: the same for every method,
@@ -44,6 +54,7 @@ class ReviewView:
         self._hidden: dict[int, tuple[Any, bool]] = {}  # id(layer) -> (layer, visible before)
         self._docks: list[tuple[QDockWidget, bool]] = []
         self._recoloured: Any = None
+        self._selected: Any = None  # the layer selected before blind review
         self.method: str | None = None
         self.only = False
         self.blind = False
@@ -65,6 +76,7 @@ class ReviewView:
             layer.colormap = method_colormap(BLIND_COLOR)
             self._recoloured = layer
             self._hide_docks()
+            self._select_scan()
 
     def restore(self, *, closing: bool = False) -> None:
         """Put back what :meth:`show` hid or changed (``closing``: the panel is gone)."""
@@ -87,7 +99,20 @@ class ReviewView:
             if self._docks and mine is not None:
                 mine.raise_()  # the review stays in front of the panels that come back
         self._docks.clear()
+        self._restore_selection()
         self._session.blind = False
+
+    def _select_scan(self) -> None:
+        """Select the scan: napari's status bar names the selected layer (never the method)."""
+        selection = self._session.viewer.layers.selection
+        self._selected = selection.active
+        selection.active = self._session.scan_layer  # None (no scan): nothing selected
+
+    def _restore_selection(self) -> None:
+        layer, self._selected = self._selected, None
+        layers = self._session.viewer.layers
+        if layer is not None and layer in layers and layers.selection.active is not layer:
+            layers.selection.active = layer
 
     def _hideable(self) -> list[Any]:
         gt = self._session.gt_layer
@@ -133,3 +158,28 @@ def _names_methods(dock: QDockWidget) -> bool:
     modules = {type(w).__module__ for w in dock.findChildren(QWidget)}  # napari wraps panels
     ours = {m for m in modules if m.startswith("napari_mood")}
     return bool(ours) and not any(m.endswith("widgets.planes") for m in ours)
+
+
+def review_layer(viewer: Any) -> Any:
+    """The outline layer of the regions under review (None when not shown)."""
+    return next(helper_layers(viewer, REVIEW_ROLE), None)
+
+
+def show_region_labels(session: MoodSession, found: FoundRegions, levels: Any) -> None:
+    """Outline ``found``'s regions (layer :data:`REVIEW_LAYER_NAME`, made or updated)."""
+    layer = review_layer(session.viewer)
+    if layer is None:
+        layer = add_helper_labels(
+            session.viewer,
+            found.labels,
+            name=REVIEW_LAYER_NAME,
+            reference=session.method(found.method).layer,
+            colormap={0: "transparent", None: REVIEW_COLOR},
+            metadata={METADATA_KEY: {"role": REVIEW_ROLE, "case": found.case}},
+            contour=REVIEW_CONTOUR,
+            levels=levels,
+        )
+    else:
+        set_helper_data(layer, found.labels, levels=levels)
+    layer.metadata[METADATA_KEY].update(method=found.method, case=found.case)
+    layer.show_selected_label = True
