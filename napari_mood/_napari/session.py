@@ -36,6 +36,7 @@ this state. Nothing here imports Qt or napari.
 
 from __future__ import annotations
 
+import atexit
 import re
 import warnings
 import weakref
@@ -646,8 +647,31 @@ def get_session(viewer: Any) -> MoodSession:
     viewer = getattr(viewer, "__wrapped__", viewer)
     session = _SESSIONS.get(viewer)
     if session is None:
+        if not _SESSIONS:
+            atexit.register(_close_viewers_at_exit)  # once; a second register is harmless
         session = _SESSIONS[viewer] = MoodSession(viewer)
     return session
+
+
+def _close_viewers_at_exit() -> None:
+    """Close the windows a script left open, before the interpreter tears Qt down.
+
+    A script that builds a viewer with the panels and ends without ``viewer.close()``
+    (no ``napari.run()``) left Python's finalisation to destroy Qt widgets, GL canvases
+    and the QApplication in no particular order: a segmentation fault or Qt abort in most
+    runs. Closing each window here runs the panels' own teardown while Qt is whole.
+    """
+    for viewer in list(_SESSIONS):
+        window = getattr(viewer, "window", None)
+        qt_window = getattr(window, "_qt_window", None)  # napari's private window
+        if qt_window is None:
+            continue  # a headless ViewerModel: nothing to tear down
+        try:
+            alive = qt_window.isVisible()
+        except RuntimeError:  # its C++ object is gone: already closed
+            continue
+        if alive:
+            viewer.close()
 
 
 def _insert_layers(viewer: Any, layers: Sequence[LayerData], index: int) -> None:
