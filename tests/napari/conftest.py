@@ -54,3 +54,34 @@ def mood_dataset(tmp_path: Path) -> Path:
         for method, scale in (("a", 0.9), ("b", 0.6)):
             write_nifti(root / "methods" / method / case, (mask * scale).astype(np.float32), AFFINE)
     return root
+
+
+@pytest.fixture
+def notes() -> list[tuple[str, str]]:
+    """(severity, message) of every napari notification shown during the test."""
+    from napari.utils.notifications import notification_manager
+
+    seen: list[tuple[str, str]] = []
+
+    def record(notification) -> None:
+        seen.append((str(notification.severity), notification.message))
+
+    notification_manager.notification_ready.connect(record)
+    yield seen
+    notification_manager.notification_ready.disconnect(record)
+
+
+@pytest.fixture
+def model_session(mood_dataset: Path):
+    """A headless ViewerModel showing ``mood_dataset``'s case_1 in its session."""
+    from napari.components import ViewerModel
+    from napari.layers import Layer
+
+    from napari_mood._napari.reader import read_dataset_case
+    from napari_mood._napari.session import get_session
+
+    viewer = ViewerModel()
+    session = get_session(viewer)
+    for data in read_dataset_case(mood_dataset, "case_1.nii.gz"):
+        viewer.add_layer(Layer.create(*data))
+    return viewer, session

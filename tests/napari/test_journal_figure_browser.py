@@ -17,7 +17,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from napari.utils.notifications import notification_manager
 from qtpy.QtCore import QPoint, Qt, QTimer
 from qtpy.QtTest import QTest
 from qtpy.QtWidgets import QApplication, QFileDialog, QMenu
@@ -29,19 +28,6 @@ SAMPLE = sample_data_dir()
 TIMEOUT_MS = 60_000
 DPI = 50
 SHOTS = Path("/tmp/shots/journal36")
-
-
-@pytest.fixture
-def notes():
-    """(severity, message) of every napari notification shown during the test."""
-    seen: list[tuple[str, str]] = []
-
-    def record(notification) -> None:
-        seen.append((str(notification.severity), notification.message))
-
-    notification_manager.notification_ready.connect(record)
-    yield seen
-    notification_manager.notification_ready.disconnect(record)
 
 
 @pytest.fixture

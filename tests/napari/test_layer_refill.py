@@ -7,24 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from napari.layers import Layer
 
 from napari_mood._napari.layers import METADATA_KEY, scored_data
 from napari_mood._napari.reader import read_dataset_case
 from napari_mood._napari.session import get_session
 from tests.conftest import write_nifti
 from tests.napari.conftest import AFFINE
-
-
-@pytest.fixture
-def model_session(mood_dataset: Path):
-    from napari.components import ViewerModel
-
-    viewer = ViewerModel()
-    session = get_session(viewer)
-    for data in read_dataset_case(mood_dataset, "case_1.nii.gz"):
-        viewer.add_layer(Layer.create(*data))
-    return viewer, session
 
 
 def test_the_next_case_fills_the_same_layers(model_session, mood_dataset: Path):

@@ -169,19 +169,6 @@ def test_session_is_shared_through_napari_proxies(make_napari_viewer):
 # Headless: a ViewerModel has the layer list and dims the session watches (no display).
 
 
-@pytest.fixture
-def model_session(mood_dataset: Path):
-    from napari.components import ViewerModel
-
-    from napari_mood._napari.reader import read_dataset_case
-
-    viewer = ViewerModel()
-    session = get_session(viewer)
-    for data in read_dataset_case(mood_dataset, "case_1.nii.gz"):
-        viewer.add_layer(Layer.create(*data))
-    return viewer, session
-
-
 def test_replace_case_keeps_each_methods_look(model_session, mood_dataset: Path):
     from napari_mood._napari.reader import read_dataset_case
 

@@ -10,7 +10,6 @@ from pathlib import Path
 import nibabel as nib
 import numpy as np
 import pytest
-from napari.utils.notifications import notification_manager
 from qtpy.QtCore import Qt
 from qtpy.QtWidgets import QFileDialog
 
@@ -31,19 +30,6 @@ def cli_rows(tmp_path_factory) -> dict[tuple[str, str], dict]:
     args = ["evaluate", str(SAMPLE), "--task", "pixel,sample,object", "--format", "json"]
     assert main([*args, "--out", str(out), "--quiet"]) == 0
     return {(r["case"], r["method"]): r for r in json.loads(out.read_text())["per_case"]}
-
-
-@pytest.fixture
-def notes() -> list[tuple[str, str]]:
-    """(severity, message) of every napari notification shown during the test."""
-    seen: list[tuple[str, str]] = []
-
-    def record(notification) -> None:
-        seen.append((str(notification.severity), notification.message))
-
-    notification_manager.notification_ready.connect(record)
-    yield seen
-    notification_manager.notification_ready.disconnect(record)
 
 
 @pytest.fixture
