@@ -1,13 +1,18 @@
 """Napari's grid with one cell per method of a session (Qt-free; used by the compare widget).
 
-napari's grid (``viewer.canvas.grid``) with one cell per method. Each cell holds three
-layers, bottom to top: the scan, the method's map at its threshold and the ground-truth
-outline; with ``stride`` = 3 napari puts each consecutive group of three layers in one
-cell. The first cell uses the session's own scan and GT layers; the other cells get
-helper copies that SHARE the data arrays (no copy) and are linked to the originals
-(contrast, colormap, opacity; outline / fill), so a change made on the original shows in
-every cell. Every method layer shows its name and a colorbar in its cell. The grid shares
-dims and camera: one slice, one zoom. Leaving the grid removes the helpers and restores
+napari's grid (``viewer.canvas.grid``) with one cell per method. Each cell holds four
+layers, bottom to top: the scan, the method's map at its threshold, the ground-truth
+outline and the method's colour bar; with ``stride`` = 4 napari puts each consecutive
+group of four layers in one cell. The first cell uses the session's own scan and GT
+layers; the other cells get helper copies that SHARE the data arrays (no copy) and are
+linked to the originals (contrast, colormap, opacity; outline / fill), so a change made
+on the original shows in every cell. Every method layer shows its name in its cell.
+
+The colour bar reads the score scale 0..1, not napari's contrast limits (a binary map at
+its best threshold has limits 0.9998-1.0008, which napari's own bar would print): it is
+the bar of a one-point helper layer drawn with opacity 0 (:func:`legend_colors`), showing
+for each score the colour the map draws it in, nothing below the threshold. The grid
+shares dims and camera: one slice, one zoom. Leaving the grid removes the helpers and restores
 the layer order, the visibility of every layer (methods keep the visibility set by their
 toggles), the overlays, the grid settings and the selection.
 """
@@ -17,11 +22,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from napari_mood._napari.helper_layers import keep_read_only
 from napari_mood._napari.session import MoodSession
 from napari_mood.core.compare import grid_shape
 
-__all__ = ["CELL_OVERLAYS", "COMPARE_KEY", "CompareGrid", "helper_metadata"]
+__all__ = ["CELL_OVERLAYS", "COMPARE_KEY", "CompareGrid", "helper_metadata", "legend_colors"]
 
 #: Metadata key of the layers the grid and the difference add (the session ignores them).
 COMPARE_KEY = "napari_mood_compare"
@@ -30,8 +37,47 @@ GT_LINKS = ("contour", "opacity")
 #: How a method's name and colorbar are shown in its grid cell (restored on leaving).
 CELL_OVERLAYS: dict[str, dict[str, Any]] = {
     "name_overlay": {"visible": True, "font_size": 11},
-    "colorbar": {"visible": True, "size": (14.0, 90.0), "font_size": 8.0, "tick_length": 3.0},
 }
+LEGEND_BAR: dict[str, Any] = {
+    "visible": True,
+    "size": (14.0, 90.0),
+    "font_size": 8.0,
+    "tick_length": 3.0,
+}
+"""The colour bar of each cell (a legend helper's ``face_colorbar``)."""
+LEGEND_SAMPLES = 256
+LEGEND_MIN_SHARE = 0.03
+"""Smallest share of the bar coloured: a threshold at the top (a binary map) stays visible."""
+
+
+def legend_colors(
+    colormap: Any, limits: tuple[float, float], *, samples: int = LEGEND_SAMPLES
+) -> tuple[np.ndarray, np.ndarray]:
+    """Controls over 0..1 and the RGBA colours a map shows each score in.
+
+    ``colormap`` is the map's napari colormap stretched over its contrast ``limits``:
+    a score below the lower limit (the threshold) is not drawn (transparent), a score
+    between the limits gets the colour in between, above them the top colour. At least
+    :data:`LEGEND_MIN_SHARE` of the bar is coloured: a threshold near 1 (a binary map at its
+    best threshold) has the colours of the scores threshold..1 stretched over that share.
+
+    Examples
+    --------
+    >>> from napari.utils.colormaps import Colormap
+    >>> ramp = Colormap([[0, 0, 0, 0], [1, 0, 0, 1]], controls=[0, 1], name="r")
+    >>> controls, colors = legend_colors(ramp, (0.5, 1.0), samples=5)
+    >>> controls.tolist(), colors[:, 3].round(2).tolist()
+    ([0.0, 0.25, 0.5, 0.75, 1.0], [0.0, 0.0, 0.0, 0.5, 1.0])
+    """
+    low, high = (float(v) for v in limits)
+    controls = np.linspace(0.0, 1.0, samples)
+    shown = min(low, 1.0 - LEGEND_MIN_SHARE)  # where the coloured part of the bar starts
+    # the scores low..1 stretched over shown..1 (the identity unless the threshold is high)
+    scores = low + (controls - shown) * (1.0 - low) / max(1.0 - shown, 1e-9)
+    share = np.clip((scores - low) / max(high - low, 1e-9), 0.0, 1.0)
+    colors = np.asarray(colormap.map(share), dtype=float).reshape(samples, 4)
+    colors[controls < shown] = 0.0
+    return controls, colors
 
 
 def helper_metadata(role: str, method: str | None = None) -> dict[str, dict[str, Any]]:
@@ -64,11 +110,13 @@ class _SavedView:
 
 @dataclass(frozen=True)
 class _Cell:
-    """One grid cell: the method's layer between its scan and GT (either may be absent)."""
+    """One grid cell: the method's layer between its scan and GT (either may be absent),
+    and its colour bar on top."""
 
     method: str
     layer: Any
     layers: tuple[Any, ...]
+    legend: Any
 
 
 class CompareGrid:
@@ -87,6 +135,7 @@ class CompareGrid:
         self._cells: list[_Cell] = []
         self._copies: list[Any] = []
         self._links: list[tuple[list[Any], tuple[str, ...]]] = []
+        self._legend_links: list[tuple[Any, Any]] = []
         self._saved: _SavedView | None = None
         self._base_visible: dict[int, bool] = {}
 
@@ -104,6 +153,11 @@ class CompareGrid:
     def helpers(self) -> tuple[Any, ...]:
         """The helper copies of the scan and GT added for the grid."""
         return tuple(self._copies)
+
+    @property
+    def legends(self) -> dict[str, Any]:
+        """The colour-bar helper of each method's cell (empty when the grid is off)."""
+        return {cell.method: cell.legend for cell in self._cells}
 
     def enter(self) -> None:
         """Show the grid (rebuilt when it is already shown).
@@ -139,12 +193,15 @@ class CompareGrid:
         self._viewer.canvas.grid.enabled = False
         for layers, attributes in self._links:
             self._viewer.layers.unlink_layers(layers, attributes)
+        for emitter, handler in self._legend_links:
+            emitter.disconnect(handler)
         method_layers = {id(cell.layer) for cell in self._cells}
-        for copy in self._copies:
+        for copy in [*self._copies, *(cell.legend for cell in self._cells)]:
             if copy in self._viewer.layers:
                 self._viewer.layers.remove(copy)
         self._restore(saved, method_layers)
         self._cells, self._copies, self._links, self._saved = [], [], [], None
+        self._legend_links = []
         self._base_visible = {}
 
     def set_method_visible(self, name: str, visible: bool) -> None:
@@ -158,9 +215,11 @@ class CompareGrid:
         self._viewer.canvas.grid.shape = self._shape()
 
     def _show_cell(self, cell: _Cell, shown: bool) -> None:
-        """Show the method and, if they were shown before the grid, its scan and GT."""
+        """Show the method, its colour bar and, if they were shown before the grid, its
+        scan and GT."""
         for layer in cell.layers:
             layer.visible = shown and (layer is cell.layer or self._base_visible[id(layer)])
+        cell.legend.visible = shown
 
     # -- building -------------------------------------------------------------------
 
@@ -179,7 +238,10 @@ class CompareGrid:
                 above = [self._copy(layer, "gt", method.name) for layer in originals[1]]
                 scans.extend(below)
                 gts.extend(above)
-            self._cells.append(_Cell(method.name, method.layer, (*below, method.layer, *above)))
+            legend = self._legend(method.name, method.layer)
+            self._cells.append(
+                _Cell(method.name, method.layer, (*below, method.layer, *above), legend)
+            )
         for group, attributes in ((scans, SCAN_LINKS), (gts, GT_LINKS)):
             if len(group) > 1:
                 self._viewer.layers.link_layers(group, attributes)
@@ -191,9 +253,39 @@ class CompareGrid:
         self._copies.append(copy)
         return copy
 
+    def _legend(self, method: str, layer: Any) -> Any:
+        """A one-point layer drawn with opacity 0, for its colour bar over scores 0..1."""
+        from napari.layers import Points
+
+        centre = np.asarray(layer.extent.world, dtype=float).mean(axis=0)
+        legend = Points(
+            centre[None, :],
+            name=f"{method} colour bar",
+            features={"score": [1.0]},
+            face_color="score",
+            face_colormap=_legend_colormap(layer),
+            face_contrast_limits=(0.0, 1.0),
+            opacity=0.0,
+            size=1e-3,
+            units=layer.units,  # as the case's layers: napari drops units that differ
+            metadata=helper_metadata("legend", method),
+        )
+        legend.editable = False
+        for key, value in LEGEND_BAR.items():
+            setattr(legend.face_colorbar, key, value)
+        self._viewer.add_layer(legend)
+
+        def follow(event: Any = None) -> None:
+            legend.face_colormap = _legend_colormap(layer)
+
+        for emitter in (layer.events.contrast_limits, layer.events.colormap):
+            emitter.connect(follow)
+            self._legend_links.append((emitter, follow))
+        return legend
+
     def _arrange(self) -> None:
         """Cells first (bottom of the layer list), every other layer after them, hidden."""
-        in_cells = [layer for cell in self._cells for layer in cell.layers]
+        in_cells = [layer for cell in self._cells for layer in (*cell.layers, cell.legend)]
         ids = {id(layer) for layer in in_cells}
         others = [layer for layer in self._viewer.layers if id(layer) not in ids]
         _reorder(self._viewer.layers, in_cells + others)
@@ -206,7 +298,7 @@ class CompareGrid:
 
     def _show_grid(self) -> None:
         grid = self._viewer.canvas.grid
-        grid.stride = len(self._cells[0].layers)
+        grid.stride = len(self._cells[0].layers) + 1  # and the colour bar
         grid.shape = self._shape()
         grid.enabled = True
 
@@ -243,6 +335,14 @@ class CompareGrid:
         grid.enabled = saved.grid[0]
         if saved.active in layers:
             layers.selection.active = saved.active
+
+
+def _legend_colormap(layer: Any) -> Any:
+    """The colour bar's colormap for a method layer (:func:`legend_colors`)."""
+    from napari.utils.colormaps import Colormap
+
+    controls, colors = legend_colors(layer.colormap, tuple(layer.contrast_limits))
+    return Colormap(colors=colors, controls=controls, name=f"{layer.colormap.name} legend")
 
 
 def _overlay_state(layer: Any) -> dict[str, dict[str, Any]]:

@@ -10,7 +10,18 @@ two axes, and keeps the three views on one point:
 * each view is oriented by the one rule of :mod:`napari_mood.core.orientation`
   (superior up, anterior up or left; radiological: the patient's right on the screen's
   left) with the letters of its four edges drawn on the canvas;
-* the convention can be switched at any time (:meth:`LinkedPlanes.set_convention`).
+* the convention can be switched at any time (:meth:`LinkedPlanes.set_convention`);
+* zoom and pan are linked (:attr:`LinkedPlanes.linked`, on by default): zooming one view
+  zooms the others by the same factor (each keeps its own fit: a small side view is not
+  cropped to the large axial canvas), and panning one view moves the others along the
+  axes they share; :meth:`LinkedPlanes.page` steps the slice of one view and
+  :meth:`LinkedPlanes.zoom_by` zooms one (the reading habits of ITK-SNAP and FSLeyes);
+* in napari's grid the crosshair of the main canvas is hidden (it would take a grid cell
+  of its own), the letters are drawn in every cell and zoom and pan are not linked;
+* a stack of 2-D slices (a NOVA folder) gets no side views, no crosshair and no letters
+  (:func:`shows_slice_stack`);
+* more views can join (:meth:`LinkedPlanes.add_view`): an axial copy of the main canvas's
+  plane and a 3-D view, for a reading layout of equal panes.
 
 The main viewer keeps the axial plane (``dims.order`` ``(0, 1, 2)`` for napari-mood's
 ``(S, A, R)`` display arrays). Qt-free: the Qt views live in
@@ -22,13 +33,17 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from functools import partial
+from typing import Any, Literal, cast
 
 import numpy as np
 
 from napari_mood._napari._soon import call_after_paint, call_soon
+from napari_mood._napari.boxes import BOXES_KEY
+from napari_mood._napari.grid import COMPARE_KEY
 from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.mirror import LayerMirror
+from napari_mood._napari.viewer import unwrap_viewer
 from napari_mood.core.looks import CROSSHAIR_COLOR
 from napari_mood.core.orientation import Convention, Plane, edge_letters, plane_view, screen_flips
 
@@ -37,13 +52,20 @@ __all__ = [
     "CROSSHAIR_ROLE",
     "LETTER_POSITIONS",
     "SIDE_PLANES",
+    "THREE_D",
     "LinkedPlanes",
+    "ViewKind",
     "camera_orientation",
     "planes_of",
+    "shows_slice_stack",
     "view_letters",
+    "window_level",
 ]
 
 SIDE_PLANES: tuple[Plane, ...] = ("coronal", "sagittal")
+THREE_D = "3d"
+ViewKind = Literal["axial", "coronal", "sagittal", "3d"]
+"""A view :meth:`LinkedPlanes.add_view` can add: a plane, or ``"3d"`` (a 3-D rendering)."""
 CROSSHAIR_ROLE = "crosshair"
 
 LETTER_POSITIONS = ("top_center", "bottom_center", "middle_left", "middle_right")
@@ -73,13 +95,62 @@ _OPEN: weakref.WeakSet[LinkedPlanes] = weakref.WeakSet()
 
 
 def planes_of(viewer: Any) -> list[LinkedPlanes]:
-    """The open :class:`LinkedPlanes` of a viewer."""
-    return [planes for planes in list(_OPEN) if planes.viewer is viewer and not planes.closed]
+    """The open :class:`LinkedPlanes` of a viewer, or of napari's proxy of it.
+
+    napari hands each panel a ``PublicOnlyProxy`` of the viewer, never ``is`` the viewer
+    itself: the proxy is unwrapped here, so every panel finds the planes.
+    """
+    shown = unwrap_viewer(viewer)
+    return [planes for planes in list(_OPEN) if planes.viewer is shown and not planes.closed]
+
+
+def shows_slice_stack(viewer: Any) -> bool:
+    """Whether ``viewer`` shows a stack of 2-D slices (a NOVA folder's PNG slices).
+
+    Its third axis runs across images, not across the body: coronal and sagittal views
+    of it would show nothing an anatomy has.
+    """
+    return any(_is_slice_stack(layer) for layer in unwrap_viewer(viewer).layers)
+
+
+def _is_slice_stack(layer: Any) -> bool:
+    """A layer of a box dataset (:mod:`napari_mood._napari.boxes`): slices, boxes."""
+    return BOXES_KEY in getattr(layer, "metadata", {})
 
 
 def _mirrored(layer: Any) -> bool:
-    info = getattr(layer, "metadata", {}).get(METADATA_KEY)
-    return not (isinstance(info, dict) and info.get("role") in (CROSSHAIR_ROLE, "grid"))
+    """Shown in the side views: the case, not the grid's copies or a 2-D stack."""
+    metadata = getattr(layer, "metadata", {})
+    info = metadata.get(METADATA_KEY)
+    helper = isinstance(info, dict) and info.get("role") in (CROSSHAIR_ROLE, "grid")
+    return not helper and COMPARE_KEY not in metadata and not _is_slice_stack(layer)
+
+
+def window_level(
+    limits: tuple[float, float],
+    drag: tuple[float, float],
+    *,
+    span: float,
+    pixels: float = 400.0,
+) -> tuple[float, float]:
+    """Contrast limits after a window/level drag of ``drag = (dx, dy)`` screen pixels.
+
+    As in ITK-SNAP: dragging right widens the window (less contrast), left narrows it;
+    dragging down raises the level (darker), up lowers it. ``pixels`` of drag change the
+    window or the level by ``span`` (the scan's value range). The window never closes.
+
+    Examples
+    --------
+    >>> window_level((0.0, 100.0), (40.0, 0.0), span=1000.0)
+    (-50.0, 150.0)
+    >>> window_level((0.0, 100.0), (0.0, -40.0), span=1000.0)
+    (-100.0, 0.0)
+    """
+    low, high = limits
+    step = span / pixels
+    window = max(high - low + drag[0] * step, span * 1e-3)
+    level = (high + low) / 2 + drag[1] * step
+    return level - window / 2, level + window / 2
 
 
 class LinkedPlanes:
@@ -93,39 +164,27 @@ class LinkedPlanes:
     """
 
     def __init__(self, viewer: Any, *, convention: Convention = "radiological") -> None:
-        from napari.components import ViewerModel
-
-        self.viewer = viewer
+        self.viewer = viewer = unwrap_viewer(viewer)
         self.convention: Convention = convention
-        self.models: dict[Plane, Any] = {}
-        self._mirrors: list[LayerMirror] = []
+        self.models: dict[str, Any] = {}
+        self._mirrors: dict[str, LayerMirror] = {}
         self._syncing = False
         self._closed = False
         self.crosshair_visible = True
+        self.linked = True
         self._crosshair_deleted = False
         self._draw_pending = False
         self._steps: list[Callable[[], None]] = []  # the mirrors' copy steps, in turn
+        self._zooms: dict[int, float] = {}  # each camera's last zoom: a change is a factor
+        self._ready = False  # the first views are built (their first copies wait till then)
+        self._connect_view(viewer)
         for plane in SIDE_PLANES:
-            model = ViewerModel(title=plane)
-            self.models[plane] = model
-            self._mirrors.append(
-                LayerMirror(
-                    viewer.layers,
-                    model,
-                    include=_mirrored,
-                    schedule=self._schedule_copies,
-                    on_copy=self._on_copy,
-                )
-            )
-        for model in self.views:
-            model.dims.events.point.connect(self._on_dims_point)
-            model.dims.events.ndisplay.connect(self._on_dims_ndisplay)
-            model.scene.camera.events.zoom.connect(self._on_camera_zoom)
-            model.mouse_drag_callbacks.append(self._on_mouse_drag)
-            _add_letters(model)
+            self._add_model(plane)
         viewer.layers.events.inserted.connect(self._on_viewer_layers_changed)
         viewer.layers.events.removed.connect(self._on_viewer_layers_changed)
         viewer.dims.events.order.connect(self._on_main_order)
+        viewer.canvas.grid.events.enabled.connect(self._on_main_grid)
+        self._ready = True
         self._on_viewer_layers_changed()
         _OPEN.add(self)
 
@@ -136,18 +195,78 @@ class LinkedPlanes:
 
     @property
     def views(self) -> tuple[Any, ...]:
-        """The main viewer, then the coronal and sagittal models."""
+        """The main viewer, then the coronal and sagittal models (and those added)."""
         return (self.viewer, *self.models.values())
 
     @property
     def pending(self) -> int:
         """Layers of the viewer not yet shown in a side view (they follow after the repaint)."""
-        return sum(mirror.pending for mirror in self._mirrors)
+        return sum(mirror.pending for mirror in self._mirrors.values())
+
+    def add_view(self, kind: ViewKind) -> Any:
+        """Another view of the viewer's layers, on the same point (its model).
+
+        ``"axial"`` (the main canvas's plane, for a reading layout of equal panes) or
+        ``"3d"`` (a 3-D rendering; no crosshair, letters or zoom link). Its layers arrive
+        like the side views' (after a repaint); a view already there is returned.
+        """
+        if kind not in self.models:
+            if kind != THREE_D:
+                plane_view(cast(Plane, kind))  # validates
+            self._add_model(kind)
+            self._lay_out()
+        return self.models[kind]
+
+    def remove_view(self, kind: str) -> None:
+        """Remove a view :meth:`add_view` added (the coronal and sagittal views stay)."""
+        if kind in SIDE_PLANES or kind not in self.models:
+            return
+        model = self.models.pop(kind)
+        self._mirrors.pop(kind).close()
+        self._disconnect_view(model)
+
+    def _add_model(self, kind: str) -> None:
+        from napari.components import ViewerModel
+
+        model = ViewerModel(title=kind)
+        if kind == THREE_D:
+            model.dims.ndisplay = 3
+        self.models[kind] = model
+        self._mirrors[kind] = LayerMirror(
+            self.viewer.layers,
+            model,
+            include=_mirrored,
+            schedule=self._schedule_copies,
+            on_copy=self._on_copy,
+        )
+        self._connect_view(model)
+
+    def _connect_view(self, model: Any) -> None:
+        model.dims.events.point.connect(self._on_dims_point)
+        model.dims.events.ndisplay.connect(self._on_dims_ndisplay)
+        model.scene.camera.events.zoom.connect(self._on_camera_zoom)
+        model.scene.camera.events.center.connect(self._on_camera_center)
+        model.mouse_drag_callbacks.append(self._on_mouse_drag)
+        _add_letters(model)
+        self._zooms[id(model.scene.camera)] = float(model.scene.camera.zoom)
+
+    def _disconnect_view(self, model: Any) -> None:
+        model.dims.events.point.disconnect(self._on_dims_point)
+        model.dims.events.ndisplay.disconnect(self._on_dims_ndisplay)
+        model.scene.camera.events.zoom.disconnect(self._on_camera_zoom)
+        model.scene.camera.events.center.disconnect(self._on_camera_center)
+        if self._on_mouse_drag in model.mouse_drag_callbacks:
+            model.mouse_drag_callbacks.remove(self._on_mouse_drag)
+        _remove_letters(model)
+        self._zooms.pop(id(model.scene.camera), None)
+        crosshair = _crosshair(model)
+        if crosshair is not None:
+            model.layers.remove(crosshair)
 
     def flush(self) -> None:
         """Show every waiting layer in the side views now (before a screenshot)."""
         with self._quiet():
-            for mirror in self._mirrors:
+            for mirror in self._mirrors.values():
                 mirror.flush()
 
     # -- public ---------------------------------------------------------------------
@@ -172,10 +291,35 @@ class LinkedPlanes:
         self.crosshair_visible = visible
         self._draw_crosshairs()
 
+    def set_linked(self, linked: bool) -> None:
+        """Link (or unlink) zoom and pan across the three views (from the next change)."""
+        self.linked = linked
+
     def reset_views(self) -> None:
         """Fit each side view to its data (after a new case), once its layers are in."""
-        for model, mirror in zip(self.models.values(), self._mirrors, strict=True):
-            mirror.when_done(model.reset_view)
+        for kind, model in self.models.items():
+            self._mirrors[kind].when_done(partial(self._reset_view, model))
+
+    def page(self, model: Any, steps: int) -> None:
+        """Move the point ``steps`` slices along the axis ``model`` slices (all views follow)."""
+        if model.dims.ndisplay != 2 or not model.dims.not_displayed:
+            return
+        axis = model.dims.not_displayed[-1]
+        current = model.dims.current_step[axis]
+        last = max(int(model.dims.nsteps[axis]) - 1, 0)
+        model.dims.set_current_step(axis, min(max(current + steps, 0), last))
+
+    def zoom_by(self, model: Any, factor: float, around: Sequence[float] | None = None) -> None:
+        """Zoom ``model`` by ``factor``, keeping the world point ``around`` where it is on
+        screen (the pointer; default the centre). Linked, the other views follow."""
+        camera = model.scene.camera
+        centre = np.asarray(camera.center[-2:], dtype=float)
+        if around is not None:
+            target = np.asarray([around[a] for a in model.dims.displayed[-2:]], dtype=float)
+            centre = centre + (target - centre) * (1 - 1 / factor)
+        with camera.events.center.blocker(self._on_camera_center):
+            camera.center = (*camera.center[:-2], *centre)
+        camera.zoom = float(camera.zoom) * factor  # one event: the views follow zoom and pan
 
     def close(self) -> None:
         """Disconnect from the viewer, remove the crosshair and every copy."""
@@ -186,17 +330,10 @@ class LinkedPlanes:
         viewer.layers.events.inserted.disconnect(self._on_viewer_layers_changed)
         viewer.layers.events.removed.disconnect(self._on_viewer_layers_changed)
         viewer.dims.events.order.disconnect(self._on_main_order)
+        viewer.canvas.grid.events.enabled.disconnect(self._on_main_grid)
         for model in self.views:
-            model.dims.events.point.disconnect(self._on_dims_point)
-            model.dims.events.ndisplay.disconnect(self._on_dims_ndisplay)
-            model.scene.camera.events.zoom.disconnect(self._on_camera_zoom)
-            if self._on_mouse_drag in model.mouse_drag_callbacks:
-                model.mouse_drag_callbacks.remove(self._on_mouse_drag)
-            _remove_letters(model)
-            crosshair = _crosshair(model)
-            if crosshair is not None:
-                model.layers.remove(crosshair)
-        for mirror in self._mirrors:
+            self._disconnect_view(model)
+        for mirror in self._mirrors.values():
             mirror.close()
         viewer.scene.camera.orientation2d = ("down", "right")
 
@@ -207,7 +344,9 @@ class LinkedPlanes:
         if self._closed or self._syncing:
             return  # closed, or our own crosshair coming or going
         if _is_crosshair(getattr(event, "value", None)) and event.type == "removed":
-            self._crosshair_deleted = True  # from the layer list, or the viewer closes
+            # deleted from the layer list (or the viewer closes) while a volume is shown:
+            # the reader does not want it; gone with every layer, it comes back with a case
+            self._crosshair_deleted = _has_volume(self.viewer)
         self._lay_out()
 
     def _schedule_copies(self, step: Callable[[], None]) -> None:
@@ -237,25 +376,46 @@ class LinkedPlanes:
         Also called while ``__init__`` builds the mirrors (their first copies), before
         both models exist; ``__init__`` lays everything out at its end then.
         """
-        if len(self.models) == len(SIDE_PLANES) and not self._closed:
+        if self._ready and not self._closed:
             self._lay_out()
 
     def _lay_out(self) -> None:
         """Slice axes, point, crosshairs and orientation of every view for its layers."""
         with self._quiet():
-            for plane, model in self.models.items():
-                view = plane_view(plane, convention=self.convention)
+            for kind, model in self.models.items():
+                if kind == THREE_D:
+                    model.dims.point = self.viewer.dims.point
+                    continue
+                view = plane_view(cast(Plane, kind), convention=self.convention)
                 if model.dims.ndim >= 3:
                     model.dims.order = _order(
                         model.dims.ndim, view.slice_axis, view.row_axis, view.col_axis
                     )
                 model.dims.point = self.viewer.dims.point
             for model in self.views:
-                _ensure_crosshair(model, _has_volume(model) and not self._crosshair_deleted)
+                wanted = _has_volume(model) and not self._crosshair_deleted
+                if wanted:
+                    _ensure_crosshair(model)
+                elif _crosshair(model) is not None:
+                    call_soon(self._drop_crosshairs)  # not inside the layer list's event
         self._orient_all()
         if not self._draw_pending and not self.pending:  # once after a case's layers
             self._draw_pending = True
             call_soon(self._draw_after_layers)
+
+    def _drop_crosshairs(self) -> None:
+        """Remove the crosshair of every view that shows no volume (any more).
+
+        Called on the next event-loop turn: removing it inside the layer list's event
+        broke a caller removing layers one by one (``crosshair is not in list``).
+        """
+        if self._closed:
+            return
+        with self._quiet():
+            for model in self.views:
+                crosshair = _crosshair(model)
+                if crosshair is not None and not _has_volume(model):
+                    model.layers.remove(crosshair)
 
     def _draw_after_layers(self) -> None:
         self._draw_pending = False
@@ -263,11 +423,49 @@ class LinkedPlanes:
             self._draw_crosshairs()
 
     def _on_camera_zoom(self, event: Any = None) -> None:
-        """Keep the crosshair lines thin on screen at any zoom."""
+        """Keep the crosshair lines thin on screen at any zoom; linked, the views follow."""
+        camera: Any = getattr(event, "source", None)
+        source = self._view_of_camera(camera)
+        if source is not None:
+            zoom = float(camera.zoom)
+            factor = zoom / self._zooms.get(id(camera), zoom)
+            self._zooms[id(camera)] = zoom
+            if not np.isclose(factor, 1.0, rtol=1e-9, atol=0.0):
+                self._follow_camera(source, factor)
         for model in self.views:
             crosshair = _crosshair(model)
             if crosshair is not None and len(crosshair.data):
                 crosshair.edge_width = _screen_width(model, CROSSHAIR_PIXELS)
+
+    def _on_camera_center(self, event: Any = None) -> None:
+        source = self._view_of_camera(getattr(event, "source", None))
+        if source is not None:
+            self._follow_camera(source, 1.0)
+
+    def _view_of_camera(self, camera: Any) -> Any | None:
+        return next((m for m in self.views if m.scene.camera is camera), None)
+
+    def _follow_camera(self, source: Any, factor: float) -> None:
+        """The other views zoom by ``factor`` and take ``source``'s centre along the axes
+        they share; not in napari's grid (its cells are a comparison with a camera of
+        their own, refitted when the grid comes and goes)."""
+        paused = self.viewer.canvas.grid.enabled
+        if not self.linked or self._syncing or self._closed or paused or not _flat(source):
+            return
+        camera = source.scene.camera
+        centre = dict(zip(source.dims.displayed[-2:], camera.center[-2:], strict=True))
+        with self._quiet():
+            for model in self.views:
+                if model is not source and _flat(model) and _has_volume(model):
+                    _set_camera(model, float(model.scene.camera.zoom) * factor, centre)
+
+    def _reset_view(self, model: Any) -> None:
+        """Fit a side view, alone (the others keep their zoom and pan)."""
+        with self._quiet():
+            model.reset_view()
+
+    def _on_main_grid(self, event: Any = None) -> None:
+        self._draw_crosshairs()
 
     def _on_main_order(self, event: Any = None) -> None:
         self._orient_all()
@@ -279,8 +477,11 @@ class LinkedPlanes:
                 _set_letters(model, ("", "", "", ""))
                 continue
             row_axis, col_axis = (a - model.dims.ndim + 3 for a in model.dims.displayed)
-            if not {row_axis, col_axis} <= {0, 1, 2} or model.dims.ndim != 3:
+            anatomy = model.dims.ndim == 3 and _has_volume(model)  # not a stack of 2-D slices
+            if not {row_axis, col_axis} <= {0, 1, 2} or not anatomy:
                 _set_letters(model, ("", "", "", ""))
+                if model is self.viewer and shows_slice_stack(model):
+                    model.scene.camera.orientation2d = ("down", "right")  # images as they are
                 continue
             model.scene.camera.orientation2d = camera_orientation(
                 row_axis, col_axis, self.convention
@@ -333,6 +534,8 @@ class LinkedPlanes:
             if crosshair is None:
                 continue
             shown = self.crosshair_visible and model.dims.ndisplay == 2 and model.dims.ndim >= 3
+            if model is self.viewer and model.canvas.grid.enabled:
+                shown = False  # napari would give it a grid cell of its own
             crosshair.visible = shown
             if shown:
                 lines = _cross_lines(model)
@@ -398,8 +601,26 @@ def _follow_grid(crosshair: Any, model: Any) -> None:
 
 
 def _has_volume(model: Any) -> bool:
-    """Whether ``model`` shows a 3-D layer of its own (not only helpers)."""
+    """Whether ``model`` shows a 3-D layer of its own (not only helpers or 2-D slices)."""
     return model.dims.ndim >= 3 and any(_mirrored(layer) for layer in model.layers)
+
+
+def _flat(model: Any) -> bool:
+    return bool(model.dims.ndisplay == 2 and model.dims.ndim >= 2)
+
+
+def _set_camera(model: Any, zoom: float, centre: dict[int, float]) -> None:
+    """Set ``model``'s zoom and its centre along the displayed axes found in ``centre``."""
+    camera = model.scene.camera
+    current = list(camera.center)
+    displayed = list(model.dims.displayed[-2:])
+    for index, axis in enumerate(displayed):
+        if axis in centre:
+            current[len(current) - 2 + index] = float(centre[axis])
+    if not np.allclose(current, camera.center):
+        camera.center = tuple(current)
+    if not np.isclose(zoom, camera.zoom):
+        camera.zoom = zoom
 
 
 def _is_crosshair(layer: Any) -> bool:
@@ -411,13 +632,9 @@ def _crosshair(model: Any) -> Any | None:
     return next((layer for layer in model.layers if _is_crosshair(layer)), None)
 
 
-def _ensure_crosshair(model: Any, wanted: bool) -> None:
-    """A crosshair layer on top of ``model`` while it shows a volume; none otherwise."""
+def _ensure_crosshair(model: Any) -> None:
+    """A crosshair layer on top of ``model`` (it shows a volume)."""
     crosshair = _crosshair(model)
-    if not wanted:
-        if crosshair is not None:
-            model.layers.remove(crosshair)
-        return
     if crosshair is None:
         active = model.layers.selection.active
         units = _units_of(model)
@@ -459,8 +676,14 @@ def _add_letters(model: Any) -> None:
     from napari.components.overlays import TextOverlay
 
     for key, position in zip(_LETTER_KEYS, LETTER_POSITIONS, strict=True):
-        model.canvas.overlays[key] = TextOverlay(
-            position=position, visible=True, font_size=14, color=LETTER_COLOR, text="", box=False
+        model.canvas.overlays[key] = TextOverlay(  # gridded: in every cell of napari's grid
+            position=position,
+            visible=True,
+            font_size=14,
+            color=LETTER_COLOR,
+            text="",
+            box=False,
+            gridded=True,
         )
 
 

@@ -92,6 +92,12 @@ class ScannerStatus:
         model.cursor.events.position.connect(self._on_side_cursor)
         self._models.append(model)
 
+    def unfollow(self, model: Any) -> None:
+        """Stop showing the cursor of a view that :meth:`follow` added."""
+        if model in self._models:
+            model.cursor.events.position.disconnect(self._on_side_cursor)
+            self._models.remove(model)
+
     def close(self) -> None:
         """Stop rewriting the status bar."""
         self._viewer.cursor.events.position.disconnect(self._on_main_cursor)

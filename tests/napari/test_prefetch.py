@@ -86,4 +86,3 @@ def test_the_browser_reads_the_next_row_ahead(make_napari_viewer, qtbot, reads):
     browser.open_case(after)
     qtbot.waitUntil(lambda: browser._session.case == after, timeout=30_000)
     assert reads.count(after) == 1  # read ahead, not again
-

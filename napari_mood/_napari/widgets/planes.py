@@ -3,21 +3,53 @@
 The views are napari's own canvases (``napari.qt.QtViewer`` on a ``ViewerModel``), each
 with its slider; :class:`~napari_mood._napari.planes.LinkedPlanes` keeps them on one
 point with the main canvas. The controls: the radiological / neurological convention
-(remembered between sessions) and the crosshair. The status bar shows the cursor in
-scanner RAS millimetres and file voxels in all three views
-(:class:`~napari_mood._napari.status.ScannerStatus`).
+(remembered between sessions), the crosshair, linked zoom and pan, and a reset of the
+scan's window/level. The status bar shows the cursor in scanner RAS millimetres and file
+voxels in all three views (:class:`~napari_mood._napari.status.ScannerStatus`).
+
+The reading habits of ITK-SNAP and FSLeyes (:class:`PaneEvents`, on the three canvases):
+
+* the wheel over a side view pages its slices; Ctrl + wheel zooms it (napari's main
+  canvas keeps napari's wheel: zoom, Ctrl + wheel pages);
+* Up / Down / Left / Right page one slice, PageUp / PageDown five, in the view under the
+  pointer (or the one with the keyboard focus);
+* a right-drag on any of the three views sets the scan's window (left / right) and level
+  (up / down); every view shows the scan's contrast limits.
+
+*Reading layout* shows axial (a copy of the main canvas's plane), coronal and sagittal
+views as equal panes of a 2 x 2 grid, the fourth pane an optional 3-D view; the compact
+layout (the two side views stacked next to napari's canvas) is the default. Float or
+widen the panel for a reading screen.
+
+A stack of 2-D slices (a NOVA folder) gets a short message instead of the side views.
 """
 
 from __future__ import annotations
 
 import weakref
+from functools import partial
 from typing import Any
 
-from qtpy.QtCore import QSettings, Qt
-from qtpy.QtWidgets import QCheckBox, QSplitter, QVBoxLayout, QWidget
+from qtpy.QtCore import QEvent, QObject, QSettings, Qt
+from qtpy.QtWidgets import (
+    QCheckBox,
+    QGridLayout,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from napari_mood._napari._soon import call_soon
-from napari_mood._napari.planes import SIDE_PLANES, LinkedPlanes
+from napari_mood._napari.planes import (
+    SIDE_PLANES,
+    THREE_D,
+    LinkedPlanes,
+    ViewKind,
+    shows_slice_stack,
+    window_level,
+)
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.status import ScannerStatus
 from napari_mood._napari.viewer import unwrap_viewer
@@ -33,7 +65,37 @@ RADIOLOGICAL_TIP = (
     "as if facing the patient. Off: neurological (the patient's left on the left)."
 )
 CROSSHAIR_TIP = "Show the crosshair at the shared point in all three views."
-HELP = "Click a view to move the point there; drag to pan, scroll to zoom, sliders page."
+LINK_TIP = (
+    "Zoom and pan linked: zooming a view zooms the others by the same factor,\n"
+    "panning one moves the others along the axes they share."
+)
+RESET_WL_TIP = "Back to the scan's window/level as the case opened (right-drag changes it)."
+READING_TIP = (
+    "Reading layout: axial, coronal and sagittal as equal panes of a 2 x 2 grid\n"
+    "(float or widen the panel). Off: the compact layout next to napari's canvas."
+)
+THREE_D_TIP = "The fourth pane of the reading layout: a 3-D view of the case (slower)."
+NO_THREE_D = "3-D pane off"
+HELP = (
+    "Click a view to move the point there; drag to pan. Side views: wheel pages slices,\n"
+    "Ctrl+wheel zooms. Arrows / PageUp / PageDown page the view under the pointer.\n"
+    "Right-drag on any view: window (left/right) and level (up/down) of the scan."
+)
+STACK_MESSAGE = (
+    "A stack of 2-D slices: no coronal or sagittal view (its third axis runs across "
+    "images, not across the body)."
+)
+PAGE_KEYS = {
+    Qt.Key.Key_Up: 1,
+    Qt.Key.Key_Right: 1,
+    Qt.Key.Key_Down: -1,
+    Qt.Key.Key_Left: -1,
+    Qt.Key.Key_PageUp: 5,
+    Qt.Key.Key_PageDown: -5,
+}
+"""Slices each key pages in the view under the pointer."""
+ZOOM_PER_NOTCH = 1.25
+"""Ctrl + one wheel notch over a side view zooms by this factor."""
 
 
 def saved_convention() -> Convention:
@@ -56,25 +118,23 @@ class PlanesWidget(QWidget):
     """
 
     def __init__(self, napari_viewer: Any) -> None:
-        from napari.qt import QtViewer
-
         super().__init__()
         self._viewer = unwrap_viewer(napari_viewer)
         self._session: MoodSession = get_session(self._viewer)
         self._lifetime = kit.Lifetime(self)
         self.planes = LinkedPlanes(self._viewer, convention=saved_convention())
         self._status = ScannerStatus(self._viewer, self._session)
-        self._qt_views = {
-            plane: QtViewer(self.planes.models[plane], show_welcome_screen=False)
-            for plane in SIDE_PLANES
-        }
-        for model in self.planes.models.values():
-            self._status.follow(model)
-        for view in self._qt_views.values():
-            view.setMinimumSize(*SIDE_VIEW_MIN)  # the window must fit 1280 px with every panel
+        self._qt_views: dict[str, Any] = {}
+        for plane in SIDE_PLANES:
+            self._make_view(plane)
         self._build()
+        self._limits = _ScanLimits(self._session)
+        self._events = PaneEvents(self.planes, self._canvases(), self._limits)
         self._lifetime.connect(self._session.case_changed, self._on_session_case_changed)
+        self._lifetime.connect(self._viewer.layers.events.inserted, self._on_layers_changed)
+        self._lifetime.connect(self._viewer.layers.events.removed, self._on_layers_changed)
         self._lifetime.at_end(self._close)
+        self._show_stack_message()
 
     def _build(self) -> None:
         self._radiological = QCheckBox("Radiological", self)
@@ -85,17 +145,53 @@ class PlanesWidget(QWidget):
         self._crosshair.setChecked(True)
         self._crosshair.setToolTip(CROSSHAIR_TIP)
         self._crosshair.toggled.connect(self._on_crosshair_toggled)
+        self._linked = QCheckBox("Link zoom/pan", self)
+        self._linked.setChecked(self.planes.linked)
+        self._linked.setToolTip(LINK_TIP)
+        self._linked.toggled.connect(self._on_linked_toggled)
+        self._reset_wl = QPushButton("Reset W/L", self)
+        self._reset_wl.setToolTip(RESET_WL_TIP)
+        self._reset_wl.clicked.connect(self._on_reset_wl_clicked)
+        self._reading = QCheckBox("Reading layout (2 x 2)", self)
+        self._reading.setToolTip(READING_TIP)
+        self._reading.toggled.connect(self._on_reading_toggled)
+        self._three_d = QCheckBox("3-D pane", self)
+        self._three_d.setToolTip(THREE_D_TIP)
+        self._three_d.setEnabled(False)
+        self._three_d.toggled.connect(self._on_three_d_toggled)
         controls = QVBoxLayout()  # stacked: the panel stays narrow
-        for widget in (self._radiological, self._crosshair):
+        for widget in (
+            self._radiological,
+            self._crosshair,
+            self._linked,
+            self._reset_wl,
+            self._reading,
+            self._three_d,
+        ):
             controls.addWidget(widget)
         self.setToolTip(HELP)
-        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self._splitter = splitter = QSplitter(Qt.Orientation.Vertical, self)
         for view in self._qt_views.values():
             splitter.addWidget(view)
+        self._stack_label = QLabel(STACK_MESSAGE, self)
+        self._stack_label.setWordWrap(True)
+        self._stack_label.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self._stack_label.hide()
+        self._panes = QWidget(self)  # the reading layout's 2 x 2 grid
+        self._grid = grid = QGridLayout(self._panes)
+        grid.setContentsMargins(0, 0, 0, 0)
+        for index in range(2):
+            grid.setRowStretch(index, 1)
+            grid.setColumnStretch(index, 1)
+        self._no_three_d = QLabel(NO_THREE_D, self._panes)
+        self._no_three_d.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._panes.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(controls)
+        layout.addWidget(self._stack_label)
         layout.addWidget(splitter, 1)
+        layout.addWidget(self._panes, 1)
 
     # -- public ---------------------------------------------------------------------
 
@@ -112,6 +208,30 @@ class PlanesWidget(QWidget):
         """The Qt canvas widget of a side view (for tests and screenshots)."""
         return self._qt_views[plane].canvas.native  # type: ignore[index]
 
+    @property
+    def reading_layout(self) -> bool:
+        """Whether the reading layout (2 x 2 equal panes) is shown."""
+        return self._reading.isChecked()
+
+    def view(self, kind: str) -> Any:
+        """The Qt view (napari ``QtViewer``) of a pane: a side plane, ``"axial"`` or ``"3d"``."""
+        return self._qt_views[kind]
+
+    @property
+    def stack_message(self) -> str:
+        """The message shown instead of the side views ("" while they are shown)."""
+        return self._stack_label.text() if self._stack_label.isVisibleTo(self) else ""
+
+    def _canvases(self) -> dict[Any, Any]:
+        """The Qt canvas of each view (napari's main canvas first) and its model."""
+        canvases = {}
+        qt_viewer = getattr(getattr(self._viewer, "window", None), "_qt_viewer", None)
+        if qt_viewer is not None:
+            canvases[qt_viewer.canvas.native] = self._viewer
+        for plane, view in self._qt_views.items():
+            canvases[view.canvas.native] = self.planes.models[plane]
+        return canvases
+
     # -- events ---------------------------------------------------------------------
 
     def _on_radiological_toggled(self, checked: bool) -> None:
@@ -122,8 +242,94 @@ class PlanesWidget(QWidget):
     def _on_crosshair_toggled(self, checked: bool) -> None:
         self.planes.set_crosshair_visible(checked)
 
+    def _on_linked_toggled(self, checked: bool) -> None:
+        self.planes.set_linked(checked)
+
+    def _on_reset_wl_clicked(self) -> None:
+        self._limits.reset()
+
+    def _on_reading_toggled(self, checked: bool) -> None:
+        self._three_d.setEnabled(checked)
+        if checked:
+            self._make_view("axial")
+        else:
+            self._three_d.setChecked(False)
+            self._drop_view("axial")
+        self._lay_out_views()
+
+    def _on_three_d_toggled(self, checked: bool) -> None:
+        if checked:
+            self._make_view("3d")
+        else:
+            self._drop_view(THREE_D)
+        self._lay_out_views()
+
+    # -- views ----------------------------------------------------------------------
+
+    def _make_view(self, kind: ViewKind) -> None:
+        """A pane for a view of the planes (its Qt view, status, keys and wheel)."""
+        from napari.qt import QtViewer
+
+        model = self.planes.add_view(kind)
+        view = QtViewer(model, show_welcome_screen=False)
+        view.setMinimumSize(*SIDE_VIEW_MIN)  # the window must fit 1280 px with every panel
+        self._qt_views[kind] = view
+        self._status.follow(model)
+        events = getattr(self, "_events", None)
+        if events is not None:  # panes added later (the reading layout's)
+            events.watch(view.canvas.native, model)
+            self._reset_soon()
+
+    def _drop_view(self, kind: str) -> None:
+        view = self._qt_views.pop(kind, None)
+        if view is None:
+            return
+        self._events.forget(view.canvas.native)
+        self._status.unfollow(self.planes.models[kind])
+        self.planes.remove_view(kind)
+        view.close()
+        view.setParent(None)
+        view.deleteLater()
+
+    def _lay_out_views(self) -> None:
+        """The panes in the reading layout's grid, or the side views in the splitter."""
+        coronal, sagittal = (self._qt_views[plane] for plane in SIDE_PLANES)
+        if self.reading_layout:
+            grid = self._grid
+            grid.addWidget(self._qt_views["axial"], 0, 0)
+            grid.addWidget(coronal, 0, 1)
+            grid.addWidget(sagittal, 1, 0)
+            fourth = self._qt_views.get(THREE_D, self._no_three_d)
+            self._no_three_d.setVisible(fourth is self._no_three_d)
+            grid.addWidget(fourth, 1, 1)
+        else:
+            self._splitter.addWidget(coronal)
+            self._splitter.addWidget(sagittal)
+        self._show_stack_message()
+
     def _on_session_case_changed(self) -> None:
+        self._limits.remember()
         self._reset_soon()
+
+    def _on_layers_changed(self, event: Any = None) -> None:
+        """Layers came or went: the message for a stack of 2-D slices, on the next turn
+        (not inside the layer list's event; a pending call keeps no widget)."""
+        show = weakref.WeakMethod(self._show_stack_message)
+
+        def later() -> None:
+            method = show()
+            if method is not None:
+                method()
+
+        call_soon(later)
+
+    def _show_stack_message(self) -> None:
+        if not self._lifetime.alive:
+            return
+        stack = shows_slice_stack(self._viewer)
+        self._stack_label.setVisible(stack)
+        self._splitter.setVisible(not stack and not self.reading_layout)
+        self._panes.setVisible(not stack and self.reading_layout)
 
     def showEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
         """Fit the side views once they have their size."""
@@ -147,7 +353,184 @@ class PlanesWidget(QWidget):
         call_soon(reset)
 
     def _close(self) -> None:
+        self._events.close()
         self._status.close()
         self.planes.close()
         for view in self._qt_views.values():
             view.close()
+
+
+class _ScanLimits:
+    """The scan's contrast limits as the case opened, for "Reset W/L"."""
+
+    def __init__(self, session: MoodSession) -> None:
+        self._session = session
+        self._opened: weakref.WeakKeyDictionary[Any, tuple[float, float]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self.remember()
+
+    @property
+    def scan(self) -> Any | None:
+        """The session's scan layer (None for a box dataset or no case)."""
+        return self._session.scan_layer
+
+    def remember(self) -> None:
+        """Keep the scan's limits the first time it is seen (a new case)."""
+        scan = self.scan
+        if scan is not None and scan not in self._opened:
+            self._opened[scan] = _limits(scan)
+
+    def set(self, limits: tuple[float, float]) -> None:
+        """Show the scan with ``limits`` (every view: the side views copy them)."""
+        scan = self.scan
+        if scan is None:
+            return
+        low, high = scan.contrast_limits_range
+        scan.contrast_limits_range = (min(low, limits[0]), max(high, limits[1]))
+        scan.contrast_limits = limits
+
+    def reset(self) -> None:
+        """Back to the limits the scan had when its case opened."""
+        scan = self.scan
+        if scan is not None and scan in self._opened:
+            self.set(self._opened[scan])
+
+
+def _limits(layer: Any) -> tuple[float, float]:
+    low, high = layer.contrast_limits
+    return float(low), float(high)
+
+
+class PaneEvents(QObject):
+    """Mouse wheel, paging keys and window/level drags on the three views' canvases.
+
+    A Qt event filter on each canvas: the events it takes never reach napari or vispy
+    (no zoom under a wheel that pages, no zoom under a right-drag that sets the level).
+
+    Parameters
+    ----------
+    planes : LinkedPlanes
+    canvases : dict
+        Each view's Qt canvas widget and its model (napari's main canvas included).
+    limits : _ScanLimits
+        The scan whose window/level a right-drag sets.
+    """
+
+    def __init__(self, planes: LinkedPlanes, canvases: dict[Any, Any], limits: _ScanLimits) -> None:
+        super().__init__()
+        self._planes = planes
+        self._canvases = canvases
+        self._limits = limits
+        self._drag: tuple[Any, float, float, tuple[float, float], float] | None = None
+        self._forget = {canvas: partial(self._on_canvas_destroyed, canvas) for canvas in canvases}
+        for canvas, forget in self._forget.items():
+            canvas.installEventFilter(self)
+            canvas.destroyed.connect(forget)
+
+    def watch(self, canvas: Any, model: Any) -> None:
+        """Also take the events of another view's canvas."""
+        self._canvases[canvas] = model
+        self._forget[canvas] = partial(self._on_canvas_destroyed, canvas)
+        canvas.installEventFilter(self)
+        canvas.destroyed.connect(self._forget[canvas])
+
+    def forget(self, canvas: Any) -> None:
+        """Stop taking a canvas's events (its view goes)."""
+        if canvas in self._canvases:
+            canvas.removeEventFilter(self)
+            canvas.destroyed.disconnect(self._forget.pop(canvas))
+            del self._canvases[canvas]
+
+    def close(self) -> None:
+        """Stop filtering the canvases' events (those still there: Qt forgets the others)."""
+        for canvas in self._canvases:
+            canvas.removeEventFilter(self)
+            canvas.destroyed.disconnect(self._forget[canvas])
+        self._canvases, self._forget = {}, {}
+
+    def _on_canvas_destroyed(self, canvas: Any, *_: object) -> None:
+        self._canvases.pop(canvas, None)
+        self._forget.pop(canvas, None)
+
+    def eventFilter(self, watched: Any, event: Any) -> bool:  # noqa: N802 (Qt override)
+        """Take the events of the reading habits; pass every other one on."""
+        model = self._canvases.get(watched)
+        if model is None or self._planes.closed:
+            return False
+        kind = event.type()
+        if kind == QEvent.Type.Wheel:
+            return self._on_wheel(model, event)
+        if kind in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride):
+            return self._on_key(event, press=kind == QEvent.Type.KeyPress)
+        if kind in (QEvent.Type.MouseButtonPress, QEvent.Type.MouseMove):
+            return self._on_drag(model, event, press=kind == QEvent.Type.MouseButtonPress)
+        if kind == QEvent.Type.MouseButtonRelease and event.button() == Qt.MouseButton.RightButton:
+            taken, self._drag = self._drag is not None, None
+            return taken
+        return False
+
+    # -- wheel: side views page, Ctrl zooms ------------------------------------------
+
+    def _on_wheel(self, model: Any, event: Any) -> bool:
+        if model is self._planes.viewer:
+            return False  # napari's own: wheel zooms, Ctrl + wheel pages
+        modifiers = event.modifiers()
+        notches = event.angleDelta().y() / 120
+        if not notches or modifiers & ~Qt.KeyboardModifier.ControlModifier:
+            return False
+        if modifiers & Qt.KeyboardModifier.ControlModifier:
+            around = model.cursor.position if model.mouse_over_canvas else None
+            self._planes.zoom_by(model, ZOOM_PER_NOTCH**notches, around)
+        else:
+            self._planes.page(model, 1 if notches > 0 else -1)
+        return True
+
+    # -- keys: page the view under the pointer ---------------------------------------
+
+    def _on_key(self, event: Any, *, press: bool) -> bool:
+        steps = PAGE_KEYS.get(event.key())
+        if steps is None or event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
+            return False
+        if not press:
+            event.accept()  # a key for the view, not for a shortcut of the window
+            return True
+        model = self._pointed() or self._focused()
+        if model is not None:
+            self._planes.page(model, steps)
+        return True
+
+    def _pointed(self) -> Any | None:
+        return next((m for m in self._canvases.values() if m.mouse_over_canvas), None)
+
+    def _focused(self) -> Any | None:
+        return next((m for c, m in self._canvases.items() if c.hasFocus()), None)
+
+    # -- right-drag: window / level of the scan --------------------------------------
+
+    def _on_drag(self, model: Any, event: Any, *, press: bool) -> bool:
+        scan = self._limits.scan
+        if press:
+            if event.button() != Qt.MouseButton.RightButton or scan is None:
+                return False
+            self._limits.remember()
+            low, high = scan.contrast_limits_range
+            x, y = _position(event)
+            self._drag = (scan, x, y, _limits(scan), float(high - low))
+            return True
+        if self._drag is None or not event.buttons() & Qt.MouseButton.RightButton:
+            return False
+        dragged, x, y, start, span = self._drag
+        if dragged is not scan:
+            self._drag = None
+            return False
+        now = _position(event)
+        drag = (now[0] - x, now[1] - y)
+        self._limits.set(window_level(start, drag, span=span if span > 0 else 1.0))
+        return True
+
+
+def _position(event: Any) -> tuple[float, float]:
+    """A mouse event's position in the widget (Qt 6 ``position``, Qt 5 ``pos``)."""
+    point = event.position() if hasattr(event, "position") else event.pos()
+    return float(point.x()), float(point.y())

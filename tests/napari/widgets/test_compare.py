@@ -77,7 +77,7 @@ def test_grid_has_one_cell_per_method_with_shared_slice_and_zoom(compare, qtbot)
     widget.show_grid()
     qtbot.wait(50)
     grid = viewer.canvas.grid
-    assert grid.enabled and grid.stride == 3
+    assert grid.enabled and grid.stride == 4  # scan, map, GT and the colour bar
     expected = grid_shape(2, canvas=widget.grid._canvas_size(), cell=widget.grid._cell_size())
     assert tuple(grid.shape) == expected
     cells = widget.grid.cells
@@ -91,7 +91,7 @@ def test_grid_has_one_cell_per_method_with_shared_slice_and_zoom(compare, qtbot)
         assert cell_scan.data is scan.data and cell_gt.data is gt.data  # shared, not copied
         assert cell_gt.contour == 1 and cell_gt.visible  # the GT outline in every cell
         np.testing.assert_array_equal(cell_gt.colormap.map(1), gt.colormap.map(1))
-        assert method.name_overlay.visible and method.colorbar.visible
+        assert method.name_overlay.visible and widget.grid.legends[name].face_colorbar.visible
         indices = [viewer.layers.index(layer) for layer in layers]
         assert indices == sorted(indices)  # scan below the map below the GT
         assert len({grid.position(i, viewer.layers) for i in indices}) == 1
@@ -176,7 +176,8 @@ def test_a_method_leaving_rebuilds_the_grid(compare, qtbot):
     qtbot.waitUntil(lambda: list(widget.grid.cells) == ["a"], timeout=2000)
     assert list(widget.grid.cells) == ["a"]
     assert list(widget._toggles) == ["a"]
-    assert len(viewer.layers) == 3 and not widget.grid.helpers  # b's helpers are gone
+    assert len(viewer.layers) == 4 and not widget.grid.helpers  # b's helpers are gone
+    assert list(widget.grid.legends) == ["a"]  # a's colour bar stays
     widget.show_overlay()
     assert [layer.name for layer in viewer.layers] == ["case_1", "a", "case_1 GT"]
     assert not widget._diff_box.isEnabled()  # one method left: nothing to compare
@@ -284,7 +285,7 @@ def test_closing_the_widget_leaves_the_grid(compare, qtbot):
     viewer, widget = compare
     before = [layer.name for layer in viewer.layers]
     widget.show_grid()
-    assert len(viewer.layers) == 6  # two helpers for the second cell
+    assert len(viewer.layers) == 8  # two helpers for the second cell, a colour bar a cell
     viewer.window.remove_dock_widget("all")
     widget.deleteLater()
     qtbot.waitUntil(lambda: not viewer.canvas.grid.enabled, timeout=2000)
