@@ -443,11 +443,18 @@ class PaneEvents(QObject):
             del self._canvases[canvas]
 
     def close(self) -> None:
-        """Stop filtering the canvases' events (those still there: Qt forgets the others)."""
-        for canvas in self._canvases:
-            canvas.removeEventFilter(self)
-            canvas.destroyed.disconnect(self._forget[canvas])
+        """Stop filtering the canvases' events (those still there: Qt forgets the others).
+
+        Run when the panel is destroyed, this filter (the panel's child) may be deleted
+        already: Qt then took it off every canvas itself, and calling into it would raise.
+        """
+        canvases, forget = self._canvases, self._forget
         self._canvases, self._forget = {}, {}
+        if _deleted(self):
+            return
+        for canvas in canvases:
+            canvas.removeEventFilter(self)
+            canvas.destroyed.disconnect(forget[canvas])
 
     def _on_canvas_destroyed(self, canvas: Any, *_: object) -> None:
         self._canvases.pop(canvas, None)
@@ -534,3 +541,12 @@ def _position(event: Any) -> tuple[float, float]:
     """A mouse event's position in the widget (Qt 6 ``position``, Qt 5 ``pos``)."""
     point = event.position() if hasattr(event, "position") else event.pos()
     return float(point.x()), float(point.y())
+
+
+def _deleted(obj: Any) -> bool:
+    """Whether the C++ object behind a Qt wrapper is gone (deleted with its parent)."""
+    try:
+        obj.objectName()
+    except RuntimeError:  # "wrapped C/C++ object ... has been deleted"
+        return True
+    return False
