@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -15,6 +16,11 @@ settings.register_profile(
     "napari-mood", deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile("napari-mood")
+
+# Started in the background (`nohup ... &`), Ctrl-C arrives ignored and every child would
+# inherit that: the tests that send SIGINT to a command must see it as a user's terminal does
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 WriteNifti = Callable[..., Path]
 
