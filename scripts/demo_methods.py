@@ -14,7 +14,7 @@ For every scan of INPUT_FOLDER it writes a score map ``CASE.nii.gz`` and a sampl
   healthy anatomy: blind only where an anomaly has the tissue's own intensity).
 
 Not part of the package: run it with ``napari-mood run "python scripts/demo_methods.py
-edges" --input DATA/toy --output PREDS/edges``.
+edges" DATA/toy --out PREDS/edges``.
 """
 
 from __future__ import annotations

@@ -11,8 +11,8 @@ mkdir -p "$W/scan" && cp sample_data/toy/brain_005.nii.gz "$W/scan/normal.nii.gz
 
 run_all() {  # run_all DATASET PREDS: the three methods, pixel and sample task
   for kind in bright edges template; do
-    $NM run "$M $kind" --input "$1/toy" --output "$2/$kind" --quiet --force > /dev/null
-    $NM run "$M $kind" --input "$1/toy" --output "$2/$kind" --task sample --quiet --force > /dev/null
+    $NM run "$M $kind" "$1/toy" --out "$2/$kind" --quiet --force > /dev/null
+    $NM run "$M $kind" "$1/toy" --out "$2/$kind" --task sample --quiet --force > /dev/null
   done
 }
 
@@ -21,7 +21,7 @@ $NM sweep size "$W/scan/normal.nii.gz" --out "$W/size" --radii 0:40:4 --force > 
 $NM sweep contrast "$W/scan/normal.nii.gz" --out "$W/contrast" --radius 10 --force > /dev/null
 for s in size contrast; do
   run_all "$W/$s" "$W/$s-preds"
-  $NM sweep-report "$W/$s" --preds "$W/$s-preds" --out "$W/$s-report" --formats png --quiet \
+  $NM sweep-report "$W/$s" --preds "$W/$s-preds" --out "$W/$s-report" --plot-formats png --quiet \
     --force --title "$s sweep (sample brain, 3 toy methods)" > /dev/null
   cp "$W/$s-report/sweep_ap.png" "docs/analysis_sweep_$s.png"
 done
@@ -38,12 +38,12 @@ brain_002,texture,shuffle,4
 brain_004,intensity,pet,5
 CSV
 $NM categories sample_data --categories "$W/categories.csv" --out "$W/categories" \
-  --formats png --quiet --force > /dev/null
+  --plot-formats png --seed 0 --quiet --force > /dev/null
 cp "$W/categories/subcategory_sample_ap.png" docs/analysis_categories.png
 
 # rankings: the sample data's own methods (pixel and sample task), bootstrap of the batches
 $NM evaluate sample_data --batches 50 --batch-size 3 --format json --out "$W/sample.json" --quiet --force
-$NM rank brain="$W/sample.json" --bootstrap 1000 --out "$W/rank" --formats png --force
+$NM rank brain="$W/sample.json" --bootstrap 1000 --seed 0 --out "$W/rank" --plot-formats png --force
 cp "$W/rank/rank_stability.png" docs/analysis_rank.png
 
 # toy vs test: the demo methods on the sample data and a simulated set, toy = another one

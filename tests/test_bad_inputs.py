@@ -947,17 +947,17 @@ def _copy_method(data: Path, tmp_path: Path) -> Path:
 @pytest.mark.parametrize(
     "outputs",
     [
-        lambda d, w: ["--output", str(w / "OUT"), "--json", str(w / "OUT" / "c1.nii.gz")],
-        lambda d, w: ["--output", str(w / "OUT"), "--json", str(d / "toy" / "run.json")],
-        lambda d, w: ["--output", str(d / "toy" / "sub")],
-        lambda d, w: ["--output", str(d / "toy")],
+        lambda d, w: ["--out", str(w / "OUT"), "--report", str(w / "OUT" / "c1.nii.gz")],
+        lambda d, w: ["--out", str(w / "OUT"), "--report", str(d / "toy" / "run.json")],
+        lambda d, w: ["--out", str(d / "toy" / "sub")],
+        lambda d, w: ["--out", str(d / "toy")],
     ],
 )
 def test_run_plans_every_output_file_before_the_first_case(
     capsys, data: Path, tmp_path: Path, outputs
 ):
     script = _copy_method(data, tmp_path)
-    argv = ["run", str(script), "--input", str(data / "toy"), *outputs(data, tmp_path), "--force"]
+    argv = ["run", str(script), str(data / "toy"), *outputs(data, tmp_path), "--force"]
     _refused(capsys, data, *argv)
     assert not (tmp_path / "OUT").exists() or not any((tmp_path / "OUT").iterdir())
 
@@ -969,9 +969,9 @@ def test_relative_and_linked_inputs_are_the_same_inputs(
     script = _copy_method(data, tmp_path)
     (tmp_path / "linked").symlink_to(data / "toy")
     monkeypatch.chdir(data / "toy")
-    _refused(capsys, data, "run", str(script), "--input", ".", "--output", "sub")
+    _refused(capsys, data, "run", str(script), ".", "--out", "sub")
     monkeypatch.chdir(tmp_path)
-    _refused(capsys, data, "run", str(script), "--input", "linked", "--output", "linked/sub")
+    _refused(capsys, data, "run", str(script), "linked", "--out", "linked/sub")
     assert not (data / "toy" / "sub").exists()
 
 
@@ -1102,7 +1102,7 @@ def test_an_interrupted_run_leaves_no_output_folder(data: Path, tmp_path: Path, 
     method = tmp_path / "slow.sh"
     method.write_text("#!/bin/sh\nsleep 100\n")
     method.chmod(0o755)
-    argv = ["run", str(method), "--input", str(data / "toy"), "--output", str(out)]
+    argv = ["run", str(method), str(data / "toy"), "--out", str(out)]
     script = f"import sys; from napari_mood.cli import main; sys.exit(main({argv!r}))"
     process = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60

@@ -102,14 +102,14 @@ def no_read(monkeypatch):
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (("--thresholds", "nan"), "is NaN"),
-        (("--thresholds", "1.5"), "must be a number in [0, 1]"),
-        (("--thresholds", "-0.1"), "must be a number in [0, 1]"),
-        (("--thresholds", "inf"), "must be a number in [0, 1]"),
-        (("--thresholds", "a=0.5,a=0.6"), "given twice"),
-        (("--thresholds", "=0.5"), "is not NAME=T"),
-        (("--thresholds", "a=,b=0.2"), "the threshold of a must be"),
-        (("--thresholds", "unknown=0.5"), "'unknown' names no method (methods: a, b)"),
+        (("--threshold", "nan"), "is NaN"),
+        (("--threshold", "1.5"), "must be a number in [0, 1]"),
+        (("--threshold", "-0.1"), "must be a number in [0, 1]"),
+        (("--threshold", "inf"), "must be a number in [0, 1]"),
+        (("--threshold", "a=0.5,a=0.6"), "given twice"),
+        (("--threshold", "=0.5"), "is not NAME=T"),
+        (("--threshold", "a=,b=0.2"), "the threshold of a must be"),
+        (("--threshold", "unknown=0.5"), "'unknown' names no method (methods: a, b)"),
         (("--slices", "x:5"), "'x:5' names no plane"),
         (("--slices", "c:"), "is not a slice index"),
         (("--slices", "5,,6"), "is not a slice index"),
@@ -147,7 +147,7 @@ def test_figure_usage_errors_come_before_the_dataset_is_looked_at(capsys, tmp_pa
 def test_valid_figure_options_still_draw(capsys, data: Path, tmp_path: Path):
     out = tmp_path / "f.svg"
     code, printed, err = _cli(
-        capsys, "figure", str(data), "--out", str(out), "--cases", "c1", "--thresholds",
+        capsys, "figure", str(data), "--out", str(out), "--cases", "c1", "--threshold",
         "a=0.7, b=0", "--planes", "axial,coronal", "--slices", "4,auto,c:5", "--dpi", "40",
     )  # fmt: skip
     assert code == 0, err
@@ -438,6 +438,6 @@ def test_a_resolution_without_pixels_is_a_usage_error(capsys, data: Path, tmp_pa
     if command == "figure":
         argv = ["figure", str(data), "--out", str(out)]
     else:
-        argv = ["evaluate-boxes", str(SAMPLE / "nova"), "--figure", str(out)]
+        argv = ["evaluate-boxes", str(SAMPLE / "nova"), "--plot", str(out)]
     err = _refused(capsys, data, *argv, "--dpi", dpi, code=2)
     assert "at least 10" in err and not out.exists()

@@ -55,7 +55,7 @@ def _generator(name: str, src: Path, out: Path) -> list[str]:
     scan = str(src / "scan.nii.gz")
     return {
         "simulate": ["simulate", scan, "--out", str(out), "--count", "1"],
-        "pet": _pet_argv(src, out, "--labels", "1", "--region-name", "ad", "--degree", "0.2"),
+        "pet": _pet_argv(src, out, "--atlas-labels", "1", "--region-name", "ad", "--degree", "0.2"),
         "sweep": ["sweep", "size", scan, "--out", str(out), "--radii", "1,2"],
         "pet-sample": ["pet-sample", "--out", str(out), "--step", "8"],
     }[name]
@@ -86,9 +86,12 @@ def _ok(capsys, *argv: str) -> str:
 
 def test_pet_force_replaces_its_region_whole(capsys, src: Path, tmp_path: Path):
     out = tmp_path / "sim"
-    _ok(capsys, *_pet_argv(src, out, "--labels", "1", "--region-name", "ad", "--degree", "0.1,0.5"))
+    _ok(
+        capsys,
+        *_pet_argv(src, out, "--atlas-labels", "1", "--region-name", "ad", "--degree", "0.1,0.5"),
+    )
     before = _checksums(src)
-    _ok(capsys, *_pet_argv(src, out, "--labels", "2", "--region-name", "ad", "--degree", "0.2",
+    _ok(capsys, *_pet_argv(src, out, "--atlas-labels", "2", "--region-name", "ad", "--degree", "0.2",
                            "--force"))  # fmt: skip
     names = sorted(p.name for p in (out / "toy").iterdir())
     assert names == [f"s{i}_ad_deg{d}.nii.gz" for i in range(2) for d in ("00", "20")]
@@ -100,11 +103,17 @@ def test_pet_force_replaces_its_region_whole(capsys, src: Path, tmp_path: Path):
 
 def test_pet_regions_live_side_by_side(capsys, src: Path, tmp_path: Path):
     out = tmp_path / "sim"
-    _ok(capsys, *_pet_argv(src, out, "--labels", "1", "--region-name", "ad", "--degree", "0.1"))
-    _ok(capsys, *_pet_argv(src, out, "--labels", "3", "--region-name", "ftd", "--degree", "0.3"))
+    _ok(
+        capsys,
+        *_pet_argv(src, out, "--atlas-labels", "1", "--region-name", "ad", "--degree", "0.1"),
+    )
+    _ok(
+        capsys,
+        *_pet_argv(src, out, "--atlas-labels", "3", "--region-name", "ftd", "--degree", "0.3"),
+    )
     ftd = {n: h for n, h in _checksums(out).items() if "ftd" in n}
     assert len(ftd) == 1 + 2 * 2 * 5  # manifest, 2 subjects x 2 degrees x 5 files
-    _ok(capsys, *_pet_argv(src, out, "--labels", "2", "--region-name", "ad", "--degree", "0.5",
+    _ok(capsys, *_pet_argv(src, out, "--atlas-labels", "2", "--region-name", "ad", "--degree", "0.5",
                            "--force"))  # fmt: skip
     after = _checksums(out)
     assert {n: h for n, h in after.items() if "ftd" in n} == ftd  # the other region kept
@@ -116,9 +125,12 @@ def test_pet_regions_live_side_by_side(capsys, src: Path, tmp_path: Path):
 
 def test_pet_same_region_without_force_is_refused(capsys, src: Path, tmp_path: Path):
     out = tmp_path / "sim"
-    _ok(capsys, *_pet_argv(src, out, "--labels", "1", "--region-name", "ad", "--degree", "0.1"))
+    _ok(
+        capsys,
+        *_pet_argv(src, out, "--atlas-labels", "1", "--region-name", "ad", "--degree", "0.1"),
+    )
     kept = _checksums(out)
-    argv = _pet_argv(src, out, "--labels", "2", "--region-name", "ad", "--degree", "0.2")
+    argv = _pet_argv(src, out, "--atlas-labels", "2", "--region-name", "ad", "--degree", "0.2")
     err = _refused(capsys, src, *argv, names=str(out))
     assert "already holds region ad" in err and "--force" in err
     assert _checksums(out) == kept and _leftovers(tmp_path) == []
@@ -182,7 +194,7 @@ def test_a_generated_dataset_needs_force_and_is_replaced_whole(
     kept = _checksums(out)
     argv = _generator(name, src, out)
     if name == "pet":  # another region is added beside; the same one needs --force
-        argv = _pet_argv(src, out, "--labels", "2", "--region-name", "ad", "--degree", "0.3")
+        argv = _pet_argv(src, out, "--atlas-labels", "2", "--region-name", "ad", "--degree", "0.3")
     err = _refused(capsys, src, *argv, names=str(out))
     assert "already holds" in err and "--force" in err and _checksums(out) == kept
     (out / "stray.txt").write_text("left in a generated folder\n")
@@ -370,7 +382,8 @@ def test_a_sweep_json_naming_some_absent_cases_warns_and_skips_them(
     _rename_cases(sweep_set, lambda n: n.replace("size_001", "gone_001"))
     before = _checksums(sweep_set)
     argv = ["sweep-report", str(sweep_set), "--pred", str(tmp_path / "m" / "perfect")]
-    code, out, err = _cli(capsys, *argv, "--out", str(tmp_path / "rep"), "--formats", "png")
+    argv += ["--out", str(tmp_path / "rep"), "--plot-formats", "png", "--format", "csv"]
+    code, out, err = _cli(capsys, *argv)
     assert code == 0 and "Traceback" not in err
     assert f"{sweep_set / 'sweep.json'}: 1 of its 3 cases" in err and "gone_001" in err
     rows = out.strip().splitlines()[1:]

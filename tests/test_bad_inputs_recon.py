@@ -153,7 +153,7 @@ def test_a_constant_healthy_original_inside_the_brain_mask_is_skipped(
 def test_maps_are_written_for_the_measured_cases_only(capsys, pet: Path, tmp_path: Path):
     _poke(pet / "sim" / "toy" / BAD_CASE, math.nan)
     maps = tmp_path / "maps"
-    code, _, err = _cli(capsys, *_recon(pet, "--maps", str(maps), "--quiet"))
+    code, _, err = _cli(capsys, *_recon(pet, "--save-maps", str(maps), "--quiet"))
     assert code == 0, err
     assert len(list(maps.iterdir())) == 16 and not (maps / BAD_CASE).exists()
     assert not any(p.name.startswith(".") for p in maps.iterdir())
@@ -210,7 +210,7 @@ def test_a_bad_brain_mask_is_an_error_before_any_work(
     elif values != "missing":
         write_nifti(mask, _mask(values))
     files = _files(tmp_path)
-    outputs = ["--out", str(tmp_path / "r.json"), "--maps", str(tmp_path / "maps")]
+    outputs = ["--out", str(tmp_path / "r.json"), "--save-maps", str(tmp_path / "maps")]
     argv = _recon(pet, "--brain-mask", str(mask), *outputs, "--plot", str(tmp_path / "f.png"))
     err = _refused(capsys, pet, *argv, names=f"{mask}: ")
     assert problem in err and len(err.strip().splitlines()) == 1, err
@@ -232,7 +232,7 @@ def test_a_0_255_brain_mask_is_a_mask(capsys, pet: Path, tmp_path: Path):
 @pytest.mark.parametrize("name", ["p.jpg", "p.JPEG", "p.tiff", "p.eps", "p", "p.png.txt"])
 def test_an_unwritable_plot_type_is_a_usage_error(capsys, pet: Path, tmp_path: Path, name: str):
     files = _files(tmp_path)
-    outputs = ["--out", str(tmp_path / "r.json"), "--maps", str(tmp_path / "maps")]
+    outputs = ["--out", str(tmp_path / "r.json"), "--save-maps", str(tmp_path / "maps")]
     err = _refused(
         capsys, pet, *_recon(pet, *outputs, "--plot", str(tmp_path / name)), code=2,
         names=f"argument --plot: {tmp_path / name}: unsupported figure",
@@ -253,7 +253,7 @@ def test_a_plot_of_no_simulated_case_is_refused_before_any_work(capsys, pet: Pat
     files = _files(tmp_path)
     err = _refused(
         capsys, pet,
-        *_recon(pet, "--maps", str(tmp_path / "maps"), "--plot", str(tmp_path / "f.png")),
+        *_recon(pet, "--save-maps", str(tmp_path / "maps"), "--plot", str(tmp_path / "f.png")),
         names=f"{pet / 'sim' / 'toy'}: no simulated case to plot",
     )  # fmt: skip
     assert "--plot" in err and _files(tmp_path) == files
@@ -268,7 +268,7 @@ def test_a_plot_with_every_simulated_case_skipped_writes_nothing(capsys, pet: Pa
         if "_deg" in path.name:
             _poke(path, math.nan)
     files = _files(tmp_path)
-    outputs = ["--out", str(tmp_path / "r.json"), "--maps", str(tmp_path / "maps")]
+    outputs = ["--out", str(tmp_path / "r.json"), "--save-maps", str(tmp_path / "maps")]
     err = _refused(
         capsys, pet, *_recon(pet, *outputs, "--plot", str(tmp_path / "f.png"), "--quiet"),
         names=f"{tmp_path / 'f.png'}: nothing to plot: every simulated case was skipped",

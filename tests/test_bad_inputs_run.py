@@ -48,7 +48,7 @@ def _leftovers() -> list[Path]:
 
 
 def _run(capsys, data: Path, method: str, out: Path, *more: str) -> tuple[int, str, str]:
-    argv = ("run", method, "--input", str(data / "toy"), "--output", str(out), "--quiet")
+    argv = ("run", method, str(data / "toy"), "--out", str(out), "--quiet")
     return _cli(capsys, *argv, *more)
 
 
@@ -161,7 +161,7 @@ def test_every_input_change_is_reported(
         tmp_path, EDIT.format(python=sys.executable, toy=data / "toy", more=more) + COPY
     )
     report = tmp_path / "run.json"
-    code, out, err = _run(capsys, data, method, tmp_path / "out", "--json", str(report))
+    code, out, err = _run(capsys, data, method, tmp_path / "out", "--report", str(report))
     assert code == 0, err
     said = {"new": "appeared in", "changed": "changed in"}
     for name, change in changes.items():
@@ -272,8 +272,8 @@ def test_every_process_of_a_case_ends_with_it(
 def test_kill_9_ends_the_method_and_the_next_run_cleans_up(data: Path, tmp_path: Path):
     pids = tmp_path / "pids"
     method = _method(tmp_path, f"sleep 120 &\necho $! >> {pids}\necho $$ >> {pids}\nwait\n")
-    argv = [sys.executable, "-m", "napari_mood.cli", "run", method, "--input", str(data / "toy"),
-            "--output", str(tmp_path / "out"), "--quiet"]  # fmt: skip
+    argv = [sys.executable, "-m", "napari_mood.cli", "run", method, str(data / "toy"),
+            "--out", str(tmp_path / "out"), "--quiet"]  # fmt: skip
     napari_mood = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while len(_pids(pids)) < 2 and time.monotonic() < deadline:
@@ -385,7 +385,7 @@ def test_a_command_that_cannot_be_split_is_a_usage_error(
 
 
 def _argv(data: Path, command: str, out: Path) -> tuple[str, ...]:
-    return ("run", command, "--input", str(data / "toy"), "--output", str(out), "--quiet")
+    return ("run", command, str(data / "toy"), "--out", str(out), "--quiet")
 
 
 @pytest.mark.parametrize(

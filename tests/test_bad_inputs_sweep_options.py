@@ -1,6 +1,6 @@
 """Bad inputs of the hostile sweep: options refused at parse time, files refused at once.
 
-``--scans`` as a path, an empty ``--reader``, a ``--figure`` type not written, repeated or
+``--scans`` as a path, an empty ``--reader``, a ``--plot`` type not written, repeated or
 empty sweep values and radii beyond any scan (exit 2, before any file is read); a
 ground-truth box file without a box, a categories file with other columns or an empty
 category, a sweep.json listing a case twice (exit 1 naming the file). Every try: one
@@ -83,14 +83,14 @@ def test_ground_truth_without_a_box_is_an_error(capsys, nova: Path, tmp_path: Pa
 @pytest.mark.parametrize("figure", ["out.jpg", "out", "out.PNG.txt", ""])
 def test_figure_type_is_checked_at_parse_time(capsys, nova: Path, tmp_path: Path, figure: str):
     path = str(tmp_path / figure) if figure else ""
-    err = _refused(capsys, nova, *_boxes(nova, "--figure", path), code=2, names="--figure")
-    assert "napari-mood evaluate-boxes: error: argument --figure" in err
+    err = _refused(capsys, nova, *_boxes(nova, "--plot", path), code=2, names="--plot")
+    assert "napari-mood evaluate-boxes: error: argument --plot" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["nova"]
 
 
 def test_figure_upper_case_png_is_accepted(capsys, nova: Path, tmp_path: Path):
     figure = tmp_path / "f.PNG"
-    code, _, err = _cli(capsys, *_boxes(nova, "--figure", str(figure), "--quiet"))
+    code, _, err = _cli(capsys, *_boxes(nova, "--plot", str(figure), "--quiet"))
     assert code == 0, err
     assert figure.stat().st_size > 0
 

@@ -177,22 +177,24 @@ def test_evaluate_recon_a_missing_region_option_is_an_error(capsys, pet: Path, t
 def test_evaluate_recon_outputs_inside_maps_are_refused(capsys, pet, tmp_path, option, inside):
     maps = tmp_path / "maps"
     files = _files(tmp_path)
-    argv = _recon(pet, "--maps", str(maps), option, str(maps / inside))
-    err = _refused(capsys, pet, *argv, names=f"{maps / inside}: {option} and --maps overlap")
+    argv = _recon(pet, "--save-maps", str(maps), option, str(maps / inside))
+    err = _refused(capsys, pet, *argv, names=f"{maps / inside}: {option} and --save-maps overlap")
     assert "give each its own place" in err and _files(tmp_path) == files
     assert not maps.exists()
 
 
 def test_evaluate_recon_maps_under_the_out_file_is_refused(capsys, pet: Path, tmp_path: Path):
     files = _files(tmp_path)
-    argv = _recon(pet, "--maps", str(tmp_path / "o" / "m"), "--out", str(tmp_path / "o"))
-    _refused(capsys, pet, *argv, names="--out and --maps overlap")
+    argv = _recon(pet, "--save-maps", str(tmp_path / "o" / "m"), "--out", str(tmp_path / "o"))
+    _refused(capsys, pet, *argv, names="--out and --save-maps overlap")
     assert _files(tmp_path) == files and not (tmp_path / "o").exists()
 
 
 def test_evaluate_recon_outputs_beside_the_maps_are_fine(capsys, pet: Path, tmp_path: Path):
     maps, out = tmp_path / "maps", tmp_path / "maps.csv"
-    code, _, err = _cli(capsys, *_recon(pet, "--maps", str(maps), "--out", str(out), "--quiet"))
+    code, _, err = _cli(
+        capsys, *_recon(pet, "--save-maps", str(maps), "--out", str(out), "--quiet")
+    )
     assert code == 0 and out.is_file() and len(list(maps.iterdir())) == 18, err
 
 
@@ -250,14 +252,14 @@ def _simulate(scans: Path, mask: str, out: Path, *more: str) -> list[str]:
 
 
 @pytest.mark.parametrize("mask", ["t1.nii.gz", "probabilities.nii.gz", "scan.nii.gz"])
-@pytest.mark.parametrize("labels", [(), ("--labels", "1")])
+@pytest.mark.parametrize("labels", [(), ("--atlas-labels", "1")])
 def test_simulate_a_scan_as_the_mask_is_an_error_naming_it(capsys, scans, tmp_path, mask, labels):
     files = _files(tmp_path)
     out = tmp_path / "sim"
     err = _refused(
         capsys, scans, *_simulate(scans, mask, out, *labels), names=f"{scans / mask}: holds values"
     )
-    assert "a scan, not a mask or a label atlas" in err and "--labels" in err
+    assert "a scan, not a mask or a label atlas" in err and "--atlas-labels" in err
     assert _files(tmp_path) == files and not out.exists()
 
 
@@ -266,11 +268,11 @@ def test_simulate_an_atlas_without_labels_is_named_in_a_warning(capsys, scans, t
     code, _, err = _cli(capsys, *_simulate(scans, "atlas.nii.gz", tmp_path / "sim"))
     assert code == 0 and "Traceback" not in err
     assert f"{scans / 'atlas.nii.gz'}: holds 2 labels (1, 2)" in err
-    assert "give --labels L,... to pick atlas regions" in err and _checksums(scans) == before
+    assert "give --atlas-labels L,... to pick atlas regions" in err and _checksums(scans) == before
 
 
 @pytest.mark.parametrize(
-    ("mask", "labels"), [("mask.nii.gz", ()), ("atlas.nii.gz", ("--labels", "2"))]
+    ("mask", "labels"), [("mask.nii.gz", ()), ("atlas.nii.gz", ("--atlas-labels", "2"))]
 )
 def test_simulate_a_mask_or_picked_labels_say_nothing(capsys, scans, tmp_path, mask, labels):
     code, _, err = _cli(capsys, *_simulate(scans, mask, tmp_path / "sim", *labels))

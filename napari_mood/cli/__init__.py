@@ -1,10 +1,10 @@
 """The ``napari-mood`` command line: one module per subcommand, GUI-free.
 
-Subcommands: ``demo``, ``view`` (the napari viewer, imported only when run),
-``evaluate``, ``validate``, ``simulate``, ``evaluate-recon``, ``figure``, ``evaluate-boxes``
-(2-D boxes, NOVA-style), and the analyses ``run``, ``sweep``, ``sweep-report``,
-``categories``, ``rank``. Exit codes: 0 success, 1 an input
-or output cannot be used (the message names the file), 2 usage error.
+Subcommands are listed in :data:`napari_mood.cli.parser.COMMANDS`; each module is
+imported only when its subcommand runs, so ``napari-mood --help`` stays fast. They share
+one vocabulary (:mod:`napari_mood.cli._args`, ``docs/cli-vocabulary.md``). Exit codes:
+0 success, 1 an input or output cannot be used (the message names the file) or an
+optional dependency is missing (one line naming what to install), 2 usage error.
 """
 
 from __future__ import annotations
@@ -19,8 +19,6 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TextIO
 
-from napari_mood.core.io import MoodInputError, MoodInputWarning, one_line
-
 __all__ = ["main"]
 
 
@@ -28,7 +26,11 @@ INTERRUPTED = "napari-mood: interrupted (nothing half-written was left behind)"
 
 
 def _run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    from napari_mood.cli._common import require_all
+    from napari_mood.core.io import MoodInputError
+
     try:
+        require_all(args)  # a missing optional dependency: one line, before any work
         code = func(args)
         sys.stdout.flush()  # a full device shows here when the text fits in the buffer
         return code
@@ -99,6 +101,8 @@ def _main(argv: Sequence[str] | None) -> int:
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
     try:
         with warnings.catch_warnings():
+            from napari_mood.core.io import MoodInputWarning
+
             if getattr(args, "quiet", False):
                 warnings.simplefilter("ignore")  # --quiet: no warning on stderr
             else:
@@ -198,6 +202,8 @@ class _Diagnostics:
 
 def _reason(exc: BaseException) -> str:
     """The OS's words for an error (``No space left on device``), else its text."""
+    from napari_mood.core.io import one_line
+
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
     return one_line(str(exc)) or type(exc).__name__
@@ -273,6 +279,8 @@ class _WarningPrinter:
         self._seen: set[tuple[str, str]] = set()
 
     def __call__(self, message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+        from napari_mood.core.io import one_line
+
         kind = readable_category(category)
         text = one_line(str(message))
         if (kind, text) in self._seen:

@@ -1,16 +1,34 @@
-"""Value types and shared options of the ``napari-mood`` parser."""
+"""Value types and shared options of the ``napari-mood`` parser: one vocabulary.
+
+Every subcommand says the same thing with the same word (``docs/cli-vocabulary.md``):
+
+- inputs are positional; ``--out`` is the main output (a file or a folder);
+- ``--format table|csv|json`` wherever a result is printed (:func:`add_format`);
+- ``--plot FILE`` for a figure (:func:`add_plot`), ``--plot-formats png,svg,pdf`` for the
+  figures of a report folder, ``--dpi`` wherever a figure is written (:func:`add_dpi`);
+- ``--force`` replaces existing outputs, never an input (:func:`add_force`);
+- ``--quiet``: no progress bar and no warnings (:func:`add_quiet`); ``--verbose``: more;
+- ``--seed`` defaults to :data:`DEFAULT_SEED` everywhere (:func:`add_seed`);
+- ``--threshold`` binarises scores (one value, or ``NAME=T,...`` per method).
+
+An old spelling stays for one release as a hidden alias (:func:`deprecated_alias`): it
+works, is left out of ``--help``, and prints one ``napari-mood: note:`` line.
+"""
 
 from __future__ import annotations
 
 import argparse
 import math
 import os
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from napari_mood.core.orientation import PLANES
 from napari_mood.core.paper import parse_width
 from napari_mood.core.scores import check_threshold
+from napari_mood.core.seed import DEFAULT_SEED
 
 
 def _pred_pair(text: str) -> tuple[str, Path]:
@@ -160,13 +178,7 @@ def _name_part(text: str) -> str:
 
 
 def _add_force(parser: argparse.ArgumentParser, what: str) -> None:
-    parser.add_argument(
-        "--force",
-        "--overwrite",
-        dest="force",
-        action="store_true",
-        help=f"replace existing {what} (never an input file)",
-    )
+    add_force(parser, what)
 
 
 def _tasks(text: str) -> tuple[str, ...]:
@@ -180,9 +192,14 @@ def _tasks(text: str) -> tuple[str, ...]:
 
 
 def _add_method_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("dataset", type=Path, help="folder holding toy/ and toy_label/")
     parser.add_argument(
-        "--preds", type=Path, help="folder whose subfolders are methods (default: DATASET/methods)"
+        "dataset", type=Path, metavar="DATASET", help="folder holding toy/ and toy_label/"
+    )
+    parser.add_argument(
+        "--preds",
+        type=Path,
+        metavar="DIR",
+        help="folder whose subfolders are methods (default: DATASET/methods)",
     )
     parser.add_argument(
         "--pred",
@@ -193,10 +210,16 @@ def _add_method_args(parser: argparse.ArgumentParser) -> None:
         help="one method folder (named NAME, or after the folder); repeat for several",
     )
     parser.add_argument(
-        "--labels", type=Path, help="label folder (holding pixel/ and sample/) if elsewhere"
+        "--labels",
+        type=Path,
+        metavar="DIR",
+        help="label folder (holding pixel/ and sample/) if elsewhere",
     )
     parser.add_argument(
-        "--scans", type=_subfolder, help="name of the scans subfolder (default: toy)"
+        "--scans",
+        type=_subfolder,
+        metavar="NAME",
+        help="name of the scans subfolder (default: toy)",
     )
 
 
@@ -351,3 +374,156 @@ def _figure_file(text: str) -> Path:
         return check_figure_path(_output(text))
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+# the shared vocabulary ------------------------------------------------------------------
+
+RESULT_FORMATS = ("table", "csv", "json")
+
+
+class _DeprecatedAlias(argparse.Action):
+    """An old spelling of ``target``: one note on stderr, then ``target`` does the work."""
+
+    def __init__(self, option_strings: list[str], dest: str, *, target: argparse.Action,
+                 **kwargs: Any) -> None:  # fmt: skip
+        super().__init__(option_strings, dest, **kwargs)
+        self.target = target
+        self._noted = False
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        new = self.target.option_strings[0] if self.target.option_strings else (
+            f"the positional {self.target.metavar or self.target.dest.upper()}"
+        )  # fmt: skip
+        if not self._noted:
+            print(f"napari-mood: note: {option_string} is deprecated, use {new}", file=sys.stderr)
+            self._noted = True
+        self.target(parser, namespace, values, new if self.target.option_strings else None)
+
+
+def deprecated_alias(parser: argparse.ArgumentParser, action: argparse.Action, *old: str) -> None:
+    """Accept the old spellings ``old`` of ``action`` for one release, hidden from ``--help``.
+
+    The alias parses its value like ``action`` and prints
+    ``napari-mood: note: --output is deprecated, use --out`` once. A required ``action``
+    is then checked after parsing (argparse would not count the alias as giving it).
+    """
+    if not action.option_strings:  # a positional that the old option may give instead
+        action.type = _absent_or(action.type)
+    if action.required or (not action.option_strings and action.nargs == "?"):
+        require(parser, action)
+    same: dict[str, Any] = {"type": action.type} if action.type is not None else {}
+    parser.add_argument(
+        *old, action=_DeprecatedAlias, target=action, dest=action.dest,
+        nargs=action.nargs if action.option_strings else None,
+        const=action.const, choices=action.choices, metavar=action.metavar,
+        default=argparse.SUPPRESS, help=argparse.SUPPRESS, **same,
+    )  # fmt: skip
+
+
+def _absent_or(kind: Any) -> Callable[[str], Any]:
+    """``kind``, except that argparse's marker of an absent value stays absent.
+
+    An optional positional with ``default=SUPPRESS`` would otherwise be set to
+    ``kind("==SUPPRESS==")`` when it is not given (and overwrite its old option's value).
+    """
+
+    def convert(text: str) -> Any:
+        if text == argparse.SUPPRESS:
+            return argparse.SUPPRESS
+        return text if kind is None else kind(text)
+
+    convert.__name__ = getattr(kind, "__name__", "value")
+    return convert
+
+
+def require(parser: argparse.ArgumentParser, action: argparse.Action) -> None:
+    """``action`` must be given (checked after parsing, so an alias counts)."""
+    require_option = getattr(parser, "require_option", None)
+    if require_option is not None:
+        require_option(action)
+
+
+def add_out(
+    parser: argparse.ArgumentParser,
+    help: str,
+    *,
+    metavar: str = "DIR",
+    required: bool = False,
+    type: Callable[[str], Path] = _output,
+    old: tuple[str, ...] = (),
+) -> argparse.Action:
+    """``--out``: the main output (a file or a folder, ``metavar`` says which)."""
+    action = parser.add_argument("--out", type=type, required=required, metavar=metavar, help=help)
+    if old:
+        deprecated_alias(parser, action, *old)
+    return action
+
+
+def add_force(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--force``: replace existing outputs (``--overwrite``: its deprecated spelling)."""
+    action = parser.add_argument(
+        "--force", action="store_true", help=f"replace existing {what} (never an input file)"
+    )
+    deprecated_alias(parser, action, "--overwrite")
+
+
+def add_quiet(parser: argparse.ArgumentParser) -> None:
+    """``--quiet``: no progress bar and no warnings on stderr (the same in every command)."""
+    parser.add_argument(
+        "--quiet", action="store_true", help="no progress bar and no warnings on stderr"
+    )
+
+
+def add_seed(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--seed`` with the one default of every subcommand."""
+    parser.add_argument(
+        "--seed", type=_count, default=DEFAULT_SEED, metavar="N",
+        help=f"random seed of {what} (default {DEFAULT_SEED}, as the MOOD challenge)",
+    )  # fmt: skip
+
+
+def add_format(parser: argparse.ArgumentParser, what: str = "the result") -> None:
+    """``--format table|csv|json``: how the result is printed (or written to ``--out``)."""
+    parser.add_argument(
+        "--format", choices=RESULT_FORMATS, default="table",
+        help=f"how {what} is printed: an aligned table (default), CSV or JSON",
+    )  # fmt: skip
+
+
+def add_plot(parser: argparse.ArgumentParser, what: str, *, old: tuple[str, ...] = ()) -> None:
+    """``--plot FILE``: a figure, ``.png`` / ``.svg`` / ``.pdf`` (checked before any work)."""
+    action = parser.add_argument(
+        "--plot", type=_figure_file, metavar="FILE", help=f"{what} (.png, .svg or .pdf)"
+    )
+    if old:
+        deprecated_alias(parser, action, *old)
+
+
+def add_dpi(parser: argparse.ArgumentParser, what: str = "figure") -> None:
+    """``--dpi``: resolution of the figures written."""
+    parser.add_argument(
+        "--dpi", type=_dpi, default=300, metavar="DPI",
+        help=f"{what} resolution (default 300, at most {MAX_DPI:g})",
+    )  # fmt: skip
+
+
+def _plot_formats(text: str) -> tuple[str, ...]:
+    kinds = tuple(dict.fromkeys(t.strip().lower() for t in text.split(",") if t.strip()))
+    if not kinds or any(k not in ("png", "svg", "pdf") for k in kinds):
+        raise argparse.ArgumentTypeError(f"expected png,svg,pdf (any of them), got {text!r}")
+    return kinds
+
+
+def add_plot_formats(parser: argparse.ArgumentParser) -> None:
+    """``--plot-formats png,svg,pdf``: the files of each figure of a report folder."""
+    action = parser.add_argument(
+        "--plot-formats", type=_plot_formats, default=("png", "svg", "pdf"), metavar="png,svg,pdf",
+        help="file formats of each figure in --out (default: all three)",
+    )  # fmt: skip
+    deprecated_alias(parser, action, "--formats")

@@ -1,21 +1,64 @@
-"""What several subcommands share: the methods to evaluate, a terminal progress bar."""
+"""What several subcommands share: the methods to evaluate, a terminal progress bar,
+optional dependencies refused in one line before any work."""
 
 from __future__ import annotations
 
 import argparse
+import csv
+import importlib
+import io
+import json
 import sys
 import time
-from typing import TextIO
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, TextIO
 
-from napari_mood.core.io import (
-    MethodFolder,
-    MoodDataset,
-    check_methods_apart,
-    discover_dataset,
-    find_methods,
-)
+if TYPE_CHECKING:
+    from napari_mood.core.io import MethodFolder, MoodDataset
 
-__all__ = ["ProgressBar", "methods_from_args"]
+__all__ = [
+    "Need",
+    "ProgressBar",
+    "aligned_csv",
+    "formatted_csv",
+    "methods_from_args",
+    "require",
+    "require_all",
+]
+
+Need = tuple[str, "str | None", str]
+"""``(module, extra, who)``: ``who`` (``"evaluate --scheduler"``) imports ``module``,
+installed with ``pip install "napari-mood[extra]"`` (``None``: a plain dependency)."""
+
+
+def require(module: str, extra: str | None, *, who: str) -> None:
+    """Import ``module`` now, or refuse in one line naming what to install.
+
+    Raises
+    ------
+    MoodInputError
+        ``evaluate --scheduler needs distributed: No module named 'distributed'
+        (pip install "napari-mood[cluster]")``.
+    """
+    from napari_mood.core.io import MoodInputError, one_line
+
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        package = module.partition(".")[0]
+        hint = (
+            f'pip install "napari-mood[{extra}]"'
+            if extra
+            else f"a dependency of napari-mood: pip install {package}"
+        )
+        raise MoodInputError(None, f"{who} needs {package}: {one_line(str(exc))}", hint) from None
+
+
+def require_all(args: argparse.Namespace) -> None:
+    """:func:`require` what the parsed command needs (``needs`` of its parser, if any)."""
+    needs: Callable[[argparse.Namespace], Iterable[Need]] | None = getattr(args, "needs", None)
+    for module, extra, who in needs(args) if needs is not None else ():
+        require(module, extra, who=who)
 
 
 def methods_from_args(
@@ -27,6 +70,8 @@ def methods_from_args(
     (:func:`~napari_mood.core.io.check_methods_apart`); ``dataset`` is discovered from
     the arguments when not given.
     """
+    from napari_mood.core.io import check_methods_apart, discover_dataset, find_methods
+
     if dataset is None:
         dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)
     given = [folder for _, folder in args.pred] + ([] if args.preds is None else [args.preds])
@@ -57,3 +102,43 @@ class ProgressBar:
             f"\r{self._label} [{bar}] {done}/{total} {elapsed:5.1f}s {item[:30]:<30}{end}"
         )
         self._stream.flush()
+
+
+def aligned_csv(text: str) -> str:
+    """CSV text as an aligned table (``--format table``): numbers right, text left.
+
+    Examples
+    --------
+    >>> print(aligned_csv("method,score\\nab,0.5\\n"), end="")
+    method  score
+    ab        0.5
+    """
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows:
+        return ""
+    widths = [max(len(row[i]) for row in rows if i < len(row)) for i in range(len(rows[0]))]
+
+    def cell(value: str, width: int) -> str:
+        return value.rjust(width) if _is_number(value) else value.ljust(width)
+
+    lines = ["  ".join(cell(v, w) for v, w in zip(row, widths, strict=False)) for row in rows]
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def formatted_csv(text: str, kind: str) -> str:
+    """A CSV result as ``--format`` says: ``table`` aligned, ``csv`` as is, ``json`` a list
+    of one object per row (values kept as the CSV's text)."""
+    if kind == "csv":
+        return text
+    if kind == "json":
+        rows = list(csv.DictReader(io.StringIO(text)))
+        return json.dumps(rows, indent=2) + "\n"
+    return aligned_csv(text)

@@ -6,8 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from napari_mood.cli._common import ProgressBar, methods_from_args
-from napari_mood.cli.evaluate import default_tasks
+from napari_mood.cli._common import ProgressBar, formatted_csv, methods_from_args
 from napari_mood.core.categories import CategoryScore, Level, Metric
 from napari_mood.core.io import MoodInputError, check_labels_for, discover_dataset
 from napari_mood.core.results import EvaluationOptions
@@ -44,7 +43,7 @@ def main(args: argparse.Namespace) -> int:
         scores_csv,
         summary_csv,
     )
-    from napari_mood.services.evaluation import evaluate_folder
+    from napari_mood.services.evaluation import default_tasks, evaluate
     from napari_mood.services.report import read_case_categories
 
     dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)
@@ -56,14 +55,19 @@ def main(args: argparse.Namespace) -> int:
     if any(c.subcategory for c in categories.values()):
         levels = ("category", "subcategory")
     out = check_output_folder(
-        args.out, inputs=inputs, force=args.force, names=_names(levels, args.formats), what="--out"
+        args.out,
+        inputs=inputs,
+        force=args.force,
+        names=_names(levels, args.plot_formats),
+        what="--out",
     )
     tasks = default_tasks(dataset)
     check_labels_for(dataset, tasks)
-    found = evaluate_folder(
+    found = evaluate(
         dataset,
         methods=methods,
         options=EvaluationOptions(tasks=tasks),
+        workers=1,
         progress=ProgressBar("evaluate", enabled=not args.quiet),
         warn=True,
     )
@@ -79,10 +83,10 @@ def main(args: argparse.Namespace) -> int:
         rows += mine
         for metric in PLOTTED:
             figure = plot_categories(mine, metric)
-            save_formats(figure, out / f"{level}_{metric}", args.formats)
+            save_formats(figure, out / f"{level}_{metric}", args.plot_formats, dpi=args.dpi)
     write_text_atomic(out / "category_scores.csv", scores_csv(rows), replace=args.force)
     summary = summary_csv(rows, SUMMARISED)
     write_text_atomic(out / "category_summary.csv", summary, replace=args.force)
-    sys.stdout.write(summary)
+    sys.stdout.write(formatted_csv(summary, args.format))
     print(f"written to {out}", file=sys.stderr)
     return 0

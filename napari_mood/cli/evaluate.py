@@ -25,10 +25,11 @@ from napari_mood.core.ranking import check_splits
 from napari_mood.core.results import DatasetEvaluation, EvaluationOptions, Task
 from napari_mood.services.cache import check_cache_folder
 from napari_mood.services.evaluation import (
-    FolderEvaluation,
+    MoodEvaluation,
     add_statistics,
     check_toy,
-    evaluate_folder,
+    default_tasks,
+    evaluate,
     toy_thresholds,
 )
 from napari_mood.services.formats import format_csv, format_result
@@ -61,15 +62,6 @@ def options_from_args(
         size_window=args.size_window,
         connectivity=args.connectivity,
     )
-
-
-def default_tasks(dataset: MoodDataset | None) -> tuple[Task, ...]:
-    """Pixel and sample, those whose labels exist (both when none does: the error names both)."""
-    if dataset is None:
-        return ("pixel", "sample")
-    found: tuple[Task, ...] = ("pixel",) if dataset.pixel_labels else ()
-    found += ("sample",) if dataset.sample_labels else ()
-    return found or ("pixel", "sample")
 
 
 def _toy_thresholds(
@@ -111,7 +103,7 @@ def _object_options(
     return options
 
 
-def _print_stats(found: FolderEvaluation) -> None:
+def _print_stats(found: MoodEvaluation) -> None:
     stats = found.stats
     print(
         f"{stats.computed} case x method results computed, {stats.cached} from cache, "
@@ -232,7 +224,7 @@ def main(args: argparse.Namespace) -> int:
     check_labels_for(dataset, options.tasks)
     _check_toy(args, options)
     options = _object_options(args, methods, options)
-    found = evaluate_folder(
+    found = evaluate(
         dataset,
         methods=methods,
         options=options,

@@ -47,34 +47,24 @@ def scale_option(text: str) -> str | float:
 def _check_outputs(args: argparse.Namespace, folders: ReconFolders, names: list[str]) -> None:
     """Every output checked before any work: apart, outside the inputs, usable.
 
-    ``--maps`` is a method folder that ``evaluate`` reads whole, so no other output may
+    ``--save-maps`` is a method folder that ``evaluate`` reads whole, so no other output may
     lie anywhere in it (checked with the whole tree as its own), then its files are
     checked one by one (existing ones need ``--force``).
     """
     files = (("--out", args.out), ("--plot", args.plot))
     planned = [Planned(path, what) for what, path in files if path is not None]
-    if args.maps is not None:
-        check_apart([*planned, Planned(args.maps, "--maps", folder=True, names=None)])
+    if args.save_maps is not None:
+        check_apart([*planned, Planned(args.save_maps, "--save-maps", folder=True, names=None)])
         map_names = tuple(planned_map_names(names))
-        planned.append(Planned(args.maps, "--maps", folder=True, names=map_names))
+        planned.append(Planned(args.save_maps, "--save-maps", folder=True, names=map_names))
     check_outputs(planned, inputs=folders.as_inputs(), force=args.force)
-
-
-def _plot_available() -> None:
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError as exc:
-        raise MoodInputError(
-            None, f"--plot needs matplotlib ({exc})", "pip install 'napari-mood[viewer]'"
-        ) from exc
 
 
 _NOTHING_TO_PLOT = "simulate with napari-mood simulate --kind pet --mask, or drop --plot"
 
 
 def _check_plot(folders: ReconFolders, names: list[str]) -> None:
-    """``--plot`` needs matplotlib and simulated cases (names SUBJECT_REGION_degNN)."""
-    _plot_available()
+    """``--plot`` needs simulated cases (names SUBJECT_REGION_degNN)."""
     if not degree_cases(names):
         raise MoodInputError(
             folders.inputs, "no simulated case to plot (names SUBJECT_REGION_degNN)",
@@ -115,12 +105,12 @@ def main(args: argparse.Namespace) -> int:
         write_text_atomic(
             check_output_file(args.out, inputs=folders.as_inputs(), force=args.force), text
         )
-    if args.maps is not None:
-        written = write_score_maps(result, folders, args.maps, force=args.force)
+    if args.save_maps is not None:
+        written = write_score_maps(result, folders, args.save_maps, force=args.force)
         scale = result.options.scale
         shown = f"{result.dataset_scale():.4g} (dataset)" if scale == "dataset" else str(scale)
         print(
-            f"{len(written) // 2} score maps written to {args.maps} (residual / {shown})",
+            f"{len(written) // 2} score maps written to {args.save_maps} (residual / {shown})",
             file=sys.stderr,
         )
     if args.plot is not None:

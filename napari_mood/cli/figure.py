@@ -2,9 +2,9 @@
 
 Every option is checked before any file is read (exit status 2, argparse's message):
 ``--out`` must end in ``.png``, ``.svg`` or ``.pdf``; ``--cases``, ``--slices``,
-``--methods`` and ``--thresholds`` are parsed by the argument types below, their agreement
+``--methods`` and ``--threshold`` are parsed by the argument types below, their agreement
 with ``--planes`` and the number of ``--cases`` by :func:`check_args`, and ``--methods``
-and ``--thresholds`` method names against the methods found (listed, not read). Texts
+and ``--threshold`` method names against the methods found (listed, not read). Texts
 too long for a ``--width`` wrap; a width whose columns cannot hold a single word at 7 pt,
 or a figure with more pixels than :data:`MAX_FIGURE_PIXELS`, is a usage error too (one
 line: how many methods fit, to choose with ``--methods``, or the width that fits). A problem with an input file (an unknown case, a slice
@@ -186,7 +186,7 @@ def _slice_index(text: str, part: str) -> int | None:
 
 
 def parse_thresholds(text: str) -> Thresholds:
-    """``--thresholds``: ``"0.6"`` (every method) or ``"a=0.7,b=0.4"``, each in [0, 1].
+    """``--threshold``: ``"0.6"`` (every method) or ``"a=0.7,b=0.4"``, each in [0, 1].
 
     The names are checked against the methods once they are found
     (:func:`unknown_threshold_names`).
@@ -217,16 +217,16 @@ def _threshold_value(text: str, what: str) -> float:
     try:
         return check_threshold(text, name=what)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{exc} (for example --thresholds 0.5)") from None
+        raise argparse.ArgumentTypeError(f"{exc} (for example --threshold 0.5)") from None
 
 
 def unknown_threshold_names(thresholds: Thresholds | None, methods: Sequence[str]) -> str | None:
-    """What is wrong with ``--thresholds NAME=T`` names, given the methods found; or None.
+    """What is wrong with ``--threshold NAME=T`` names, given the methods found; or None.
 
     Examples
     --------
     >>> unknown_threshold_names({"a": 0.3, "x": 0.2}, ["a", "b"])
-    "--thresholds: 'x' names no method (methods: a, b)"
+    "--threshold: 'x' names no method (methods: a, b)"
     """
     if not isinstance(thresholds, dict):
         return None
@@ -234,7 +234,7 @@ def unknown_threshold_names(thresholds: Thresholds | None, methods: Sequence[str
     if not unknown:
         return None
     names = ", ".join(repr(name) for name in unknown)
-    return f"--thresholds: {names} names no method (methods: {', '.join(methods) or 'none'})"
+    return f"--threshold: {names} names no method (methods: {', '.join(methods) or 'none'})"
 
 
 def check_args(args: argparse.Namespace) -> str | None:
@@ -304,7 +304,7 @@ def main(args: argparse.Namespace) -> int:
         raise _out_of_scale(dataset, rows[exc.row], exc) from exc
     except ValueError as exc:
         raise MoodInputError(
-            None, str(exc), "check --cases, --slices, --planes and --thresholds"
+            None, str(exc), "check --cases, --slices, --planes and --threshold"
         ) from exc
     try:
         figures.check_pixels(figure, args.dpi)
@@ -316,7 +316,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _drawn_thresholds(given: Thresholds | None, methods: Mapping[str, MethodFolder]) -> Thresholds:
-    """``--thresholds`` of the methods drawn (one left out by ``--methods`` is ignored)."""
+    """``--threshold`` of the methods drawn (one left out by ``--methods`` is ignored)."""
     if given is None:
         return 0.5
     if isinstance(given, dict):

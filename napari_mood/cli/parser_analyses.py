@@ -6,28 +6,34 @@ import argparse
 import math
 from pathlib import Path
 
-from napari_mood.cli import (
-    categories,
-    rank,
-    run,
-    sweep,
-)
 from napari_mood.cli._args import (
     MAX_BOOTSTRAP,
-    _add_force,
     _add_method_args,
     _bootstrap,
     _center,
-    _count,
     _intensities,
     _output,
     _radii,
     _radius,
+    add_dpi,
+    add_force,
+    add_format,
+    add_out,
+    add_plot_formats,
+    add_quiet,
+    add_seed,
+    deprecated_alias,
 )
+from napari_mood.cli._common import Need
+from napari_mood.cli.parser import Lazy
 from napari_mood.core.sweep import PRESETS, SWEEP_KINDS
-from napari_mood.services.run_method import split_command
 
-__all__ = ["add_categories", "add_rank", "add_run", "add_sweep"]
+__all__ = ["add_categories", "add_rank", "add_run", "add_sweep", "add_sweep_report"]
+
+
+def _plotting(args: argparse.Namespace) -> list[Need]:
+    """The analyses draw with matplotlib (their services import it)."""
+    return [("matplotlib", None, args.command)]
 
 
 def _seconds(text: str) -> float:
@@ -43,6 +49,8 @@ def _seconds(text: str) -> float:
 
 def _method_command(text: str) -> str:
     """A method's command that splits like a shell line (not empty, quotes balanced)."""
+    from napari_mood.services.run_method import split_command
+
     try:
         split_command(text)
     except ValueError as exc:
@@ -50,36 +58,46 @@ def _method_command(text: str) -> str:
     return text
 
 
-def add_run(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "run",
-        help="run a method the MOOD docker way (CMD INPUT OUTPUT), case by case, with a time limit",
-    )
+RUN_USAGE = """%(prog)s [-h] [--task {pixel,sample}] [--time-limit SECONDS]
+         [--report FILE] [--format {table,csv,json}] [--force] [--quiet]
+         COMMAND INPUT --out DIR"""
+
+
+def add_run(p: argparse.ArgumentParser) -> None:
+    """Options of ``run``."""
+    p.usage = RUN_USAGE
     p.add_argument(
         "command",
         type=_method_command,
+        metavar="COMMAND",
         help="the method: 'CMD' is called as CMD INPUT_FOLDER OUTPUT_FOLDER, or with "
         "{input} / {output} placeholders (e.g. a docker run line)",
     )
-    p.add_argument("--input", type=Path, required=True, help="folder of scans (read-only)")
-    p.add_argument("--output", type=_output, required=True, help="folder for the method's outputs")
+    source = p.add_argument(
+        "input",
+        type=Path,
+        nargs="?",
+        default=argparse.SUPPRESS,
+        metavar="INPUT",
+        help="folder of scans (read-only)",
+    )
+    deprecated_alias(p, source, "--input")
+    add_out(p, "folder for the method's outputs", required=True, old=("--output",))
     p.add_argument(
         "--task", choices=("pixel", "sample"), default="pixel", help="what the method writes"
     )
     p.add_argument(
-        "--time-limit", type=_seconds, default=600.0, help="seconds per case (default 600, as MOOD)"
+        "--time-limit", type=_seconds, default=600.0, metavar="SECONDS",
+        help="seconds per case (default 600, as MOOD)",
+    )  # fmt: skip
+    report = p.add_argument(
+        "--report", type=_output, metavar="FILE", help="also write the run as JSON to FILE"
     )
-    p.add_argument("--json", type=_output, metavar="FILE", help="also write the run as JSON")
-    _add_force(p, "outputs")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=run.main)
-
-
-def _formats(text: str) -> tuple[str, ...]:
-    kinds = tuple(dict.fromkeys(t.strip().lower() for t in text.split(",") if t.strip()))
-    if not kinds or any(k not in ("png", "svg", "pdf") for k in kinds):
-        raise argparse.ArgumentTypeError(f"expected png,svg,pdf (any of them), got {text!r}")
-    return kinds
+    deprecated_alias(p, report, "--json")
+    add_format(p, "the run")
+    add_force(p, "outputs")
+    add_quiet(p)
+    p.set_defaults(func=Lazy("napari_mood.cli.run:main"))
 
 
 def _unit(text: str) -> float:
@@ -92,19 +110,11 @@ def _unit(text: str) -> float:
     return value
 
 
-def add_sweep(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "sweep",
-        help="write a size or contrast sweep: one sphere at a fixed place, one case per value",
-    )
+def add_sweep(p: argparse.ArgumentParser) -> None:
+    """Options of ``sweep``."""
     p.add_argument("kind", choices=SWEEP_KINDS, help="size: radii; contrast: intensities")
-    p.add_argument("scan", type=Path, help="a normal scan (.nii / .nii.gz)")
-    p.add_argument(
-        "--out",
-        type=_output,
-        required=True,
-        help="output dataset folder: new or empty (written whole)",
-    )
+    p.add_argument("scan", type=Path, metavar="SCAN", help="a normal scan (.nii / .nii.gz)")
+    add_out(p, "output dataset folder: new or empty (written whole)", required=True)
     p.add_argument(
         "--preset",
         choices=tuple(PRESETS),
@@ -115,6 +125,7 @@ def add_sweep(sub: argparse._SubParsersAction) -> None:
         "--radii",
         dest="size_values",
         type=_radii,
+        metavar="VALUES",
         help="size sweep: R,R,... or START:STOP:STEP, radii 0 to 1,000 voxels, each once "
         "(at most 1,000 values)",
     )
@@ -122,28 +133,43 @@ def add_sweep(sub: argparse._SubParsersAction) -> None:
         "--intensities",
         dest="contrast_values",
         type=_intensities,
+        metavar="VALUES",
         help="contrast sweep: V,V,... or START:STOP:STEP in [0, 1] (default 0:1:0.05)",
     )
-    p.add_argument("--radius", type=_radius, help="contrast sweep: sphere radius (default: preset)")
-    p.add_argument("--intensity", type=_unit, help="size sweep: sphere intensity (default 1.0)")
+    p.add_argument(
+        "--radius", type=_radius, metavar="VOXELS",
+        help="contrast sweep: sphere radius (default: preset)",
+    )  # fmt: skip
+    p.add_argument(
+        "--intensity", type=_unit, metavar="V", help="size sweep: sphere intensity (default 1.0)"
+    )
     p.add_argument(
         "--center",
         type=_center,
+        metavar="WHERE",
         help="i,j,k voxel; body (default: the body's centre of mass); random (a body voxel, --seed)",
     )
-    p.add_argument("--seed", type=_count, default=0, help="seed of --center random (default 0)")
-    _add_force(p, "generated dataset, as a whole")
-    p.set_defaults(func=sweep.main, check=sweep.check_args)
-    p = sub.add_parser("sweep-report", help="AP against radius / intensity per method (CSV + plot)")
-    _add_method_args(p)
-    p.add_argument("--out", type=_output, required=True, help="folder for sweep_ap.csv / .png ...")
-    p.add_argument(
-        "--formats", type=_formats, default=("png", "svg", "pdf"), help="png,svg,pdf (default all)"
+    add_seed(p, "--center random")
+    add_force(p, "generated dataset, as a whole")
+    add_quiet(p)
+    p.set_defaults(
+        func=Lazy("napari_mood.cli.sweep:main"),
+        check=Lazy("napari_mood.cli.sweep:check_args"),
+        needs=_plotting,
     )
-    p.add_argument("--title", help="plot title")
-    _add_force(p, "report files")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=sweep.report)
+
+
+def add_sweep_report(p: argparse.ArgumentParser) -> None:
+    """Options of ``sweep-report``."""
+    _add_method_args(p)
+    add_out(p, "folder for sweep_ap.csv and the plot files", required=True)
+    add_format(p, "AP per method and value")
+    add_plot_formats(p)
+    add_dpi(p)
+    p.add_argument("--title", metavar="TEXT", help="plot title")
+    add_force(p, "report files")
+    add_quiet(p)
+    p.set_defaults(func=Lazy("napari_mood.cli.sweep:report"), needs=_plotting)
 
 
 def _labelled(text: str) -> tuple[str, Path]:
@@ -163,11 +189,8 @@ def _rank_tasks(text: str) -> tuple[str, ...]:
     return tasks
 
 
-def add_rank(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "rank",
-        help="rank methods per dataset and task (batch-mean AP), consensus, bootstrap, toy-vs-test tau",
-    )
+def add_rank(p: argparse.ArgumentParser) -> None:
+    """Options of ``rank``."""
     p.add_argument(
         "results",
         type=_labelled,
@@ -184,8 +207,9 @@ def add_rank(sub: argparse._SubParsersAction) -> None:
         help="results on the toy sets: Kendall tau-b of their consensus vs the test consensus",
     )
     p.add_argument(
-        "--task", type=_rank_tasks, default=("pixel", "sample"), help="pixel,sample (default both)"
-    )
+        "--task", type=_rank_tasks, default=("pixel", "sample"), metavar="TASKS",
+        help="pixel,sample (default both)",
+    )  # fmt: skip
     p.add_argument(
         "--bootstrap",
         type=_bootstrap,
@@ -193,20 +217,18 @@ def add_rank(sub: argparse._SubParsersAction) -> None:
         metavar="N",
         help=f"batch resamples for rank stability (at most {MAX_BOOTSTRAP:,})",
     )
-    p.add_argument("--seed", type=_count, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--out", type=_output, metavar="DIR", help="write ranks.csv, ranks.json, plots")
-    p.add_argument(
-        "--formats", type=_formats, default=("png", "svg", "pdf"), help="png,svg,pdf (default all)"
-    )
-    _add_force(p, "files in --out")
-    p.set_defaults(func=rank.main)
+    add_seed(p, "the bootstrap")
+    add_format(p, "the ranking")
+    add_out(p, "also write ranks.csv, ranks.json and the plots here")
+    add_plot_formats(p)
+    add_dpi(p)
+    add_force(p, "files in --out")
+    add_quiet(p)
+    p.set_defaults(func=Lazy("napari_mood.cli.rank:main"), needs=_plotting)
 
 
-def add_categories(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "categories",
-        help="pixel / sample AP and FPR@95 per anomaly category and sub-category, with baselines",
-    )
+def add_categories(p: argparse.ArgumentParser) -> None:
+    """Options of ``categories``."""
     _add_method_args(p)
     p.add_argument(
         "--categories",
@@ -214,11 +236,11 @@ def add_categories(sub: argparse._SubParsersAction) -> None:
         metavar="CSV",
         help="case,category[,subcategory[,order]] (default: DATASET/categories.csv)",
     )
-    p.add_argument("--out", type=_output, required=True, help="folder for the tables and plots")
-    p.add_argument(
-        "--formats", type=_formats, default=("png", "svg", "pdf"), help="png,svg,pdf (default all)"
-    )
-    p.add_argument("--seed", type=_count, default=0, help="seed of the random baseline (default 0)")
-    _add_force(p, "files in --out")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=categories.main)
+    add_out(p, "folder for the tables and plots", required=True)
+    add_format(p, "the summary")
+    add_plot_formats(p)
+    add_dpi(p)
+    add_seed(p, "the random baseline")
+    add_force(p, "files in --out")
+    add_quiet(p)
+    p.set_defaults(func=Lazy("napari_mood.cli.categories:main"), needs=_plotting)

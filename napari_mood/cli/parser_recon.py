@@ -6,31 +6,30 @@ import argparse
 import math
 from pathlib import Path
 
-from napari_mood.cli import (
-    evaluate_recon,
-    pet_demo,
-    simulate,
-)
 from napari_mood.cli._args import (
-    MAX_DPI,
-    _add_force,
     _cases,
-    _count,
-    _dpi,
     _name_part,
     _output,
     _per_case,
     _positive,
     _subfolder,
     _subjects,
+    add_dpi,
+    add_force,
+    add_format,
+    add_out,
+    add_plot,
+    add_quiet,
+    add_seed,
+    deprecated_alias,
 )
-from napari_mood.cli.simulate_pet import check_pet_args
+from napari_mood.cli._common import Need
+from napari_mood.cli.parser import Lazy
 from napari_mood.core.recon import TESTS
 from napari_mood.core.simulate.hypometabolism import check_region_name, degree_percent
-from napari_mood.services.figure_files import FIGURE_FORMATS, check_figure_path
 from napari_mood.services.pet_sample import MAX_STEP, MIN_VOXELS
 
-__all__ = ["add_evaluate_recon", "add_pet_demo", "add_simulate"]
+__all__ = ["add_evaluate_recon", "add_pet_sample", "add_reconstruct", "add_simulate"]
 
 
 def _labels(text: str) -> list[int]:
@@ -92,14 +91,17 @@ def _add_simulate_pet(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--mask", type=Path, metavar="REGION", help="region mask or label atlas (.nii / .nii.gz)"
     )
-    g.add_argument(
-        "--labels",
+    labels = g.add_argument(
+        "--atlas-labels",
         type=_labels,
+        metavar="V,V",
         help="atlas label values of the region, e.g. 3,4 (default: nonzero, with a warning for an atlas)",
     )
+    deprecated_alias(p, labels, "--labels")
     g.add_argument(
         "--degree",
         type=_degrees,
+        metavar="D,D",
         help="degrees, e.g. 0.05,0.1,0.7 (default 0.05,0.1,0.15,0.2,0.3,0.4,0.5,0.7)",
     )
     g.add_argument(
@@ -108,48 +110,59 @@ def _add_simulate_pet(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--gt-level",
         type=_fraction,
+        metavar="FRACTION",
         help="GT: smoothed region >= this fraction of its max (default 0.5)",
     )
     g.add_argument(
         "--region-name",
         type=_region,
+        metavar="NAME",
         help="name in the case names (default: from the mask and labels)",
     )
 
 
-def add_simulate(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("simulate", help="write a MOOD-layout dataset with toy anomalies")
+def add_simulate(p: argparse.ArgumentParser) -> None:
+    """Options of ``simulate``."""
+    from napari_mood.cli.simulate import KINDS
+
     p.add_argument(
-        "scan", type=Path, nargs="+", help="a normal scan (.nii / .nii.gz); several with --mask"
+        "scan",
+        type=Path,
+        nargs="+",
+        metavar="SCAN",
+        help="a normal scan (.nii / .nii.gz); several with --kind pet --mask",
     )
-    p.add_argument(
-        "--out",
-        type=_output,
+    add_out(
+        p, "output dataset folder: new or empty, or one napari-mood generated (written whole)",
         required=True,
-        help="output dataset folder: new or empty, or one napari-mood generated (written whole)",
+    )  # fmt: skip
+    p.add_argument(
+        "--kind", choices=KINDS, default="sphere", help="kind of anomaly (default sphere)"
     )
     p.add_argument(
-        "--kind", choices=simulate.KINDS, default="sphere", help="kind of anomaly (default sphere)"
-    )
+        "--count", type=_cases, default=3, metavar="N",
+        help="anomalous cases (default 3, at most 1,000)",
+    )  # fmt: skip
     p.add_argument(
-        "--count", type=_cases, default=3, help="anomalous cases (default 3, at most 1,000)"
-    )
-    p.add_argument(
-        "--per-case",
-        type=_per_case,
-        default=1,
+        "--per-case", type=_per_case, default=1, metavar="N",
         help="anomalies per anomalous case (default 1, at most 100)",
-    )
+    )  # fmt: skip
     p.add_argument(
-        "--normal", type=_cases, default=1, help="normal cases (default 1, at most 1,000)"
-    )
+        "--normal", type=_cases, default=1, metavar="N",
+        help="normal cases (default 1, at most 1,000)",
+    )  # fmt: skip
     p.add_argument(
-        "--prefix", type=_name_part, default="case", help="case name prefix (default: case)"
-    )
-    p.add_argument("--seed", type=_count, default=0, help="random seed (default 0)")
-    _add_force(p, "generated dataset, as a whole")
+        "--prefix", type=_name_part, default="case", metavar="TEXT",
+        help="case name prefix (default: case)",
+    )  # fmt: skip
+    add_seed(p, "the anomalies and noise")
+    add_force(p, "generated dataset, as a whole")
+    add_quiet(p)
     _add_simulate_pet(p)
-    p.set_defaults(func=simulate.main, check=check_pet_args)
+    p.set_defaults(
+        func=Lazy("napari_mood.cli.simulate:main"),
+        check=Lazy("napari_mood.cli.simulate_pet:check_pet_args"),
+    )
 
 
 def _alpha(text: str) -> float:
@@ -159,58 +172,65 @@ def _alpha(text: str) -> float:
     return value
 
 
-def _plot_path(text: str) -> Path:
-    """An output figure whose extension napari-mood writes (refused before any work)."""
-    try:
-        return check_figure_path(_output(text))
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+def _scale(text: str) -> str | float:
+    from napari_mood.cli.evaluate_recon import scale_option
+
+    return scale_option(text)
 
 
-def add_evaluate_recon(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "evaluate-recon",
-        help="judge reconstructions against healthy originals (MSE, MAE, PSNR, SSIM, t-tests)",
-    )
-    p.add_argument("dataset", type=Path, help="simulated dataset (toy/, healthy/, region/)")
+def _add_recon_inputs(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--recon", type=Path, required=True, help="folder of reconstructions (CASE.nii.gz)"
+        "dataset", type=Path, metavar="DATASET", help="simulated dataset (toy/, healthy/, region/)"
     )
-    p.add_argument("--healthy", type=Path, help="healthy originals (default DATASET/healthy)")
-    p.add_argument("--region", type=Path, help="anomaly regions (default DATASET/region)")
-    p.add_argument("--scans", type=_subfolder, help="name of the inputs subfolder (default: toy)")
+    p.add_argument(
+        "--recon", type=Path, required=True, metavar="DIR",
+        help="folder of reconstructions (CASE.nii.gz)",
+    )  # fmt: skip
+    p.add_argument(
+        "--healthy", type=Path, metavar="DIR", help="healthy originals (default DATASET/healthy)"
+    )
+    p.add_argument(
+        "--region", type=Path, metavar="DIR", help="anomaly regions (default DATASET/region)"
+    )
+    p.add_argument(
+        "--scans", type=_subfolder, metavar="NAME",
+        help="name of the inputs subfolder (default: toy)",
+    )  # fmt: skip
     p.add_argument(
         "--brain-mask", type=Path, metavar="FILE", help="brain mask (default: healthy > 0)"
     )
+
+
+def _recon_needs(args: argparse.Namespace) -> list[Need]:
+    return [("matplotlib", None, "evaluate-recon --plot")] if args.plot is not None else []
+
+
+def add_evaluate_recon(p: argparse.ArgumentParser) -> None:
+    """Options of ``evaluate-recon``."""
+    _add_recon_inputs(p)
     p.add_argument(
         "--test", choices=TESTS, default="welch", help="t-test vs degree 0 (default welch)"
     )
     p.add_argument(
-        "--alpha", type=_alpha, default=0.05, help="level after Bonferroni (default 0.05)"
-    )
+        "--alpha", type=_alpha, default=0.05, metavar="ALPHA",
+        help="level after Bonferroni (default 0.05)",
+    )  # fmt: skip
+    maps = p.add_argument(
+        "--save-maps", type=_output, metavar="DIR",
+        help="also write residual score maps here (a method folder)",
+    )  # fmt: skip
+    deprecated_alias(p, maps, "--maps")
     p.add_argument(
-        "--maps", type=_output, metavar="DIR", help="write residual score maps (a method folder)"
-    )
-    p.add_argument(
-        "--scale",
-        type=evaluate_recon.scale_option,
-        default="dataset",
+        "--scale", type=_scale, default="dataset", metavar="SCALE",
         help="score map = residual / scale: dataset (default), case, or a number",
-    )
-    p.add_argument(
-        "--plot",
-        type=_plot_path,
-        metavar="FIG",
-        help=f"normalised MSE vs degree ({'/'.join(f'.{k}' for k in FIGURE_FORMATS)})",
-    )
-    p.add_argument(
-        "--dpi", type=_dpi, default=300, help=f"plot resolution (default 300, at most {MAX_DPI:g})"
-    )
-    p.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    p.add_argument("--out", type=_output, help="write the result here instead of stdout")
-    _add_force(p, "--out, --maps and --plot files")
-    p.add_argument("--quiet", action="store_true", help="no progress bar and no warnings on stderr")
-    p.set_defaults(func=evaluate_recon.main)
+    )  # fmt: skip
+    add_plot(p, "normalised MSE vs degree")
+    add_dpi(p, "plot")
+    add_format(p)
+    add_out(p, "write the result here instead of stdout", metavar="FILE")
+    add_force(p, "--out, --save-maps and --plot files")
+    add_quiet(p)
+    p.set_defaults(func=Lazy("napari_mood.cli.evaluate_recon:main"), needs=_recon_needs)
 
 
 def _step(text: str) -> int:
@@ -224,29 +244,40 @@ def _step(text: str) -> int:
     return value
 
 
-def add_pet_demo(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("pet-sample", help="write simulated PET-like scans, template and atlas")
+def add_pet_sample(p: argparse.ArgumentParser) -> None:
+    """Options of ``pet-sample``."""
+    add_out(p, "output folder: new or empty (written whole)", required=True)
     p.add_argument(
-        "--out", type=_output, required=True, help="output folder: new or empty (written whole)"
-    )
+        "--subjects", type=_subjects, default=2, metavar="N",
+        help="healthy scans (default 2, at most 100)",
+    )  # fmt: skip
     p.add_argument(
-        "--subjects", type=_subjects, default=2, help="healthy scans (default 2, at most 100)"
-    )
-    p.add_argument(
-        "--step",
-        type=_step,
-        default=1,
+        "--step", type=_step, default=1, metavar="N",
         help=f"keep every N-th voxel (default 1, at most {MAX_STEP})",
-    )
-    p.add_argument("--seed", type=_count, default=0, help="noise seed (default 0)")
-    _add_force(p, "generated sample, as a whole")
-    p.set_defaults(func=pet_demo.pet_sample)
-    p = sub.add_parser("reconstruct", help="toy reconstruction: the template scaled to each input")
-    p.add_argument("dataset", type=Path, help="dataset whose inputs (toy/) are reconstructed")
+    )  # fmt: skip
+    add_seed(p, "the noise")
+    add_force(p, "generated sample, as a whole")
+    add_quiet(p)
+    p.set_defaults(func=Lazy("napari_mood.cli.pet_demo:pet_sample"))
+
+
+def add_reconstruct(p: argparse.ArgumentParser) -> None:
+    """Options of ``reconstruct``."""
     p.add_argument(
-        "--template", type=Path, required=True, help="template (pet-sample's template.nii.gz)"
+        "dataset",
+        type=Path,
+        metavar="DATASET",
+        help="dataset whose inputs (toy/) are reconstructed",
     )
-    p.add_argument("--scans", type=_subfolder, help="name of the inputs subfolder (default: toy)")
-    p.add_argument("--out", type=_output, required=True, help="output folder of reconstructions")
-    _add_force(p, "output files")
-    p.set_defaults(func=pet_demo.reconstruct)
+    p.add_argument(
+        "--template", type=Path, required=True, metavar="FILE",
+        help="template (pet-sample's template.nii.gz)",
+    )  # fmt: skip
+    p.add_argument(
+        "--scans", type=_subfolder, metavar="NAME",
+        help="name of the inputs subfolder (default: toy)",
+    )  # fmt: skip
+    add_out(p, "output folder of reconstructions", required=True)
+    add_force(p, "output files")
+    add_quiet(p)
+    p.set_defaults(func=Lazy("napari_mood.cli.pet_demo:reconstruct"))

@@ -8,6 +8,7 @@ import math
 import sys
 from pathlib import Path
 
+from napari_mood.cli._common import aligned_csv
 from napari_mood.core.io import MoodInputError
 from napari_mood.services.output import Inputs, check_output_folder, write_text_atomic
 
@@ -27,7 +28,7 @@ def main(args: argparse.Namespace) -> int:
     """Run ``rank`` with parsed arguments; returns the exit code."""
     from napari_mood.services import rankings
 
-    formats = args.formats
+    formats = args.plot_formats
     names = ["ranks.csv", "ranks.json"] + (
         [f"rank_stability.{f}" for f in formats] if args.bootstrap else []
     )
@@ -46,9 +47,14 @@ def main(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise MoodInputError(None, str(exc), "give each results file its own LABEL=") from exc
     text = rankings.rankings_csv(analysis)
-    sys.stdout.write(text)
-    if analysis.tau_b is not None:
-        print(f"Kendall tau-b (toy consensus vs test consensus): {analysis.tau_b:.4f}")
+    if args.format == "json":
+        sys.stdout.write(json.dumps(_rank_data(analysis), indent=2) + "\n")
+    else:  # the tau line goes where it cannot break the CSV
+        sys.stdout.write(text if args.format == "csv" else aligned_csv(text))
+        if analysis.tau_b is not None:
+            stream = sys.stderr if args.format == "csv" else sys.stdout
+            tau = f"Kendall tau-b (toy consensus vs test consensus): {analysis.tau_b:.4f}"
+            print(tau, file=stream)
     if args.out is not None:
         _write(args, analysis, text)
     return 0
@@ -60,8 +66,18 @@ def _write(args: argparse.Namespace, analysis, text: str) -> None:  # noqa: ANN0
 
     out = args.out
     write_text_atomic(out / "ranks.csv", text, replace=args.force)
+    data = _rank_data(analysis)
+    write_text_atomic(out / "ranks.json", json.dumps(data, indent=2) + "\n", replace=args.force)
+    if analysis.bootstrap is not None:
+        figure = plot_rank_stability(analysis)
+        save_formats(figure, out / "rank_stability", args.plot_formats, dpi=args.dpi)
+    print(f"written to {out}", file=sys.stderr)
+
+
+def _rank_data(analysis) -> dict:  # noqa: ANN001
+    """What ``ranks.json`` and ``--format json`` hold."""
     tau = analysis.tau_b
-    data = {
+    return {
         "rankings": analysis.rankings,
         "scores": analysis.scores,
         "consensus": analysis.consensus,
@@ -76,7 +92,3 @@ def _write(args: argparse.Namespace, analysis, text: str) -> None:  # noqa: ANN0
             "rank_frequencies": analysis.rank_counts().tolist(),
         },
     }
-    write_text_atomic(out / "ranks.json", json.dumps(data, indent=2) + "\n", replace=args.force)
-    if analysis.bootstrap is not None:
-        save_formats(plot_rank_stability(analysis), out / "rank_stability", args.formats)
-    print(f"written to {out}", file=sys.stderr)

@@ -7,7 +7,6 @@ import os
 import sys
 from pathlib import Path
 
-from napari_mood.core.io import MoodInputError
 from napari_mood.services.output import Inputs, Planned, check_outputs
 from napari_mood.services.reader_study import MAX_GAP_S, reader_study
 from napari_mood.services.reader_study_report import REPORT_FILES, format_study, write_study
@@ -28,23 +27,12 @@ def check_args(args: argparse.Namespace) -> str | None:
     return None
 
 
-def _check_plotting() -> None:
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError as exc:
-        raise MoodInputError(
-            None, f"--plot needs matplotlib ({exc})", "pip install 'napari-mood[viewer]'"
-        ) from exc
-
-
 def main(args: argparse.Namespace) -> int:
     """Check the outputs, read the journals, write the tables (and the figure), print."""
     planned = [Planned(args.out, "--out", folder=True, names=REPORT_FILES)]
     if args.plot is not None:
         planned.append(Planned(args.plot, "--plot"))
     check_outputs(planned, inputs=Inputs.of(files=args.journals), force=args.force)
-    if args.plot is not None:
-        _check_plotting()
     study = reader_study(args.journals, max_gap_s=args.max_gap * 60, warn=not args.quiet)
     write_study(study, args.out, force=args.force)
     if args.plot is not None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import json
 import sys
 
@@ -32,12 +34,31 @@ def format_run(run: MethodRun) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _json(run: MethodRun) -> str:
+    return json.dumps(run.to_dict(), indent=2) + "\n"
+
+
+def _csv(run: MethodRun) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["case", "status", "seconds", "message"])
+    writer.writerows([c.case, c.status, f"{c.seconds:.3f}", c.message] for c in run.cases)
+    return buffer.getvalue()
+
+
+def _formatted(run: MethodRun, kind: str) -> str:
+    """The run as ``--format`` says: an aligned table, CSV (one row per case) or JSON."""
+    if kind == "json":
+        return _json(run)
+    return _csv(run) if kind == "csv" else format_run(run)
+
+
 def _check_outputs(args: argparse.Namespace) -> None:
-    """``--output`` (with each case's file) and ``--json`` apart, and outside ``--input``."""
+    """``--out`` (with each case's file) and ``--report`` apart, and outside INPUT."""
     names = tuple(expected_output(scan.name, args.task) for scan in input_scans(args.input))
-    planned = [Planned(args.output, "--output", folder=True, names=names)]
-    if args.json is not None:
-        planned.append(Planned(args.json, "--json"))
+    planned = [Planned(args.out, "--out", folder=True, names=names)]
+    if args.report is not None:
+        planned.append(Planned(args.report, "--report"))
     check_outputs(planned, inputs=Inputs(folders=(args.input,)), force=args.force)
 
 
@@ -48,7 +69,7 @@ def main(args: argparse.Namespace) -> int:
         run = run_method(
             args.command,
             args.input,
-            args.output,
+            args.out,
             task=args.task,
             time_limit=args.time_limit,
             force=args.force,
@@ -58,7 +79,7 @@ def main(args: argparse.Namespace) -> int:
         if isinstance(exc, MoodInputError):
             raise
         raise MoodInputError(None, str(exc), "check the command string") from exc
-    sys.stdout.write(format_run(run))
-    if args.json is not None:
-        write_text_atomic(args.json, json.dumps(run.to_dict(), indent=2) + "\n", replace=args.force)
+    sys.stdout.write(_formatted(run, args.format))
+    if args.report is not None:
+        write_text_atomic(args.report, _json(run), replace=args.force)
     return 0

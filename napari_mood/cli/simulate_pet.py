@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from napari_mood._version import __version__
+from napari_mood.cli._args import DEFAULT_SEED
 from napari_mood.core.case import find_case_folder_layout
 from napari_mood.core.io import MoodInputError, MoodInputWarning, case_stem
 from napari_mood.core.nifti import Volume, read_volume
@@ -72,7 +73,7 @@ def check_pet_args(args: argparse.Namespace) -> str | None:
     """A usage problem of the PET options, or None (checked before any work)."""
     pet_only = [
         name
-        for name, value in (("--labels", args.labels), ("--degree", args.degree), ("--smooth", args.smooth),
+        for name, value in (("--atlas-labels", args.atlas_labels), ("--degree", args.degree), ("--smooth", args.smooth),
                             ("--gt-level", args.gt_level), ("--region-name", args.region_name))
         if value is not None
     ]  # fmt: skip
@@ -125,26 +126,26 @@ def _planned(subjects: Sequence[str], region: str, degrees: Sequence[float]) -> 
 
 def _profile(args: argparse.Namespace, atlas: Volume, fwhm: float) -> HypometabolismProfile:
     try:
-        region = region_from_atlas(atlas.data, args.labels)
-        if args.labels is None:
+        region = region_from_atlas(atlas.data, args.atlas_labels)
+        if args.atlas_labels is None:
             _warn_whole_atlas(atlas, region)
         return hypometabolism_profile(
             region, fwhm_mm=fwhm, spacing=atlas.spacing, gt_level=args.gt_level or 0.5
         )
     except ValueError as exc:
         raise MoodInputError(
-            args.mask, str(exc), "give a 0/1 mask, or a label atlas with --labels L,..."
+            args.mask, str(exc), "give a 0/1 mask, or a label atlas with --atlas-labels L,..."
         ) from exc
 
 
 def _warn_whole_atlas(atlas: Volume, region: np.ndarray) -> None:
-    """An atlas given without --labels: its whole labelled part is the region (say so)."""
+    """An atlas given without --atlas-labels: its whole labelled part is the region (say so)."""
     labels = np.unique(atlas.data[region])
     if labels.size > 1:
         shown = ", ".join(f"{v:g}" for v in labels[:5]) + (" ..." if labels.size > 5 else "")
         warnings.warn(
-            f"{atlas.path}: holds {labels.size:,} labels ({shown}) and no --labels was given: "
-            "the region is all of them (give --labels L,... to pick atlas regions)",
+            f"{atlas.path}: holds {labels.size:,} labels ({shown}) and no --atlas-labels was given: "
+            "the region is all of them (give --atlas-labels L,... to pick atlas regions)",
             MoodInputWarning,
             stacklevel=2,
         )
@@ -193,7 +194,7 @@ def _manifest(
     record = {
         "napari_mood": __version__,
         "rule": "diseased = healthy * (1 - degree * profile); profile = Gaussian-smoothed region / its max; GT = profile >= gt_level",
-        "region": region, "mask": str(args.mask), "labels": args.labels,
+        "region": region, "mask": str(args.mask), "labels": args.atlas_labels,
         "fwhm_mm": profile.fwhm_mm, "sigma_voxels": list(profile.sigma), "gt_level": profile.gt_level,
         "gt_voxels": int(profile.mask.sum()), "degrees": [0.0, *degrees],
         "subjects": {name: str(path) for name, path in subjects.items()},
@@ -260,7 +261,7 @@ def _kept(out: Path, region: str, *, force: bool) -> tuple[list[str], bool]:
     return [f for f in files if f not in mine], True
 
 
-_TOY_DEFAULTS = {"count": 3, "per_case": 1, "normal": 1, "prefix": "case", "seed": 0}
+_TOY_DEFAULTS = {"count": 3, "per_case": 1, "normal": 1, "prefix": "case", "seed": DEFAULT_SEED}
 
 
 def _warn_ignored(args: argparse.Namespace) -> None:
@@ -284,7 +285,7 @@ def main(args: argparse.Namespace) -> int:
     """
     _warn_ignored(args)
     degrees = tuple(args.degree or DEFAULT_DEGREES)
-    region = args.region_name or region_name(args.mask, args.labels)
+    region = args.region_name or region_name(args.mask, args.atlas_labels)
     subjects = _subjects(args.scan)
     inputs = _inputs(args)
     planned = _planned(list(subjects), region, degrees)

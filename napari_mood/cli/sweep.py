@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from napari_mood.cli._common import ProgressBar, methods_from_args
+from napari_mood.cli._common import ProgressBar, formatted_csv, methods_from_args
 from napari_mood.cli.simulate import scan_inputs, unit_scan
 from napari_mood.core.io import MoodInputError, discover_dataset
 from napari_mood.core.nifti import read_volume
@@ -94,26 +94,27 @@ def report(args: argparse.Namespace) -> int:
     """Evaluate methods on a sweep dataset; write CSV and AP-vs-value figures."""
     from napari_mood.services import sweep
     from napari_mood.services.analysis_plots import save_formats
-    from napari_mood.services.evaluation import evaluate_folder
+    from napari_mood.services.evaluation import evaluate
 
     info = sweep.read_sweep(args.dataset)
     dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)
     info = sweep.labelled_cases(info, dataset, args.dataset)  # none: an error; some: a warning
     methods = methods_from_args(args, dataset)
     inputs = Inputs.of(dataset, methods)
-    names = ["sweep_ap.csv", *(f"sweep_ap.{f}" for f in args.formats)]
+    names = ["sweep_ap.csv", *(f"sweep_ap.{f}" for f in args.plot_formats)]
     out = check_output_folder(args.out, inputs=inputs, force=args.force, names=names, what="--out")
-    found = evaluate_folder(
+    found = evaluate(
         dataset,
         methods=methods,
         options=EvaluationOptions(tasks=("pixel",)),
+        workers=1,
         progress=ProgressBar("evaluate", enabled=not args.quiet),
         warn=True,
     )
     points = sweep.sweep_points(found.result, info)
     write_text_atomic(out / "sweep_ap.csv", sweep.sweep_csv(points, info.kind), replace=args.force)
     figure = sweep.plot_sweep(points, info.kind, title=args.title)
-    saved = save_formats(figure, out / "sweep_ap", args.formats)
-    sys.stdout.write(sweep.sweep_csv(points, info.kind))
+    saved = save_formats(figure, out / "sweep_ap", args.plot_formats, dpi=args.dpi)
+    sys.stdout.write(formatted_csv(sweep.sweep_csv(points, info.kind), args.format))
     print(f"written: {out / 'sweep_ap.csv'}, {', '.join(str(p) for p in saved)}", file=sys.stderr)
     return 0

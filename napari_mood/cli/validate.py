@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import csv
+import io
+import json
+import sys
+from collections.abc import Sequence
 
 from napari_mood.cli._common import methods_from_args
 from napari_mood.core.io import discover_dataset
-from napari_mood.core.validate import validate_dataset
+from napari_mood.core.validate import Problem, validate_dataset
 
 __all__ = ["main"]
 
@@ -15,8 +20,27 @@ def main(args: argparse.Namespace) -> int:
     """Print every problem found; exit 1 when any is an error."""
     dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)
     problems = validate_dataset(dataset, methods_from_args(args, dataset))
-    for problem in problems:
-        print(f"{problem.severity}: {problem}")
     n_err = sum(p.severity == "error" for p in problems)
-    print(f"{len(dataset.cases)} cases, {n_err} errors, {len(problems) - n_err} warnings")
+    sys.stdout.write(_formatted(problems, len(dataset.cases), args.format))
     return 1 if n_err else 0
+
+
+def _formatted(problems: Sequence[Problem], n_cases: int, kind: str) -> str:
+    """The problems as ``--format`` says: lines and a summary, CSV, or JSON."""
+    if kind == "json":
+        n_err = sum(p.severity == "error" for p in problems)
+        data = {
+            "cases": n_cases, "errors": n_err, "warnings": len(problems) - n_err,
+            "problems": [{"severity": p.severity, "message": str(p)} for p in problems],
+        }  # fmt: skip
+        return json.dumps(data, indent=2) + "\n"
+    if kind == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["severity", "message"])
+        writer.writerows([p.severity, str(p)] for p in problems)
+        return buffer.getvalue()
+    n_err = sum(p.severity == "error" for p in problems)
+    lines = [f"{p.severity}: {p}" for p in problems]
+    lines.append(f"{n_cases} cases, {n_err} errors, {len(problems) - n_err} warnings")
+    return "\n".join(lines) + "\n"

@@ -136,7 +136,7 @@ class MethodRun:
         return tuple(c for c in self.cases if c.status != "ok")
 
     def to_dict(self) -> dict[str, object]:
-        """A JSON-able summary (``napari-mood run --json``)."""
+        """A JSON-able summary (``napari-mood run --report``)."""
         return {
             "command": self.command,
             "task": self.task,
@@ -414,7 +414,7 @@ def run_method(
     scans = input_scans(source)
     names = [expected_output(s.name, task) for s in scans]
     check_output_folder(
-        target, inputs=Inputs(folders=(source,)), force=force, names=names, what="--output"
+        target, inputs=Inputs(folders=(source,)), force=force, names=names, what="--out"
     )
     created = not target.exists()
     target.mkdir(parents=True, exist_ok=True)

@@ -41,11 +41,10 @@ def test_run_lists_each_case(tmp_path, capsys):
         capsys,
         "run",
         method,
-        "--input",
         str(scans),
-        "--output",
+        "--out",
         str(tmp_path / "o"),
-        "--json",
+        "--report",
         str(report),
         "--time-limit",
         "30",
@@ -57,11 +56,9 @@ def test_run_lists_each_case(tmp_path, capsys):
     assert "1 of 2 cases ok" in lines[3] and "b.nii.gz" in lines[3]
     data = json.loads(report.read_text())
     assert data["failed"] == ["b.nii.gz"] and data["time_limit"] == 30.0
-    code, _, err = _run(capsys, "run", method, "--input", str(scans), "--output", str(scans / "x"))
+    code, _, err = _run(capsys, "run", method, str(scans), "--out", str(scans / "x"))
     assert code == 1 and "inside the input folder" in err
-    code, _, err = _run(
-        capsys, "run", method, "--input", str(scans), "--output", str(tmp_path / "o")
-    )
+    code, _, err = _run(capsys, "run", method, str(scans), "--out", str(tmp_path / "o"))
     assert code == 1 and "--force" in err
 
 
@@ -91,12 +88,14 @@ def test_sweep_then_report(tmp_path, capsys):
     code, out, _ = _run(
         capsys,
         "sweep-report",
+        "--format",
+        "csv",
         str(tmp_path / "sw"),
         "--preds",
         str(tmp_path / "preds"),
         "--out",
         str(tmp_path / "rep"),
-        "--formats",
+        "--plot-formats",
         "png,pdf",
         "--quiet",
     )
@@ -145,9 +144,11 @@ def test_rank_from_evaluate_json(tmp_path, capsys):
     )
     assert code == 0
     data = json.loads(results.read_text())
-    code, out, _ = _run(
+    code, out, err = _run(
         capsys,
         "rank",
+        "--format",
+        "csv",
         f"brain={results}",
         "--toy",
         f"toy={results}",
@@ -155,7 +156,7 @@ def test_rank_from_evaluate_json(tmp_path, capsys):
         "50",
         "--out",
         str(tmp_path / "ranks"),
-        "--formats",
+        "--plot-formats",
         "png",
     )
     assert code == 0
@@ -165,7 +166,7 @@ def test_rank_from_evaluate_json(tmp_path, capsys):
     assert rows[0]["brain pixel rank"] == "1"
     assert {r["method"]: r["brain pixel rank"] for r in rows}[best] == "1"
     assert float(rows[0]["brain pixel score"]) == pytest.approx(max(pixel.values()), abs=1e-6)
-    assert "Kendall tau-b (toy consensus vs test consensus): 1.0000" in out  # same file
+    assert "Kendall tau-b (toy consensus vs test consensus): 1.0000" in err  # same file
     saved = json.loads((tmp_path / "ranks" / "ranks.json").read_text())
     assert saved["kendall_tau_b"] == 1.0 and saved["bootstrap"]["n_boot"] == 50
     assert (tmp_path / "ranks" / "rank_stability.png").stat().st_size > 1000
@@ -185,12 +186,14 @@ def test_categories_command(tmp_path, capsys):
     code, text, _ = _run(
         capsys,
         "categories",
+        "--format",
+        "csv",
         str(sample_data_dir()),
         "--categories",
         str(cats),
         "--out",
         str(out),
-        "--formats",
+        "--plot-formats",
         "svg",
         "--quiet",
     )

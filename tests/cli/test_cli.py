@@ -163,7 +163,7 @@ def test_nan_policy_on_command_line(capsys, tmp_path):
     mask = np.zeros((6, 6, 6), bool)
     mask[2:4, 2:4, 2:4] = True
     scores = mask * 0.8 + 0.1
-    scores[0, 0, 0] = np.nan
+    scores[2, 2, 2] = np.nan  # a GT voxel: counted as 0, it ranks below the 208 negatives
     data, preds = make_mood_folder(tmp_path, {"c": mask}, {"m": {"c": scores}})
     code, _, err = _run(
         capsys, "evaluate", str(data), "--preds", str(preds), "--task", "pixel", "--quiet"
@@ -179,9 +179,14 @@ def test_nan_policy_on_command_line(capsys, tmp_path):
         "pixel",
         "--nan-policy",
         "zero",
+        "--format",
+        "json",
         "--quiet",
     )
-    assert code == 0 and "1.0000" in out
+    # 7 GT voxels at 0.9 (precision 1), the NaN one last: precision 8/216 at recall 1
+    assert code == 0
+    ap = json.loads(out)["methods"]["m"]["pixel"]["ap"]
+    assert ap == pytest.approx(7 / 8 + 1 / 8 * 8 / 216, abs=1e-12)
 
 
 def test_validate(capsys):
@@ -257,43 +262,73 @@ def _object_json(capsys, tmp_path, *extra: str) -> tuple[dict, str]:
     return json.loads(out.read_text()), err
 
 
-def test_object_task_matches_core_counts(capsys, tmp_path):
-    from napari_mood.core.nifti import read_label, read_scores
-    from napari_mood.core.objects import count_objects, describe_case
+def test_object_task_equals_the_plain_loop_rule(capsys, tmp_path):
+    import nibabel as nib
+    from scipy import ndimage
+
+    from tests.core.test_objects import reference_counts
 
     result, _ = _object_json(capsys, tmp_path, "--threshold", "0.4", "--connectivity", "face")
-    described = []
-    for case in sorted(p.name for p in PIXEL.iterdir()):
-        scores = read_scores(sample_methods_dir() / "residual" / case).scores
-        gt = read_label(PIXEL / case).mask
-        described.append(
-            describe_case(scores, gt, thresholds=[0.4], connectivity="face", name=case)
-        )
-    expected = count_objects(described, threshold=0.4)
-    got = result["methods"]["residual"]["object"]
-    assert (got["tp"], got["fp"], got["fn"], got["threshold"]) == (
-        expected.tp,
-        expected.fp,
-        expected.fn,
-        0.4,
+    cases = sorted(p.name for p in PIXEL.iterdir())
+    gts = {case: nib.load(PIXEL / case).get_fdata() > 0.5 for case in cases}
+    face = ndimage.generate_binary_structure(3, 1)
+    sizes = np.concatenate(
+        [np.bincount(ndimage.label(g, face)[0].ravel())[1:] for g in gts.values()]
     )
-    assert got["size_window"] == list(expected.size_window)
+    window = (0.5 * sizes.min(), 2.0 * sizes.max())  # from every GT object of the dataset
+    totals = np.zeros(5, int)
+    for case in cases:
+        scores = nib.load(sample_methods_dir() / "residual" / case).get_fdata()
+        totals += reference_counts(
+            scores, gts[case], threshold=0.4, connectivity="face", window=window
+        )
+    got = result["methods"]["residual"]["object"]
+    assert (got["tp"], got["fp"], got["fn"], got["threshold"]) == (*totals[:3].tolist(), 0.4)
+    assert got["tp"] + got["fn"] == sizes.size
+    assert got["size_window"] == list(window)
     per_case = [r for r in result["per_case"] if r["method"] == "residual"]
-    assert sum(r["object_tp"] for r in per_case) == expected.tp
+    assert sum(r["object_tp"] for r in per_case) == totals[0]
+
+
+def _toy_set(root: Path) -> tuple[Path, Path]:
+    """A toy set whose best object threshold is 0.44 for every sample method.
+
+    One case: a 27-voxel GT box scored 0.45 (float16: 0.44995), a 27-voxel false object at
+    0.8, background 0.1. On the grid 0.01 .. 0.99: F1 = 2/3 up to 0.44, 0 above (the box
+    is lost), and ties go to the highest threshold.
+    """
+    mask = np.zeros((9, 9, 9), bool)
+    mask[1:4, 1:4, 1:4] = True
+    scores = np.where(mask, 0.45, 0.1).astype(np.float32)
+    scores[5:8, 5:8, 5:8] = 0.8
+    names = ("residual", "oracle_noisy", "binary")
+    return make_mood_folder(root, {"t0": mask}, {name: {"t0": scores} for name in names})
 
 
 def test_object_auto_threshold_warns_optimistic_and_toy_is_used(capsys, tmp_path):
     auto, err = _object_json(capsys, tmp_path, "--threshold", "auto")
     assert "optimistic" in err
     assert auto["methods"]["oracle_noisy"]["object"]["auto_threshold"] is True
-    toy, err = _object_json(capsys, tmp_path, "--threshold", "auto", "--toy", str(SAMPLE))
+    toy_data, toy_preds = _toy_set(tmp_path / "toy")
+    toy, err = _object_json(
+        capsys,
+        tmp_path,
+        "--threshold",
+        "auto",
+        "--toy",
+        str(toy_data),
+        "--toy-preds",
+        str(toy_preds),
+    )
     assert "optimistic" not in err
+    fixed, _ = _object_json(capsys, tmp_path, "--threshold", "0.44")
     for name in ("residual", "oracle_noisy", "binary"):
-        assert (
-            toy["methods"][name]["object"]["threshold"]
-            == auto["methods"][name]["object"]["threshold"]
-        )
-        assert toy["methods"][name]["object"]["f1"] == auto["methods"][name]["object"]["f1"]
+        chosen = toy["methods"][name]["object"]
+        assert chosen["threshold"] == pytest.approx(0.44)
+        counts = [chosen[k] for k in ("tp", "fp", "fn")]
+        assert counts == [fixed["methods"][name]["object"][k] for k in ("tp", "fp", "fn")]
+    thresholds = {auto["methods"][n]["object"]["threshold"] for n in auto["methods"]}
+    assert thresholds != {0.44}  # the toy set, not the evaluated one, chose 0.44
 
 
 def test_object_size_window_is_applied(capsys, tmp_path):

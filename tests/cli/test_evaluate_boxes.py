@@ -141,7 +141,7 @@ def test_outputs_are_guarded(capsys, copy, tmp_path):
     code, _, err = _run(capsys, "evaluate-boxes", str(copy), "--out", str(out))
     assert code == 1 and "exists already" in err and out.read_text() == "old"
     with pytest.raises(SystemExit) as exc:  # a figure type never written: refused at parse time
-        main(["evaluate-boxes", str(copy), "--figure", str(tmp_path / "f.gif")])
+        main(["evaluate-boxes", str(copy), "--plot", str(tmp_path / "f.gif")])
     assert exc.value.code == 2 and ".png, .svg or .pdf" in capsys.readouterr().err
 
 
@@ -155,7 +155,7 @@ def test_bad_iou_is_a_usage_error(capsys, iou):
 def test_figure_is_written(capsys, tmp_path):
     figure = tmp_path / "boxes.png"
     code, _, err = _run(
-        capsys, "evaluate-boxes", str(NOVA), "--figure", str(figure), "--dpi", "100", "--quiet"
+        capsys, "evaluate-boxes", str(NOVA), "--plot", str(figure), "--dpi", "100", "--quiet"
     )
     assert code == 0 and figure.exists()
     with Image.open(figure) as img:

@@ -28,7 +28,16 @@ def pipeline(tmp_path_factory) -> Path:
     assert main(["pet-sample", "--out", str(sample), "--subjects", "3", "--step", "3"]) == 0
     scans = sorted(str(p) for p in (sample / "scans").iterdir())
     argv = ["simulate", *scans, "--kind", "pet", "--mask", str(sample / "atlas.nii.gz")]
-    argv += ["--labels", "3,4,5,6", "--degree", "0.1,0.5", "--smooth", "12", "--region-name", "ad"]
+    argv += [
+        "--atlas-labels",
+        "3,4,5,6",
+        "--degree",
+        "0.1,0.5",
+        "--smooth",
+        "12",
+        "--region-name",
+        "ad",
+    ]
     assert main([*argv, "--out", str(sim)]) == 0
     assert (
         main(
@@ -47,7 +56,7 @@ def pipeline(tmp_path_factory) -> Path:
     argv += [
         "--out",
         str(root / "result.json"),
-        "--maps",
+        "--save-maps",
         str(root / "maps"),
         "--plot",
         str(root / "fig.png"),
@@ -120,11 +129,11 @@ def test_refusals_and_usage_errors(pipeline, capsys, tmp_path):
     assert code == 1 and "--force" in err
     code, _, err = _run(capsys, *pet, "--out", str(sample / "x"))
     assert code == 1 and "input folder" in err
-    code, _, err = _run(capsys, *pet, "--labels", "42", "--out", str(tmp_path / "a"))
+    code, _, err = _run(capsys, *pet, "--atlas-labels", "42", "--out", str(tmp_path / "a"))
     assert code == 1 and "not in the atlas" in err and not (tmp_path / "a" / "toy").exists()
     for argv, message in [
         (["simulate", scan, "--mask", atlas, "--out", "o"], "give --kind pet"),
-        (["simulate", scan, "--labels", "3", "--out", "o"], "need(s) --mask"),
+        (["simulate", scan, "--atlas-labels", "3", "--out", "o"], "need(s) --mask"),
         (["simulate", scan, scan, "--out", "o"], "one scan only"),
         ([*pet, "--degree", "0.055", "--out", "o"], "whole per cent"),
         ([*pet, "--smooth", "-1", "--out", "o"], "must lie in"),
@@ -137,11 +146,11 @@ def test_refusals_and_usage_errors(pipeline, capsys, tmp_path):
         assert exc.value.code == 2, argv
         assert message in capsys.readouterr().err, argv
     recon = ["evaluate-recon", str(pipeline / "sim"), "--recon", str(pipeline / "recon")]
-    code, _, err = _run(capsys, *recon, "--maps", str(pipeline / "recon" / "m"))
+    code, _, err = _run(capsys, *recon, "--save-maps", str(pipeline / "recon" / "m"))
     assert code == 1 and "input folder" in err
-    code, _, err = _run(capsys, *recon, "--maps", str(pipeline / "maps"))
+    code, _, err = _run(capsys, *recon, "--save-maps", str(pipeline / "maps"))
     assert code == 1 and "--force" in err
-    code, out, _ = _run(capsys, *recon, "--maps", str(pipeline / "maps"), "--force", "--quiet")
+    code, out, _ = _run(capsys, *recon, "--save-maps", str(pipeline / "maps"), "--force", "--quiet")
     assert code == 0 and "anomaly" in out
 
 
