@@ -1,4 +1,4 @@
-"""Benchmark ``evaluate_dataset`` against the official MOOD procedure, in one run.
+"""Benchmark ``napari_mood.evaluate`` against the official MOOD procedure, in one run.
 
 Writes a synthetic MOOD dataset (default 8 cases of 197 x 233 x 189, 5 methods) to a
 temporary folder (or reuses the one in ``--data``), then measures, each in a fresh
@@ -11,7 +11,7 @@ process:
 * decode-s (ISA-L, streamed): every file gunzipped into one reused 1 MiB buffer: the
   floor for a scorer that never holds a decoded file, as ``evaluate`` streams plain maps;
 * decode (nibabel): nibabel decoding every file as the official scorer does;
-* ours: ``napari_mood.core.evaluate.evaluate_dataset`` (pixel task, serial);
+* ours: ``napari_mood.evaluate(..., workers=1)`` (pixel task, serial);
 * ours on twice the cases, to show peak memory does not grow with the dataset;
 * cli: what ``napari-mood evaluate`` runs by default (worker processes).
 
@@ -150,34 +150,36 @@ def _decode(root: str, queue: mp.Queue) -> None:
 
 def _ours(root: str, queue: mp.Queue, tag: str = "ours") -> None:
     """Serial, in this process: the memory-bounded pipeline itself."""
-    from napari_mood.core.evaluate import evaluate_dataset
-    from napari_mood.core.io import discover_dataset, discover_methods
+    from napari_mood.core.io import discover_methods
     from napari_mood.core.results import EvaluationOptions
+    from napari_mood.services.evaluation import evaluate
 
     base = _rss_mb()
     start = time.perf_counter()
-    result = evaluate_dataset(
-        discover_dataset(root),
-        discover_methods(Path(root) / "preds"),
+    result = evaluate(
+        root,
+        methods=discover_methods(Path(root) / "preds"),
         options=EvaluationOptions(tasks=("pixel",)),
-    )
+        workers=1,
+    ).result
     aps = {name: s.pixel.ap for name, s in result.methods.items() if s.pixel is not None}
     queue.put((tag, time.perf_counter() - start, _peak_mb(base), aps))
 
 
 def _cli(root: str, queue: mp.Queue) -> None:
     """What ``napari-mood evaluate`` runs by default (local worker processes)."""
-    from napari_mood.core.io import discover_dataset, discover_methods
+    from napari_mood.core.io import discover_methods
     from napari_mood.core.results import EvaluationOptions
-    from napari_mood.services.engine import run_evaluation
+    from napari_mood.services.evaluation import evaluate
 
     base = _rss_mb()
     start = time.perf_counter()
-    result, stats = run_evaluation(
-        discover_dataset(root),
-        discover_methods(Path(root) / "preds"),
+    found = evaluate(
+        root,
+        methods=discover_methods(Path(root) / "preds"),
         options=EvaluationOptions(tasks=("pixel",)),
     )
+    result, stats = found.result, found.stats
     aps = {name: s.pixel.ap for name, s in result.methods.items() if s.pixel is not None}
     workers = stats.workers * stats.peak_memory_mb if stats.scheduler != "serial" else 0.0
     total = _peak_mb(base) + workers  # worker peaks are absolute (imports included)

@@ -94,7 +94,7 @@ def bench_single(size: int, repeats: int = 2) -> None:
     print(
         f"match_objects {size}^3 at 0.5: best {c_time:.3f} s C-ordered, {f_time:.3f} s "
         f"Fortran-ordered as read from NIfTI (ratio {f_time / c_time:.2f}; target {target} s) "
-        f"(tp={match.tp} fp={match.fp} fn={match.fn} discarded={match.discarded})"
+        f"(tp={match.counts.tp} fp={match.counts.fp} fn={match.counts.fn} discarded={match.counts.discarded})"
     )
 
 

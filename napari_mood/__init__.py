@@ -2,8 +2,13 @@
 
 The public API is GUI-free: importing this package never imports napari or Qt (the viewer
 lives in the private ``napari_mood._napari`` wing, loaded by the napari plugin manifest and
-by ``napari-mood demo`` / ``view``). Names are imported lazily on first use; type checkers
-and IDEs read them from ``__init__.pyi``.
+by ``napari-mood demo`` / ``view``). The names are listed once, in ``__init__.pyi``: they
+are imported on first use (``lazy_loader.attach_stub``), and type checkers read the stub.
+
+One entry point per benchmark: :func:`evaluate` (MOOD dataset folders),
+:func:`evaluate_boxes` (NOVA-style box datasets) and :func:`evaluate_recon`
+(reconstructions of a simulated PET set), each returning a result that prints as a table
+and converts to JSON (``to_json``) and a pandas DataFrame (``to_frame``).
 
 Examples
 --------
@@ -13,66 +18,6 @@ Examples
 1.0
 """
 
-from __future__ import annotations
+import lazy_loader
 
-import importlib
-from typing import Any
-
-from napari_mood._version import __version__
-
-_API = {
-    "average_precision": "napari_mood.core.metrics",
-    "auroc": "napari_mood.core.metrics",
-    "fpr_at_tpr": "napari_mood.core.metrics",
-    "confusion_at": "napari_mood.core.metrics",
-    "best_threshold": "napari_mood.core.metrics",
-    "slice_scores": "napari_mood.core.metrics",
-    "sample_score_from_pixel": "napari_mood.core.metrics",
-    "CurveAccumulator": "napari_mood.core.curves",
-    "Curve": "napari_mood.core.curves",
-    "curve_from_arrays": "napari_mood.core.curves",
-    "match_objects": "napari_mood.core.objects",
-    "describe_case": "napari_mood.core.objects",
-    "count_objects": "napari_mood.core.objects",
-    "best_object_threshold": "napari_mood.core.objects",
-    "EvaluationOptions": "napari_mood.core.results",
-    "evaluate_case": "napari_mood.core.evaluate",
-    "evaluate_dataset": "napari_mood.core.evaluate",
-    "discover_dataset": "napari_mood.core.io",
-    "discover_methods": "napari_mood.core.io",
-    "method_folder": "napari_mood.core.io",
-    "read_scores": "napari_mood.core.nifti",
-    "read_label": "napari_mood.core.nifti",
-    "read_volume": "napari_mood.core.nifti",
-    "MoodInputError": "napari_mood.core.io",
-    "validate_dataset": "napari_mood.core.validate",
-    "rank_methods": "napari_mood.core.ranking",
-    "consensus_rank": "napari_mood.core.ranking",
-    "kendall_tau_b": "napari_mood.core.ranking",
-    "bootstrap_ap": "napari_mood.core.ranking",
-    "batch_average_precision": "napari_mood.core.ranking",
-    "listing_batch_ap": "napari_mood.core.ranking",
-    "mood_splits": "napari_mood.core.ranking",
-    "sample_data_dir": "napari_mood.services.datasets",
-    "run_evaluation": "napari_mood.services.engine",
-    "evaluate_folder": "napari_mood.services.evaluation",
-    "find_methods": "napari_mood.core.io",
-    "flag": "napari_mood.core.scores",
-    "gt_mask": "napari_mood.core.scores",
-    "ScoreMode": "napari_mood.core.scores",
-}
-
-__all__ = ["__version__", *sorted(_API)]
-
-
-def __getattr__(name: str) -> Any:
-    module = _API.get(name)
-    if module is None:
-        raise AttributeError(f"module 'napari_mood' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_API))
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

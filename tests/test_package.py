@@ -25,21 +25,41 @@ PACKAGE = ROOT / "napari_mood"
 GUI_MODULES = ("napari", "qtpy", "PyQt5", "PyQt6", "PySide2", "PySide6", "vispy", "magicgui")
 
 
-def _stub_names() -> set[str]:
+def _stub_imports() -> dict[str, str]:
+    """``{name: module}`` of the stub's ``from .module import (name as name, ...)``."""
     tree = ast.parse((PACKAGE / "__init__.pyi").read_text())
-    return {
-        alias.asname or alias.name
-        for node in tree.body
-        if isinstance(node, ast.ImportFrom)
-        for alias in node.names
-    } - {"__version__"}
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            assert node.level == 1 and node.module, "the stub imports from the package only"
+            for alias in node.names:
+                assert alias.asname == alias.name, f"{alias.name}: re-export as itself"
+                found[alias.name] = f"napari_mood.{node.module}"
+    return found
 
 
-def test_stub_lists_exactly_the_lazy_public_names():
-    assert _stub_names() == set(napari_mood._API)
-    for name, module in napari_mood._API.items():
+def test_the_stub_is_the_public_api():
+    names = _stub_imports()
+    assert set(napari_mood.__all__) == set(names)
+    assert set(dir(napari_mood)) >= set(names)
+    for name, module in names.items():
         assert getattr(napari_mood, name) is getattr(importlib.import_module(module), name)
     assert (PACKAGE / "py.typed").is_file()
+
+
+def test_one_entry_point_per_benchmark():
+    for entry, result in (
+        ("evaluate", "MoodEvaluation"),
+        ("evaluate_boxes", "BoxBenchmark"),
+        ("evaluate_recon", "ReconEvaluation"),
+    ):
+        assert callable(getattr(napari_mood, entry))
+        for method in ("to_table", "to_dict", "to_json", "to_frame", "__str__"):
+            assert method in vars(getattr(napari_mood, result)), (result, method)
+    for gone in ("evaluate_dataset", "evaluate_folder", "run_evaluation", "evaluate_case"):
+        assert gone not in napari_mood.__all__
+        with pytest.raises(AttributeError):
+            getattr(napari_mood, gone)
 
 
 def _third_party_imports() -> dict[str, set[Path]]:

@@ -4,17 +4,13 @@ numpy asks Linux for transparent huge pages for every block of 4 MiB or more
 (``madvise(MADV_HUGEPAGE)``). Under the kernel's common setting (``enabled`` and ``defrag``
 both ``madvise``), each such 2 MiB page is made by *direct compaction* when no free one is
 at hand, which is the rule right after a case's files were read (the page cache holds
-them). Measured on a 512^3 map read into its float16 array (256 MiB): 0.70 s of system time
-with numpy's allocation, 0.24 s on an anonymous mapping of small pages (of 2.3 s and 1.9 s
-to read the file); reading the array afterwards took the same time either way (a max over
-it: 10 ms). Opening a 512^3 case with four maps in the viewer, five alternating runs each:
-4.3-4.9 s of system time before, 2.5-3.7 s with the scan, maps and pyramid levels here;
-the maps were drawn after 11.3-13.1 s (median 11.5) before, 10.4-12.0 s (median 11.3).
+them). For an array filled once and kept (a case's scan, maps and pyramid levels) that
+compaction is system time spent for nothing: reading it afterwards is as fast on small
+pages. So those arrays live on an anonymous mapping of small pages (:func:`empty_kept`).
 
-Short-lived work arrays keep numpy's huge pages, which pay off there: a labelling of a
-512^3 map (the objects of one method, whose work arrays are freed and made again) took
-1.68-1.78 s with them and 2.08-2.12 s with every numpy block on small pages
-(``NUMPY_MADVISE_HUGEPAGE=0``).
+Short-lived work arrays keep numpy's huge pages, which pay off there: a labelling frees
+its work arrays and makes them again, and reuses the huge pages it was given
+(``NUMPY_MADVISE_HUGEPAGE=0`` turns them off to compare; ``benchmarks/`` measures both).
 """
 
 from __future__ import annotations

@@ -35,10 +35,11 @@ from napari_mood.core.metrics import (
     best_threshold,
     fpr_at_tpr,
 )
-from napari_mood.core.objects import Connectivity, MatchCounts, match_objects
+from napari_mood.core.objects import Connectivity, ObjectCounts, match_objects
 from napari_mood.core.ranking import bootstrap_ap, rank_methods
 from napari_mood.core.results import DatasetEvaluation, MethodSummary
 from napari_mood.core.scores import ScoreMode, check_mode, check_threshold, flag
+from napari_mood.core.seed import DEFAULT_SEED
 
 __all__ = [
     "A_ONLY",
@@ -202,7 +203,7 @@ def case_comparison(
     connectivity: Connectivity = "full",
     mode: ScoreMode = "mood",
     curves: Mapping[str, CurveAccumulator] | None = None,
-    counts: Mapping[str, MatchCounts] | None = None,
+    counts: Mapping[str, ObjectCounts] | None = None,
 ) -> ComparisonTable:
     """Compare methods on one case: pixel metrics, objects at each threshold, AP rank.
 
@@ -220,7 +221,7 @@ def case_comparison(
         As for :func:`~napari_mood.core.objects.match_objects`.
     curves : mapping of method -> CurveAccumulator, optional
         A method's voxel histograms against ``gt`` (``mode``), when already made.
-    counts : mapping of method -> MatchCounts, optional
+    counts : mapping of method -> ObjectCounts, optional
         A method's MOOD object counts at its threshold (``connectivity``), when already
         made (e.g. :func:`~napari_mood.core.objects.labelled_match`).
 
@@ -242,8 +243,11 @@ def case_comparison(
     rows = []
     for method, values in pixel.items():
         threshold = check_threshold(thresholds[method])
-        match = counts.get(method) or match_objects(
-            scores[method], gt, threshold=threshold, connectivity=connectivity, mode=mode
+        match = (
+            counts.get(method)
+            or match_objects(
+                scores[method], gt, threshold=threshold, connectivity=connectivity, mode=mode
+            ).counts
         )
         rows.append(
             ComparisonRow(
@@ -285,7 +289,7 @@ def rank_intervals(
     accumulators: Mapping[str, Sequence[CurveAccumulator]],
     *,
     n_boot: int = 1000,
-    seed: int = 0,
+    seed: int = DEFAULT_SEED,
     ci: float = 0.95,
 ) -> dict[str, RankInterval]:
     """Rank methods by pooled AP, with case-bootstrap intervals of the AP and of the rank.
@@ -366,7 +370,7 @@ def _dataset_row(summary: MethodSummary, interval: RankInterval | None) -> Compa
 
 
 def dataset_comparison(
-    evaluation: DatasetEvaluation, *, n_boot: int = 1000, seed: int = 0, ci: float = 0.95
+    evaluation: DatasetEvaluation, *, n_boot: int = 1000, seed: int = DEFAULT_SEED, ci: float = 0.95
 ) -> ComparisonTable:
     """Compare methods over a dataset: the evaluation's numbers plus AP rank intervals.
 
@@ -376,7 +380,7 @@ def dataset_comparison(
 
     Examples
     --------
-    >>> result, _ = run_evaluation(ds, methods)  # doctest: +SKIP
+    >>> result = napari_mood.evaluate(napari_mood.sample_data_dir()).result  # doctest: +SKIP
     >>> dataset_comparison(result).row("residual").pixel_ap  # doctest: +SKIP
     0.6549...
     """

@@ -40,8 +40,11 @@ _CHUNK = 1 << 18  # voxels per bincount call: int64 temporaries of 2 MiB stay in
 
 
 def check_labels(labels: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """Return binary ``labels`` of ``shape`` as a bool array (:func:`~napari_mood.core.scores.gt_mask`,
-    strict: values other than 0 and 1 raise ValueError)."""
+    """Return binary ``labels`` of ``shape`` as a bool array.
+
+    Strict :func:`~napari_mood.core.scores.gt_mask`: values other than 0 and 1 raise
+    ValueError.
+    """
     arr = np.asarray(labels)
     if arr.shape != shape:
         raise ValueError(f"labels shape {arr.shape} differs from scores shape {shape}")
@@ -72,8 +75,10 @@ def code_histograms(codes: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, 
 
 
 def count_codes(codes: np.ndarray, labels: np.ndarray, pos: np.ndarray, total: np.ndarray) -> None:
-    """Add the 1-D ``codes`` (bool ``labels`` beside them) to the ``pos`` / ``total``
-    histograms of :func:`code_histograms`, in place."""
+    """Add the 1-D ``codes`` to the histograms of :func:`code_histograms`, in place.
+
+    ``labels`` (bool, beside ``codes``) says which go to ``pos``; all go to ``total``.
+    """
     total += np.bincount(codes, minlength=N_CODES)
     pos += np.bincount(codes[labels], minlength=N_CODES)
 
@@ -166,10 +171,6 @@ class Curve:
         or ``where="pre"``) to show what average precision integrates.
         """
         return np.concatenate([[0.0], self.recall]), np.concatenate([[1.0], self.precision])
-
-    def roc_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """Return ``(fpr, tpr)`` for plotting, from ``(0, 0)`` to ``(1, 1)``."""
-        return np.concatenate([[0.0], self.fpr]), np.concatenate([[0.0], self.tpr])
 
 
 def curve_from_histogram(values: np.ndarray, pos: np.ndarray, total: np.ndarray) -> Curve:

@@ -1,4 +1,4 @@
-"""evaluate_case / evaluate_dataset: the pipeline the CLI and the widgets share.
+"""evaluate_case / summarise_dataset: the rules under :func:`napari_mood.evaluate`.
 
 Reproduces the official MOOD scorer (MIC-DKFZ/mood ``scripts/evalresults.py``) in its
 default ``mood`` mode, with the edge-case policy decided here, in one place:
@@ -62,7 +62,6 @@ from napari_mood.core.results import (
     MethodSummary,
     ObjectSummary,
     PixelSummary,
-    Progress,
     SampleSummary,
     Status,
 )
@@ -79,7 +78,7 @@ from napari_mood.core.validate import (
     unscored_problems,
 )
 
-__all__ = ["case_maps", "evaluate_case", "evaluate_dataset", "summarise_dataset"]
+__all__ = ["case_maps", "evaluate_case", "summarise_dataset"]
 
 
 def _then(hint: str, consequence: str) -> str:
@@ -205,8 +204,11 @@ def _score_method(
 
 
 def _max_score(scores: np.ndarray) -> float:
-    """The largest score (0 for no voxel); clipped float16 on its codes (numpy's float16
-    ``max`` is ~20x slower than the uint16 one)."""
+    """The largest score (0 for no voxel).
+
+    Clipped float16 is compared on its codes: numpy's float16 ``max`` is ~20x slower
+    than the uint16 one.
+    """
     if not scores.size:
         return 0.0
     if scores.dtype == np.float16:
@@ -266,8 +268,8 @@ def evaluate_case(
 ) -> CaseEvaluation:
     """Read one case's label and every method's map once, and score them.
 
-    This is the unit of work of :func:`evaluate_dataset` (and of its parallel workers:
-    it takes paths and returns small, picklable results).
+    This is the unit of work of :func:`napari_mood.evaluate` (serial or in worker
+    processes: it takes paths and returns small, picklable results).
 
     Parameters
     ----------
@@ -472,47 +474,6 @@ def _object_summary(
     return ObjectSummary(counts, auto)
 
 
-def evaluate_dataset(
-    dataset: MoodDataset,
-    methods: Mapping[str, MethodFolder],
-    *,
-    options: EvaluationOptions = DEFAULT_OPTIONS,
-    progress: Progress | None = None,
-) -> DatasetEvaluation:
-    """Evaluate every method on a MOOD-layout dataset, as the official scorer would.
-
-    Serial and in this process; :func:`napari_mood.services.engine.run_evaluation` runs the same
-    per-case work in parallel (dask) with a cache and gives identical results.
-
-    Parameters
-    ----------
-    dataset : MoodDataset
-        From :func:`~napari_mood.core.io.discover_dataset`.
-    methods : mapping of name -> MethodFolder
-        From :func:`~napari_mood.core.io.discover_methods` / ``method_folder``.
-    options : EvaluationOptions
-        Tasks and policies (defaults: the official scorer's).
-    progress : callable(done, total, case), optional
-        Called after each case.
-
-    Warns
-    -----
-    MoodInputWarning
-        One per problem found (missing or invalid predictions, clipped values ...).
-
-    Examples
-    --------
-    >>> from napari_mood.core.io import discover_dataset, discover_methods
-    >>> ds = discover_dataset("sample_data")  # doctest: +SKIP
-    >>> result = evaluate_dataset(ds, discover_methods("sample_data/methods"))  # doctest: +SKIP
-    >>> result.methods["residual"].pixel.ap  # doctest: +SKIP
-    """
-    evaluations: Sequence[CaseEvaluation] = ()
-    if options.needs_maps:
-        evaluations = _serial_map(dataset, methods, options, progress)
-    return summarise_dataset(dataset, methods, evaluations, options=options)
-
-
 def case_maps(
     dataset: MoodDataset, methods: Mapping[str, MethodFolder], case: str
 ) -> dict[str, Path | None]:
@@ -548,24 +509,6 @@ def summarise_dataset(
         for problem in result.problems:
             warnings.warn(str(problem), MoodInputWarning, stacklevel=2)
     return result
-
-
-def _serial_map(
-    dataset: MoodDataset,
-    methods: Mapping[str, MethodFolder],
-    options: EvaluationOptions,
-    progress: Progress | None,
-) -> list[CaseEvaluation]:
-    cases = sorted(dataset.pixel_labels)
-    out = []
-    for i, case in enumerate(cases):
-        maps = case_maps(dataset, methods, case)
-        scan = dataset.scans.get(case)
-        label = dataset.pixel_labels[case]
-        out.append(evaluate_case(case, label, maps, options=options, scan_path=scan))
-        if progress is not None:
-            progress(i + 1, len(cases), case)
-    return out
 
 
 def _summarise(

@@ -98,15 +98,6 @@ class DisplayTransform:
             out[..., axis] = (size - 1 - index[..., k]) if self.flip[k] else index[..., k]
         return out
 
-    def file_to_display_index(self, index: np.ndarray) -> np.ndarray:
-        """Map file voxel coordinates (``(..., ndim)``) to display ones."""
-        index = np.asarray(index, dtype=np.float64)
-        out = np.empty_like(index)
-        for k, axis in enumerate(self.perm):
-            size = self.file_shape[axis]
-            out[..., k] = (size - 1 - index[..., axis]) if self.flip[k] else index[..., axis]
-        return out
-
     def display_index_to_world(self, index: np.ndarray) -> np.ndarray:
         """Map display voxel coordinates to scanner coordinates (RAS+, mm, the affine's)."""
         return self.file_index_to_world(self.display_to_file_index(index))

@@ -19,6 +19,7 @@ import scipy.sparse
 
 from napari_mood.core.curves import CurveAccumulator, merge_accumulators
 from napari_mood.core.metrics import UndefinedMetricWarning, average_precision_from_histograms
+from napari_mood.core.seed import DEFAULT_SEED
 
 _BOOT_CELLS = 1 << 22  # (resamples x bins) cells per vectorised chunk
 _DENSE_CELLS = 1 << 23  # (cases x bins) cells below which case histograms are made dense
@@ -389,7 +390,7 @@ class BatchWarning(UserWarning):
 
 
 def mood_splits(
-    n_entries: int, *, n_runs: int = 10, batch_size: int = 2, seed: int = 123
+    n_entries: int, *, n_runs: int = 10, batch_size: int = 2, seed: int = DEFAULT_SEED
 ) -> tuple[tuple[int, ...], ...]:
     """Index batches drawn exactly like MOOD ``scripts/evalresults.py bootstrap_dir``.
 
@@ -453,7 +454,7 @@ def listing_batch_ap(
     *,
     n_runs: int = 10,
     batch_size: int = 2,
-    seed: int = 123,
+    seed: int = DEFAULT_SEED,
     splits: Sequence[Sequence[int]] | None = None,
 ) -> BatchAP:
     """The MOOD challenge score: mean pooled AP over random batches of label-folder entries.
@@ -524,7 +525,7 @@ def batch_average_precision(
     *,
     n_runs: int = 10,
     batch_size: int = 2,
-    seed: int = 123,
+    seed: int = DEFAULT_SEED,
     splits: Sequence[Sequence[int]] | None = None,
 ) -> BatchAP:
     """:func:`listing_batch_ap` when every listed entry is a readable case (in order).

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
 import numpy as np
@@ -168,19 +168,7 @@ def readout_from_match(
     c = labelled.counts
     flagged = labelled.n_flagged
     denominator = flagged + labelled.n_gt
-    counts = obj.ObjectCounts(
-        threshold=value,
-        tp=c.tp,
-        fp=c.fp,
-        fn=c.fn,
-        discarded=c.discarded,
-        matched_extra=c.matched_extra,
-        f1=c.f1,
-        precision=c.precision,
-        recall=c.recall,
-        size_window=c.size_window,
-        per_case=(("", c.tp, c.fp, c.fn, c.discarded),),
-    )
+    counts = replace(c, threshold=value, per_case=(("", c.tp, c.fp, c.fn, c.discarded),))
     return Readout(
         threshold=value,
         n_voxels=math.prod(labelled.shape),
@@ -312,11 +300,9 @@ def best_dataset_thresholds(
 
     Examples
     --------
-    >>> from napari_mood.core.evaluate import EvaluationOptions, evaluate_dataset
-    >>> from napari_mood.core.io import discover_dataset, discover_methods
-    >>> options = EvaluationOptions(tasks=("pixel", "object"), object_threshold="auto")  # doctest: +SKIP
-    >>> result = evaluate_dataset(discover_dataset("sample_data"),
-    ...                           discover_methods("sample_data/methods"), options=options)  # doctest: +SKIP
+    >>> import napari_mood
+    >>> options = napari_mood.EvaluationOptions(tasks=("pixel", "object"), object_threshold="auto")
+    >>> result = napari_mood.evaluate(napari_mood.sample_data_dir(), options=options).result  # doctest: +SKIP
     >>> best_dataset_thresholds(result, by="dice")["residual"].threshold  # doctest: +SKIP
     0.757
     """

@@ -201,7 +201,7 @@ class CaseRow:
 
 @dataclass(frozen=True)
 class DatasetEvaluation:
-    """Result of :func:`evaluate_dataset`; ``to_dict`` gives the documented JSON shape."""
+    """The metrics of :func:`napari_mood.evaluate`; ``to_dict`` gives the documented JSON shape."""
 
     dataset: str
     cases: tuple[str, ...]

@@ -1,8 +1,10 @@
 """Box benchmarks (NOVA-style): ground truth, methods, evaluation and its text formats.
 
-One route for every front end: :func:`load_ground_truth` (reader choice, consensus),
-:func:`find_box_methods` (which predictions), :func:`load_method` (a box file, or score
-maps turned into boxes), :func:`evaluate_box_methods`, and :func:`format_box_result`.
+One entry point for every front end, :func:`evaluate_boxes`: :func:`load_ground_truth`
+(reader choice, consensus), :func:`find_box_methods` (which predictions),
+:func:`load_method` (a box file, or score maps turned into boxes), scoring, and a
+:class:`BoxBenchmark` that prints as a table and converts to JSON and a DataFrame
+(:func:`format_box_result` gives the CSV too).
 
 Rules where the data say nothing (the README's "Box localisation" section repeats them):
 
@@ -30,20 +32,21 @@ import csv
 import io
 import json
 import math
+import os
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from napari_mood.core import boxes as box_rules
 from napari_mood.core.boxes import (
     DEFAULT_LABEL,
     BoxEvaluation,
     BoxSet,
     box_outcomes,
-    evaluate_boxes,
 )
 from napari_mood.core.boxes.consensus import CONSENSUS, MergeRule, merge_readers, readers_of
 from napari_mood.core.boxes.from_scores import boxes_from_score_map
@@ -51,6 +54,7 @@ from napari_mood.core.boxes.io import (
     MAPS_FOLDER,
     BoxDataset,
     BoxFile,
+    discover_box_dataset,
     find_box_predictions,
     image_id_of,
     read_box_file,
@@ -58,13 +62,16 @@ from napari_mood.core.boxes.io import (
 )
 from napari_mood.core.io import MoodInputError, MoodInputWarning
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = [
     "BoxBenchmark",
     "BoxMethod",
     "BoxView",
     "box_view",
     "GroundTruth",
-    "evaluate_box_methods",
+    "evaluate_boxes",
     "find_box_methods",
     "format_box_result",
     "load_ground_truth",
@@ -72,6 +79,7 @@ __all__ = [
 ]
 
 BoxFormat = Literal["table", "csv", "json"]
+PathLike = str | os.PathLike[str]
 SHOWN_PROBLEMS = 5
 
 
@@ -259,9 +267,13 @@ def _one_category(boxes: BoxSet) -> BoxSet:
     return replace(boxes, labels=(DEFAULT_LABEL,) * len(boxes))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class BoxBenchmark:
-    """Every method's :class:`BoxEvaluation` on one dataset."""
+    """Every method's :class:`BoxEvaluation` on one box dataset.
+
+    Print it for a table; :meth:`to_dict`, :meth:`to_json` and :meth:`to_frame` give the
+    same numbers as plain data, JSON text and a pandas DataFrame.
+    """
 
     dataset: BoxDataset
     truth: GroundTruth
@@ -283,21 +295,166 @@ class BoxBenchmark:
 
         return sorted(self.results, key=key)
 
+    def __str__(self) -> str:
+        return self.to_table()
+
+    def __repr__(self) -> str:
+        return (
+            f"<BoxBenchmark {self.dataset.root.name}: {len(self.images)} images, "
+            f"methods {', '.join(self.ranked())}>"
+        )
+
+    def to_table(self, *, per_image: bool = False) -> str:
+        """Return an aligned text table, one row per method, best first.
+
+        Parameters
+        ----------
+        per_image : bool
+            Add detected / missed / false-positive boxes per image, most misses first.
+
+        Returns
+        -------
+        str
+            The table, ending with a newline.
+        """
+        return format_box_result(self, "table", per_image=per_image)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return every number as plain data (NaN as None), methods best first."""
+        return _to_dict(self)
+
+    def to_json(self) -> str:
+        """Return :meth:`to_dict` as JSON text."""
+        return format_box_result(self, "json")
+
+    def to_frame(self, *, per_image: bool = False) -> pd.DataFrame:
+        """Return a pandas DataFrame: one row per method, or per image and method.
+
+        Parameters
+        ----------
+        per_image : bool
+            One row per image x method (the CSV's rows) instead of one per method.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Per method: indexed by method, columns ``map30``, ``map50``, ``map50_95``,
+            ``acc50``, ``tp``, ``fp``, ``fn`` ...
+        """
+        import pandas as pd
+
+        data = self.to_dict()
+        if per_image:
+            return pd.DataFrame(data["per_image"])
+        rows = {
+            name: {k: v for k, v in values.items() if not isinstance(v, dict)}
+            for name, values in data["methods"].items()
+        }
+        return pd.DataFrame.from_dict(rows, orient="index").rename_axis("method")
+
 
 def _or_minus(value: float) -> float:
     return -1.0 if math.isnan(value) else value
 
 
-def evaluate_box_methods(
+def evaluate_boxes(
+    dataset: PathLike | BoxDataset,
+    preds: Mapping[str, PathLike] | None = None,
+    *,
+    maps: Mapping[str, PathLike] | None = None,
+    methods: Mapping[str, BoxMethod] | None = None,
+    reader: str | None = None,
+    merge: MergeRule = "mean",
+    merge_iou: float = 0.3,
+    keep_single: bool = True,
+    threshold: float = 0.5,
+    iou: float = 0.3,
+    min_confidence: float | None = None,
+    strict: bool = False,
+    warn: bool = True,
+) -> BoxBenchmark:
+    """Score box predictions on a NOVA-style 2-D box dataset (COCO mAP, TP/FP/FN).
+
+    Parameters
+    ----------
+    dataset : path-like or BoxDataset
+        The folder (``images/*.png`` and ``boxes.csv``), or one already discovered
+        (:func:`~napari_mood.core.boxes.io.discover_box_dataset`).
+    preds : mapping of str to path-like, optional
+        ``{name: box file}`` (.csv, or .json COCO results).
+    maps : mapping of str to path-like, optional
+        ``{name: folder of score maps}`` (``IMAGE.png`` or ``.npy``), turned into boxes
+        at ``threshold``. Without ``preds`` and ``maps``: the dataset's own
+        ``predictions/*`` and ``maps/*``.
+    methods : mapping of str to BoxMethod, optional
+        Methods already found (``preds`` and ``maps`` are then ignored; may be empty).
+    reader : str, optional
+        Score against one reader, or ``"consensus"`` (the default with two readers).
+    merge : {"mean", "union"}
+        The consensus box of a pair of readers' boxes.
+    merge_iou : float
+        Consensus: readers' boxes with an IoU above this are a pair.
+    keep_single : bool
+        Consensus: keep boxes only one reader drew.
+    threshold : float
+        Score maps: the box threshold.
+    iou : float
+        IoU in (0, 1] of the TP / FP / FN counts and the per-image table.
+    min_confidence : float, optional
+        Leave out predictions below this confidence.
+    strict : bool
+        A prediction row with a problem is an error (else left out with a warning).
+    warn : bool
+        Emit one :class:`~napari_mood.core.io.MoodInputWarning` per problem (they are
+        listed in ``problems`` either way).
+
+    Returns
+    -------
+    BoxBenchmark
+        Prints as a table; ``to_dict``, ``to_json``, ``to_frame`` convert it.
+
+    Raises
+    ------
+    MoodInputError
+        A ground-truth row with a problem, no predictions found, an unknown reader.
+    ValueError
+        ``iou`` outside (0, 1].
+
+    Examples
+    --------
+    >>> import napari_mood
+    >>> bench = napari_mood.evaluate_boxes(napari_mood.sample_data_dir() / "nova", warn=False)
+    >>> bench.ranked(), round(float(bench.to_frame().loc["oracle_noisy", "map50"]), 4)
+    (['oracle_noisy', 'residual'], 0.802)
+    """
+    if not 0.0 < iou <= 1.0:
+        raise ValueError(f"iou must be in (0, 1] (at 0 any two boxes match), got {iou}")
+    found = dataset if isinstance(dataset, BoxDataset) else discover_box_dataset(dataset)
+    if methods is None:
+        methods = find_box_methods(
+            found,
+            preds=[(name, Path(path)) for name, path in (preds or {}).items()],
+            maps=[(name, Path(path)) for name, path in (maps or {}).items()],
+        )
+    truth = load_ground_truth(
+        found, reader=reader, merge=merge, merge_iou=merge_iou, keep_single=keep_single
+    )
+    return _score_methods(
+        found, truth, methods, threshold=threshold, count_iou=iou,
+        min_score=min_confidence, strict=strict, warn=warn,
+    )  # fmt: skip
+
+
+def _score_methods(
     dataset: BoxDataset,
     truth: GroundTruth,
     methods: Mapping[str, BoxMethod],
     *,
-    threshold: float = 0.5,
-    count_iou: float = 0.3,
-    min_score: float | None = None,
-    strict: bool = False,
-    warn: bool = True,
+    threshold: float,
+    count_iou: float,
+    min_score: float | None,
+    strict: bool,
+    warn: bool,
 ) -> BoxBenchmark:
     """Score every method; each problem is a warning (``warn``) and listed in the result."""
     results: dict[str, BoxEvaluation] = {}
@@ -316,7 +473,9 @@ def evaluate_box_methods(
                     "name categories: scored as one category"
                 )
             gt, boxes = _one_category(gt), _one_category(boxes)
-        results[name] = evaluate_boxes(gt, boxes, images=dataset.order, count_iou=count_iou)
+        results[name] = box_rules.evaluate_boxes(
+            gt, boxes, images=dataset.order, count_iou=count_iou
+        )
         predictions[name], gts[name] = boxes, gt
     if warn:
         for problem in problems:
@@ -338,8 +497,11 @@ def _truth_problems(truth: GroundTruth) -> list[str]:
 
 
 def format_box_result(result: BoxBenchmark, fmt: BoxFormat, *, per_image: bool = False) -> str:
-    """``table`` (a summary, plus detected / missed per image with ``per_image``), ``csv``
-    (one row per image x method) or ``json`` (everything; NaN as null)."""
+    """Return the result as text in one of the formats.
+
+    ``table``: a summary, plus detected / missed per image with ``per_image``; ``csv``:
+    one row per image x method; ``json``: everything, NaN as null.
+    """
     if fmt == "json":
         return json.dumps(_to_dict(result), indent=2, allow_nan=False) + "\n"
     if fmt == "csv":

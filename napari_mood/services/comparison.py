@@ -2,7 +2,7 @@
 
 Current case: :func:`~napari_mood.core.compare.case_comparison` on the maps and ground
 truth shown. Dataset: the dataset's methods evaluated as ``napari-mood evaluate`` does
-(:func:`~napari_mood.services.evaluation.evaluate_folder`), then
+(:func:`~napari_mood.services.evaluation.evaluate`), then
 :func:`~napari_mood.core.compare.dataset_comparison` with case-bootstrap rank intervals.
 """
 
@@ -16,8 +16,9 @@ from napari_mood.core.compare import ComparisonTable, case_comparison, dataset_c
 from napari_mood.core.io import MoodInputError, discover_dataset, find_methods
 from napari_mood.core.looks import DEFAULT_THRESHOLD
 from napari_mood.core.results import EvaluationOptions, Task
+from napari_mood.core.seed import DEFAULT_SEED
 from napari_mood.core.validate import Problem
-from napari_mood.services.evaluation import evaluate_folder
+from napari_mood.services.evaluation import evaluate
 from napari_mood.services.labelling import LabellingCache
 from napari_mood.services.snapshots import MapSnapshot
 
@@ -32,7 +33,7 @@ __all__ = [
 ]
 
 N_BOOT = 1000
-SEED = 0
+SEED = DEFAULT_SEED
 TableResult = tuple[ComparisonTable, tuple[Problem, ...]]
 
 
@@ -64,7 +65,7 @@ def dataset_table(
         tasks=tasks,
         object_threshold={m: float(thresholds.get(m, DEFAULT_THRESHOLD)) for m in methods},
     )
-    found = evaluate_folder(dataset, methods=methods, options=options)
+    found = evaluate(dataset, methods=methods, options=options, workers=1, warn=False)
     return dataset_comparison(found.result, n_boot=n_boot, seed=seed), found.result.problems
 
 

@@ -35,7 +35,6 @@ from typing import Any
 from napari_mood.core.evaluate import case_maps, evaluate_case, summarise_dataset
 from napari_mood.core.io import MethodFolder, MoodDataset, MoodInputError
 from napari_mood.core.results import (
-    DEFAULT_OPTIONS,
     CaseEvaluation,
     DatasetEvaluation,
     EvaluationOptions,
@@ -49,7 +48,7 @@ from napari_mood.services.cache import (
     file_stamp,
 )
 
-__all__ = ["EngineStats", "ResultCache", "default_workers", "run_evaluation"]
+__all__ = ["EngineStats", "default_workers"]
 
 SCHEDULER_TIMEOUT_S = 5
 """How long to try to reach a ``--scheduler`` before giving up."""
@@ -254,7 +253,8 @@ def _run_local(workers: int) -> Runner:
             for i, task in enumerate(tasks)
         ]
 
-        def posttask(key: Any, result: Any, dsk: Any, state: Any, worker_id: Any) -> None:
+        # dask's callback signature; only the key and the result are needed
+        def posttask(key: Any, result: Any, *_: Any) -> None:
             if isinstance(key, str) and key.startswith("case-"):
                 done(int(key[5:]), result)
 
@@ -329,47 +329,32 @@ def _choose_runner(
     return _run_local(n), n, "processes"
 
 
-# --------------------------------------------------------------------------- public
+# --------------------------------------------------------------------------- the engine
 
 
 def run_evaluation(
     dataset: MoodDataset,
     methods: Mapping[str, MethodFolder],
     *,
-    options: EvaluationOptions = DEFAULT_OPTIONS,
-    workers: int | None = None,
-    scheduler: str | None = None,
-    cache: str | os.PathLike[str] | None = None,
-    progress: Progress | None = None,
-    warn: bool = True,
+    options: EvaluationOptions,
+    workers: int | None,
+    scheduler: str | None,
+    cache: str | os.PathLike[str] | None,
+    progress: Progress | None,
+    warn: bool,
 ) -> tuple[DatasetEvaluation, EngineStats]:
-    """Evaluate a dataset like :func:`~napari_mood.core.evaluate.evaluate_dataset`, at scale.
+    """Evaluate ``methods`` on ``dataset``: the engine under :func:`napari_mood.evaluate`.
 
-    Parameters
-    ----------
-    dataset, methods, options
-        As for ``evaluate_dataset``.
-    workers : int, optional
-        Local worker processes; 1 runs in this process. Default: the usable cores when
-        the files to read add up to at least 64 MiB, else 1 (starting processes costs
-        about a second).
-    scheduler : str, optional
-        Address of a running ``dask.distributed`` scheduler (workers must see the files
-        under the same paths).
-    cache : path, optional
-        Folder of the per-case cache (created if needed; never inside an input folder
-        unless you put it there).
-    progress : callable(done, total, case), optional
+    Every argument is required: the defaults are :func:`napari_mood.evaluate`'s, decided
+    there once. ``workers=None`` runs in processes when the files to read add up to at
+    least :data:`AUTO_PARALLEL_MIN_BYTES` (starting processes costs about a second).
 
     Returns
     -------
-    (DatasetEvaluation, EngineStats)
-
-    Examples
-    --------
-    >>> result, stats = run_evaluation(ds, methods, workers=2, cache="~/.cache/mood")  # doctest: +SKIP
-    >>> stats.computed, stats.cached  # doctest: +SKIP
-    (40, 0)
+    DatasetEvaluation
+        The metrics, merged in case order (identical for any workers and cache).
+    EngineStats
+        What the run did.
     """
     store = ResultCache(cache) if cache is not None else None
     cases = sorted(dataset.pixel_labels) if options.needs_maps else []

@@ -1,10 +1,11 @@
-"""Evaluate a dataset folder for any front end: methods, progress, cancel, toy thresholds.
+"""Evaluate a MOOD dataset folder: the one entry point, :func:`evaluate`, and its helpers.
 
-The command line, the dataset browser, the comparison table and the threshold widget all
-evaluate through here (and :func:`napari_mood.services.engine.run_evaluation` below it), so
-"which methods" (:func:`napari_mood.core.io.find_methods`), "choose thresholds on a toy
-dataset" (:func:`toy_thresholds`) and the challenge statistics (:func:`add_statistics`)
-are written once.
+The command line, the dataset browser, the comparison table, the threshold widget and a
+notebook all evaluate through :func:`evaluate` (the engine below it,
+:mod:`napari_mood.services.engine`, runs the per-case work serially, in processes or on a
+cluster), so "which methods" (:func:`napari_mood.core.io.find_methods`), "which tasks"
+(:func:`default_tasks`), "choose thresholds on a toy dataset" (:func:`toy_thresholds`) and
+the challenge statistics (:func:`add_statistics`) are written once.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -33,16 +34,22 @@ from napari_mood.core.results import (
     EvaluationOptions,
     PixelSummary,
     SampleSummary,
+    Task,
 )
 from napari_mood.services.engine import EngineStats, run_evaluation
+from napari_mood.services.formats import format_json, format_table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "EvaluationCancelled",
-    "FolderEvaluation",
+    "MoodEvaluation",
     "ThresholdChoice",
     "add_statistics",
     "check_toy",
-    "evaluate_folder",
+    "default_tasks",
+    "evaluate",
     "toy_thresholds",
 ]
 
@@ -54,14 +61,102 @@ class EvaluationCancelled(RuntimeError):
     """The evaluation was cancelled (raised from the progress callback)."""
 
 
-@dataclass(frozen=True)
-class FolderEvaluation:
-    """A dataset folder, the methods found for it and the engine's result."""
+@dataclass(frozen=True, repr=False)
+class MoodEvaluation:
+    """A MOOD dataset's evaluation: the dataset, its methods, the metrics and the run.
+
+    Print it for a table; :meth:`to_dict`, :meth:`to_json` and :meth:`to_frame` give the
+    same numbers as plain data, JSON text and a pandas DataFrame.
+
+    Attributes
+    ----------
+    dataset : MoodDataset
+        The dataset evaluated.
+    methods : mapping of str to MethodFolder
+        The methods evaluated, by name.
+    result : DatasetEvaluation
+        Per-method summaries, per-case rows and the problems found.
+    stats : EngineStats
+        What the run did (computed vs cached results, workers, peak memory).
+    """
 
     dataset: MoodDataset
     methods: Mapping[str, MethodFolder]
     result: DatasetEvaluation
     stats: EngineStats
+
+    def __str__(self) -> str:
+        return self.to_table()
+
+    def __repr__(self) -> str:
+        tasks = ",".join(self.result.options.tasks)
+        return (
+            f"<MoodEvaluation {self.result.dataset}: {len(self.result.cases)} cases, "
+            f"methods {', '.join(self.result.ranked_methods())}, tasks {tasks}>"
+        )
+
+    def to_table(self) -> str:
+        """Return an aligned text table, one row per method, best first."""
+        return format_table(self.result)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON-able structure documented in the README (NaN as None)."""
+        return self.result.to_dict()
+
+    def to_json(self) -> str:
+        """Return :meth:`to_dict` as JSON text."""
+        return format_json(self.result)
+
+    def to_frame(self, *, per_case: bool = False) -> pd.DataFrame:
+        """Return a pandas DataFrame: one row per method, or per case and method.
+
+        Parameters
+        ----------
+        per_case : bool
+            One row per case x method (the CSV's rows) instead of one per method.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Per method: indexed by method, columns ``TASK_METRIC`` (``pixel_ap``,
+            ``sample_auroc``, ``object_f1`` ...). Per case: the CSV's columns.
+        """
+        import pandas as pd
+
+        data = self.to_dict()
+        if per_case:
+            return pd.DataFrame(data["per_case"])
+        rows = {
+            name: {
+                f"{task}_{key}": value
+                for task, values in summary.items()
+                for key, value in values.items()
+                if not isinstance(value, (dict, list))
+            }
+            for name, summary in data["methods"].items()
+        }
+        return pd.DataFrame.from_dict(rows, orient="index").rename_axis("method")
+
+
+def default_tasks(dataset: MoodDataset | None) -> tuple[Task, ...]:
+    """Return the tasks scored by default: pixel and sample, those whose labels exist.
+
+    Parameters
+    ----------
+    dataset : MoodDataset or None
+        The dataset; None (or a dataset with neither label folder) gives both, so the
+        error that follows names both folders.
+
+    Returns
+    -------
+    tuple of str
+        A subset of ``("pixel", "sample")``.
+    """
+    if dataset is None:
+        return ("pixel", "sample")
+    found: tuple[Task, ...] = ("pixel",) if dataset.pixel_labels else ()
+    found += ("sample",) if dataset.sample_labels else ()
+    return found or ("pixel", "sample")
 
 
 def _cancellable(
@@ -76,58 +171,113 @@ def _cancellable(
     return report
 
 
-def evaluate_folder(
+def _methods(
+    found: MoodDataset,
+    preds: PathLike | Mapping[str, PathLike] | None,
+    methods: Mapping[str, MethodFolder] | None,
+) -> Mapping[str, MethodFolder]:
+    if methods is not None:
+        return methods
+    if isinstance(preds, Mapping):
+        return find_methods(found.root, pred=preds)
+    return find_methods(found.root, preds=preds)
+
+
+def _asked_options(
+    tasks: Sequence[Task] | None, options: EvaluationOptions | None
+) -> EvaluationOptions | None:
+    """The options asked for, checked before any file is read (None: by the labels found)."""
+    if tasks is None:
+        return options
+    if not tasks:
+        raise ValueError("tasks must name at least one of 'pixel', 'sample', 'object'")
+    return replace(options or EvaluationOptions(), tasks=tuple(tasks))
+
+
+def evaluate(
     dataset: PathLike | MoodDataset,
+    preds: PathLike | Mapping[str, PathLike] | None = None,
     *,
-    preds: PathLike | None = None,
-    pred: Mapping[str, PathLike] | None = None,
+    tasks: Sequence[Task] | None = None,
+    options: EvaluationOptions | None = None,
     methods: Mapping[str, MethodFolder] | None = None,
-    options: EvaluationOptions,
-    workers: int | None = 1,
+    workers: int | None = None,
     scheduler: str | None = None,
     cache: PathLike | None = None,
     progress: Progress | None = None,
     cancelled: threading.Event | None = None,
-    warn: bool = False,
-) -> FolderEvaluation:
-    """Find a dataset's methods and evaluate them (serially by default: GUI workers).
+    warn: bool = True,
+) -> MoodEvaluation:
+    """Evaluate every method on a MOOD dataset folder, as the official scorer would.
 
     Parameters
     ----------
     dataset : path-like or MoodDataset
-        The MOOD dataset folder (or one already discovered).
-    preds, pred
-        Where the methods are (:func:`~napari_mood.core.io.find_methods`); ignored when
-        ``methods`` is given.
-    options : EvaluationOptions
-        Tasks and policies.
-    workers, scheduler, cache
-        As :func:`~napari_mood.services.engine.run_evaluation` (``workers=1``: in this
-        thread, no process pool).
+        The dataset folder (``toy/``, ``toy_label/pixel``, ``toy_label/sample``), or one
+        already discovered (:func:`~napari_mood.core.io.discover_dataset`).
+    preds : path-like or mapping of str to path-like, optional
+        Where the methods are: a folder holding one folder per method, or
+        ``{name: folder}``. Default: the dataset's own ``methods/`` folder.
+    tasks : sequence of {"pixel", "sample", "object"}, optional
+        The tasks scored (overrides ``options.tasks``). Default: pixel and sample, those
+        whose labels the dataset has (:func:`default_tasks`).
+    options : EvaluationOptions, optional
+        Policies (mode, NaN policy, object threshold ...); defaults reproduce the
+        official scorer.
+    methods : mapping of str to MethodFolder, optional
+        Methods already found (``preds`` is then ignored).
+    workers : int, optional
+        Local worker processes; 1 runs in this thread. Default: the usable cores when
+        the files to read add up to at least 64 MiB, else 1.
+    scheduler : str, optional
+        Address of a running ``dask.distributed`` scheduler (its workers must see the
+        files under the same paths).
+    cache : path-like, optional
+        Folder of the per-case result cache, created if needed (a rerun recomputes only
+        what changed).
     progress : callable(done, total, case), optional
+        Called after each case.
     cancelled : threading.Event, optional
         When set, the evaluation stops after the current case with
         :class:`EvaluationCancelled`.
+    warn : bool
+        Emit one :class:`~napari_mood.core.io.MoodInputWarning` per problem found (they
+        are listed in ``result.problems`` either way).
+
+    Returns
+    -------
+    MoodEvaluation
+        Prints as a table; ``to_dict``, ``to_json``, ``to_frame`` convert it. Identical
+        numbers whatever ``workers``, ``scheduler`` and ``cache``.
 
     Raises
     ------
+    ValueError
+        An unknown or empty ``tasks`` (before any file is read).
     MoodInputError
         When the dataset or its methods cannot be used (the message names the folder).
+
+    Examples
+    --------
+    >>> import napari_mood
+    >>> found = napari_mood.evaluate(napari_mood.sample_data_dir(), warn=False)
+    >>> round(float(found.to_frame().loc["oracle_noisy", "pixel_ap"]), 4)
+    0.8455
     """
+    asked = _asked_options(tasks, options)
     found = dataset if isinstance(dataset, MoodDataset) else discover_dataset(dataset)
-    if methods is None:
-        methods = find_methods(found.root, preds=preds, pred=pred)
+    chosen = _methods(found, preds, methods)
     result, stats = run_evaluation(
         found,
-        methods,
-        options=options,
+        chosen,
+        options=asked or EvaluationOptions(tasks=default_tasks(found)),
         workers=workers,
         scheduler=scheduler,
         cache=cache,
         progress=_cancellable(progress, cancelled, str(found.root)),
         warn=warn,
     )
-    return FolderEvaluation(found, methods, result, stats)
+    return MoodEvaluation(found, chosen, result, stats)
 
 
 @dataclass(frozen=True)
@@ -204,8 +354,13 @@ def toy_thresholds(
             f"it has {', '.join(available)}",
             "rename the folders or pick another toy dataset",
         )
-    found = evaluate_folder(
-        dataset, methods=matched, options=toy_options, workers=workers, progress=progress
+    found = evaluate(
+        dataset,
+        methods=matched,
+        options=toy_options,
+        workers=workers,
+        progress=progress,
+        warn=False,
     )
     best = best_dataset_thresholds(found.result, by=by)
     problems = tuple(str(p) for p in found.result.problems)

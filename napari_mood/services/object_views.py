@@ -96,7 +96,7 @@ def compute_method_objects(
     --------
     >>> gt = np.zeros((6, 6), bool); gt[1:3, 1:3] = True
     >>> result = compute_method_objects(MapSnapshot("m", gt * 0.9, 0.5), gt)
-    >>> (result.match.tp, result.image.max(), result.offset)
+    >>> (result.match.counts.tp, result.image.max(), result.offset)
     (1, np.uint8(1), 1)
     """
     score = np.asarray(snapshot.data)
@@ -342,7 +342,7 @@ def summary_html(results: Sequence[MethodObjects]) -> str:
     cells = "".join(f"<th align='{a}'>{h}</th>" for h, a in SUMMARY_HEADER)
     rows = [f"<tr>{cells}</tr>"]
     for result in results:
-        m = result.match
+        m = result.match.counts
         values = (
             html.escape(result.method),
             f"{m.threshold:.3f}",
@@ -357,7 +357,7 @@ def summary_html(results: Sequence[MethodObjects]) -> str:
         )
         rows.append(f"<tr>{tds}</tr>")
     text = f"<table cellspacing='0' cellpadding='4'>{''.join(rows)}</table>"
-    windows = sorted({window_text(r.match.size_window) for r in results})
+    windows = sorted({window_text(r.match.counts.size_window) for r in results})
     if windows:
         text += f"Size window: {' / '.join(windows)} voxels"
     if results and not all(r.has_gt for r in results):

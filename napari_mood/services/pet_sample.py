@@ -28,6 +28,7 @@ import numpy as np
 
 from napari_mood.core.io import MoodInputError, case_stem, is_nifti, warn_input
 from napari_mood.core.nifti import Volume, read_volume
+from napari_mood.core.seed import DEFAULT_SEED
 from napari_mood.core.simulate.pet_like import (
     box_atlas,
     pet_like_scan,
@@ -67,7 +68,7 @@ def _source(name: str, step: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pet_sample_files(
-    out: PathLike, *, subjects: int = 2, step: int = 1, seed: int = 0
+    out: PathLike, *, subjects: int = 2, step: int = 1, seed: int = DEFAULT_SEED
 ) -> dict[Path, bytes]:
     """The files of the simulated PET-like sample (nothing written; see the module).
 
@@ -84,7 +85,7 @@ def pet_sample_files(
 
 
 def iter_pet_sample_files(
-    out: PathLike, *, subjects: int = 2, step: int = 1, seed: int = 0
+    out: PathLike, *, subjects: int = 2, step: int = 1, seed: int = DEFAULT_SEED
 ) -> Iterator[tuple[Path, bytes]]:
     """``(path, bytes)`` of each file of the sample, one at a time: template, atlas, scans.
 

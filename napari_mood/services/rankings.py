@@ -38,6 +38,7 @@ from napari_mood.core.ranking import (
     kendall_tau_b,
     score_ranks,
 )
+from napari_mood.core.seed import DEFAULT_SEED
 from napari_mood.services.analysis_plots import new_figure
 from napari_mood.services.figures import FIGURE_RC
 
@@ -179,7 +180,7 @@ class RankAnalysis:
     scores: Mapping[str, Mapping[str, float]]
     consensus: Mapping[str, int]
     bootstrap: np.ndarray | None = None
-    seed: int = 0
+    seed: int = DEFAULT_SEED
     toy_consensus: Mapping[str, int] | None = None
     tau_b: float | None = None
 
@@ -208,16 +209,12 @@ def _consensus(inputs: Sequence[RankingInput], methods: Sequence[str]) -> tuple[
     return rankings, consensus_rank(list(rankings.values()))
 
 
-def _zero_if_missing(value: float | None) -> float:
-    return 0.0 if value is None or math.isnan(value) else float(value)
-
-
 def analyse_rankings(
     tests: Sequence[RankingInput],
     *,
     toys: Sequence[RankingInput] = (),
     n_boot: int = 0,
-    seed: int = 0,
+    seed: int = DEFAULT_SEED,
 ) -> RankAnalysis:
     """Rank, merge, bootstrap and compare with the toy ranking (see module).
 

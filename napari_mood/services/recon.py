@@ -43,6 +43,7 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -68,6 +69,9 @@ from napari_mood.core.simulate.hypometabolism import parse_degree_case
 from napari_mood.core.writers import method_case_files
 from napari_mood.services.output import Inputs
 from napari_mood.services.writers import write_files
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "ReconView",
@@ -132,9 +136,13 @@ class ReconOptions:
     scale: str | float = "dataset"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ReconEvaluation:
-    """Per-case metrics, the per-region / per-degree table, and what went wrong."""
+    """Per-case metrics, the per-region / per-degree table, and what went wrong.
+
+    Print it for the per-degree table; :meth:`to_dict`, :meth:`to_json` and
+    :meth:`to_frame` give the same numbers as plain data, JSON text and a DataFrame.
+    """
 
     dataset: str
     cases: tuple[CaseRecon, ...]
@@ -155,6 +163,56 @@ class ReconEvaluation:
         if self.options.scale == "case":
             return case.scale
         return float(self.options.scale)
+
+    def __str__(self) -> str:
+        return self.to_table()
+
+    def __repr__(self) -> str:
+        return (
+            f"<ReconEvaluation {self.dataset}: {len(self.cases)} cases, "
+            f"{len(self.skipped)} skipped, {len(self.rows)} summary rows>"
+        )
+
+    def to_table(self) -> str:
+        """Return the per-region / per-degree summary as an aligned text table."""
+        from napari_mood.services.recon_report import format_recon
+
+        return format_recon(self, "table")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return every number as plain data (NaN and infinities as None)."""
+        return recon_json(self)
+
+    def to_json(self) -> str:
+        """Return :meth:`to_dict` as JSON text."""
+        from napari_mood.services.recon_report import format_recon
+
+        return format_recon(self, "json")
+
+    def to_frame(self, *, per_case: bool = False) -> pd.DataFrame:
+        """Return a pandas DataFrame of the summary, or of the cases.
+
+        Parameters
+        ----------
+        per_case : bool
+            One row per case (``brain_*`` and ``anomaly_*`` metrics, the CSV's rows)
+            instead of one per region, mask and degree.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The summary's columns (``region``, ``where``, ``degree``, ``n_cases``, ``mse`` ...,
+            the t-test's as ``test_*``), or the per-case columns.
+        """
+        import pandas as pd
+
+        if per_case:
+            return pd.DataFrame(case_rows(self))
+        rows = []
+        for row in self.to_dict()["summary"]:
+            test = row.pop("test") or {}
+            rows.append({**row, **{f"test_{k}": v for k, v in test.items()}})
+        return pd.DataFrame(rows)
 
 
 def _by_stem(folder: Path | None) -> dict[str, Path]:
@@ -365,12 +423,33 @@ def _missing_regions(folders: ReconFolders) -> str | None:
 
 
 def evaluate_recon(
-    folders: ReconFolders,
+    dataset: PathLike | ReconFolders,
+    recon: PathLike | None = None,
     *,
     options: ReconOptions | None = None,
     progress: Callable[[int, int, str], None] | None = None,
 ) -> ReconEvaluation:
     """Measure every reconstruction against its healthy original; summarise by degree.
+
+    Parameters
+    ----------
+    dataset : path-like or ReconFolders
+        A simulated set (the module's layout: ``toy/``, ``healthy/``, ``region/``), or
+        the folders spelled out (:meth:`ReconFolders.of_dataset`: other input folder,
+        healthy originals, regions or a brain mask).
+    recon : path-like
+        The method's reconstructions (``RECON/CASE``); required with a dataset path,
+        ignored with ``ReconFolders``.
+    options : ReconOptions, optional
+        The t-test, its level and the score maps' scale rule (default Welch, 0.05,
+        ``"dataset"``).
+    progress : callable(done, total, case), optional
+        Called after each case.
+
+    Returns
+    -------
+    ReconEvaluation
+        Prints as the per-degree table; ``to_dict``, ``to_json``, ``to_frame`` convert it.
 
     Raises
     ------
@@ -378,13 +457,20 @@ def evaluate_recon(
         The input folder is missing or empty, the brain mask cannot be read or is not a
         brain mask of the inputs' grid, or no case could be evaluated. A single case that
         cannot be read or give finite metrics is a warning, a problem and a skipped name.
+    TypeError
+        A dataset path without ``recon``.
 
     Examples
     --------
-    >>> found = evaluate_recon(ReconFolders.of_dataset("sim", "recon"))  # doctest: +SKIP
-    >>> [(r.region, r.where, r.degree, round(r.normalised_mse, 2)) for r in found.rows]  # doctest: +SKIP
-    [('ad', 'brain', 0.0, 1.0), ('ad', 'brain', 0.05, 1.02), ...]
+    >>> found = evaluate_recon("sim", "recon")  # doctest: +SKIP
+    >>> found.to_frame()[["region", "where", "degree", "normalised_mse"]]  # doctest: +SKIP
     """
+    if isinstance(dataset, ReconFolders):
+        folders = dataset
+    elif recon is None:
+        raise TypeError("evaluate_recon(dataset, recon): give the reconstructions' folder")
+    else:
+        folders = ReconFolders.of_dataset(dataset, recon)
     chosen = options or ReconOptions()
     names = find_recon_cases(folders)
     cases, problems, skipped = [], [], []

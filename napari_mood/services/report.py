@@ -26,6 +26,7 @@ from napari_mood.core.io import MoodInputError, case_stem, check_regular_file
 from napari_mood.core.metrics import average_precision_from_curve
 from napari_mood.core.ranking import bootstrap_ap, rank_methods
 from napari_mood.core.results import DatasetEvaluation
+from napari_mood.core.seed import DEFAULT_SEED
 from napari_mood.services.output import Inputs, check_output_folder, write_text_atomic
 
 __all__ = [
@@ -411,7 +412,7 @@ def render_html(
     *,
     categories: Mapping[str, CaseCategory] | None = None,
     n_boot: int = 1000,
-    seed: int = 0,
+    seed: int = DEFAULT_SEED,
 ) -> str:
     """Return the report as one HTML document (plots embedded)."""
     pr, per_case = _pr_plot(result), _per_case_plot(result)
@@ -447,7 +448,7 @@ def write_report(
     csv_text: str,
     categories: Mapping[str, CaseCategory] | None = None,
     n_boot: int = 1000,
-    seed: int = 0,
+    seed: int = DEFAULT_SEED,
     inputs: Inputs | None = None,
     force: bool = False,
 ) -> ReportFiles:

@@ -15,7 +15,7 @@ import io
 import json
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -272,11 +272,3 @@ def plot_sweep(points: Sequence[SweepPoint], kind: SweepKind, *, title: str | No
         if title:
             ax.set_title(title)
     return fig
-
-
-def value_table(points: Sequence[SweepPoint]) -> Mapping[str, np.ndarray]:
-    """``{method: AP per value}`` in value order (for tests and quick looks)."""
-    out: dict[str, list[float]] = {}
-    for p in points:
-        out.setdefault(p.method, []).append(p.ap)
-    return {k: np.array(v) for k, v in out.items()}

@@ -190,11 +190,16 @@ def test_fleiss_no_item():
     assert found.items == 0 and math.isnan(found.kappa)
 
 
+def test_fleiss_takes_whole_counts_stored_as_floats():
+    table = WIKIPEDIA.astype(np.float64)
+    assert fleiss_kappa(table).kappa == pytest.approx(_statsmodels(WIKIPEDIA), abs=1e-12)
+
+
 @pytest.mark.parametrize(
     ("table", "match"),
     [
-        (np.array([[2, 1, 0], [1, 1, 0]]), "same number of ratings"),
-        (np.array([[1, 0, 0], [0, 1, 0]]), "at least two"),
+        (np.array([[2, 1, 0], [1, 1, 0]]), "^every item needs the same number of ratings"),
+        (np.array([[1, 0, 0], [0, 1, 0]]), "at least two; got"),
         (np.array([[3, -1, 0]]), "negative"),
         (np.array([[1.5, 0.5, 0]]), "whole numbers"),
         (np.array([1, 2, 0]), "2-D"),

@@ -129,9 +129,9 @@ def test_curve_matches_sklearn_pr_and_roc_curves() -> None:
     np.testing.assert_allclose(curve.precision, precision[:-1][::-1], rtol=0, atol=1e-12)
     np.testing.assert_allclose(curve.recall, recall[:-1][::-1], rtol=0, atol=1e-12)
     fpr, tpr, _ = roc_curve(labels, scores.astype(np.float64), drop_intermediate=False)
-    plot_fpr, plot_tpr = curve.roc_arrays()
-    np.testing.assert_allclose(plot_fpr, fpr, atol=1e-12)
-    np.testing.assert_allclose(plot_tpr, tpr, atol=1e-12)
+    assert (fpr[0], tpr[0]) == (0.0, 0.0)  # sklearn's extra first point: nothing flagged
+    np.testing.assert_allclose(curve.fpr, fpr[1:], atol=1e-12)
+    np.testing.assert_allclose(curve.tpr, tpr[1:], atol=1e-12)
 
 
 def test_pr_arrays_start_at_zero_recall_full_precision() -> None:
@@ -163,6 +163,29 @@ def test_curve_from_histogram_skips_empty_bins() -> None:
     assert curve.thresholds.tolist() == [1.0, 0.5, 0.0]
     assert curve.tp.tolist() == [0, 1, 1]
     assert curve.fp.tolist() == [1, 1, 3]
+
+
+def test_curve_counts_are_int64_whatever_the_table_dtype() -> None:
+    """Small histograms may come as uint8: counts must not stay unsigned (fp - x wraps)."""
+    values = np.array([0.1, 0.5, 0.9])
+    pos, total = np.array([0, 1, 1], np.uint8), np.array([2, 2, 1], np.uint8)
+    curve = curve_from_histogram(values, pos, total)
+    assert curve.tp.dtype == curve.fp.dtype == np.int64
+    assert curve.tp.tolist() == [1, 2, 2] and curve.fp.tolist() == [0, 1, 3]
+
+
+def test_code_histograms_of_rows_longer_than_a_chunk_equal_bincount(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import napari_mood.core.curves as curves
+
+    rng = np.random.default_rng(8)
+    codes = to_mood_codes(rng.random((3, 12)))
+    labels = rng.random((3, 12)) > 0.5
+    monkeypatch.setattr(curves, "_CHUNK", 5)  # each 12-code row is walked in 3 chunks
+    pos, total = curves.code_histograms(codes, labels)
+    np.testing.assert_array_equal(total, np.bincount(codes.ravel(), minlength=N_CODES))
+    np.testing.assert_array_equal(pos, np.bincount(codes[labels], minlength=N_CODES))
 
 
 def test_empty_input_gives_empty_curve() -> None:

@@ -1,4 +1,4 @@
-"""evaluate_dataset against the official procedure, on clean and broken submissions."""
+"""napari_mood.evaluate against the official procedure, on clean and broken submissions."""
 
 from __future__ import annotations
 
@@ -6,14 +6,22 @@ import math
 import warnings
 from pathlib import Path
 
+import nibabel as nib
 import numpy as np
 import pytest
+from sklearn.metrics import (
+    average_precision_score,
+    precision_recall_curve,
+    roc_auc_score,
+    roc_curve,
+)
 
-from napari_mood.core.evaluate import evaluate_dataset
 from napari_mood.core.io import MoodInputError, MoodInputWarning, discover_dataset, discover_methods
 from napari_mood.core.results import EvaluationOptions
+from napari_mood.services.evaluation import evaluate
 from tests.conftest import make_mood_folder, write_nifti
-from tests.reference_scorer import official_ap
+from tests.core.test_objects import reference_counts
+from tests.reference_scorer import _pixel_case, _sample_case, case_names, official_ap
 
 SHAPE = (12, 10, 8)
 
@@ -56,9 +64,12 @@ def broken(tmp_path: Path) -> tuple[Path, Path]:
 def _evaluate(data: Path, preds: Path, **options):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = evaluate_dataset(
-            discover_dataset(data), discover_methods(preds), options=EvaluationOptions(**options)
-        )
+        result = evaluate(
+            discover_dataset(data),
+            methods=discover_methods(preds),
+            options=EvaluationOptions(**options),
+            workers=1,
+        ).result
     return result, [str(w.message) for w in caught if issubclass(w.category, MoodInputWarning)]
 
 
@@ -114,11 +125,12 @@ def test_no_positive_label_gives_zero_ap_and_nan_auroc(tmp_path):
     mask = _mask(rng, empty=True)
     data, preds = make_mood_folder(tmp_path, {"c": mask}, {"m": {"c": _map(rng, mask, 0)}})
     with pytest.warns(UserWarning):
-        result = evaluate_dataset(
+        result = evaluate(
             discover_dataset(data),
-            discover_methods(preds),
+            methods=discover_methods(preds),
             options=EvaluationOptions(tasks=("pixel",)),
-        )
+            workers=1,
+        ).result
     assert result.methods["m"].pixel.ap == 0.0 and math.isnan(result.methods["m"].pixel.auroc)
 
 
@@ -162,30 +174,64 @@ def test_sample_from_pixel_fills_missing_scores(broken):
     assert rows["c0.nii.gz"].sample_score == pytest.approx(0.9)
 
 
-def test_json_shape(broken):
+def _pooled(pred_dir: Path, label_dir: Path, reader) -> tuple[np.ndarray, np.ndarray]:
+    """Labels and scores of every readable case, read as the official scorer reads them."""
+    pairs = [reader(pred_dir / n, label_dir / n) for n in case_names(label_dir)]
+    kept = [pair for pair in pairs if pair is not None]
+    return np.concatenate([p[1] for p in kept]), np.concatenate([p[0] for p in kept])
+
+
+def test_json_values_equal_independent_computations(broken):
     data, preds = broken
     result, _ = _evaluate(data, preds, tasks=("pixel", "sample", "object"))
     out = result.to_dict()
-    assert out["dataset"] == "data" and out["cases"] == [
-        "c0.nii.gz",
-        "c1.nii.gz",
-        "c2.nii.gz",
-        "c3.nii.gz",
-    ]
-    pixel = out["methods"]["good"]["pixel"]
-    for key in ("ap", "auroc", "fpr95", "best_dice", "best_dice_threshold", "missing", "invalid"):
-        assert key in pixel
-    assert set(out["methods"]["good"]["sample"]) >= {"ap", "auroc", "missing"}
-    assert set(out["methods"]["good"]["object"]) >= {
-        "threshold",
-        "tp",
-        "fp",
-        "fn",
-        "f1",
-        "precision",
-        "recall",
-        "size_window",
-    }
-    row = out["per_case"][0]
-    assert {"case", "method", "pixel_ap"} <= set(row)
-    assert list(out["methods"])[0] == "good"  # sorted by AP
+    assert out["dataset"] == "data"
+    assert out["cases"] == ["c0.nii.gz", "c1.nii.gz", "c2.nii.gz", "c3.nii.gz"]
+    good, pixel_dir = out["methods"]["good"], data / "toy_label" / "pixel"
+    labels, scores = _pooled(preds / "good", pixel_dir, _pixel_case)
+    pixel = good["pixel"]
+    assert pixel["ap"] == pytest.approx(average_precision_score(labels, scores), abs=1e-12)
+    assert pixel["auroc"] == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)
+    fpr, tpr, _ = roc_curve(labels, scores, drop_intermediate=False)
+    assert pixel["fpr95"] == pytest.approx(fpr[np.searchsorted(tpr, 0.95)], abs=1e-12)
+    precision, recall, cuts = precision_recall_curve(labels, scores)
+    with np.errstate(invalid="ignore"):
+        dice = np.nan_to_num(2 * precision * recall / (precision + recall))[:-1]
+    assert pixel["best_dice"] == pytest.approx(dice.max(), abs=1e-12)
+    assert pixel["best_dice_threshold"] == pytest.approx(cuts[dice.argmax()], abs=1e-12)
+    assert pixel["missing"] == [] and pixel["invalid"] == []
+    sample_labels, sample_scores = _pooled(
+        preds / "good", data / "toy_label" / "sample", _sample_case
+    )
+    assert good["sample"]["ap"] == pytest.approx(
+        average_precision_score(sample_labels, sample_scores), abs=1e-12
+    )
+    assert good["sample"]["auroc"] == pytest.approx(
+        roc_auc_score(sample_labels, sample_scores), abs=1e-12
+    )
+    _check_object_counts(good["object"], data, preds / "good")
+    rows = [r for r in out["per_case"] if r["method"] == "good"]
+    for row in rows[:3]:  # c3 has no GT voxel: no per-case AP
+        case_scores, case_labels = _pixel_case(
+            preds / "good" / row["case"], pixel_dir / row["case"]
+        )
+        assert row["pixel_ap"] == pytest.approx(average_precision_score(case_labels, case_scores))
+    aps = [m["pixel"]["ap"] for m in out["methods"].values()]
+    assert list(out["methods"]) == ["good", "broken"] and aps == sorted(aps, reverse=True)
+
+
+def _check_object_counts(found: dict, data: Path, pred_dir: Path) -> None:
+    """TP / FP / FN of the plain-loop MOOD rule summed over cases; the window from 18-voxel GTs."""
+    window = (0.5 * 18, 2.0 * 18)
+    assert found["size_window"] == list(window) and found["threshold"] == 0.5
+    totals = np.zeros(5, int)
+    for name in case_names(data / "toy_label" / "pixel"):
+        label = nib.load(data / "toy_label" / "pixel" / name).get_fdata() > 0.5
+        score = nib.load(pred_dir / name).get_fdata()
+        totals += reference_counts(score, label, threshold=0.5, window=window)
+    tp, fp, fn = (int(v) for v in totals[:3])
+    assert tp + fn == 3  # c0 .. c2 hold one GT object each
+    assert (found["tp"], found["fp"], found["fn"]) == (tp, fp, fn)
+    assert found["f1"] == pytest.approx(2 * tp / (2 * tp + fp + fn))
+    assert found["precision"] == pytest.approx(tp / (tp + fp))
+    assert found["recall"] == pytest.approx(tp / (tp + fn))

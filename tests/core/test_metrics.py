@@ -188,7 +188,7 @@ def test_average_precision_from_histograms_rows() -> None:
             assert math.isnan(aps[row])
         else:
             assert aps[row] == pytest.approx(average_precision_score(labels, values), abs=1e-12)
-    with pytest.raises(ValueError, match="2-D"):
+    with pytest.raises(ValueError, match="^pos and total must be 2-D arrays of the same shape$"):
         average_precision_from_histograms(pos[0], total[0])
 
 
@@ -422,6 +422,37 @@ def test_slice_scores_chunking_is_invisible(
         np.testing.assert_allclose(getattr(chunked, name), getattr(whole, name), rtol=1e-12)
 
 
+def test_slice_scores_take_negative_axes_down_to_minus_ndim(
+    small_volume: tuple[np.ndarray, np.ndarray],
+) -> None:
+    scores, labels = small_volume
+    for negative in (-1, -2, -3):
+        found = slice_scores(scores, labels, axis=negative, threshold=0.5)
+        plain = slice_scores(scores, labels, axis=negative + 3, threshold=0.5)
+        assert found.axis == negative + 3
+        np.testing.assert_array_equal(found.flagged_voxels, plain.flagged_voxels)
+    with pytest.raises(ValueError):
+        slice_scores(scores, labels, axis=-4, threshold=0.5)
+
+
+@pytest.mark.parametrize("axis", [0, 2])
+def test_slice_scores_of_a_tall_volume_in_one_row_chunks_equal_the_slow_loop(
+    monkeypatch: pytest.MonkeyPatch, axis: int
+) -> None:
+    """More outer rows than the next axis holds: every chunk of axis 0 is walked."""
+    import napari_mood.core.metrics as metrics
+
+    rng = np.random.default_rng(5)
+    scores = rng.random((10, 3, 4))
+    labels = scores > 0.6
+    monkeypatch.setattr(metrics, "_SLICE_CHUNK", 12)  # one outer row (3 x 4) per chunk
+    fast = slice_scores(scores, labels, axis=axis, threshold=0.5)
+    slow = _slow_slice_scores(scores, labels, axis, 0.5, np.float16)
+    np.testing.assert_array_equal(fast.gt_voxels, slow["gt"])
+    np.testing.assert_array_equal(fast.flagged_voxels, slow["flagged"])
+    np.testing.assert_allclose(fast.ap, slow["ap"], atol=1e-9, equal_nan=True)
+
+
 @pytest.mark.parametrize("mode", ["mood", "exact"])
 @pytest.mark.parametrize("axis", [0, 1, 2])
 def test_slice_scores_memory_layout_is_invisible(
@@ -493,10 +524,19 @@ def test_sample_score_from_pixel() -> None:
     assert sample_score_from_pixel(np.arange(101.0), how="top1") == 99.5  # ceil(1.01) = 2
 
 
+def test_sample_score_from_pixel_is_computed_in_float64() -> None:
+    """float16 values averaged in float64, not rounded back to float16 (numpy's own mean)."""
+    scores = np.array([0.1, 0.2, 0.3], dtype=np.float16)
+    exact = (0.0999755859375 + 0.199951171875 + 0.300048828125) / 3  # the float16 values
+    assert sample_score_from_pixel(scores, how="mean") == pytest.approx(exact, abs=1e-15)
+    assert float(scores.mean()) != pytest.approx(exact, abs=1e-9)  # what float16 would give
+    assert sample_score_from_pixel(scores, how="top1") == 0.300048828125
+
+
 def test_sample_score_from_pixel_validation() -> None:
-    with pytest.raises(ValueError, match="one of 'max', 'mean', 'top1'"):
+    with pytest.raises(ValueError, match="^how must be one of 'max', 'mean', 'top1'"):
         sample_score_from_pixel(np.ones(3), how="median")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="1 NaN"):
         sample_score_from_pixel(np.array([0.1, np.nan]))
-    with pytest.raises(ValueError, match="empty"):
+    with pytest.raises(ValueError, match="^scores is empty$"):
         sample_score_from_pixel(np.array([]))

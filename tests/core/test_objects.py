@@ -23,7 +23,6 @@ from scipy.spatial import ConvexHull
 from napari_mood.core.objects import (
     KINDS,
     CaseObjects,
-    MatchCounts,
     ObjectMatch,
     best_object_threshold,
     binarize_scores,
@@ -50,7 +49,7 @@ FAST = settings(max_examples=40, deadline=None)
 
 
 def counts(m: ObjectMatch) -> tuple[int, int, int, int, int]:
-    return (m.tp, m.fp, m.fn, m.discarded, m.matched_extra)
+    return (m.counts.tp, m.counts.fp, m.counts.fn, m.counts.discarded, m.counts.matched_extra)
 
 
 def as_score(pred: np.ndarray) -> np.ndarray:
@@ -174,7 +173,7 @@ def test_blobs_touching_at_a_corner(connectivity, ndim, expected):
     mask[(1,) * ndim] = mask[(2,) * ndim] = True
     assert label_objects(mask, connectivity=connectivity)[1] == expected
     m = match_objects(mask.astype(np.float32), mask, connectivity=connectivity)
-    assert (m.tp, m.fp, m.fn) == (expected, 0, 0)
+    assert (m.counts.tp, m.counts.fp, m.counts.fn) == (expected, 0, 0)
 
 
 @pytest.mark.parametrize("shape", [(1, 1, 7), (1, 9, 1), (6, 1, 1)])
@@ -298,7 +297,7 @@ def test_gt_is_read_like_the_official_scorer():
     # rint(value) >= 1: 0.5 -> 0 (background), 0.51 -> 1, 3 -> 1 (clipped)
     gt = np.array([[0.5, 0, 0.51, 0, 3.0]])
     m = match_objects(np.zeros(gt.shape), gt, threshold=0.5)
-    assert m.fn == 2
+    assert m.counts.fn == 2
 
 
 # --------------------------------------------------------------------------- hulls
@@ -360,7 +359,7 @@ def test_prediction_shifted_out_of_the_hull(x_start, expected):
     pred = np.zeros_like(gt)
     pred[4:8, 4:8, x_start : x_start + 4] = True
     m = match_objects(as_score(pred), gt, threshold=0.5)
-    assert (m.tp, m.fp, m.fn) == expected
+    assert (m.counts.tp, m.counts.fp, m.counts.fn) == expected
 
 
 # --------------------------------------------------------------------------- size rule
@@ -394,8 +393,8 @@ def test_size_ratio_bounds_are_strict_and_window_inclusive(n_pred, expected):
     gt = np.zeros((8, 8, 9), dtype=bool)
     gt[3:5, 3:5, 2:7] = True  # 20 voxels -> window (10, 40)
     m = match_objects(as_score(_size_case(n_pred)), gt, threshold=0.5)
-    assert m.size_window == (10.0, 40.0)
-    assert (m.tp, m.fp, m.fn, m.discarded) == expected
+    assert m.counts.size_window == (10.0, 40.0)
+    assert (m.counts.tp, m.counts.fp, m.counts.fn, m.counts.discarded) == expected
 
 
 @pytest.mark.parametrize(
@@ -413,7 +412,7 @@ def test_single_voxel_gt(pred_voxels, expected):
     pred = np.zeros_like(gt)
     pred[tuple(np.array(pred_voxels).T)] = True
     m = match_objects(as_score(pred), gt, threshold=0.5)
-    assert (m.tp, m.fp, m.fn, m.discarded) == expected
+    assert (m.counts.tp, m.counts.fp, m.counts.fn, m.counts.discarded) == expected
 
 
 @pytest.mark.parametrize(
@@ -430,7 +429,7 @@ def test_one_slice_gt(box, expected):
     pred = np.zeros_like(gt)
     pred[box] = True
     m = match_objects(as_score(pred), gt, threshold=0.5)
-    assert (m.tp, m.fp, m.fn) == expected
+    assert (m.counts.tp, m.counts.fp, m.counts.fn) == expected
 
 
 def test_two_predictions_on_one_gt_give_one_matched_extra():
@@ -495,7 +494,7 @@ def test_noise_below_the_window_is_discarded_not_false_positive():
     pred[0, 0, 0] = pred[0, 11, 0] = pred[11, 11, 11] = True
     m = match_objects(as_score(pred), gt, threshold=0.5)
     assert counts(m) == (1, 0, 0, 3, 0)
-    assert m.f1 == 1.0
+    assert m.counts.f1 == 1.0
     assert [r.kind for r in records(m, "pred")].count("discarded") == 3
 
 
@@ -506,7 +505,7 @@ def test_explicit_window_overrides_the_gt_window():
     pred[0, 0, 0] = True
     m = match_objects(as_score(pred), gt, threshold=0.5, size_window=(0, math.inf))
     assert counts(m) == (1, 1, 0, 0, 0)
-    assert m.size_window == (0.0, math.inf)
+    assert m.counts.size_window == (0.0, math.inf)
 
 
 # --------------------------------------------------------------------------- empty cases
@@ -518,15 +517,17 @@ def test_empty_gt_keeps_every_prediction_as_false_positive():
     pred[3:5, 3:5, 3:5] = True
     m = match_objects(as_score(pred), np.zeros_like(pred), threshold=0.5)
     assert counts(m) == (0, 2, 0, 0, 0)
-    assert m.size_window == (0.0, math.inf)
-    assert m.f1 == 0.0 and m.precision == 0.0 and math.isnan(m.recall)
+    assert m.counts.size_window == (0.0, math.inf)
+    assert m.counts.f1 == 0.0 and m.counts.precision == 0.0 and math.isnan(m.counts.recall)
 
 
 def test_empty_gt_and_empty_prediction_give_nan_ratios():
     empty = np.zeros((5, 5), dtype=bool)
     m = match_objects(empty.astype(float), empty, threshold=0.5)
     assert counts(m) == (0, 0, 0, 0, 0)
-    assert math.isnan(m.f1) and math.isnan(m.precision) and math.isnan(m.recall)
+    assert (
+        math.isnan(m.counts.f1) and math.isnan(m.counts.precision) and math.isnan(m.counts.recall)
+    )
     assert m.objects == ()
 
 
@@ -535,7 +536,7 @@ def test_empty_prediction_misses_every_gt_object():
     gt[1, 1, 1] = gt[4, 4, 4] = True
     m = match_objects(np.zeros(gt.shape), gt, threshold=0.5)
     assert counts(m) == (0, 0, 2, 0, 0)
-    assert m.f1 == 0.0 and m.recall == 0.0 and math.isnan(m.precision)
+    assert m.counts.f1 == 0.0 and m.counts.recall == 0.0 and math.isnan(m.counts.precision)
     assert [r.kind for r in m.objects] == ["FN", "FN"]
 
 
@@ -549,7 +550,11 @@ def test_two_dimensional_case():
     pred[5, 10] = True  # 1 px: discarded
     m = match_objects(as_score(pred), gt, threshold=0.5)
     assert counts(m) == (1, 1, 1, 1, 0)
-    assert (m.f1, m.precision, m.recall) == (0.5, 0.5, 0.5)  # 2/(2+1+1), 1/2, 1/2
+    assert (m.counts.f1, m.counts.precision, m.counts.recall) == (
+        0.5,
+        0.5,
+        0.5,
+    )  # 2/(2+1+1), 1/2, 1/2
 
 
 # --------------------------------------------------------------------------- records
@@ -696,8 +701,8 @@ def test_match_objects_equals_independent_reference(seed, threshold, connectivit
     assert counts(m) == expected
     n_gt = ndimage.label(gt, ndimage.generate_binary_structure(gt.ndim, gt.ndim))[1]
     if connectivity == "full":
-        assert m.tp + m.fn == n_gt
-    assert m.tp + m.fn == len(records(m, "gt"))
+        assert m.counts.tp + m.counts.fn == n_gt
+    assert m.counts.tp + m.counts.fn == len(records(m, "gt"))
 
 
 @FAST
@@ -722,9 +727,9 @@ def test_describe_and_count_equal_match_objects(seeds, connectivity, mode, shape
         per_case, extra = [], 0
         for i, (score, gt) in enumerate(data):
             m = match_objects(score, gt, threshold=threshold, size_window=window, **options)
-            extra += m.matched_extra
-            per_case.append((str(i), m.tp, m.fp, m.fn, m.discarded))
-            assert m.tp + m.fn == len(cases[i].gt_sizes)
+            extra += m.counts.matched_extra
+            per_case.append((str(i), m.counts.tp, m.counts.fp, m.counts.fn, m.counts.discarded))
+            assert m.counts.tp + m.counts.fn == len(cases[i].gt_sizes)
         assert total.per_case == tuple(per_case)
         assert total.tp == sum(c[1] for c in per_case)
         assert total.matched_extra == extra
@@ -736,13 +741,13 @@ def test_one_to_one_never_matches_an_object_twice(seed, criterion):
     score, gt = random_case(seed, (7, 8, 9))
     m = match_objects(score, gt, threshold=0.4, criterion=criterion, one_to_one=True)
     many = match_objects(score, gt, threshold=0.4, criterion=criterion)
-    assert m.matched_extra == 0
+    assert m.counts.matched_extra == 0
     assert all(len(r.matched_ids) <= 1 for r in m.objects)
-    assert m.tp <= many.tp
-    assert m.tp + m.fn == many.tp + many.fn
-    assert m.discarded == many.discarded
+    assert m.counts.tp <= many.counts.tp
+    assert m.counts.tp + m.counts.fn == many.counts.tp + many.counts.fn
+    assert m.counts.discarded == many.counts.discarded
     kept = sum(r.kind != "discarded" for r in records(m, "pred"))
-    assert m.tp + m.fp == kept  # every kept object is TP or FP now
+    assert m.counts.tp + m.counts.fp == kept  # every kept object is TP or FP now
 
 
 # --------------------------------------------------------------------------- dataset level
@@ -768,7 +773,7 @@ def test_dataset_window_uses_all_gt_objects():
     assert alone.size_window == (32.0, 128.0)
     assert alone.per_case == (("big", 1, 0, 0, 1),)  # line below 32: discarded
     m = match_objects(big_score, big_gt, threshold=0.5, size_window=(4.0, 128.0))
-    assert (m.tp, m.fp, m.fn, m.discarded) == (1, 1, 0, 0)
+    assert (m.counts.tp, m.counts.fp, m.counts.fn, m.counts.discarded) == (1, 1, 0, 0)
 
 
 def test_dataset_without_gt_has_no_window():
@@ -951,17 +956,8 @@ def test_labelled_match_equals_match_objects_and_object_labels(
         score, gt, threshold=threshold, connectivity=connectivity, spacing=(1.0, 2.0, 0.5)
     )
     assert found.match == expected
-    assert found.counts == MatchCounts(
-        expected.tp,
-        expected.fp,
-        expected.fn,
-        expected.discarded,
-        expected.matched_extra,
-        expected.f1,
-        expected.precision,
-        expected.recall,
-        expected.size_window,
-    ) or (expected.tp + expected.fp + expected.fn == 0)  # NaN ratios compare unequal
+    c = expected.counts
+    assert found.counts == c or (c.tp + c.fp + c.fn == 0)  # NaN ratios compare unequal
     assert found.match_at(0.999).threshold == 0.999 and found.threshold == expected.threshold
     pred_labels, gt_labels = object_labels(
         score, gt, threshold=threshold, connectivity=connectivity
@@ -981,7 +977,7 @@ def test_labelled_match_of_an_empty_prediction():
     gt[1, 1] = True
     found = labelled_match(np.zeros((5, 6)), gt, threshold=0.5)
     assert (found.counts.tp, found.counts.fn, found.n_flagged, found.n_overlap) == (0, 1, 0, 0)
-    assert found.match.fn == 1
+    assert found.match.counts.fn == 1
     assert found.pred_labels().shape == (5, 6) and not found.pred_labels().any()
     assert found.gt_labels()[1, 1] == 1
 

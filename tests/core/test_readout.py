@@ -12,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from napari_mood.core.curves import CurveAccumulator, curve_from_arrays
-from napari_mood.core.evaluate import evaluate_dataset
 from napari_mood.core.io import discover_dataset, discover_methods
 from napari_mood.core.metrics import confusion_at
 from napari_mood.core.objects import default_threshold_grid, labelled_match, match_objects
@@ -28,6 +27,7 @@ from napari_mood.core.readout import (
 )
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.core.scores import display_threshold, gt_mask
+from napari_mood.services.evaluation import evaluate
 from tests.conftest import make_mood_folder
 
 FAST = settings(max_examples=60, deadline=None)
@@ -67,7 +67,7 @@ def test_readout_equals_independent_counts(case, threshold: float) -> None:
     match = match_objects(scores, gt, threshold=threshold)
     counts = readout.objects
     assert counts is not None
-    assert (counts.tp, counts.fp, counts.fn) == (match.tp, match.fp, match.fn)
+    assert (counts.tp, counts.fp, counts.fn) == (match.counts.tp, match.counts.fp, match.counts.fn)
 
 
 def test_readout_hand_derived(case) -> None:
@@ -176,7 +176,8 @@ def test_best_case_object_f1_is_the_brute_force_best(case) -> None:
     scores, gt = case
     best = best_case_threshold(scores, gt, by="object_f1")
     f1 = {
-        float(t): match_objects(scores, gt, threshold=float(t)).f1 for t in default_threshold_grid()
+        float(t): match_objects(scores, gt, threshold=float(t)).counts.f1
+        for t in default_threshold_grid()
     }
     top = max(v for v in f1.values() if not math.isnan(v))
     assert best.value == pytest.approx(top)
@@ -209,9 +210,9 @@ def test_best_dataset_thresholds_read_the_evaluation(tmp_path: Path, case) -> No
     )
     options = EvaluationOptions(tasks=("pixel", "object"), object_threshold="auto")
     with pytest.warns(UserWarning, match="no pixel map"):  # noisy has no map for c1
-        result = evaluate_dataset(
-            discover_dataset(dataset), discover_methods(preds), options=options
-        )
+        result = evaluate(
+            discover_dataset(dataset), methods=discover_methods(preds), options=options, workers=1
+        ).result
     by_f1 = best_dataset_thresholds(result, by="object_f1")
     by_dice = best_dataset_thresholds(result, by="dice")
     for name in ("good", "noisy"):
@@ -226,11 +227,12 @@ def test_best_dataset_thresholds_read_the_evaluation(tmp_path: Path, case) -> No
     # c0: GT blobs at 0.8 (100 voxels) and float16(0.45) = 0.44995 (36), an FP blob at 0.7
     assert (by_f1["good"].threshold, by_f1["good"].value) == (0.44, pytest.approx(0.8))
     with pytest.warns(UserWarning, match="no pixel map"):
-        pixel_only = evaluate_dataset(
+        pixel_only = evaluate(
             discover_dataset(dataset),
-            discover_methods(preds),
+            methods=discover_methods(preds),
             options=EvaluationOptions(tasks=("pixel",)),
-        )
+            workers=1,
+        ).result
     assert best_dataset_thresholds(pixel_only, by="object_f1") == {}
 
 

@@ -117,6 +117,15 @@ def test_student_t_by_hand():
     assert p == pytest.approx(2 * stats.t.sf(3 / math.sqrt(2 / 3), 4))
 
 
+def test_student_t_of_unequal_groups_equals_scipy():
+    """With unequal sizes and spreads Student and Welch differ: the pooled variance is used."""
+    a, b = np.array([1.0, 2.0, 4.0, 3.5, 2.5]), np.array([2.0, 6.0, 9.0])
+    t, p = mse_test(a, b, test="student")
+    expected = stats.ttest_ind(b, a, equal_var=True)
+    assert (t, p) == (pytest.approx(expected.statistic), pytest.approx(expected.pvalue))
+    assert p != pytest.approx(stats.ttest_ind(b, a, equal_var=False).pvalue)
+
+
 def test_welch_t_by_hand_and_scipy():
     a, b = np.array([1.0, 2.0, 4.0, 3.5]), np.array([2.0, 6.0, 9.0])
     va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
@@ -178,6 +187,9 @@ def test_summary_groups_normalises_and_corrects():
         10 / 3
     )
     assert brain[0.5].mse_sd == pytest.approx(np.std([5.0, 7.0, 8.0], ddof=1))
+    # _m: MAE = sqrt(MSE), PSNR 10, SSIM 0.9 in every case
+    assert brain[0.5].mae == pytest.approx((math.sqrt(5) + math.sqrt(7) + math.sqrt(8)) / 3)
+    assert (brain[0.5].psnr, brain[0.5].ssim) == (pytest.approx(10.0), pytest.approx(0.9))
     assert brain[0.0].test is None
     test = brain[0.1].test
     assert test is not None and test.n_comparisons == 2
@@ -196,6 +208,8 @@ def test_summary_welch_uses_all_cases_and_paired_only_pairs():
     assert paired[1].test is not None and math.isnan(paired[1].test.p_value)
     with pytest.raises(ValueError, match="alpha"):
         summarise_recon(cases, alpha=1.0)
+    with pytest.raises(ValueError, match="^test must be one of"):
+        summarise_recon(cases, test="mann")  # type: ignore[arg-type]
 
 
 def _volume() -> np.ndarray:
@@ -240,6 +254,7 @@ def test_brain_rules_name_the_healthy_original_or_the_mask():
         ([0.0, 1.0, 1.0], ""),
         ([0, 255, 255], ""),
         ([0.0, 0.3, 0.3], ""),  # 0 and one other value
+        ([0.0, 1.0, 0.0], ""),  # a single brain voxel
         ([0.0, 1.0, math.nan], "holds 1 NaN voxel"),
         ([0.0, 1.0, -math.inf], "holds 1 -inf voxel"),
         ([0.0, 0.0, 0.0], "is empty"),
@@ -254,6 +269,7 @@ def test_brain_mask_policy(mask, problem):
 
 def test_non_finite_words():
     assert non_finite_voxels(np.arange(3)) == ""  # integers are always finite
+    assert non_finite_voxels(np.array([np.nan, 1.0])) == "holds 1 NaN voxel"
     assert non_finite_voxels(np.array([np.nan, np.nan])) == "holds 2 NaN voxels (every voxel)"
     assert non_finite_voxels(np.array([np.inf, 0.0, -np.inf])) == "holds 1 +inf and 1 -inf voxels"
 

@@ -123,7 +123,12 @@ def test_a_selection_builds_only_the_records_it_returns(monkeypatch):
     monkeypatch.setattr(SourceColumns, "records", counting)
     score, gt = _noisy_case()
     match = labelled_match(score, gt, threshold=0.5).match
-    assert (match.tp, match.fp, match.fn, match.discarded) == (1, 1, 1, 1568)
+    assert (match.counts.tp, match.counts.fp, match.counts.fn, match.counts.discarded) == (
+        1,
+        1,
+        1,
+        1568,
+    )
     assert built == []  # nothing built by the match itself
     shown = match.objects.select("pred", ("TP", "FP")) + match.objects.select("gt", ("FN",))
     assert sum(built) == len(shown) == 3

@@ -102,6 +102,19 @@ def test_thresholds_are_numbers_in_the_unit_interval(bad):
     assert check_threshold("0.25") == 0.25
 
 
+def test_key_values_read_mood_codes_by_default():
+    keys = score_keys(np.array([0.3, 0.5]))
+    assert key_values(keys).tolist() == key_values(keys, mode="mood").tolist()
+    assert key_values(keys).tolist() == [0.300048828125, 0.5]  # the float16 values
+
+
+def test_minus_zero_threshold_is_plus_zero():
+    """-0.0 would print as "-0.00" in tables and file names."""
+    for value in (-0.0, "-0", "-0.0"):
+        found = check_threshold(value)
+        assert found == 0.0 and math.copysign(1.0, found) == 1.0
+
+
 @FAST
 @given(values=hnp.arrays(np.float64, st.integers(1, 50), elements=FLOATS))
 def test_gt_mask_equals_the_official_rint_rule(values):

@@ -24,12 +24,13 @@ from napari_mood.core import _float16
 from napari_mood.core import streamed as streamed_module
 from napari_mood.core.case import load_case
 from napari_mood.core.curves import CurveAccumulator
-from napari_mood.core.evaluate import _max_score, evaluate_dataset
+from napari_mood.core.evaluate import _max_score
 from napari_mood.core.io import MoodInputError, MoodInputWarning, discover_dataset, discover_methods
 from napari_mood.core.nifti import read_scores
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.core.scores import code_values
 from napari_mood.core.streamed import read_map, stream_code_histograms
+from napari_mood.services.evaluation import evaluate
 from tests.conftest import make_mood_folder
 
 SHAPE = (9, 8, 7)
@@ -264,11 +265,13 @@ def test_evaluate_streams_plain_maps_and_reads_the_others(tmp_path, monkeypatch)
     pixel = EvaluationOptions(tasks=("pixel",))
     whole = EvaluationOptions(tasks=("pixel", "object"))  # the object task reads maps whole
     with pytest.warns(MoodInputWarning, match="outside"):
-        streamed = evaluate_dataset(
-            discover_dataset(dataset), discover_methods(preds), options=pixel
-        )
+        streamed = evaluate(
+            discover_dataset(dataset), methods=discover_methods(preds), options=pixel, workers=1
+        ).result
     with pytest.warns(MoodInputWarning, match="outside"):
-        read = evaluate_dataset(discover_dataset(dataset), discover_methods(preds), options=whole)
+        read = evaluate(
+            discover_dataset(dataset), methods=discover_methods(preds), options=whole, workers=1
+        ).result
     for name in ("plain", "odd"):
         assert streamed.methods[name].pixel == read.methods[name].pixel
     assert [p.kind for p in streamed.problems] == [p.kind for p in read.problems]
@@ -282,11 +285,15 @@ def test_evaluate_streams_plain_maps_and_reads_the_others(tmp_path, monkeypatch)
 
     monkeypatch.setattr("napari_mood.core.streamed.read_scores", counting)
     with pytest.warns(MoodInputWarning, match="outside"):
-        evaluate_dataset(discover_dataset(dataset), discover_methods(preds), options=pixel)
+        evaluate(
+            discover_dataset(dataset), methods=discover_methods(preds), options=pixel, workers=1
+        )
     assert reads == ["odd"]  # only the map with values to clip was read whole
     reads.clear()
     with pytest.warns(MoodInputWarning, match="outside"):
-        evaluate_dataset(discover_dataset(dataset), discover_methods(preds), options=whole)
+        evaluate(
+            discover_dataset(dataset), methods=discover_methods(preds), options=whole, workers=1
+        )
     assert reads == ["odd"]  # the object task streams plain maps into their arrays
 
 

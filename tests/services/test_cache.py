@@ -15,7 +15,7 @@ from napari_mood.core.evaluate import evaluate_case
 from napari_mood.core.io import MoodInputWarning, discover_dataset, find_methods
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.services.cache import ResultCache, file_stamp
-from napari_mood.services.engine import run_evaluation
+from napari_mood.services.evaluation import evaluate
 from napari_mood.services.formats import format_json
 from tests.conftest import make_mood_folder
 
@@ -46,14 +46,8 @@ def _json(dataset: Path, cache: Path | None, mode: str = "mood") -> tuple[str, o
     options = EvaluationOptions(tasks=OPTIONS.tasks, object_threshold="auto", mode=mode)  # type: ignore[arg-type]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MoodInputWarning)
-        result, stats = run_evaluation(
-            discover_dataset(dataset),
-            find_methods(dataset),
-            options=options,
-            workers=1,
-            cache=cache,
-        )
-    return format_json(result), stats
+        found = evaluate(dataset, options=options, workers=1, cache=cache)
+    return format_json(found.result), found.stats
 
 
 @pytest.mark.parametrize("mode", ["mood", "exact"])
@@ -134,13 +128,7 @@ def test_unwritable_cache_is_a_warning_and_the_run_goes_on(dataset: Path, tmp_pa
     cache.mkdir()
     cache.chmod(stat.S_IRUSR | stat.S_IXUSR)
     with pytest.warns(MoodInputWarning, match="cannot be written"):
-        result, _ = run_evaluation(
-            discover_dataset(dataset),
-            find_methods(dataset),
-            options=OPTIONS,
-            workers=1,
-            cache=cache,
-        )
+        result = evaluate(dataset, options=OPTIONS, workers=1, cache=cache).result
     assert result.methods["m"].pixel.ap > 0
 
 
@@ -148,13 +136,7 @@ def test_cache_folder_that_is_a_file_is_a_warning(dataset: Path, tmp_path: Path)
     cache = tmp_path / "file"
     cache.write_text("x")
     with pytest.warns(MoodInputWarning, match="cannot be written"):
-        run_evaluation(
-            discover_dataset(dataset),
-            find_methods(dataset),
-            options=OPTIONS,
-            workers=1,
-            cache=cache,
-        )
+        evaluate(dataset, options=OPTIONS, workers=1, cache=cache)
     assert cache.read_text() == "x"
 
 

@@ -21,7 +21,7 @@ from napari_mood.services.categories import (
     summary_csv,
 )
 from napari_mood.services.datasets import sample_data_dir
-from napari_mood.services.evaluation import evaluate_folder
+from napari_mood.services.evaluation import evaluate
 from napari_mood.services.report import read_case_categories, read_categories
 
 SAMPLE = sample_data_dir()
@@ -37,7 +37,7 @@ CATS = {
 def result():
     options = EvaluationOptions(tasks=("pixel", "sample"))
     with pytest.warns(UserWarning):  # the sample data's binary method misses a case
-        return evaluate_folder(SAMPLE, options=options, warn=True).result
+        return evaluate(SAMPLE, options=options, workers=1).result
 
 
 def _voxels(method: str, cases: list[str]) -> float:

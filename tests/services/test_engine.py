@@ -11,11 +11,10 @@ import nibabel as nib
 import numpy as np
 import pytest
 
-from napari_mood.core.evaluate import evaluate_dataset
-from napari_mood.core.io import MoodInputWarning, discover_dataset, discover_methods
+from napari_mood.core.io import MoodInputWarning
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.services.datasets import sample_data_dir
-from napari_mood.services.engine import run_evaluation
+from napari_mood.services.evaluation import evaluate
 
 OPTIONS = EvaluationOptions(tasks=("pixel", "sample", "object"), object_threshold=0.4)
 
@@ -34,18 +33,15 @@ def dataset(tmp_path: Path) -> Path:
 def _run(root: Path, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MoodInputWarning)
-        return run_evaluation(
-            discover_dataset(root), discover_methods(root / "methods"), options=OPTIONS, **kwargs
-        )
+        found = evaluate(root, options=OPTIONS, **kwargs)
+    return found.result, found.stats
 
 
 @pytest.fixture
 def serial_json(dataset: Path) -> str:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MoodInputWarning)
-        result = evaluate_dataset(
-            discover_dataset(dataset), discover_methods(dataset / "methods"), options=OPTIONS
-        )
+        result = evaluate(dataset, options=OPTIONS, workers=1).result
     return _json(result)
 
 
@@ -103,11 +99,6 @@ def test_cache_entries_depend_on_options(dataset, tmp_path):
     _run(dataset, workers=1, cache=cache)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MoodInputWarning)
-        _, stats = run_evaluation(
-            discover_dataset(dataset),
-            discover_methods(dataset / "methods"),
-            options=EvaluationOptions(tasks=("pixel", "sample", "object"), object_threshold=0.6),
-            workers=1,
-            cache=cache,
-        )
+        options = EvaluationOptions(tasks=("pixel", "sample", "object"), object_threshold=0.6)
+        stats = evaluate(dataset, options=options, workers=1, cache=cache).stats
     assert stats.cached == 0 and stats.computed == 21

@@ -24,7 +24,7 @@ from napari_mood.core.orientation import display_transform
 from napari_mood.core.paper import parse_width, scale_bar_mm
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.services.datasets import sample_data_dir
-from napari_mood.services.engine import run_evaluation
+from napari_mood.services.evaluation import evaluate
 from napari_mood.services.figures import (
     FigureCase,
     FigureRow,
@@ -211,9 +211,9 @@ def test_anterior_is_up(sample_cases):
 def test_annotation_equals_the_evaluator_per_case_ap(sample_cases):
     dataset = discover_dataset(SAMPLE)
     methods = discover_methods(SAMPLE / "methods")
-    result, _ = run_evaluation(
-        dataset, methods, options=EvaluationOptions(tasks=("pixel",)), warn=False
-    )
+    result = evaluate(
+        dataset, methods=methods, options=EvaluationOptions(tasks=("pixel",)), warn=False
+    ).result
     ap = next(
         r.pixel_ap
         for r in result.per_case

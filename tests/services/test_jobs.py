@@ -32,6 +32,7 @@ from napari_mood.services.readouts import (
 from napari_mood.services.review_regions import find_regions
 from napari_mood.services.slice_curves import compute_slice_curves, gt_runs
 from napari_mood.services.snapshots import MapSnapshot
+from tests.reference_scorer import clip_float16
 
 
 @pytest.fixture
@@ -51,6 +52,13 @@ def test_readouts_equal_the_core(case):
     for name, scores in maps.items():
         expected = threshold_readout(scores, gt, threshold=0.5, voxel_volume=2.0)
         assert readouts[name] == expected
+        # and the numbers themselves, counted with numpy on the float16 values
+        flagged = clip_float16(scores) >= 0.5
+        both = np.count_nonzero(flagged & gt)
+        assert readouts[name].flagged == np.count_nonzero(flagged)
+        assert readouts[name].flagged_mm3 == 2.0 * np.count_nonzero(flagged)
+        assert readouts[name].dice == pytest.approx(2 * both / (flagged.sum() + gt.sum()))
+    assert readouts["good"].dice == 1.0 and readouts["noisy"].dice < 0.9
     assert "Dice" in readout_text(readouts["good"])
     assert "no ground truth" in readout_text(compute_readouts(snaps, None)["good"])
     assert compute_readouts(snaps, np.zeros((2, 2), bool))["good"].dice is None  # other grid
@@ -79,7 +87,11 @@ def test_method_objects_equal_match_objects(case):
     gt, maps = case
     result = compute_method_objects(MapSnapshot("noisy", maps["noisy"], 0.6), gt)
     match = match_objects(maps["noisy"], gt, threshold=0.6)
-    assert (result.match.tp, result.match.fp, result.match.fn) == (match.tp, match.fp, match.fn)
+    assert (result.match.counts.tp, result.match.counts.fp, result.match.counts.fn) == (
+        match.counts.tp,
+        match.counts.fp,
+        match.counts.fn,
+    )
     pred_labels, _ = object_labels(maps["noisy"], gt, threshold=0.6)
     fp_ids = {r.id for r in match.objects if r.source == "pred" and r.kind == "FP"}
     pred_ids, _ = shown_objects(match)

@@ -20,16 +20,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from napari_mood.core.io import discover_dataset, method_folder
+from napari_mood.core.io import method_folder
 from napari_mood.core.results import EvaluationOptions
-from napari_mood.services.evaluation import evaluate_folder
+from napari_mood.services.evaluation import evaluate
 from napari_mood.services.run_method import run_method
 from napari_mood.services.sweep import (
     plot_sweep,
     read_sweep,
     sweep_csv,
     sweep_points,
-    value_table,
     write_sweep,
 )
 
@@ -67,12 +66,21 @@ def _score(tmp_path: Path, kind, values, rule: str, **fixed):
     assert read_sweep(data) == info
     run = run_method(_method(tmp_path, rule), data / "toy", tmp_path / "thresh", time_limit=60)
     assert {c.status for c in run.cases} == {"ok"}
-    found = evaluate_folder(
-        discover_dataset(data),
+    found = evaluate(
+        data,
         methods={"thresh": method_folder(tmp_path / "thresh")},
         options=EvaluationOptions(tasks=("pixel",)),
+        workers=1,
+        warn=False,
     )
     return info, sweep_points(found.result, info)
+
+
+def _ap_per_value(points) -> dict[str, np.ndarray]:
+    out: dict[str, list[float]] = {}
+    for p in points:
+        out.setdefault(p.method, []).append(p.ap)
+    return {k: np.array(v) for k, v in out.items()}
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +92,7 @@ def size_sweep(tmp_path_factory):
 def test_size_sweep_ap_by_hand(size_sweep):
     tmp_path, info, points = size_sweep
     n = np.array([1, 7, 33, 123])
-    np.testing.assert_allclose(value_table(points)["thresh"], n / (n + F), rtol=1e-12)
+    np.testing.assert_allclose(_ap_per_value(points)["thresh"], n / (n + F), rtol=1e-12)
     assert [c.voxels for c in info.cases] == list(n)
     assert [p.gt_voxels for p in points] == list(n)
     text = sweep_csv(points, "size").splitlines()
@@ -98,7 +106,7 @@ def test_contrast_sweep_is_a_bathtub(tmp_path):
     values = [0.0, 0.25, 0.5, 0.75, 1.0]
     _, points = _score(tmp_path, "contrast", values, "np.abs(x - 0.5) > 0.2", radius=2)
     high, low = 33 / 43, 33 / SIDE**3
-    np.testing.assert_allclose(value_table(points)["thresh"], [high, high, low, high, high])
+    np.testing.assert_allclose(_ap_per_value(points)["thresh"], [high, high, low, high, high])
 
 
 def test_plot_has_one_line_per_method(size_sweep):

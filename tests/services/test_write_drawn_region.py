@@ -21,8 +21,9 @@ def test_a_drawn_voxel_lands_on_its_file_voxel_and_affine(tmp_path: Path):
     transform = display_transform((6, 7, 5), LPS)
     drawn = np.zeros(transform.display_shape, np.uint8)
     file_voxel = np.array([1, 2, 3])
-    display = np.rint(transform.file_to_display_index(file_voxel)).astype(int)
-    drawn[tuple(display)] = 7
+    marker = np.zeros((6, 7, 5), np.uint8)
+    marker[tuple(file_voxel)] = 7
+    drawn = transform.to_display(marker)  # where the viewer shows that file voxel
     out = write_drawn_region(tmp_path / "region.nii.gz", drawn, transform)
     image = nib.Nifti1Image.from_bytes(gzip.decompress(out.read_bytes()))
     data = np.asarray(image.dataobj)

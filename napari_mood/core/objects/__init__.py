@@ -50,7 +50,6 @@ from napari_mood.core.objects.components import Connectivity, label_objects
 from napari_mood.core.objects.dataset import (
     CaseObjects,
     LevelObjects,
-    ObjectCounts,
     best_object_threshold,
     count_objects,
     dataset_size_window,
@@ -62,7 +61,6 @@ from napari_mood.core.objects.hull import HULL_TOLERANCE
 from napari_mood.core.objects.match import (
     BINARY_THRESHOLD,
     LabelledMatch,
-    MatchCounts,
     MatchCriterion,
     ObjectMatch,
     ObjectRecord,
@@ -73,7 +71,7 @@ from napari_mood.core.objects.match import (
     match_objects,
     object_labels,
 )
-from napari_mood.core.objects.rule import KINDS, ObjectKind
+from napari_mood.core.objects.rule import KINDS, ObjectCounts, ObjectKind
 
 __all__ = [
     "BINARY_THRESHOLD",
@@ -81,7 +79,6 @@ __all__ = [
     "KINDS",
     "CaseObjects",
     "LabelledMatch",
-    "MatchCounts",
     "Connectivity",
     "LevelObjects",
     "MatchCriterion",

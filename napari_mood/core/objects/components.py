@@ -34,6 +34,7 @@ Connectivity = Literal["full", "face"]
 
 
 def check_ndim(arr: np.ndarray, what: str) -> None:
+    """Refuse an array that is not 2-D or 3-D, or is empty (ValueError naming ``what``)."""
     if arr.ndim not in (2, 3):
         raise ValueError(f"{what} must be 2-D or 3-D, got {arr.ndim}-D with shape {arr.shape}")
     if arr.size == 0:
@@ -119,10 +120,12 @@ class Components:
 
     @property
     def n(self) -> int:
+        """Number of components."""
         return int(self.sizes.size)
 
 
 def tight_crop(mask: np.ndarray) -> tuple[slice, ...] | None:
+    """The smallest box holding every True voxel of ``mask`` (None when there is none)."""
     axes = range(mask.ndim)
     crop = []
     for axis in axes:
@@ -134,10 +137,12 @@ def tight_crop(mask: np.ndarray) -> tuple[slice, ...] | None:
 
 
 def crop_offset(crop: tuple[slice, ...]) -> np.ndarray:
+    """The crop's first voxel (int64), added to crop coordinates to get volume ones."""
     return np.array([s.start for s in crop], dtype=np.int64)
 
 
 def empty_components(ndim: int) -> Components:
+    """Components of an ``ndim``-D mask without any object."""
     crop = tuple(slice(0, 0) for _ in range(ndim))
     empty_box = np.zeros((0, ndim), dtype=np.int64)
     return Components(
@@ -215,8 +220,11 @@ _SLAB_VOXELS = 1 << 23  # 8 Mi voxels: 16 MiB of uint16 keys, 64 MiB of float64 
 
 
 def centroids_of(labels: np.ndarray, ids: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Mean voxel index (crop coordinates) of the objects ``ids`` (1-based) of ``labels``,
-    and the rank of each object's first voxel in C raster order."""
+    """Mean voxel index and first-voxel rank of the objects ``ids`` (1-based) of ``labels``.
+
+    Means are in crop coordinates; the rank is that of each object's first voxel in C
+    raster order.
+    """
     wanted = np.zeros(n + 1, dtype=bool)
     wanted[ids] = True
     coords = np.nonzero(wanted[labels])

@@ -28,10 +28,10 @@ from napari_mood.core.objects.components import (
 )
 from napari_mood.core.objects.hull import Hull, build_hulls
 from napari_mood.core.objects.rule import (
+    ObjectCounts,
     assign_many,
     check_window,
     mood_admissible,
-    ratios,
     tally,
     window_from_sizes,
 )
@@ -84,26 +84,6 @@ class CaseObjects:
     mode: ScoreMode
     gt_sizes: tuple[int, ...]
     levels: tuple[LevelObjects, ...]
-
-
-@dataclass(frozen=True)
-class ObjectCounts:
-    """Object counts summed over cases at one threshold (:func:`count_objects`).
-
-    ``per_case`` holds ``(name, tp, fp, fn, discarded)`` per case, in input order.
-    """
-
-    threshold: float
-    tp: int
-    fp: int
-    fn: int
-    discarded: int
-    matched_extra: int
-    f1: float
-    precision: float
-    recall: float
-    size_window: tuple[float, float]
-    per_case: tuple[tuple[str, int, int, int, int], ...]
 
 
 def default_threshold_grid() -> np.ndarray:
@@ -382,20 +362,7 @@ def count_objects(
         totals += counts
         per_case.append((case.name, *counts[:4]))
     tp, fp, fn, discarded, extra = (int(v) for v in totals)
-    f1, precision, recall = ratios(tp, fp, fn)
-    return ObjectCounts(
-        threshold=value,
-        tp=tp,
-        fp=fp,
-        fn=fn,
-        discarded=discarded,
-        matched_extra=extra,
-        f1=f1,
-        precision=precision,
-        recall=recall,
-        size_window=window,
-        per_case=tuple(per_case),
-    )
+    return ObjectCounts.from_tally(value, (tp, fp, fn, discarded, extra), window, tuple(per_case))
 
 
 def best_object_threshold(

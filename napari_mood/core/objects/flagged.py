@@ -243,9 +243,12 @@ def _final_labels(
 
 
 class _Gather:
-    """Slabs of a label image written as runs while they take at most ``worth`` of its
-    dense bytes (one :class:`RunWriter` of ``capacity`` runs); past that, into the
-    dense image (the runs so far decoded into it)."""
+    """Slabs of a label image, written as runs while that is small, else densely.
+
+    Runs (one :class:`RunWriter` of ``capacity`` runs) while they take at most ``worth``
+    of the image's dense bytes; past that, into the dense image (the runs so far
+    decoded into it).
+    """
 
     def __init__(
         self, shape: tuple[int, ...], dtype: np.dtype, worth: float, capacity: int

@@ -33,11 +33,11 @@ from napari_mood.core.objects.rule import (
     FN_CODE,
     TP_CODE,
     Assignment,
+    ObjectCounts,
     assign_many,
     assign_one_to_one,
     check_window,
     mood_admissible,
-    ratios,
     tally,
     window_from_sizes,
 )
@@ -53,7 +53,6 @@ from napari_mood.core.scores import (
 __all__ = [
     "BINARY_THRESHOLD",
     "LabelledMatch",
-    "MatchCounts",
     "labelled_match",
     "MatchCriterion",
     "ObjectMatch",
@@ -78,27 +77,26 @@ BINARY_THRESHOLD: float = 0.5
 class ObjectMatch:
     """Object-level result of one case at one threshold (:func:`match_objects`).
 
-    ``objects`` holds every predicted object, then every GT object, by id: an
+    ``counts`` holds TP, FP, FN, the ratios, the size window and the threshold
+    (:class:`~napari_mood.core.objects.rule.ObjectCounts`, the type
+    :func:`~napari_mood.core.objects.count_objects` sums them into). ``objects`` holds
+    every predicted object, then every GT object, by id: an
     :class:`~napari_mood.core.objects.records.ObjectRecords`, equal to the tuple of their
     :class:`ObjectRecord` (built on first use); its ``select`` / ``ids`` build only the
     records of the kinds asked for.
     """
 
-    tp: int
-    fp: int
-    fn: int
-    discarded: int
-    matched_extra: int
-    f1: float
-    precision: float
-    recall: float
-    size_window: tuple[float, float]
-    threshold: float
+    counts: ObjectCounts
     connectivity: Connectivity
     criterion: MatchCriterion
     one_to_one: bool
     mode: ScoreMode
     objects: ObjectRecords
+
+    @property
+    def threshold(self) -> float:
+        """The threshold the objects were found at (``counts.threshold``)."""
+        return self.counts.threshold
 
 
 def _geometry(ndim: int, spacing: Sequence[float] | None, affine: np.ndarray | None) -> Geometry:
@@ -130,6 +128,7 @@ def _is_binary(keys: np.ndarray, mode: ScoreMode) -> bool:
 
 
 def resolve_threshold(keys: np.ndarray, threshold: float | None, mode: ScoreMode) -> float:
+    """The threshold given, else :data:`BINARY_THRESHOLD` for a binary map (else ValueError)."""
     if threshold is not None:
         return check_threshold(threshold)
     if not _is_binary(keys, mode):
@@ -209,8 +208,10 @@ def _all_records(
     scores: tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
     geometry: Geometry,
 ) -> ObjectRecords:
-    """Records of every predicted object, then of every GT object (``scores``: the max and
-    mean score of each predicted, then each GT, object), built when asked for."""
+    """Records of every predicted object, then of every GT object, built when asked for.
+
+    ``scores``: the max and mean score of each predicted, then each GT, object.
+    """
     gt_kinds = np.where(assignment.detected, TP_CODE, FN_CODE)
     return ObjectRecords(
         SourceColumns.of(pred, "pred", assignment.pred_kind, assignment.pred_matches, scores[0]),
@@ -297,7 +298,8 @@ def match_objects(
     >>> gt = np.zeros((8, 8), dtype=bool); gt[2:5, 2:5] = True
     >>> score = np.where(gt, 0.9, 0.1)
     >>> m = match_objects(score, gt, threshold=0.5)
-    >>> (m.tp, m.fp, m.fn, m.f1)
+    >>> c = m.counts
+    >>> (c.tp, c.fp, c.fn, c.f1)
     (1, 0, 0, 1.0)
     """
     check_choice("connectivity", connectivity, get_args(Connectivity))
@@ -349,19 +351,8 @@ def _build_match(
     options: _MatchOptions,
     objects: ObjectRecords,
 ) -> ObjectMatch:
-    tp, fp, fn, discarded, extra = tally(assignment)
-    f1, precision, recall = ratios(tp, fp, fn)
     return ObjectMatch(
-        tp=tp,
-        fp=fp,
-        fn=fn,
-        discarded=discarded,
-        matched_extra=extra,
-        f1=f1,
-        precision=precision,
-        recall=recall,
-        size_window=window,
-        threshold=options.threshold,
+        counts=ObjectCounts.from_tally(options.threshold, tally(assignment), window),
         connectivity=options.connectivity,
         criterion=options.criterion,
         one_to_one=options.one_to_one,
@@ -382,21 +373,6 @@ def _match_components(
     scores = (object_scores(pred, keys, options.mode), object_scores(truth, keys, options.mode))
     objects = _all_records(pred, truth, assignment, scores, geometry)
     return _build_match(window, assignment, options, objects)
-
-
-@dataclass(frozen=True)
-class MatchCounts:
-    """The counts of a :class:`ObjectMatch` (what a readout needs), without the records."""
-
-    tp: int
-    fp: int
-    fn: int
-    discarded: int
-    matched_extra: int
-    f1: float
-    precision: float
-    recall: float
-    size_window: tuple[float, float]
 
 
 @dataclass(frozen=True, eq=False)
@@ -426,10 +402,8 @@ class LabelledMatch:
 
     Attributes
     ----------
-    counts : MatchCounts
-        TP, FP, FN, ... of the match.
-    threshold : float
-        The threshold the match was computed at.
+    counts : ObjectCounts
+        TP, FP, FN, ... of the match, and the threshold it was computed at.
     shape : tuple of int
         Shape of the score map.
     pred_crop, gt_crop : tuple of slice
@@ -446,8 +420,7 @@ class LabelledMatch:
         Flagged voxels that are anomalous in the GT (the voxel true positives).
     """
 
-    counts: MatchCounts
-    threshold: float
+    counts: ObjectCounts
     shape: tuple[int, ...]
     pred_crop: tuple[slice, ...]
     pred_runs: np.ndarray | RunLengths | None
@@ -467,10 +440,17 @@ class LabelledMatch:
         )
         return _build_match(parts.window, parts.assignment, parts.options, objects)
 
+    @property
+    def threshold(self) -> float:
+        """The threshold the match was computed at (``counts.threshold``)."""
+        return self.counts.threshold
+
     def match_at(self, threshold: float) -> ObjectMatch:
         """:attr:`match` reported at ``threshold`` (one that flags the same voxels)."""
         match = self.match
-        return match if match.threshold == threshold else replace(match, threshold=threshold)
+        if match.threshold == threshold:
+            return match
+        return replace(match, counts=replace(match.counts, threshold=threshold))
 
     @property
     def has_labels(self) -> bool:
@@ -571,11 +551,8 @@ def labelled_match(
     options = _MatchOptions(value, connectivity, "mood", 0.1, False, mode, None)
     window, assignment = _assign(pred, truth, options)
     scores = ((flagged.peak, flagged.mean), object_scores(truth, keys, mode))
-    tp, fp, fn, discarded, extra = tally(assignment)
-    counts = MatchCounts(tp, fp, fn, discarded, extra, *ratios(tp, fp, fn), window)
     return LabelledMatch(
-        counts=counts,
-        threshold=value,
+        counts=ObjectCounts.from_tally(value, tally(assignment), window),
         shape=tuple(keys.shape),
         pred_crop=pred.crop,
         pred_runs=flagged.labels,

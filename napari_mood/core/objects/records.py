@@ -111,6 +111,7 @@ class SourceColumns:
 
     @property
     def n(self) -> int:
+        """Number of objects."""
         return int(self.sizes.size)
 
     def rows_of(self, kinds: Collection[str]) -> np.ndarray:

@@ -26,6 +26,7 @@ __all__ = [
     "TP_CODE",
     "Assignment",
     "KINDS",
+    "ObjectCounts",
     "ObjectKind",
     "assign_many",
     "assign_one_to_one",
@@ -58,10 +59,12 @@ class Assignment:
 
     @property
     def detected(self) -> np.ndarray:
+        """Bool per GT object: matched by at least one kept predicted object."""
         return np.array([bool(m) for m in self.gt_matches], dtype=bool)
 
 
 def check_window(window: tuple[float, float]) -> tuple[float, float]:
+    """Return ``(lo, hi)`` as floats, refusing NaN, ``lo < 0`` or ``lo > hi`` (ValueError)."""
     lo, hi = (float(v) for v in window)
     if math.isnan(lo) or math.isnan(hi) or lo < 0 or lo > hi:
         raise ValueError(
@@ -71,6 +74,7 @@ def check_window(window: tuple[float, float]) -> tuple[float, float]:
 
 
 def window_from_sizes(gt_sizes: np.ndarray) -> tuple[float, float]:
+    """The default size window: half the smallest, twice the biggest GT object (or all)."""
     if gt_sizes.size == 0:
         return 0.0, math.inf
     return 0.5 * float(gt_sizes.min()), 2.0 * float(gt_sizes.max())
@@ -83,6 +87,84 @@ def ratios(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
         return num / den if den else math.nan
 
     return ratio(2 * tp, 2 * tp + fp + fn), ratio(tp, tp + fp), ratio(tp, tp + fn)
+
+
+@dataclass(frozen=True)
+class ObjectCounts:
+    """Object counts at one threshold: one case's match, or summed over cases.
+
+    The one counts value of the object task: :class:`~napari_mood.core.objects.ObjectMatch`
+    and :class:`~napari_mood.core.objects.LabelledMatch` hold one (``counts``), and
+    :func:`~napari_mood.core.objects.count_objects` returns one. Make it with
+    :meth:`from_tally` so the ratios always follow the rule (:func:`ratios`).
+
+    Attributes
+    ----------
+    threshold : float
+        The score threshold the objects were found at.
+    tp, fp, fn : int
+        Detected GT objects, kept predicted objects matching nothing, missed GT objects.
+    discarded : int
+        Predicted objects outside the size window (neither TP nor FP).
+    matched_extra : int
+        Predicted objects whose GT objects were all claimed already (neither TP nor FP).
+    f1, precision, recall : float
+        The ratios of ``tp``, ``fp``, ``fn``; NaN where a denominator is 0.
+    size_window : (float, float)
+        The size window ``(lo, hi)`` in voxels.
+    per_case : tuple of (str, int, int, int, int)
+        ``(case, tp, fp, fn, discarded)`` per case when summed over cases, else empty.
+    """
+
+    threshold: float
+    tp: int
+    fp: int
+    fn: int
+    discarded: int
+    matched_extra: int
+    f1: float
+    precision: float
+    recall: float
+    size_window: tuple[float, float]
+    per_case: tuple[tuple[str, int, int, int, int], ...] = ()
+
+    @classmethod
+    def from_tally(
+        cls,
+        threshold: float,
+        tally: tuple[int, int, int, int, int],
+        size_window: tuple[float, float],
+        per_case: tuple[tuple[str, int, int, int, int], ...] = (),
+    ) -> ObjectCounts:
+        """Return the counts of ``(tp, fp, fn, discarded, matched_extra)`` with their ratios.
+
+        Parameters
+        ----------
+        threshold : float
+            The score threshold.
+        tally : (int, int, int, int, int)
+            ``(tp, fp, fn, discarded, matched_extra)``, as :func:`tally` returns them.
+        size_window : (float, float)
+            The size window used.
+        per_case : tuple, optional
+            ``(case, tp, fp, fn, discarded)`` per case.
+
+        Returns
+        -------
+        ObjectCounts
+            With F1, precision and recall from :func:`ratios`.
+
+        Examples
+        --------
+        >>> c = ObjectCounts.from_tally(0.5, (1, 1, 0, 0, 0), (1.0, 8.0))
+        >>> c.f1, c.precision, c.recall
+        (0.6666666666666666, 0.5, 1.0)
+        """
+        tp, fp, fn, discarded, extra = (int(v) for v in tally)
+        return cls(
+            float(threshold), tp, fp, fn, discarded, extra, *ratios(tp, fp, fn),
+            size_window, per_case,
+        )  # fmt: skip
 
 
 def mood_admissible(

@@ -53,15 +53,20 @@ class RunLengths:
 
     @property
     def dtype(self) -> np.dtype:
+        """The values' dtype."""
         return self.values.dtype
 
     @property
     def nbytes(self) -> int:
+        """Bytes held by the runs."""
         return int(self.values.nbytes + self.lengths.nbytes)
 
     def dense(self, out: np.ndarray | None = None) -> np.ndarray:
-        """The array, C-ordered; written into ``out`` (C-contiguous, of ``shape``) when
-        given, a few thousand runs at a time (no temporary of the array's size)."""
+        """The array, C-ordered.
+
+        Written into ``out`` (C-contiguous, of ``shape``) when given, a few thousand runs
+        at a time (no temporary of the array's size).
+        """
         if out is None:
             return np.repeat(self.values, self.lengths).reshape(self.shape)
         flat = out.reshape(-1)  # a view for a C-contiguous out
@@ -183,8 +188,9 @@ class RunWriter:
 
 
 def concatenate_runs(runs: Sequence[RunLengths], shape: tuple[int, ...]) -> RunLengths:
-    """Consecutive pieces' runs (in C order) as one :class:`RunLengths` of ``shape``
-    (:class:`RunWriter`).
+    """Join consecutive pieces' runs (in C order) into one :class:`RunLengths` of ``shape``.
+
+    Written with a :class:`RunWriter`.
 
     Examples
     --------

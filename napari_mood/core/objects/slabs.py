@@ -296,8 +296,10 @@ _SHIFTS: dict[int, tuple[tuple[int, int], ...]] = {
 
 
 def _face_pairs(below: np.ndarray, above: np.ndarray, neighbours: Neighbours) -> np.ndarray:
-    """Distinct touching (node, node) pairs across a face as keys ``a * _PAIR + b``:
-    ``below`` is the last plane of a slab and ``above`` the first of the next."""
+    """Distinct touching (node, node) pairs across a face, as keys ``a * _PAIR + b``.
+
+    ``below`` is the last plane of a slab and ``above`` the first of the next.
+    """
     rows, cols = below.shape
     found = []
     for dy, dx in _SHIFTS[neighbours]:

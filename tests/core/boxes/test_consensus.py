@@ -36,6 +36,9 @@ def test_iou_exactly_at_the_threshold_does_not_merge():
     boxes = _boxes([("a", "R1", 0, 0, 10, 10), ("a", "R2", 0, 0, 10, 3)])
     assert len(merge_readers(boxes)) == 2
     assert len(merge_readers(boxes, min_iou=0.29)) == 1
+    for bad in (-0.1, 1.0):
+        with pytest.raises(ValueError, match=r"^min_iou must be in \[0, 1\); got"):
+            merge_readers(boxes, min_iou=bad)
 
 
 def test_greedy_pairs_by_largest_iou_and_per_category():

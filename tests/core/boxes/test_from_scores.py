@@ -36,6 +36,11 @@ def test_threshold_is_inclusive_and_empty_map_gives_no_box():
     assert len(boxes_from_score_map(score, threshold=0.51)) == 0
 
 
+def test_min_pixels_below_one_is_refused():
+    with pytest.raises(ValueError, match="^min_pixels must be 1 or more; got 0"):
+        boxes_from_score_map(np.zeros((4, 4)), threshold=0.5, min_pixels=0)
+
+
 def test_min_pixels_drops_small_components():
     score = np.zeros((5, 5))
     score[0, 0] = 1.0

@@ -196,6 +196,57 @@ def test_outcomes_agree_with_the_counts(seed):
         assert gt.images[g] == pred.images[p] and gt.labels[g] == pred.labels[p]
 
 
+def test_outcomes_never_match_across_categories():
+    """A box predicted as ``x`` exactly on a ``y`` finding detects nothing (COCO is per category)."""
+    gt = BoxSet.build(["a", "a"], [[0, 0, 10, 10], [20, 20, 30, 30]], labels=["x", "y"])
+    pred = BoxSet.build(["a"], [[20, 20, 30, 30]], scores=[0.9], labels=["x"])
+    found = box_outcomes(gt, pred, iou_threshold=0.3)
+    assert found.gt_detected.tolist() == [False, False]
+    assert found.pred_matched.tolist() == [False] and found.pred_partner.tolist() == [-1]
+    same = box_outcomes(gt, BoxSet.build(["a"], [[20, 20, 30, 30]], labels=["y"]))
+    assert same.gt_detected.tolist() == [False, True] and same.pred_partner.tolist() == [1]
+
+
+def test_outcomes_let_the_most_confident_prediction_claim_a_finding():
+    """COCO ranks by confidence, not by file order: the second box (0.9) takes the GT."""
+    gt = BoxSet.build(["a"], [[0, 0, 10, 10]])
+    pred = BoxSet.build(["a", "a"], [[0, 0, 10, 9], [1, 1, 10, 10]], scores=[0.2, 0.9])
+    found = box_outcomes(gt, pred, iou_threshold=0.3)
+    assert found.pred_matched.tolist() == [False, True]
+    assert found.pred_partner.tolist() == [-1, 0] and found.gt_detected.tolist() == [True]
+
+
+def test_xywh_to_xyxy_by_hand():
+    from napari_mood.core.boxes.geometry import xywh_to_xyxy
+
+    assert xywh_to_xyxy([[1, 2, 3, 4], [0, 0, 0, 5]]).tolist() == [[1, 2, 4, 6], [0, 0, 0, 5]]
+
+
+def test_concat_keeps_every_field_in_order():
+    first = BoxSet.build(["a"], [[0, 0, 1, 1]], scores=[0.2], labels=["x"], readers=["R1"])
+    second = BoxSet.build(["b", "c"], [[1, 1, 2, 2], [2, 2, 3, 3]], scores=[0.9, 0.5])
+    both = BoxSet.concat([first, second])
+    assert both.images == ("a", "b", "c") and both.scores.tolist() == [0.2, 0.9, 0.5]
+    assert both.labels == ("x", "anomaly", "anomaly") and both.readers == ("R1", "", "")
+    assert both.xyxy.tolist() == [[0, 0, 1, 1], [1, 1, 2, 2], [2, 2, 3, 3]]
+    with pytest.raises(ValueError, match="^images, boxes, scores, labels and readers differ"):
+        BoxSet.build(["a", "b"], [[0, 0, 1, 1]])
+
+
+def test_box_areas_by_hand():
+    from napari_mood.core.boxes.geometry import box_areas
+
+    assert box_areas([[0, 0, 2, 3], [1, 1, 4, 5], [2, 2, 2, 7]]).tolist() == [6.0, 12.0, 0.0]
+
+
+@pytest.mark.parametrize("box", [[5, 5, 4, 9], [5, 5, 9, 4]])
+def test_a_box_inverted_along_one_axis_is_refused(box):
+    from napari_mood.core.boxes.geometry import as_boxes
+
+    with pytest.raises(ValueError, match=r"^boxes: box 1 has x2 < x1 or y2 < y1"):
+        as_boxes([[0, 0, 2, 3], box])
+
+
 def test_iou_equals_pycocotools_mask_iou_with_widths_without_plus_one():
     mask = pytest.importorskip("pycocotools.mask")
     from napari_mood.core.boxes import box_iou, xyxy_to_xywh
