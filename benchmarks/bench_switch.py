@@ -10,8 +10,10 @@ each time until the case is on the main canvas and every panel is idle. It measu
 * memory: the resident memory (after ``gc.collect`` and ``malloc_trim``) after switch 2,
   20 and ``--switches`` (target: the last within 10 % of switch 2's);
 * the next case: from ``open_case`` until the case is drawn on the main canvas, when the
-  browser had read it ahead (its prefetch done) and when it had not (the prefetch
-  dropped first); target <= 1 s with prefetch at 256^3.
+  browser had read it ahead (its prefetch done, the review panel's regions of it made
+  too) and when it had not (the prefetch dropped first); target <= 1 s with prefetch at
+  256^3; and until the coronal and sagittal views have it too (they take the new data
+  after the main canvas's paint).
 
 The anchor, in a fresh process of the same invocation: **bare napari** switching cases as
 a user's script would (remove every layer, read the next case's six files with nibabel,
@@ -69,6 +71,7 @@ def mood_session(root: Path, switches: int) -> dict[str, object]:
     """napari-mood: every panel, cases opened from the dataset browser."""
     from qtpy.QtWidgets import QApplication
 
+    from napari_mood._napari.planes import planes_of
     from napari_mood._napari.prefetch import prefetch_for
     from napari_mood._napari.viewer import build_viewer
     from napari_mood._napari.widgets.browser import DatasetBrowserWidget
@@ -83,7 +86,7 @@ def mood_session(root: Path, switches: int) -> dict[str, object]:
     cases = sorted(p.name for p in (root / "toy").glob("*.nii.gz"))
     prefetch = prefetch_for(session)
     memory: dict[int, float] = {}
-    timings: dict[str, list[float]] = {"prefetched": [], "not prefetched": []}
+    timings: dict[str, list[float]] = {"prefetched": [], "not prefetched": [], "planes": []}
 
     def open_case(case: str) -> float:
         start = time.perf_counter()
@@ -91,9 +94,13 @@ def mood_session(root: Path, switches: int) -> dict[str, object]:
         _wait(app, lambda: session.case == case)
         viewer.screenshot(canvas_only=True, flash=False)  # the main canvas draws it
         shown = time.perf_counter() - start
+        _wait(app, lambda: _side_views_show(viewer, planes_of(viewer)))
+        if ahead:
+            timings["planes"].append(time.perf_counter() - start)
         _wait(app, all_idle)
         return shown
 
+    ahead = False
     for switch in range(1, switches + 1):
         case = cases[switch % len(cases)]
         ahead = prefetch.case == case
@@ -108,6 +115,23 @@ def mood_session(root: Path, switches: int) -> dict[str, object]:
             print(f"  napari-mood: switch {switch}: {memory[switch]:.0f} MB", flush=True)
     viewer.close()
     return {"memory": memory, "next_case": timings}
+
+
+def _level0(layer) -> object:
+    return layer.data[0] if getattr(layer, "multiscale", False) else layer.data
+
+
+def _side_views_show(viewer, planes) -> bool:
+    """Whether every side view shows the case's arrays (helper layers not waited for)."""
+    from napari_mood._napari.layers import layer_info
+
+    case = [layer for layer in viewer.layers if layer_info(layer) is not None]
+    for view in planes:
+        for model in view.models.values():
+            shown = {id(_level0(layer)) for layer in model.layers if hasattr(layer, "data")}
+            if not all(id(_level0(layer)) in shown for layer in case):
+                return False
+    return True
 
 
 def bare_session(root: Path, switches: int) -> dict[str, object]:
@@ -187,6 +211,7 @@ def report(mood: dict, bare: dict, switches: int, size: int) -> None:
     cold = mood["next_case"]["not prefetched"]
     bare_times = bare["next_case"]["read and shown"]
     print(f"  next case shown, prefetched:     {_median(ahead)} (target <= 1 s at 256^3)")
+    print(f"    and in the side views too:     {_median(mood['next_case'].get('planes', []))}")
     print(f"  next case shown, not prefetched: {_median(cold)}")
     print(f"  bare napari, read and shown:     {_median(bare_times)}")
     if ahead and bare_times:

@@ -4,9 +4,8 @@ The viewer's threads allocate and free many blocks of a few MB to a few hundred 
 chunked reading, labelling, histograms, pyramids. glibc serves a block from its own
 ``mmap`` only above a threshold that it *raises* each time such a block is freed (up to
 32 MiB), after which same-sized blocks come from the threads' heaps, and freed heap
-memory stays resident. Measured with ``benchmarks/bench_viewer.py`` at 256^3: the peak
-resident memory while opening was 1.13-1.20 GB with the moving threshold, 0.90-0.97 GB
-with a fixed 4 MiB one; the heap itself (memray) peaked at 0.77 GB either way.
+memory stays resident, which raises the peak resident memory while a case opens
+(``benchmarks/bench_viewer.py`` measures it).
 
 :func:`fix_mmap_threshold` sets that threshold once (``mallopt(M_MMAP_THRESHOLD)``,
 which also stops its adjustment), as dask recommends ``MALLOC_TRIM_THRESHOLD_`` for its
@@ -16,12 +15,11 @@ view`` / ``demo``), not when the plugin is loaded into someone else's napari pro
 A threshold the user set (``MALLOC_MMAP_THRESHOLD_``, or ``glibc.malloc.mmap_threshold``
 in ``GLIBC_TUNABLES``) is left to win.
 
-:func:`release_free_heap` gives the heap's free pages back (``malloc_trim(0)``, about
-8 ms): a labelling frees thousands of blocks under 4 MiB (each slab's runs and
+:func:`release_free_heap` gives the heap's free pages back (``malloc_trim(0)``, a few
+milliseconds): a labelling frees thousands of blocks under 4 MiB (each slab's runs and
 statistics) between the ones it keeps, and these stay resident otherwise. The session's
-labelling cache calls it after each labelling: at 512^3 the memory resident once the
-viewer is open fell from 2.41-2.51 GB to 2.29 GB (the same 2.29 GB a trim at the end
-leaves), and each later labelling starts from there.
+labelling cache calls it after each labelling, so each later labelling starts from the
+memory a trim at the end would leave.
 """
 
 from __future__ import annotations

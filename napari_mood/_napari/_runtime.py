@@ -4,29 +4,26 @@ Both are made by :func:`napari_mood._napari.viewer.build_viewer` (``napari-mood 
 ``demo``), never when the plugin is loaded into someone else's napari process.
 
 Garbage collection
-    napari's import and window leave about 450,000 objects that the cyclic garbage
-    collector tracks. Each full (generation 2) collection walks all of them: 0.05-0.27 s
-    at a time, every thread waiting (it holds the GIL); six of them while a 512^3 case
-    opened and one when the objects panel showed its layers (``gc.callbacks`` in the
-    benchmark's viewer). :func:`freeze_window_objects`, called once napari's window is
-    built and before any case layer exists, collects once and moves every object alive
-    then to the permanent generation (``gc.freeze``), so later collections walk only
-    newer objects. The frozen objects are napari's modules and window, which live as long
-    as the window; a case's layers and arrays come later and are collected as usual, so
-    a removed layer or a previous case is freed as before. :func:`thaw_objects` puts them
-    back when the window is destroyed (a process that opens several windows, such as the
-    test suite, does not keep the closed ones).
+    napari's import and window leave hundreds of thousands of objects that the cyclic
+    garbage collector tracks, and each full (generation 2) collection walks all of them
+    while every thread waits (it holds the GIL), several times while a large case opens.
+    :func:`freeze_window_objects`, called once napari's window is built and before any
+    case layer exists, collects once and moves every object alive then to the permanent
+    generation (``gc.freeze``), so later collections walk only newer objects. The frozen
+    objects are napari's modules and window, which live as long as the window; a case's
+    layers and arrays come later and are collected as usual, so a removed layer or a
+    previous case is still freed. :func:`thaw_objects` puts them back when the window is
+    destroyed (a process that opens several windows, such as the test suite, does not
+    keep the closed ones).
 
 Thread switches
     The reading, labelling and readout workers run numpy in steps, each step giving the
     GIL up and asking for it again. While the GUI thread runs Python (napari building its
     window and panels, adding layers, drawing), each request waits for the interpreter's
-    switch interval, 5 ms by default: with one busy Python thread beside it, converting a
-    512^3 map's float32 values to float16 codes went from 0.14 s to 2.3 s (chunks of
-    4 Mi voxels; 30 s with 256 Ki). :data:`SWITCH_INTERVAL` = 1 ms (``sys.setswitchinterval``)
-    brings that to 0.9 s, and the 512^3 window with its scan and maps from 12.3-12.8 s to
-    11.1-12.2 s (``benchmarks/bench_viewer.py``). The GUI thread gets the GIL back sooner
-    from a worker's Python too.
+    switch interval, 5 ms by default, so a worker beside a busy GUI thread spends most
+    of its time waiting. :data:`SWITCH_INTERVAL` = 1 ms (``sys.setswitchinterval``)
+    shortens each wait; the GUI thread gets the GIL back sooner from a worker's Python
+    too. ``benchmarks/bench_viewer.py`` measures the effect.
 """
 
 from __future__ import annotations

@@ -36,9 +36,8 @@ from napari_mood.services.boxes import (
     BoxBenchmark,
     BoxView,
     box_view,
-    evaluate_box_methods,
+    evaluate_boxes,
     find_box_methods,
-    load_ground_truth,
 )
 
 __all__ = [
@@ -137,12 +136,12 @@ def _features(boxes: BoxSet, outcome: Sequence[str]) -> dict[str, list]:
 
 def box_layers(dataset: BoxDataset, *, iou: float = 0.3) -> list[LayerData]:
     """Layer data of a box dataset: slices, readers' boxes, GT, each method's boxes."""
-    truth = load_ground_truth(dataset)
     try:
         methods = find_box_methods(dataset)
     except MoodInputError:
         methods = {}
-    result = evaluate_box_methods(dataset, truth, methods, count_iou=iou)
+    result = evaluate_boxes(dataset, methods=methods, iou=iou)
+    truth = result.truth
     order = dataset.order
     name = dataset.root.name
     layers: list[LayerData] = [

@@ -10,7 +10,8 @@ on the original shows in every cell. Every method layer shows its name in its ce
 
 The colour bar reads the score scale 0..1, not napari's contrast limits (a binary map at
 its best threshold has limits 0.9998-1.0008, which napari's own bar would print): it is
-the bar of a one-point helper layer drawn with opacity 0 (:func:`legend_colors`), showing
+the bar of a one-point helper layer drawn with opacity 0
+(:class:`~napari_mood._napari.score_legend.ScoreLegend`), showing
 for each score the colour the map draws it in, nothing below the threshold. The grid
 shares dims and camera: one slice, one zoom. Leaving the grid removes the helpers and restores
 the layer order, the visibility of every layer (methods keep the visibility set by their
@@ -22,9 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from napari_mood._napari.helper_layers import keep_read_only
+from napari_mood._napari.score_legend import ScoreLegend, legend_colors
 from napari_mood._napari.session import MoodSession
 from napari_mood.core.compare import grid_shape
 
@@ -45,39 +45,6 @@ LEGEND_BAR: dict[str, Any] = {
     "tick_length": 3.0,
 }
 """The colour bar of each cell (a legend helper's ``face_colorbar``)."""
-LEGEND_SAMPLES = 256
-LEGEND_MIN_SHARE = 0.03
-"""Smallest share of the bar coloured: a threshold at the top (a binary map) stays visible."""
-
-
-def legend_colors(
-    colormap: Any, limits: tuple[float, float], *, samples: int = LEGEND_SAMPLES
-) -> tuple[np.ndarray, np.ndarray]:
-    """Controls over 0..1 and the RGBA colours a map shows each score in.
-
-    ``colormap`` is the map's napari colormap stretched over its contrast ``limits``:
-    a score below the lower limit (the threshold) is not drawn (transparent), a score
-    between the limits gets the colour in between, above them the top colour. At least
-    :data:`LEGEND_MIN_SHARE` of the bar is coloured: a threshold near 1 (a binary map at its
-    best threshold) has the colours of the scores threshold..1 stretched over that share.
-
-    Examples
-    --------
-    >>> from napari.utils.colormaps import Colormap
-    >>> ramp = Colormap([[0, 0, 0, 0], [1, 0, 0, 1]], controls=[0, 1], name="r")
-    >>> controls, colors = legend_colors(ramp, (0.5, 1.0), samples=5)
-    >>> controls.tolist(), colors[:, 3].round(2).tolist()
-    ([0.0, 0.25, 0.5, 0.75, 1.0], [0.0, 0.0, 0.0, 0.5, 1.0])
-    """
-    low, high = (float(v) for v in limits)
-    controls = np.linspace(0.0, 1.0, samples)
-    shown = min(low, 1.0 - LEGEND_MIN_SHARE)  # where the coloured part of the bar starts
-    # the scores low..1 stretched over shown..1 (the identity unless the threshold is high)
-    scores = low + (controls - shown) * (1.0 - low) / max(1.0 - shown, 1e-9)
-    share = np.clip((scores - low) / max(high - low, 1e-9), 0.0, 1.0)
-    colors = np.asarray(colormap.map(share), dtype=float).reshape(samples, 4)
-    colors[controls < shown] = 0.0
-    return controls, colors
 
 
 def helper_metadata(role: str, method: str | None = None) -> dict[str, dict[str, Any]]:
@@ -135,7 +102,7 @@ class CompareGrid:
         self._cells: list[_Cell] = []
         self._copies: list[Any] = []
         self._links: list[tuple[list[Any], tuple[str, ...]]] = []
-        self._legend_links: list[tuple[Any, Any]] = []
+        self._legends: list[ScoreLegend] = []
         self._saved: _SavedView | None = None
         self._base_visible: dict[int, bool] = {}
 
@@ -193,15 +160,15 @@ class CompareGrid:
         self._viewer.canvas.grid.enabled = False
         for layers, attributes in self._links:
             self._viewer.layers.unlink_layers(layers, attributes)
-        for emitter, handler in self._legend_links:
-            emitter.disconnect(handler)
+        for legend in self._legends:
+            legend.remove()
         method_layers = {id(cell.layer) for cell in self._cells}
-        for copy in [*self._copies, *(cell.legend for cell in self._cells)]:
+        for copy in self._copies:
             if copy in self._viewer.layers:
                 self._viewer.layers.remove(copy)
         self._restore(saved, method_layers)
         self._cells, self._copies, self._links, self._saved = [], [], [], None
-        self._legend_links = []
+        self._legends = []
         self._base_visible = {}
 
     def set_method_visible(self, name: str, visible: bool) -> None:
@@ -255,33 +222,15 @@ class CompareGrid:
 
     def _legend(self, method: str, layer: Any) -> Any:
         """A one-point layer drawn with opacity 0, for its colour bar over scores 0..1."""
-        from napari.layers import Points
-
-        centre = np.asarray(layer.extent.world, dtype=float).mean(axis=0)
-        legend = Points(
-            centre[None, :],
+        legend = ScoreLegend(
+            self._viewer,
+            layer,
             name=f"{method} colour bar",
-            features={"score": [1.0]},
-            face_color="score",
-            face_colormap=_legend_colormap(layer),
-            face_contrast_limits=(0.0, 1.0),
-            opacity=0.0,
-            size=1e-3,
-            units=layer.units,  # as the case's layers: napari drops units that differ
             metadata=helper_metadata("legend", method),
+            bar=LEGEND_BAR,
         )
-        legend.editable = False
-        for key, value in LEGEND_BAR.items():
-            setattr(legend.face_colorbar, key, value)
-        self._viewer.add_layer(legend)
-
-        def follow(event: Any = None) -> None:
-            legend.face_colormap = _legend_colormap(layer)
-
-        for emitter in (layer.events.contrast_limits, layer.events.colormap):
-            emitter.connect(follow)
-            self._legend_links.append((emitter, follow))
-        return legend
+        self._legends.append(legend)
+        return legend.layer
 
     def _arrange(self) -> None:
         """Cells first (bottom of the layer list), every other layer after them, hidden."""
@@ -335,14 +284,6 @@ class CompareGrid:
         grid.enabled = saved.grid[0]
         if saved.active in layers:
             layers.selection.active = saved.active
-
-
-def _legend_colormap(layer: Any) -> Any:
-    """The colour bar's colormap for a method layer (:func:`legend_colors`)."""
-    from napari.utils.colormaps import Colormap
-
-    controls, colors = legend_colors(layer.colormap, tuple(layer.contrast_limits))
-    return Colormap(colors=colors, controls=controls, name=f"{layer.colormap.name} legend")
 
 
 def _overlay_state(layer: Any) -> dict[str, dict[str, Any]]:

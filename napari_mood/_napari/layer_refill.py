@@ -18,7 +18,7 @@ import numpy as np
 
 from napari_mood._napari.layers import METADATA_KEY, LayerData, layer_info
 
-__all__ = ["pair_layers", "refill_layer"]
+__all__ = ["pair_layers", "refill_layer", "set_layer_data"]
 
 _GRID_KEYS = ("scale", "translate", "units", "axis_labels")
 
@@ -89,7 +89,7 @@ def refill_layer(layer: Any, item: LayerData) -> None:
     for key in _GRID_KEYS:  # each change redraws every view: only what differs
         if key in kwargs and not _same(getattr(layer, key), kwargs[key]):
             setattr(layer, key, kwargs[key])
-    layer.data = data
+    set_layer_data(layer, data)
     if info.get("role") == "scan" and "contrast_limits" in kwargs:
         limits = tuple(kwargs["contrast_limits"])
     if limits is not None:
@@ -97,3 +97,31 @@ def refill_layer(layer: Any, item: LayerData) -> None:
         layer.contrast_limits = limits
     if layer.name != kwargs.get("name", layer.name):
         layer.name = kwargs["name"]
+
+
+def set_layer_data(layer: Any, data: Any) -> None:
+    """``layer.data = data``, sliced once: a pyramid of the same level shapes keeps the
+    level and the region the view chose.
+
+    napari's data setter puts a multiscale layer back to its coarsest level and slices
+    it; the next draw picks the finest level again and slices it again: every layer of a
+    256^3 case was sliced and uploaded twice per case switch, in each view. When the new
+    pyramid's levels have the old ones' shapes, the setter's slicing is held and the
+    layer is sliced once, at the level and region it had.
+    """
+    same = bool(getattr(layer, "multiscale", False)) and _level_shapes(layer.data) == (
+        _level_shapes(data)
+    )
+    if not same or not hasattr(layer, "_block_refresh"):
+        layer.data = data
+        return
+    level, corners = layer.data_level, np.array(layer.corner_pixels)
+    with layer._block_refresh():  # napari's own guard: the setter slices nothing
+        layer.data = data
+    layer._data_level = level  # napari has no public setter that keeps the auto level
+    layer.corner_pixels = corners
+    layer.refresh()
+
+
+def _level_shapes(data: Any) -> list[tuple[int, ...]]:
+    return [tuple(np.shape(level)) for level in data]

@@ -13,13 +13,18 @@ there too, waits for the step ``schedule`` runs later (for example after the mai
 canvas's repaint), where the waiting layers are copied together (one redraw of the
 target, not one per layer), so a case's layers reach the main canvas first;
 :attr:`LayerMirror.pending` counts the layers still waiting and
-:meth:`LayerMirror.when_done` runs a callable once there are none.
+:meth:`LayerMirror.when_done` runs a callable once there are none. A copy's new data (the
+next case's arrays refilled into the same layers) waits for that step too: re-slicing and
+uploading a case's layers in the side views was two thirds of a case switch before the
+main canvas showed the case; the copy takes its layer's data and looks in the step.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+
+from napari_mood._napari.layer_refill import set_layer_data
 
 __all__ = ["SYNCED", "LayerMirror"]
 
@@ -79,6 +84,7 @@ class LayerMirror:
         self._on_copy = on_copy or (lambda copy: None)
         self._copies: dict[int, tuple[Any, Any, list[tuple[Any, Callable[..., None]]]]] = {}
         self._pending: list[Any] = []
+        self._stale: list[Any] = []  # copied layers whose new data waits for the step
         self._stepping = False
         self._waiting: list[Callable[[], None]] = []
         self._closed = False
@@ -101,18 +107,20 @@ class LayerMirror:
 
     @property
     def pending(self) -> int:
-        """How many source layers wait for their copy."""
-        return len(self._pending)
+        """How many source layers wait for their copy (or for their copy's new data)."""
+        return len(self._pending) + len(self._stale)
 
     def when_done(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` once no layer waits for its copy (now, when none does)."""
-        if not self._pending:
+        if not self.pending:
             callback()
         else:
             self._waiting.append(callback)
 
     def flush(self) -> None:
         """Make every waiting copy now, in the order the layers came."""
+        while self._stale and not self._closed:
+            self._refill(self._stale.pop(0))
         while self._pending and not self._closed:
             layer = self._pending.pop(0)
             if layer in self._source:  # not removed meanwhile
@@ -124,6 +132,7 @@ class LayerMirror:
         """Stop following the source and remove every copy from the target."""
         self._closed = True
         self._pending.clear()
+        self._stale.clear()
         self._waiting.clear()
         self._source.events.inserted.disconnect(self._on_source_inserted)
         self._source.events.removed.disconnect(self._on_source_removed)
@@ -144,6 +153,7 @@ class LayerMirror:
 
     def _on_source_removed(self, event: Any) -> None:
         self._pending = [layer for layer in self._pending if layer is not event.value]
+        self._stale = [layer for layer in self._stale if layer is not event.value]
         self._drop(id(event.value))
         self._finish_if_done()
 
@@ -162,7 +172,7 @@ class LayerMirror:
         self.flush()
 
     def _finish_if_done(self) -> None:
-        if self._pending:
+        if self.pending:
             return
         waiting, self._waiting = self._waiting, []
         for callback in waiting:
@@ -182,13 +192,42 @@ class LayerMirror:
             emitter = getattr(layer.events, name, None)
             if emitter is None or not hasattr(copy, name):
                 continue
-            handler = _copier(layer, copy, name)
+            handler = self._copier(layer, copy, name)
             handler()  # as_layer_data_tuple leaves some out (a Labels' contour)
             emitter.connect(handler)
             links.append((emitter, handler))
         self._copies[id(layer)] = (layer, copy, links)
         self._target.layers.append(copy)
         self._on_copy(copy)
+
+    def _copier(self, layer: Any, copy: Any, name: str) -> Callable[..., None]:
+        """The handler that copies ``layer``'s property ``name`` to ``copy``.
+
+        Scheduled, new data waits for the step (:meth:`_refill`), and so does every
+        change of a copy whose new data waits (it would re-slice the old data).
+        """
+        copy_now = _copier(layer, copy, name)
+        if self._schedule is None:
+            return copy_now
+
+        def copy_property(event: Any = None) -> None:
+            if any(layer is x for x in self._stale):
+                return
+            if name == "data" and event is not None:
+                self._stale.append(layer)
+                self._step_later()
+                return
+            copy_now(event)
+
+        return copy_property
+
+    def _refill(self, layer: Any) -> None:
+        """Give a copy its layer's new data, then its layer's looks (what changed)."""
+        entry = self._copies.get(id(layer))
+        if entry is None:
+            return
+        for _, handler in entry[2]:
+            handler()
 
     def _drop(self, key: int) -> None:
         entry = self._copies.pop(key, None)
@@ -215,10 +254,17 @@ class LayerMirror:
 def _copier(source: Any, copy: Any, name: str) -> Callable[..., None]:
     def copy_property(event: Any = None) -> None:
         value = getattr(source, name)
-        if name == "name" or not _same(getattr(copy, name), value):
+        if name == "data":
+            if _level0(source, value) is not _level0(copy, copy.data):  # not the same arrays
+                set_layer_data(copy, value)
+        elif name == "name" or not _same(getattr(copy, name), value):
             setattr(copy, name, value)
 
     return copy_property
+
+
+def _level0(layer: Any, data: Any) -> Any:
+    return data[0] if getattr(layer, "multiscale", False) else data
 
 
 def _same(a: Any, b: Any) -> bool:

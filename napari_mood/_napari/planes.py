@@ -225,6 +225,22 @@ class LinkedPlanes:
         self._mirrors.pop(kind).close()
         self._disconnect_view(model)
 
+    def renew_views(self) -> None:
+        """Every view of :attr:`models` gets a new model, in the same order, on the same point.
+
+        For Qt views that are built again (a canvas moved to another window cannot keep
+        its OpenGL objects): the old models, with the old views' connections, are dropped.
+        """
+        kinds = list(self.models)
+        self._steps.clear()  # the old mirrors' copies: never to be made
+        for kind in kinds:
+            model = self.models.pop(kind)
+            self._mirrors.pop(kind).close()
+            self._disconnect_view(model)
+        for kind in kinds:
+            self._add_model(kind)
+        self._lay_out()
+
     def _add_model(self, kind: str) -> None:
         from napari.components import ViewerModel
 

@@ -30,8 +30,10 @@ from napari_mood._napari.docking import (
     PanelDocking,
     dock_plugin_widgets,
 )
+from napari_mood._napari.grid import COMPARE_KEY, helper_metadata
 from napari_mood._napari.layers import LayerData, layer_info
 from napari_mood._napari.reader import read_paths
+from napari_mood._napari.score_legend import ScoreLegend
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood.core.io import MoodInputError
 from napari_mood.services.datasets import sample_data_dir
@@ -472,25 +474,47 @@ def _legend_entries(layers: Sequence[Any]) -> list[tuple[str, str]]:
 
 
 class _ExportLook:
-    """Context: scale bar and the shown methods' colour bars on, then back as they were."""
+    """Context: scale bar on and a colour bar over scores 0..1 for each shown method, then
+    back as they were.
+
+    The colour bars are :class:`~napari_mood._napari.score_legend.ScoreLegend` helpers, not
+    the maps' own napari bars (those read the contrast limits: 0.9998-1.0008 for a binary
+    map at its best threshold); the compare grid's cells have theirs already.
+    """
 
     def __init__(self, viewer: Any, layers: Sequence[Any]) -> None:
+        self._viewer = viewer
         self._bar = viewer.canvas.overlays.scale_bar
-        self._layers = [layer for layer in layers if layer.visible and hasattr(layer, "colorbar")]
-        self._saved: tuple[bool, list[bool]] = (False, [])
+        self._layers = [layer for layer in layers if layer.visible]
+        self._legends: list[ScoreLegend] = []
+        self._saved = False
 
     def __enter__(self) -> _ExportLook:
-        self._saved = (self._bar.visible, [layer.colorbar.visible for layer in self._layers])
+        self._saved = self._bar.visible
         self._bar.visible = True
-        for layer in self._layers:
-            layer.colorbar.visible = True
+        if not any(_is_legend(layer) and layer.visible for layer in self._viewer.layers):
+            for layer in self._layers:
+                method = (layer_info(layer) or {}).get("method") or layer.name
+                self._legends.append(
+                    ScoreLegend(
+                        self._viewer,
+                        layer,
+                        name=f"{method} colour bar",
+                        metadata=helper_metadata("legend", method),
+                    )
+                )
         return self
 
     def __exit__(self, *_: object) -> None:
-        visible, colorbars = self._saved
-        self._bar.visible = visible
-        for layer, shown in zip(self._layers, colorbars, strict=True):
-            layer.colorbar.visible = shown
+        self._bar.visible = self._saved
+        for legend in self._legends:
+            legend.remove()
+        self._legends.clear()
+
+
+def _is_legend(layer: Any) -> bool:
+    """A score colour bar of the compare grid's cells."""
+    return (layer.metadata.get(COMPARE_KEY) or {}).get("role") == "legend"
 
 
 def export_view(viewer: Any, path: str | os.PathLike[str], method_layers: Sequence[Any]) -> Path:

@@ -1,9 +1,11 @@
 """Tests of the napari wing. Viewer tests use real napari viewers
 (``make_napari_viewer(show=True)``) under xvfb.
 
-Every test that uses a viewer fixture is marked ``gui`` and skipped when no display is
-available (run them with ``xvfb-run -a python -m pytest tests/napari``); the others (reader,
-manifest, session on a headless ``ViewerModel``) run anywhere.
+Every test here is marked ``gui`` (by ``tests/conftest.py``: it needs napari, so
+``-m "not gui"`` leaves it out). Those that use a viewer fixture or say ``@pytest.mark.gui``
+are skipped when no display is available (run them with ``xvfb-run -a python -m pytest
+tests/napari``); the others (reader, manifest, session on a headless ``ViewerModel``) run
+anywhere.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.conftest import write_nifti
+from tests.conftest import HEADLESS_GUI, write_nifti
 
 HERE = Path(__file__).parent
 # Warnings napari/Qt emit about the environment, not about napari-mood.
@@ -25,14 +27,12 @@ LESION = (slice(6, 9), slice(5, 8), slice(3, 6))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # tests/conftest.py (run first) marks every test here `gui`; a display is needed only by
+    # those with a viewer fixture or an explicit mark
     no_display = not os.environ.get("DISPLAY")
     for item in items:
-        if HERE not in Path(str(item.fspath)).parents:
+        if HERE not in Path(str(item.fspath)).parents or item.stash.get(HEADLESS_GUI, True):
             continue
-        fixtures = set(getattr(item, "fixturenames", ()))
-        if not (fixtures & {"make_napari_viewer", "qtbot"} or item.get_closest_marker("gui")):
-            continue
-        item.add_marker(pytest.mark.gui)
         for spec in ENVIRONMENT_WARNINGS:
             item.add_marker(pytest.mark.filterwarnings(spec))
         if no_display:

@@ -27,7 +27,13 @@ from napari_mood.services.datasets import sample_data_dir
 SAMPLE = sample_data_dir()
 TIMEOUT_MS = 60_000
 DPI = 50
-SHOTS = Path("/tmp/shots/journal36")
+SHOTS = Path()  # the running test's tmp_path: set by _shots_in_tmp_path
+
+
+@pytest.fixture(autouse=True)
+def _shots_in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Screenshots go to the test's own tmp_path, never to a shared folder."""
+    monkeypatch.setitem(globals(), "SHOTS", tmp_path)
 
 
 @pytest.fixture

@@ -23,7 +23,13 @@ from napari_mood._napari.viewer import load_into_viewer
 from napari_mood._napari.widgets.planes import PlanesWidget
 from napari_mood.services.datasets import sample_data_dir
 
-SHOTS = Path("/tmp/shots")
+SHOTS = Path()  # the running test's tmp_path: set by _shots_in_tmp_path
+
+
+@pytest.fixture(autouse=True)
+def _shots_in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Screenshots go to the test's own tmp_path, never to a shared folder."""
+    monkeypatch.setitem(globals(), "SHOTS", tmp_path)
 
 
 def _role(layer) -> str | None:
@@ -115,7 +121,9 @@ def test_a_panels_proxy_finds_the_planes_and_objects_centre_zoomed_side_views(
     table = objects._table
     index = table.model().index(table.rowCount() - 1, 1)
     table.scrollTo(index)  # in view at any screen size, so the click lands on the row
-    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(index).center())
+    qtbot.mouseClick(
+        table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(index).center()
+    )
     qtbot.waitUntil(lambda: table.currentRow() == index.row(), timeout=5_000)
     method, record = objects.table_records()[table.currentRow()]
     world = session.method(method).layer.data_to_world(record.centroid_voxel)

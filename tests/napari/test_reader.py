@@ -58,7 +58,12 @@ def test_scan_gt_and_map_line_up_voxel_for_voxel(tmp_path: Path, grid: str):
     layers = read_paths(_write_case(tmp_path, shape, affine, marker))
     assert [kind for _, _, kind in layers] == ["image", "image", "labels"]
     transform = display_transform(shape, affine)
-    expected = tuple(int(i) for i in transform.file_to_display_index(np.array(marker)))
+    shown = transform.to_display(
+        np.pad(
+            np.ones((1,) * len(shape)), [(m, s - m - 1) for m, s in zip(marker, shape, strict=True)]
+        )
+    )
+    expected = tuple(int(i[0]) for i in np.nonzero(shown))
     for data, kwargs, _ in layers:
         assert data.shape == transform.display_shape
         assert kwargs["scale"] == layers[0][1]["scale"] == pytest.approx(transform.spacing)

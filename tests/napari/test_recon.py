@@ -9,7 +9,6 @@ import pytest
 
 from napari_mood._napari.recon import RECON_KEY, grid_stride, recon_layer_data, show_reconstruction
 from napari_mood._napari.widgets.recon import ReconViewWidget
-from napari_mood.core.recon import residual_map, residual_scale
 from napari_mood.core.scores import threshold_limits
 from napari_mood.services.recon import ReconFolders, load_recon_view
 from tests.conftest import write_nifti
@@ -18,10 +17,13 @@ SHAPE = (12, 13, 14)
 AFFINE = np.diag([2.0, 2.0, 2.0, 1.0])
 
 
+def _healthy() -> np.ndarray:
+    return (0.2 + 0.8 * np.random.default_rng(1).random(SHAPE)).astype(np.float32)
+
+
 @pytest.fixture
 def recon_set(tmp_path: Path) -> tuple[Path, Path]:
-    rng = np.random.default_rng(1)
-    healthy = (0.2 + 0.8 * rng.random(SHAPE)).astype(np.float32)
+    healthy = _healthy()
     region = np.zeros(SHAPE, np.uint8)
     region[4:8, 4:9, 5:10] = 1
     for degree, name in ((0.0, "s_ad_deg00"), (0.5, "s_ad_deg50")):
@@ -37,10 +39,23 @@ def test_view_and_layer_data_without_a_viewer(recon_set):
     sim, recon = recon_set
     view = load_recon_view(ReconFolders.of_dataset(sim, recon), "s_ad_deg50.nii.gz")
     assert view.spacing == (2.0, 2.0, 2.0)
-    scan = view.scan
-    residual = residual_map(scan, view.recon)
-    assert view.scale == pytest.approx(residual_scale(residual, view.healthy > 0))
-    np.testing.assert_allclose(view.scores, np.clip(residual / view.scale, 0, 1), atol=1e-6)
+    # deg50: scan = 0.5 h in the region, h elsewhere; recon = 0.98 h -> |scan - recon| is
+    # 0.48 h in the region and 0.02 h elsewhere (h > 0 everywhere: the brain is every voxel)
+    region = np.zeros(SHAPE, bool)
+    region[4:8, 4:9, 5:10] = True
+    residual = np.where(region, 0.48, 0.02) * _healthy().astype(np.float64)
+    # the scale is the 99.9th percentile: linear between order statistics 2180 and 2181
+    order = np.sort(residual.ravel())
+    position = (order.size - 1) * 0.999
+    low = int(position)
+    scale = order[low] + (position - low) * (order[low + 1] - order[low])
+    assert view.scale == pytest.approx(scale, rel=1e-5)
+    expected = np.clip(residual / scale, 0, 1)
+    np.testing.assert_allclose(np.sort(view.scores.ravel()), np.sort(expected.ravel()), atol=1e-5)
+    assert np.count_nonzero(view.scores == 1.0) == 3  # the 3 residuals above the percentile
+    # voxel by voxel in display order, from the view's own region and healthy original
+    shown = np.where(view.gt > 0, 0.48, 0.02) * view.healthy.astype(np.float64) / scale
+    np.testing.assert_allclose(view.scores, np.clip(shown, 0, 1), atol=1e-5)
     layers = recon_layer_data(view, threshold=0.3)
     assert grid_stride(view) == 2 and len(layers) == 8
     assert [state["name"] for _, state, _ in layers[::2]] == [
@@ -87,9 +102,7 @@ def test_widget_shows_the_grid_and_moves_the_threshold(
     assert shot.std() > 0
     from skimage.io import imsave
 
-    out = Path(__file__).resolve().parents[2] / "screenshots"
-    out.mkdir(exist_ok=True)
-    imsave(out / "recon_view.png", shot, check_contrast=False)
+    imsave(tmp_path / "recon_view.png", shot, check_contrast=False)
 
 
 def test_show_reconstruction_hides_other_layers(make_napari_viewer, recon_set):

@@ -3,7 +3,7 @@ slider names its plane and counts the volume's slices, and the cells hold their 
 image and outline also when a case of napari-mood is open (hidden) in the same viewer.
 
 The panel is docked from napari's plugin menu (a proxy viewer), the case chosen in its
-combo box; screenshots are saved under /tmp/shots/journal36.
+combo box; screenshots are saved in each test's tmp_path.
 """
 
 from __future__ import annotations
@@ -22,7 +22,15 @@ from tests.conftest import write_nifti
 SHAPE = (12, 13, 14)
 SPACING = 3.0
 AFFINE = np.diag([SPACING, SPACING, SPACING, 1.0])
-SHOTS = Path("/tmp/shots/journal36")
+SHOTS = Path()  # the running test's tmp_path: set by _shots_in_tmp_path
+
+
+@pytest.fixture(autouse=True)
+def _shots_in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Screenshots go to the test's own tmp_path, never to a shared folder."""
+    monkeypatch.setitem(globals(), "SHOTS", tmp_path)
+
+
 TIMEOUT_MS = 20_000
 
 

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeVar
@@ -125,7 +126,10 @@ class Lifetime:
         for worker in self._workers:
             worker.cancel()
         for signal, slot in self._slots:
-            signal.disconnect(slot)
+            # Qt may have deleted the signal's owner first (a dock going with the window):
+            # its connections are gone with it, and raising in `destroyed` aborts the process
+            with contextlib.suppress(TypeError, RuntimeError):
+                signal.disconnect(slot)
         for callback in self._at_end:
             callback()
 

@@ -1,6 +1,6 @@
 """Dock widget: browse a dataset's cases by per-case metrics, open one, export figures.
 
-* **Evaluate** runs :func:`napari_mood.services.evaluation.evaluate_folder` (pixel, sample
+* **Evaluate** runs :func:`napari_mood.services.evaluation.evaluate` (pixel, sample
   and object tasks, as ``napari-mood evaluate --task pixel,sample,object``) in a worker thread, one
   case after the other (``workers=1``): the progress bar advances per case, Cancel stops
   after the current case, and no process pool is started from the GUI process. The
@@ -72,7 +72,7 @@ from napari_mood.core.looks import method_color
 from napari_mood.core.orientation import Convention
 from napari_mood.core.paper import WIDTH_PRESETS
 from napari_mood.core.results import EvaluationOptions
-from napari_mood.services.evaluation import EvaluationCancelled, FolderEvaluation, evaluate_folder
+from napari_mood.services.evaluation import EvaluationCancelled, MoodEvaluation, evaluate
 from napari_mood.services.output import check_output_file
 from napari_mood.services.report import ALL_CATEGORIES, category_choices, read_case_categories
 
@@ -147,7 +147,7 @@ class DatasetBrowserWidget(QWidget):
         super().__init__(parent)
         self._viewer = viewer
         self._session: MoodSession = get_session(viewer)
-        self._evaluation: FolderEvaluation | None = None
+        self._evaluation: MoodEvaluation | None = None
         self._run = _Run(0, threading.Event())
         self._relay = _ProgressRelay(self)
         self._lifetime = kit.Lifetime(self)
@@ -296,7 +296,7 @@ class DatasetBrowserWidget(QWidget):
         return self._session
 
     @property
-    def evaluation(self) -> FolderEvaluation | None:
+    def evaluation(self) -> MoodEvaluation | None:
         """The last evaluation shown in the table."""
         return self._evaluation
 
@@ -323,12 +323,14 @@ class DatasetBrowserWidget(QWidget):
         progress = partial(self._relay.advanced.emit, self._run.number)
         self._status.setText(f"Evaluating {folder}...")
         self._evaluator.submit(
-            evaluate_folder,
+            evaluate,
             Path(folder),
             preds=Path(parent) if parent else None,
             options=BROWSER_OPTIONS,
+            workers=1,
             progress=progress,
             cancelled=self._run.cancelled,
+            warn=False,
         )
 
     def cancel(self) -> None:
@@ -346,7 +348,12 @@ class DatasetBrowserWidget(QWidget):
         evaluation = self._evaluation
         self._status.setText(f"Opening {case_stem(case)}...")
         prefetch = prefetch_for(self._session)
-        self._opener.submit(prefetch.load, evaluation.dataset, case, evaluation.methods)
+        ahead = prefetch.take(evaluation.dataset, case, evaluation.methods)
+        if ahead is not None:  # read ahead: shown now, no worker round trip
+            self._opener.cancel()
+            self._on_opener_returned(ahead)
+        else:
+            self._opener.submit(prefetch.load, evaluation.dataset, case, evaluation.methods)
 
     def make_figure_file(self, path: str | Path) -> None:
         """Write a figure of the shown case (current slice and thresholds) in the background."""
@@ -426,7 +433,7 @@ class DatasetBrowserWidget(QWidget):
             self._progress.setRange(0, 0)  # busy indicator until the first case is done
             self._progress.setVisible(True)
 
-    def _on_evaluator_returned(self, evaluation: FolderEvaluation) -> None:
+    def _on_evaluator_returned(self, evaluation: MoodEvaluation) -> None:
         self._evaluation = evaluation
         self._progress.setVisible(False)
         self._model.set_result(
@@ -458,7 +465,7 @@ class DatasetBrowserWidget(QWidget):
         self._method_filter.blockSignals(False)
         self._on_method_filter_changed(self._method_filter.currentText())
 
-    def _show_summary(self, evaluation: FolderEvaluation) -> None:
+    def _show_summary(self, evaluation: MoodEvaluation) -> None:
         result = evaluation.result
         abnormal = sum(self._model.is_abnormal(r) for r in range(self._model.rowCount()))
         text = (

@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import weakref
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from qtpy.QtCore import QEvent, QObject, QSettings, Qt
 from qtpy.QtWidgets import (
     QCheckBox,
+    QDockWidget,
     QGridLayout,
     QLabel,
     QPushButton,
@@ -125,6 +126,7 @@ class PlanesWidget(QWidget):
         self.planes = LinkedPlanes(self._viewer, convention=saved_convention())
         self._status = ScannerStatus(self._viewer, self._session)
         self._qt_views: dict[str, Any] = {}
+        self._dock: QDockWidget | None = None
         for plane in SIDE_PLANES:
             self._make_view(plane)
         self._build()
@@ -281,12 +283,15 @@ class PlanesWidget(QWidget):
             self._reset_soon()
 
     def _drop_view(self, kind: str) -> None:
-        view = self._qt_views.pop(kind, None)
-        if view is None:
-            return
+        if kind in self._qt_views:
+            self._close_view(kind)
+            self.planes.remove_view(kind)
+
+    def _close_view(self, kind: str) -> None:
+        """Close the Qt view of a pane (its model stays in the planes)."""
+        view = self._qt_views.pop(kind)
         self._events.forget(view.canvas.native)
         self._status.unfollow(self.planes.models[kind])
-        self.planes.remove_view(kind)
         view.close()
         view.setParent(None)
         view.deleteLater()
@@ -332,8 +337,41 @@ class PlanesWidget(QWidget):
         self._panes.setVisible(not stack and self.reading_layout)
 
     def showEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
-        """Fit the side views once they have their size."""
+        """Fit the side views once they have their size; watch the dock being floated."""
         super().showEvent(event)
+        dock = _dock_of(self)
+        if dock is not None and dock is not self._dock:
+            if self._dock is not None:
+                self._dock.removeEventFilter(self)
+            self._dock = dock
+            dock.installEventFilter(self)
+        self._reset_soon()
+
+    def eventFilter(self, watched: Any, event: Any) -> bool:  # noqa: N802 (Qt override)
+        """The dock gets or leaves a window of its own: every pane gets a new canvas.
+
+        Qt moves the dock's widgets into another window (floated, or docked again), and
+        an OpenGL widget there gets a new OpenGL context; vispy's textures and shaders
+        stay in the old one, and the first draw in the new window fails
+        (``GL_INVALID_OPERATION``: an abort without napari's error handler). Canvases
+        that never drew move safely, so the panes are built again (Qt views and their
+        models, on the same point) when the dock's own window surface is created or about
+        to go, before anything is drawn there.
+        """
+        if watched is self._dock and event.type() == QEvent.Type.PlatformSurface:
+            self._renew_views()
+        return False
+
+    def _renew_views(self) -> None:
+        if not self._lifetime.alive or self.planes.closed:
+            return
+        kinds = [cast(ViewKind, kind) for kind in self._qt_views]
+        for kind in kinds:
+            self._close_view(kind)
+        self.planes.renew_views()
+        for kind in kinds:
+            self._make_view(kind)
+        self._lay_out_views()
         self._reset_soon()
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
@@ -535,6 +573,13 @@ class PaneEvents(QObject):
         drag = (now[0] - x, now[1] - y)
         self._limits.set(window_level(start, drag, span=span if span > 0 else 1.0))
         return True
+
+
+def _dock_of(widget: QWidget) -> QDockWidget | None:
+    parent = widget.parentWidget()
+    while parent is not None and not isinstance(parent, QDockWidget):
+        parent = parent.parentWidget()
+    return parent
 
 
 def _position(event: Any) -> tuple[float, float]:

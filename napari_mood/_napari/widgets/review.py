@@ -26,9 +26,15 @@ from qtpy.QtWidgets import (
     QWidget,
 )
 
+from napari_mood._napari._soon import call_soon
 from napari_mood._napari.helper_layers import shown_with
 from napari_mood._napari.layers import METADATA_KEY
-from napari_mood._napari.prefetch import prefetch_for
+from napari_mood._napari.prefetch import (
+    REVIEW_REGIONS,
+    AheadJob,
+    prefetch_for,
+    review_regions_job,
+)
 from napari_mood._napari.reader import LoadedCase
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.viewer import focus_object
@@ -119,6 +125,7 @@ class ReviewWidget(QWidget):
         self._opener = self._lifetime.worker(self._on_case_loaded)
         self._view = ReviewView(self._session, self)
         self._lifetime.at_end(self._on_end)
+        prefetch_for(self._session).add_job(REVIEW_REGIONS, self._regions_job)
         self._timer = kit.single_shot(self, AUTO_DELAY_MS, self._on_timer_timeout)
         self._note_timer = kit.single_shot(self, NOTE_DELAY_MS, self._on_note_timer_timeout)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -221,6 +228,8 @@ class ReviewWidget(QWidget):
         name = self._chosen_method()
         if name not in self._session.method_names:
             return
+        if self._regions_ahead():
+            return
         snapshot = self._session.method(name).snapshot()
         self._worker.submit(
             _REGIONS_SHOWN,
@@ -267,7 +276,13 @@ class ReviewWidget(QWidget):
         self._leave_region()
         self._enter_last = delta < 0
         self._c.queue_label.setText(f"Opening case {queue.position(case)[0]}…")
-        self._opener.submit(prefetch_for(self._session).load, queue.dataset, case, queue.methods)
+        prefetch = prefetch_for(self._session)
+        ahead = prefetch.take(queue.dataset, case, queue.methods)
+        if ahead is not None:  # read ahead: shown now, no worker round trip
+            self._opener.cancel()
+            self._on_case_loaded(ahead)
+        else:
+            self._opener.submit(prefetch.load, queue.dataset, case, queue.methods)
         return True
 
     def undo(self) -> bool:
@@ -480,6 +495,34 @@ class ReviewWidget(QWidget):
             self._queue = None
         self._apply_view()
         self._schedule()
+        if kit.is_on_screen(self):  # made while the case was read ahead: shown at once
+            call_soon(self._lifetime.guard(self._regions_ahead))
+
+    def _regions_job(self) -> AheadJob | None:
+        """What the case read ahead needs of this panel: its regions of the method
+        under review, at its threshold and scope (see :mod:`.prefetch`)."""
+        name = self._chosen_method()
+        if name not in self._session.method_names:
+            return None
+        scope = SCOPES[self._c.scope.currentIndex()][1]
+        return review_regions_job(name, self._session.threshold(name), scope)
+
+    def _regions_ahead(self) -> bool:
+        """Show the regions made while this case was read ahead, when they are the ones
+        asked for (method, threshold, scope); return whether they were (no search then)."""
+        name = self._chosen_method()
+        held = prefetch_for(self._session).result(REVIEW_REGIONS, self._session.case)
+        if held is None or name not in self._session.method_names:
+            return False
+        scope, outcome = held
+        found = outcome[0]
+        wanted = (SCOPES[self._c.scope.currentIndex()][1], name, self._session.threshold(name))
+        if (scope, found.method, found.threshold) != wanted:
+            return False
+        if found is not self._found:
+            self._worker.cancel()
+            self._on_worker_result(outcome)
+        return True
 
     def _schedule(self) -> None:
         """Search regions soon; while the panel is hidden (a tab behind), when it shows."""
@@ -566,8 +609,9 @@ class ReviewWidget(QWidget):
         self._on_mode_changed()
 
     def _apply_view(self) -> None:
-        method = self._chosen_method() or None
-        self._view.show(method, only=self._c.only.isChecked(), blind=self._seed is not None)
+        method, seed = self._chosen_method() or None, self._seed
+        names = {} if seed is None else blind_names(self._session.method_names, seed=seed)
+        self._view.show(method, only=self._c.only.isChecked(), blind=seed is not None, names=names)
 
     def _ensure_queue(self) -> ReviewQueue | None:
         dataset, method = self._session.dataset, self._chosen_method()
@@ -600,6 +644,7 @@ class ReviewWidget(QWidget):
         self._c.queue_label.setText(f"Case {index} of {total} ({order})")
 
     def _on_end(self) -> None:
+        prefetch_for(self._session).remove_job(REVIEW_REGIONS)
         self._view.restore(closing=True)
         self._keys.close()
 

@@ -6,19 +6,24 @@ and blind review.
 * **Blind review**: also the ground truth is hidden, the reviewed map is drawn with a
   neutral colour map (each method's own colour would name it), the layer list, the layer
   controls and the other napari-mood panels are hidden (they name the methods), the scan
-  is the selected layer (napari's own status bar names the selected layer) and the
-  status bar shows no other layer name (:attr:`MoodSession.blind`). Everything comes
-  back when blind review is turned off.
+  is the selected layer (napari's own status bar names the selected layer), the status
+  bar shows no other layer name (:attr:`MoodSession.blind`) and every layer naming a
+  method is renamed ("Method A", the name the review panel shows;
+  :class:`~napari_mood._napari.neutral_names.NeutralNames`), so no method's name reaches
+  napari: status bar, grid cells, side views. Everything comes back when blind review is
+  turned off.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from qtpy.QtWidgets import QDockWidget, QWidget
 
 from napari_mood._napari.helper_layers import add_helper_labels, helper_layers, set_helper_data
 from napari_mood._napari.layers import METADATA_KEY, layer_info
+from napari_mood._napari.neutral_names import NeutralNames
 from napari_mood._napari.session import MoodSession
 from napari_mood._napari.widgets.review_texts import (
     REVIEW_COLOR,
@@ -55,15 +60,25 @@ class ReviewView:
         self._docks: list[tuple[QDockWidget, bool]] = []
         self._recoloured: Any = None
         self._selected: Any = None  # the layer selected before blind review
+        self._names = NeutralNames(session.viewer)
         self.method: str | None = None
         self.only = False
         self.blind = False
 
-    def show(self, method: str | None, *, only: bool, blind: bool) -> None:
-        """Show ``method`` alone (``only`` or ``blind``), blind or not."""
-        self.restore()
+    def show(
+        self,
+        method: str | None,
+        *,
+        only: bool,
+        blind: bool,
+        names: Mapping[str, str] | None = None,
+    ) -> None:
+        """Show ``method`` alone (``only`` or ``blind``), blind or not; in blind review the
+        layers naming a method show the neutral ``names`` (method -> "Method A")."""
+        self.restore(keep_names=blind)
         self.method, self.only, self.blind = method, only, blind
         self._session.blind = blind
+        self._names.show(names if blind and names else {})
         if method is None or method not in self._session.method_names:
             return
         if only or blind:
@@ -78,8 +93,11 @@ class ReviewView:
             self._hide_docks()
             self._select_scan()
 
-    def restore(self, *, closing: bool = False) -> None:
-        """Put back what :meth:`show` hid or changed (``closing``: the panel is gone)."""
+    def restore(self, *, closing: bool = False, keep_names: bool = False) -> None:
+        """Put back what :meth:`show` hid or changed (``closing``: the panel is gone;
+        ``keep_names``: the layers keep their neutral names, blind review goes on)."""
+        if not keep_names:
+            self._names.restore()
         for layer, visible in self._hidden.values():
             if layer in self._session.viewer.layers:
                 layer.visible = visible

@@ -6,7 +6,7 @@ The numbers come from :mod:`napari_mood.core.compare`, computed in a worker
 * current case: :func:`~napari_mood.core.compare.case_comparison` on the maps and the
   ground truth shown (objects at each method's display threshold; rank only), recomputed
   shortly after a method, the case or a threshold changes;
-* dataset: :func:`~napari_mood.services.engine.run_evaluation` (one process, the same numbers as
+* dataset: :func:`~napari_mood.services.evaluation.evaluate` (one process, the same numbers as
   ``napari-mood evaluate``) then :func:`~napari_mood.core.compare.dataset_comparison`
   (rank with a case-bootstrap 95% interval), on demand only.
 

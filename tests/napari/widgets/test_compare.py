@@ -17,7 +17,6 @@ from napari_mood.core.scores import flag
 from napari_mood.services.datasets import sample_data_dir
 from tests.reference_scorer import clip_float16
 
-ROOT = Path(__file__).resolve().parents[3]
 needs_sample = pytest.mark.skipif(
     not (sample_data_dir() / "toy").is_dir(), reason="sample_data/ not generated yet"
 )
@@ -246,7 +245,7 @@ def test_difference_follows_thresholds_and_goes_away(compare, qtbot):
 
 
 @needs_sample
-def test_screenshot_of_the_grid(make_napari_viewer, qtbot):
+def test_screenshot_of_the_grid(make_napari_viewer, qtbot, tmp_path):
     from napari_mood._napari.viewer import _close_notifications
 
     viewer = make_napari_viewer(show=True)
@@ -271,8 +270,7 @@ def test_screenshot_of_the_grid(make_napari_viewer, qtbot):
     viewer.reset_view()
     _close_notifications()
     qtbot.wait(100)
-    path = ROOT / "screenshots" / "compare.png"
-    path.parent.mkdir(exist_ok=True)
+    path = tmp_path / "compare.png"
     image = viewer.screenshot(str(path), canvas_only=False)
     assert path.stat().st_size > 10_000
     assert image.shape[0] >= 700 and image.shape[1] >= 1200

@@ -23,7 +23,6 @@ from napari_mood.core.regions import flagged_regions
 from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.review_store import SUMMARY_COLUMNS, read_reviews
 
-ROOT = Path(__file__).resolve().parents[3]
 HAVE_SAMPLE = (sample_data_dir() / "toy").is_dir()
 needs_sample = pytest.mark.skipif(not HAVE_SAMPLE, reason="sample_data/ not generated yet")
 
@@ -147,7 +146,7 @@ def test_verdicts_are_saved_at_once_and_come_back(make_napari_viewer, qtbot, rev
     assert widget._c.verdict_buttons["true finding"].isChecked()
     assert widget._c.note.text() == "small cube, faint"
     assert "Reviewed 4 of 22" in widget._c.progress.text()
-    _review_screenshot(viewer, widget, qtbot)
+    _review_screenshot(viewer, widget, qtbot, tmp_path)
 
     widget.session.set_threshold("residual", 0.55)
     qtbot.waitUntil(lambda: widget.regions and widget.regions != regions, timeout=15000)
@@ -164,7 +163,7 @@ def test_verdicts_are_saved_at_once_and_come_back(make_napari_viewer, qtbot, rev
     assert {r.object_id for r in read_reviews(objects)} == set(judged)
 
 
-def _review_screenshot(viewer, widget: ReviewWidget, qtbot) -> None:
+def _review_screenshot(viewer, widget: ReviewWidget, qtbot, tmp_path: Path) -> None:
     for name in ("binary", "oracle_noisy"):
         viewer.layers[name].visible = False
     viewer.window.resize(*SCREENSHOT_WINDOW_SIZE)
@@ -173,8 +172,7 @@ def _review_screenshot(viewer, widget: ReviewWidget, qtbot) -> None:
     viewer.window._qt_viewer._layers.scrollToTop()  # show the napari-mood layers
     _close_notifications()
     qtbot.wait(100)
-    path = ROOT / "screenshots" / "review.png"  # git-ignored; docs/ copies are made by hand
-    path.parent.mkdir(exist_ok=True)
+    path = tmp_path / "review.png"
     viewer.screenshot(str(path), canvas_only=False)
     assert path.stat().st_size > 50_000
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from qtpy.QtCore import QPoint, Qt
 from qtpy.QtWidgets import (
     QApplication,
@@ -26,7 +27,13 @@ from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.review_store import read_journal, read_reviews
 from tests.napari.widgets.test_review import _open, _wait, needs_sample
 
-SHOTS = Path("/tmp/shots/review36")
+SHOTS = Path()  # the running test's tmp_path: set by _shots_in_tmp_path
+
+
+@pytest.fixture(autouse=True)
+def _shots_in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Screenshots go to the test's own tmp_path, never to a shared folder."""
+    monkeypatch.setitem(globals(), "SHOTS", tmp_path)
 
 
 def _canvas(viewer):

@@ -26,7 +26,6 @@ from napari_mood.core.compare import (
 from napari_mood.services.comparison import N_BOOT, SEED
 from napari_mood.services.datasets import sample_data_dir
 
-ROOT = Path(__file__).resolve().parents[3]
 needs_sample = pytest.mark.skipif(
     not (sample_data_dir() / "toy").is_dir(), reason="sample_data/ not generated yet"
 )
@@ -252,7 +251,7 @@ def test_bad_dataset_folder_is_reported(table_viewer, qtbot, tmp_path, errors):
 
 
 @needs_sample
-def test_screenshot_of_the_dataset_table(make_napari_viewer, qtbot):
+def test_screenshot_of_the_dataset_table(make_napari_viewer, qtbot, tmp_path):
     from napari_mood._napari.viewer import _close_notifications
 
     viewer = make_napari_viewer(show=True)
@@ -269,8 +268,7 @@ def test_screenshot_of_the_dataset_table(make_napari_viewer, qtbot):
     assert table.row("binary").sample_ap == pytest.approx(0.6762, abs=1e-4)
     qtbot.wait(100)
     _close_notifications()
-    path = ROOT / "screenshots" / "table.png"
-    path.parent.mkdir(exist_ok=True)
+    path = tmp_path / "table.png"
     image = viewer.screenshot(str(path), canvas_only=False)
     assert path.stat().st_size > 10_000 and image.shape[1] >= 1200
 

@@ -30,8 +30,7 @@ from napari_mood._napari.widgets.planes import PlanesWidget
 from napari_mood._napari.widgets.slices import SliceScoresWidget
 from napari_mood._napari.widgets.threshold import SLIDER_STEPS, ThresholdWidget
 from napari_mood.core.curves import curve_from_arrays
-from napari_mood.core.evaluate import evaluate_dataset
-from napari_mood.core.io import MoodInputWarning, discover_dataset, discover_methods
+from napari_mood.core.io import MoodInputWarning, discover_methods
 from napari_mood.core.looks import method_colormap
 from napari_mood.core.metrics import confusion_at
 from napari_mood.core.objects import match_objects
@@ -39,6 +38,7 @@ from napari_mood.core.readout import best_case_threshold
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.core.scores import display_threshold
 from napari_mood.services.datasets import sample_data_dir
+from napari_mood.services.evaluation import evaluate
 
 
 @pytest.fixture
@@ -224,10 +224,14 @@ def test_moving_a_threshold_updates_display_and_readout(sample_viewer, qtbot):
         assert readout.dice == pytest.approx(confusion_at(curve, threshold).dice)
         match = match_objects(data, gt, threshold=threshold)
         objects = readout.objects
-        assert (objects.tp, objects.fp, objects.fn) == (match.tp, match.fp, match.fn)
+        assert (objects.tp, objects.fp, objects.fn) == (
+            match.counts.tp,
+            match.counts.fp,
+            match.counts.fn,
+        )
         text = widget._rows["residual"].readout.text()
         assert f"{readout.flagged:,} voxels" in text
-        assert f"Dice {readout.dice:.3f}" in text and f"FP {match.fp}" in text
+        assert f"Dice {readout.dice:.3f}" in text and f"FP {match.counts.fp}" in text
 
 
 def test_a_linked_drag_keeps_only_the_last_readouts(sample_viewer, qtbot):
@@ -310,9 +314,8 @@ def test_best_thresholds_on_a_toy_dataset_say_what_is_missing(
     _wait(qtbot, widget)
     options = EvaluationOptions(tasks=("pixel", "object"), object_threshold="auto")
     with pytest.warns(MoodInputWarning, match="no pixel map"):
-        summary = evaluate_dataset(
-            discover_dataset(toy), discover_methods(toy / "methods"), options=options
-        ).methods["a"]
+        found = evaluate(toy, methods=discover_methods(toy / "methods"), options=options, workers=1)
+    summary = found.result.methods["a"]
     expected = summary.object.counts  # MOOD: best dataset F1 over the grid 0.01 .. 0.99
     assert widget.session.threshold("a") == display_threshold(expected.threshold)
     assert widget.session.threshold("b") == pytest.approx(0.3)  # no folder: unchanged
