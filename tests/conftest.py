@@ -24,6 +24,86 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 
 WriteNifti = Callable[..., Path]
 
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+# Where a test needs a display (and napari): the napari wing's tests and doctests
+GUI_FOLDERS = (TESTS / "napari", ROOT / "napari_mood" / "_napari")
+GUI_FIXTURES = frozenset({"make_napari_viewer", "qtbot"})
+# The slowest non-GUI tests (modules or test functions, all their parameters): about 1 s or
+# more each on an idle 2-core machine, measured with `--durations=60` on the fast subset.
+# `python -m pytest -m "not gui and not slow"` leaves them out (the full suite runs them).
+SLOW_TESTS: frozenset[str] = frozenset(
+    {
+        "tests/services/test_figures.py",
+        "tests/services/test_journal_figures.py",
+        "tests/cli/test_analyses.py::test_categories_command",
+        "tests/cli/test_analyses.py::test_sweep_then_report",
+        "tests/cli/test_cli.py::test_batches_equal_official_bootstrap_dir",
+        "tests/cli/test_cli.py::test_json_equals_official_on_sample_data",
+        "tests/cli/test_cli.py::test_object_auto_threshold_warns_optimistic_and_toy_is_used",
+        "tests/cli/test_vocabulary.py::test_a_missing_dependency_is_one_line_before_any_work",
+        "tests/core/test_metrics.py::test_exact_mode_equals_sklearn_on_float32",
+        "tests/core/test_objects.py::test_describe_and_count_equal_match_objects",
+        "tests/core/test_objects.py::test_labelled_match_equals_match_objects_and_object_labels",
+        "tests/core/test_streamed.py::test_any_unit_range_float32_map",
+        "tests/services/test_cache.py::test_content_change_that_keeps_size_and_mtime_is_seen",
+        "tests/services/test_cache.py::test_every_damaged_entry_is_a_miss_never_a_wrong_number",
+        "tests/services/test_categories.py::test_local_category_pixel_ap_equals_sklearn",
+        "tests/services/test_display.py::test_float16_display_range_equals_the_finite_min_and_max",
+        "tests/services/test_engine.py::test_cache_entries_depend_on_options",
+        "tests/services/test_engine.py::test_cache_recomputes_only_what_changed",
+        "tests/services/test_notebook_examples.py::test_mood_example_prints_the_official_scorers_ap",
+        "tests/services/test_recon.py::test_formats_and_plot",
+        "tests/services/test_report.py::test_report_files_and_html",
+        "tests/services/test_review.py::test_processes_writing_at_once_lose_nothing",
+        "tests/services/test_run_method.py::test_existing_output_needs_force",
+        "tests/services/test_run_method.py::test_statuses_outputs_and_inputs_untouched",
+        "tests/services/test_sweep.py::test_contrast_sweep_is_a_bathtub",
+        "tests/services/test_sweep.py::test_size_sweep_ap_by_hand",
+        "tests/test_bad_inputs.py::test_a_bit_flipped_map_costs_only_its_case",
+        "tests/test_bad_inputs.py::test_an_interrupted_run_leaves_no_output_folder",
+        "tests/test_bad_inputs_cli.py::test_a_reader_that_goes_away_is_not_an_error",
+        "tests/test_bad_inputs_cli.py::test_the_maxima_themselves_are_accepted",
+        "tests/test_bad_inputs_cli.py::test_unwritable_standard_output_is_one_line_and_exit_1",
+        "tests/test_bad_inputs_files.py::test_a_case_repeated_in_one_category_is_accepted",
+        "tests/test_bad_inputs_run.py::test_a_map_with_nan_is_unreadable",
+        "tests/test_bad_inputs_run.py::test_every_process_of_a_case_ends_with_it",
+        "tests/test_bad_inputs_sweep_options.py::test_categories_run_has_no_matplotlib_warning",
+        "tests/test_nova_sample_reproducible.py::test_nova_sample_regenerates_bit_for_bit",
+        "tests/test_package.py::test_every_import_is_declared",
+        "tests/test_package.py::test_gui_free_layers_import_no_gui",
+    }
+)
+# Set on tests marked gui only for living under a GUI folder (not for a viewer fixture or an
+# explicit mark): they need napari but no display (tests/napari/conftest.py skips the others)
+HEADLESS_GUI = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark GUI tests ``gui`` and the slowest ``slow``, so ``-m`` can select a fast subset."""
+    for item in items:
+        if _needs_gui(item):
+            item.stash[HEADLESS_GUI] = not (_uses_viewer(item) or item.get_closest_marker("gui"))
+            item.add_marker(pytest.mark.gui)
+        if _is_slow(item):
+            item.add_marker(pytest.mark.slow)
+
+
+def _needs_gui(item: pytest.Item) -> bool:
+    path = Path(str(item.path)).resolve()
+    in_gui_folder = any(folder == path or folder in path.parents for folder in GUI_FOLDERS)
+    return in_gui_folder or _uses_viewer(item)
+
+
+def _is_slow(item: pytest.Item) -> bool:
+    test = item.nodeid.split("[")[0]
+    return test in SLOW_TESTS or test.split("::")[0] in SLOW_TESTS
+
+
+def _uses_viewer(item: pytest.Item) -> bool:
+    return bool(GUI_FIXTURES & set(getattr(item, "fixturenames", ())))
+
 
 def write_nifti(path: Path, data: np.ndarray, affine: np.ndarray | None = None) -> Path:
     """Write ``data`` as NIfTI at ``path`` (parents created) and return the path."""
