@@ -134,6 +134,23 @@ class CasePrefetch:
             self._future, self._key = None, None
         return self._hand_over(case, future)
 
+    def open(
+        self,
+        opener: Any,
+        shown: Callable[[LoadedCase], None],
+        dataset: MoodDataset,
+        case: str,
+        methods: Mapping[str, MethodFolder],
+    ) -> None:
+        """Show ``case``: at once when read ahead (no worker round trip), else read by
+        ``opener`` (a :class:`LatestWorker` whose result goes to ``shown``)."""
+        ahead = self.take(dataset, case, methods)
+        if ahead is None:
+            opener.submit(self.load, dataset, case, methods)
+        else:
+            opener.cancel()
+            shown(ahead)
+
     def load(
         self, dataset: MoodDataset, case: str, methods: Mapping[str, MethodFolder]
     ) -> LoadedCase:

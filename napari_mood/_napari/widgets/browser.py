@@ -347,13 +347,9 @@ class DatasetBrowserWidget(QWidget):
             return
         evaluation = self._evaluation
         self._status.setText(f"Opening {case_stem(case)}...")
-        prefetch = prefetch_for(self._session)
-        ahead = prefetch.take(evaluation.dataset, case, evaluation.methods)
-        if ahead is not None:  # read ahead: shown now, no worker round trip
-            self._opener.cancel()
-            self._on_opener_returned(ahead)
-        else:
-            self._opener.submit(prefetch.load, evaluation.dataset, case, evaluation.methods)
+        prefetch_for(self._session).open(
+            self._opener, self._on_opener_returned, evaluation.dataset, case, evaluation.methods
+        )
 
     def make_figure_file(self, path: str | Path) -> None:
         """Write a figure of the shown case (current slice and thresholds) in the background."""

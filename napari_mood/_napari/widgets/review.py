@@ -276,13 +276,9 @@ class ReviewWidget(QWidget):
         self._leave_region()
         self._enter_last = delta < 0
         self._c.queue_label.setText(f"Opening case {queue.position(case)[0]}…")
-        prefetch = prefetch_for(self._session)
-        ahead = prefetch.take(queue.dataset, case, queue.methods)
-        if ahead is not None:  # read ahead: shown now, no worker round trip
-            self._opener.cancel()
-            self._on_case_loaded(ahead)
-        else:
-            self._opener.submit(prefetch.load, queue.dataset, case, queue.methods)
+        prefetch_for(self._session).open(
+            self._opener, self._on_case_loaded, queue.dataset, case, queue.methods
+        )
         return True
 
     def undo(self) -> bool:
