@@ -24,7 +24,6 @@ from napari_mood._napari.widgets.review import ReviewWidget
 from napari_mood.services.datasets import sample_data_dir
 from tests.napari.widgets.test_review import HAVE_SAMPLE, _wait
 
-SHOTS = Path("/tmp/shots/blind36")
 POINTS = (0.2, 0.35, 0.5, 0.65, 0.8)
 """Where the pointer goes on each canvas (shares of its width and height: every grid cell)."""
 
@@ -72,7 +71,7 @@ def _hover_everywhere(viewer, planes: PlanesWidget, qtbot, names) -> None:
             assert not leaks, (canvas.objectName(), share, leaks)
 
 
-def test_blind_review_names_no_method_in_any_view(make_napari_viewer, qtbot):
+def test_blind_review_names_no_method_in_any_view(make_napari_viewer, qtbot, tmp_path: Path):
     viewer, widgets, review = _open_blind(make_napari_viewer, qtbot)
     planes = next(w for w in widgets if isinstance(w, PlanesWidget))
     names = review.session.method_names
@@ -80,13 +79,12 @@ def test_blind_review_names_no_method_in_any_view(make_napari_viewer, qtbot):
     _wait(qtbot, review, names[0])
     _hover_everywhere(viewer, planes, qtbot, names)
 
-    viewer.grid.enabled = True  # napari's own grid (Ctrl+G): one layer per cell
+    viewer.canvas.grid.enabled = True  # napari's own grid (Ctrl+G): one layer per cell
     viewer.layers.selection.clear()  # napari's plain-text status: every visible layer named
     qtbot.wait(300)
     _hover_everywhere(viewer, planes, qtbot, names)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    viewer.window._qt_window.grab().save(str(SHOTS / "blind-napari-grid.png"))
-    viewer.grid.enabled = False
+    viewer.window._qt_window.grab().save(str(tmp_path / "blind-napari-grid.png"))
+    viewer.canvas.grid.enabled = False
 
     case = review.session.case  # the next case: its layers come in (or are refilled) named
     assert review.step_case(1)
@@ -100,7 +98,9 @@ def test_blind_review_names_no_method_in_any_view(make_napari_viewer, qtbot):
     assert methods == {name: name for name in names}  # the real names are back
 
 
-def test_blind_review_over_the_compare_grid_names_no_method(make_napari_viewer, qtbot):
+def test_blind_review_over_the_compare_grid_names_no_method(
+    make_napari_viewer, qtbot, tmp_path: Path
+):
     viewer, widgets, review = _open_blind(make_napari_viewer, qtbot)
     planes = next(w for w in widgets if isinstance(w, PlanesWidget))
     compare = next(w for w in widgets if isinstance(w, CompareWidget))
@@ -111,8 +111,7 @@ def test_blind_review_over_the_compare_grid_names_no_method(make_napari_viewer, 
     review.set_blind(True)
     _wait(qtbot, review, names[0])
     _hover_everywhere(viewer, planes, qtbot, names)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    viewer.window._qt_window.grab().save(str(SHOTS / "blind-compare-grid.png"))
+    viewer.window._qt_window.grab().save(str(tmp_path / "blind-compare-grid.png"))
 
     review.set_blind(False)
     _wait(qtbot, review, names[0])
