@@ -87,7 +87,8 @@ def test_blind_review_names_no_method_in_any_view(make_napari_viewer, qtbot, tmp
     viewer.canvas.grid.enabled = False
 
     case = review.session.case  # the next case: its layers come in (or are refilled) named
-    assert review.step_case(1)
+    # the blind queue is shuffled (a seed per reviewer): the shown case may be the last one
+    assert review.step_case(1) or review.step_case(-1)
     qtbot.waitUntil(lambda: review.session.case != case, timeout=60000)
     _wait(qtbot, review, names[0])
     _hover_everywhere(viewer, planes, qtbot, names)
