@@ -12,7 +12,8 @@ Every subcommand says the same thing with the same word (``docs/cli-vocabulary.m
 - ``--threshold`` binarises scores (one value, or ``NAME=T,...`` per method).
 
 An old spelling stays for one release as a hidden alias (:func:`deprecated_alias`): it
-works, is left out of ``--help``, and prints one ``napari-mood: note:`` line.
+works, is left out of ``--help``, and prints one ``napari-mood: note:`` line (none with
+``--quiet``).
 """
 
 from __future__ import annotations
@@ -381,14 +382,17 @@ def _figure_file(text: str) -> Path:
 RESULT_FORMATS = ("table", "csv", "json")
 
 
+DEPRECATION_NOTES = "deprecation_notes"
+"""The parsed namespace's list of notes on old spellings, printed by :func:`print_deprecation_notes`."""
+
+
 class _DeprecatedAlias(argparse.Action):
-    """An old spelling of ``target``: one note on stderr, then ``target`` does the work."""
+    """An old spelling of ``target``: a note kept for after parsing, then ``target`` does the work."""
 
     def __init__(self, option_strings: list[str], dest: str, *, target: argparse.Action,
                  **kwargs: Any) -> None:  # fmt: skip
         super().__init__(option_strings, dest, **kwargs)
         self.target = target
-        self._noted = False
 
     def __call__(
         self,
@@ -400,18 +404,20 @@ class _DeprecatedAlias(argparse.Action):
         new = self.target.option_strings[0] if self.target.option_strings else (
             f"the positional {self.target.metavar or self.target.dest.upper()}"
         )  # fmt: skip
-        if not self._noted:
-            print(f"napari-mood: note: {option_string} is deprecated, use {new}", file=sys.stderr)
-            self._noted = True
+        notes: list[str] = getattr(namespace, DEPRECATION_NOTES, None) or []
+        note = f"napari-mood: note: {option_string} is deprecated, use {new}"
+        setattr(namespace, DEPRECATION_NOTES, notes if note in notes else [*notes, note])
         self.target(parser, namespace, values, new if self.target.option_strings else None)
 
 
 def deprecated_alias(parser: argparse.ArgumentParser, action: argparse.Action, *old: str) -> None:
     """Accept the old spellings ``old`` of ``action`` for one release, hidden from ``--help``.
 
-    The alias parses its value like ``action`` and prints
-    ``napari-mood: note: --output is deprecated, use --out`` once. A required ``action``
-    is then checked after parsing (argparse would not count the alias as giving it).
+    The alias parses its value like ``action`` and notes
+    ``napari-mood: note: --output is deprecated, use --out`` once in the parsed namespace;
+    :func:`print_deprecation_notes` prints the notes after parsing unless ``--quiet`` was
+    given (anywhere on the line, also after the old spelling). A required ``action`` is
+    then checked after parsing (argparse would not count the alias as giving it).
     """
     if not action.option_strings:  # a positional that the old option may give instead
         action.type = _absent_or(action.type)
@@ -424,6 +430,13 @@ def deprecated_alias(parser: argparse.ArgumentParser, action: argparse.Action, *
         const=action.const, choices=action.choices, metavar=action.metavar,
         default=argparse.SUPPRESS, help=argparse.SUPPRESS, **same,
     )  # fmt: skip
+
+
+def print_deprecation_notes(args: argparse.Namespace) -> None:
+    """Print the notes on the old spellings used, each once, unless ``--quiet`` hides them."""
+    if not getattr(args, "quiet", False):
+        for note in getattr(args, DEPRECATION_NOTES, ()):
+            print(note, file=sys.stderr)
 
 
 def _absent_or(kind: Any) -> Callable[[str], Any]:

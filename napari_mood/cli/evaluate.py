@@ -39,7 +39,7 @@ from napari_mood.services.output import (
     check_outputs,
     write_text_atomic,
 )
-from napari_mood.services.report import REPORT_FILES
+from napari_mood.services.report import REPORT_FILES, write_report
 
 __all__ = ["main", "options_from_args"]
 
@@ -261,19 +261,14 @@ def _write_report(
     inputs: Inputs,
     categories: Mapping[str, CaseCategory] | None,
 ) -> None:
-    try:
-        from napari_mood.services import report
-    except ImportError as exc:
-        raise MoodInputError(
-            None, f"--report needs matplotlib ({exc})", "pip install 'napari-mood[viewer]'"
-        ) from exc
-    files = report.write_report(
+    files = write_report(  # matplotlib: checked before the work (parser_mood._evaluate_needs)
         result,
         args.report,
         csv_text=format_csv(result),
         categories=categories,
         n_boot=args.bootstrap or 1000,
         seed=args.seed,
+        dpi=args.dpi,
         inputs=inputs,
         force=args.force,
     )

@@ -181,6 +181,9 @@ class CommandParser(argparse.ArgumentParser):
                 for a in missing
             )
             self.error(f"the following arguments are required: {names}")
+        from napari_mood.cli._args import print_deprecation_notes  # loaded by ensure_built
+
+        print_deprecation_notes(parsed)
         return parsed, rest
 
     def format_help(self) -> str:

@@ -27,6 +27,7 @@ from napari_mood.cli._args import (
     _threshold,
     _width,
     _workers,
+    add_dpi,
     add_force,
     add_format,
     add_out,
@@ -162,6 +163,7 @@ def add_evaluate(p: argparse.ArgumentParser) -> None:
         metavar="CSV",
         help="case,category file for the report (default: DATASET/categories.csv)",
     )
+    add_dpi(p, "--report plot")
     p.add_argument(
         "--verbose", action="store_true", help="print work done, cache hits, peak memory"
     )

@@ -219,9 +219,9 @@ def _described(category: CaseCategory) -> str:
     return " / ".join(p for p in parts if p)
 
 
-def _png(fig: Any) -> str:
+def _png(fig: Any, dpi: float) -> str:
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
@@ -232,7 +232,7 @@ def _figure(width: float, height: float) -> tuple[Any, Any]:
     return fig, fig.add_subplot(1, 1, 1)
 
 
-def _pr_plot(result: DatasetEvaluation) -> str | None:
+def _pr_plot(result: DatasetEvaluation, dpi: float) -> str | None:
     if not result.case_accumulators:
         return None
     fig, ax = _figure(5.5, 4.2)
@@ -255,10 +255,10 @@ def _pr_plot(result: DatasetEvaluation) -> str | None:
     )
     ax.legend(loc="lower left", fontsize=8)
     ax.grid(alpha=0.3)
-    return _png(fig)
+    return _png(fig, dpi)
 
 
-def _per_case_plot(result: DatasetEvaluation) -> str | None:
+def _per_case_plot(result: DatasetEvaluation, dpi: float) -> str | None:
     rows = [r for r in result.per_case if not math.isnan(r.pixel_ap)]
     if not rows:
         return None
@@ -281,7 +281,7 @@ def _per_case_plot(result: DatasetEvaluation) -> str | None:
     ax.legend(
         fontsize=8, ncols=min(len(methods), 4), loc="lower center", bbox_to_anchor=(0.5, 1.08)
     )
-    return _png(fig)
+    return _png(fig, dpi)
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -413,9 +413,10 @@ def render_html(
     categories: Mapping[str, CaseCategory] | None = None,
     n_boot: int = 1000,
     seed: int = DEFAULT_SEED,
+    dpi: float = 300,
 ) -> str:
-    """Return the report as one HTML document (plots embedded)."""
-    pr, per_case = _pr_plot(result), _per_case_plot(result)
+    """Return the report as one HTML document (plots embedded as PNG at ``dpi``)."""
+    pr, per_case = _pr_plot(result, dpi), _per_case_plot(result, dpi)
     problems = "".join(f"<li>{html.escape(str(p))}</li>" for p in result.problems)
     body = [
         f"<h1>napari-mood report: {html.escape(result.dataset)}</h1>",
@@ -449,6 +450,7 @@ def write_report(
     categories: Mapping[str, CaseCategory] | None = None,
     n_boot: int = 1000,
     seed: int = DEFAULT_SEED,
+    dpi: float = 300,
     inputs: Inputs | None = None,
     force: bool = False,
 ) -> ReportFiles:
@@ -457,11 +459,12 @@ def write_report(
     The folder is checked by the output guard first (not inside the inputs, no report
     file replaced without ``force``); the HTML is drawn before anything is written and
     each file is written atomically.
+    The plots are embedded as PNG at ``dpi`` (``evaluate --dpi``).
     """
     folder = check_output_folder(
         folder, inputs=inputs, force=force, names=REPORT_FILES, what="the report folder"
     )
-    page = render_html(result, categories=categories, n_boot=n_boot, seed=seed)
+    page = render_html(result, categories=categories, n_boot=n_boot, seed=seed, dpi=dpi)
     files = ReportFiles(*(folder / name for name in REPORT_FILES))
     write_text_atomic(files.csv, csv_text, replace=force)
     data = json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n"

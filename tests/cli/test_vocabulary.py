@@ -180,8 +180,8 @@ def test_run_with_the_old_spellings_end_to_end(capsys, tmp_path):
     method.write_text('#!/bin/sh\ncp "$1"/* "$2/"\n')
     method.chmod(0o755)
     out, report = tmp_path / "o", tmp_path / "run.json"
-    argv = ["run", str(method), "--input", str(scans), "--output", str(out), "--json", str(report),
-            "--quiet"]  # fmt: skip
+    argv = ["run", str(method), "--input", str(scans), "--output", str(out), "--json", str(report)]
+    # no --quiet: it would hide the notes (tests/cli/test_quiet_and_report_dpi.py)
     assert main(argv) == 0
     captured = capsys.readouterr()
     assert (out / "a.nii.gz").read_bytes() == (scans / "a.nii.gz").read_bytes()

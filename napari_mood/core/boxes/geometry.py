@@ -71,7 +71,13 @@ def xyxy_to_xywh(boxes: object) -> np.ndarray:
 
 
 def box_areas(boxes: object) -> np.ndarray:
-    """Areas ``(x2 - x1) * (y2 - y1)`` in square pixels."""
+    """Areas ``(x2 - x1) * (y2 - y1)`` in square pixels (no ``+ 1``, as COCO).
+
+    Examples
+    --------
+    >>> box_areas([[0, 0, 2, 3], [2, 2, 2, 7]]).tolist()
+    [6.0, 0.0]
+    """
     arr = as_boxes(boxes)
     return (arr[:, 2] - arr[:, 0]) * (arr[:, 3] - arr[:, 1])
 
@@ -88,12 +94,9 @@ def box_iou(first: object, second: object) -> np.ndarray:
     [[0.3333, 0.0]]
     """
     a, b = as_boxes(first, what="first"), as_boxes(second, what="second")
-    a_xywh, b_xywh = xyxy_to_xywh(a), xyxy_to_xywh(b)
     width = np.minimum(a[:, None, 2], b[None, :, 2]) - np.maximum(a[:, None, 0], b[None, :, 0])
     height = np.minimum(a[:, None, 3], b[None, :, 3]) - np.maximum(a[:, None, 1], b[None, :, 1])
     overlap = (width > 0) & (height > 0)
     inter = np.where(overlap, width * height, 0.0)
-    area_a = a_xywh[:, 2] * a_xywh[:, 3]
-    area_b = b_xywh[:, 2] * b_xywh[:, 3]
-    union = area_a[:, None] + area_b[None, :] - inter
+    union = box_areas(a)[:, None] + box_areas(b)[None, :] - inter
     return np.divide(inter, union, out=np.zeros_like(inter), where=overlap)
