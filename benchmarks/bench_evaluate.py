@@ -150,8 +150,8 @@ def _decode(root: str, queue: mp.Queue) -> None:
 
 def _ours(root: str, queue: mp.Queue, tag: str = "ours") -> None:
     """Serial, in this process: the memory-bounded pipeline itself."""
-    from napari_mood.core.io import discover_methods
     from napari_mood.core.results import EvaluationOptions
+    from napari_mood.io.mood import discover_methods
     from napari_mood.services.evaluation import evaluate
 
     base = _rss_mb()
@@ -168,8 +168,8 @@ def _ours(root: str, queue: mp.Queue, tag: str = "ours") -> None:
 
 def _cli(root: str, queue: mp.Queue) -> None:
     """What ``napari-mood evaluate`` runs by default (local worker processes)."""
-    from napari_mood.core.io import discover_methods
     from napari_mood.core.results import EvaluationOptions
+    from napari_mood.io.mood import discover_methods
     from napari_mood.services.evaluation import evaluate
 
     base = _rss_mb()
@@ -276,7 +276,7 @@ def _baseline_mb(queue: mp.Queue) -> None:
     """Resident memory of a fresh process after the imports every run makes."""
     import sklearn.metrics  # noqa: F401
 
-    import napari_mood.core.evaluate  # noqa: F401
+    import napari_mood.services.case_scoring  # noqa: F401
 
     queue.put(("baseline", 0.0, _rss_mb(), {}))
 

@@ -12,8 +12,10 @@ from .core.curves import (
     CurveAccumulator as CurveAccumulator,
     curve_from_arrays as curve_from_arrays,
 )
-from .core.io import (
+from .io.errors import (
     MoodInputError as MoodInputError,
+)
+from .io.mood import (
     discover_dataset as discover_dataset,
     discover_methods as discover_methods,
     find_methods as find_methods,
@@ -28,7 +30,7 @@ from .core.metrics import (
     sample_score_from_pixel as sample_score_from_pixel,
     slice_scores as slice_scores,
 )
-from .core.nifti import (
+from .io.nifti import (
     read_label as read_label,
     read_scores as read_scores,
     read_volume as read_volume,
@@ -58,7 +60,7 @@ from .core.scores import (
     flag as flag,
     gt_mask as gt_mask,
 )
-from .core.validate import (
+from .io.validate import (
     validate_dataset as validate_dataset,
 )
 from .services.boxes import (

@@ -45,7 +45,7 @@ SLOW_TESTS: frozenset[str] = frozenset(
         "tests/core/test_metrics.py::test_exact_mode_equals_sklearn_on_float32",
         "tests/core/test_objects.py::test_describe_and_count_equal_match_objects",
         "tests/core/test_objects.py::test_labelled_match_equals_match_objects_and_object_labels",
-        "tests/core/test_streamed.py::test_any_unit_range_float32_map",
+        "tests/io/test_streamed.py::test_any_unit_range_float32_map",
         "tests/services/test_cache.py::test_content_change_that_keeps_size_and_mtime_is_seen",
         "tests/services/test_cache.py::test_every_damaged_entry_is_a_miss_never_a_wrong_number",
         "tests/services/test_categories.py::test_local_category_pixel_ap_equals_sklearn",

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from napari_mood.cli import main
-from napari_mood.core.io import MoodInputWarning
+from napari_mood.io.errors import MoodInputWarning
 from tests.conftest import make_mood_folder, write_nifti
 
 SHAPE = (10, 11, 12)

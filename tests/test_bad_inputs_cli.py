@@ -91,7 +91,7 @@ def test_the_maxima_themselves_are_accepted(capsys, data: Path, tmp_path: Path):
 @pytest.fixture
 def no_read(monkeypatch):
     """Fail the test if any NIfTI file is read."""
-    import napari_mood.core.nifti as nifti
+    import napari_mood.io.nifti as nifti
 
     def refuse(path: Path) -> bytes:
         raise AssertionError(f"{path} was read before the usage error")

@@ -26,10 +26,11 @@ import nibabel as nib
 import numpy as np
 import pytest
 
-from napari_mood.core.boxes.io import MAX_SLICE_PIXELS, read_image_size, read_score_map
-from napari_mood.core.io import MoodInputError, MoodInputWarning, discover_dataset
-from napari_mood.core.json_input import read_json
-from napari_mood.core.nifti import read_grid
+from napari_mood.io.boxes import MAX_SLICE_PIXELS, read_image_size, read_score_map
+from napari_mood.io.errors import MoodInputError, MoodInputWarning
+from napari_mood.io.json_input import read_json
+from napari_mood.io.mood import discover_dataset
+from napari_mood.io.nifti import read_grid
 from napari_mood.services.datasets import sample_data_dir
 from tests import test_bad_inputs
 from tests.test_bad_inputs import _checksums, _cli, _refused
@@ -503,7 +504,7 @@ def test_chosen_cases_without_a_scan_are_left_out(capsys, data: Path, tmp_path: 
 
 
 def test_load_figure_cases_asked_or_chosen(data: Path):
-    from napari_mood.core.io import discover_methods
+    from napari_mood.io.mood import discover_methods
     from napari_mood.services.figure_cases import load_figure_cases
 
     (data / "toy" / "c1.nii.gz").unlink()

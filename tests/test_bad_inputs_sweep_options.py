@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from napari_mood.core.io import MoodInputError
+from napari_mood.io.errors import MoodInputError
 from napari_mood.services.report import read_case_categories
 from tests import test_bad_inputs
 from tests.test_bad_inputs import _checksums, _cli, _refused
@@ -275,7 +275,7 @@ def test_distinct_sweep_values_still_accepted():
 
 
 def test_load_ground_truth_refuses_an_empty_reader(nova: Path):
-    from napari_mood.core.boxes.io import discover_box_dataset
+    from napari_mood.io.boxes import discover_box_dataset
     from napari_mood.services.boxes import load_ground_truth
 
     with pytest.raises(ValueError, match="not empty"):

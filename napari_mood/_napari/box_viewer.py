@@ -16,8 +16,8 @@ from typing import Any
 from napari_mood._napari.boxes import box_layers, is_box_dataset
 from napari_mood._napari.docking import PLUGIN_NAME
 from napari_mood._napari.session import MoodSession, get_session
-from napari_mood.core.boxes.io import discover_box_dataset
-from napari_mood.core.io import MoodInputError
+from napari_mood.io.boxes import discover_box_dataset
+from napari_mood.io.errors import MoodInputError
 
 __all__ = ["BOX_PANEL", "build_box_viewer", "opens_box_dataset"]
 

@@ -1,6 +1,6 @@
 """NOVA-style box datasets in napari: the reader and the layers (no Qt here).
 
-A folder with PNG slices and ``boxes.csv`` (see :mod:`napari_mood.core.boxes.io`) opens
+A folder with PNG slices and ``boxes.csv`` (see :mod:`napari_mood.io.boxes`) opens
 as:
 
 - ``"<dataset> slices"``: the slices stacked as one Image (the slider picks the slice;
@@ -29,9 +29,8 @@ import numpy as np
 from napari_mood._napari.layers import LayerData
 from napari_mood.core.boxes import BoxSet
 from napari_mood.core.boxes.consensus import readers_of
-from napari_mood.core.boxes.io import BOXES_FILE, BoxDataset, discover_box_dataset, read_png
-from napari_mood.core.boxes.looks import BOX_COLORS, READER_COLORS
-from napari_mood.core.io import MoodInputError
+from napari_mood.io.boxes import BOXES_FILE, BoxDataset, discover_box_dataset, read_png
+from napari_mood.io.errors import MoodInputError
 from napari_mood.services.boxes import (
     BoxBenchmark,
     BoxView,
@@ -39,6 +38,7 @@ from napari_mood.services.boxes import (
     evaluate_boxes,
     find_box_methods,
 )
+from napari_mood.services.looks import BOX_COLORS, READER_COLORS
 
 __all__ = [
     "BOXES_KEY",

@@ -12,7 +12,7 @@ Every layer napari-mood creates carries ``metadata["napari_mood"]``::
 The session recognises layers by this entry only, never by their names.
 
 Display of a method's map: an Image with ``translucent`` blending and the method's
-colormap (:func:`napari_mood.core.looks.method_colormap`). The display threshold is the
+colormap (:func:`napari_mood.services.looks.method_colormap`). The display threshold is the
 layer's lower contrast limit (:func:`napari_mood.core.scores.threshold_limits`), so
 voxels at or below the threshold map to the transparent end and the colour ramp spans
 ``(threshold, 1]``. Changing the threshold changes two numbers on the GPU: no array is
@@ -27,8 +27,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from napari_mood.core.looks import GT_COLOR
 from napari_mood.services.display import PoolMethod, build_pyramid
+from napari_mood.services.looks import GT_COLOR
 
 __all__ = [
     "AXIS_LABELS_3D",
@@ -160,7 +160,7 @@ def mood_metadata(
     """Return the ``metadata`` of a napari-mood layer.
 
     ``focus`` (a GT's): the display voxel to look at first
-    (:func:`~napari_mood.core.case.focus_voxel`), found when the file was read.
+    (:func:`~napari_mood.io.case.focus_voxel`), found when the file was read.
     """
     info = {
         "focus": None if focus is None else [int(v) for v in focus],

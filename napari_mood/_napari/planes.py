@@ -42,9 +42,9 @@ from napari_mood._napari._soon import call_after_paint, call_soon
 from napari_mood._napari.boxes import BOXES_KEY
 from napari_mood._napari.grid import COMPARE_KEY
 from napari_mood._napari.layers import METADATA_KEY
+from napari_mood._napari.looks import CROSSHAIR_COLOR
 from napari_mood._napari.mirror import LayerMirror
 from napari_mood._napari.viewer import unwrap_viewer
-from napari_mood.core.looks import CROSSHAIR_COLOR
 from napari_mood.core.orientation import Convention, Plane, edge_letters, plane_view, screen_flips
 
 __all__ = [

@@ -1,6 +1,6 @@
 """npe2 reader: NIfTI files and MOOD folders -> napari layer data tuples.
 
-What is opened (see :func:`napari_mood.core.case.find_case_folder_layout`):
+What is opened (see :func:`napari_mood.io.case.find_case_folder_layout`):
 
 * a MOOD dataset folder (holds ``toy/`` or ``toy_label/``): its first anomalous case with
   the ground truth and every method found in ``DATASET/methods/``;
@@ -20,7 +20,7 @@ Layers: scan -> gray Image named after the case; each map -> Image named after t
 Labels named ``"<case> GT"``, drawn as an outline once the session takes it (filled and
 translucent before). All layers of a case use the scan's display transform and ``scale``
 so they line up voxel for voxel. Problems found while reading (missing maps, shape or
-affine mismatches, NaN) are emitted as :class:`~napari_mood.core.io.MoodInputWarning`.
+affine mismatches, NaN) are emitted as :class:`~napari_mood.io.errors.MoodInputWarning`.
 """
 
 from __future__ import annotations
@@ -44,7 +44,9 @@ from napari_mood._napari.layers import (
     gt_label_data,
     mood_metadata,
 )
-from napari_mood.core.case import (
+from napari_mood.core.problems import Problem
+from napari_mood.core.scores import ScoreMode, threshold_limits
+from napari_mood.io.case import (
     CaseData,
     PathLayout,
     find_case_folder_layout,
@@ -53,11 +55,10 @@ from napari_mood.core.case import (
     load_case,
     methods_from_files,
 )
-from napari_mood.core.io import (
+from napari_mood.io.errors import MoodInputError, MoodInputWarning
+from napari_mood.io.mood import (
     MethodFolder,
     MoodDataset,
-    MoodInputError,
-    MoodInputWarning,
     case_stem,
     discover_dataset,
     discover_methods,
@@ -65,10 +66,13 @@ from napari_mood.core.io import (
     method_folder,
     methods_beside,
 )
-from napari_mood.core.looks import DEFAULT_THRESHOLD, METHOD_COLORS, METHOD_OPACITY, method_colormap
-from napari_mood.core.scores import ScoreMode, threshold_limits
-from napari_mood.core.validate import Problem
 from napari_mood.services.display import display_range
+from napari_mood.services.looks import (
+    DEFAULT_THRESHOLD,
+    METHOD_COLORS,
+    METHOD_OPACITY,
+    method_colormap,
+)
 
 __all__ = [
     "LoadedCase",
@@ -129,7 +133,7 @@ def read_paths(
     on_grid : callable, optional
         Called (in the reading thread) with the scan and GT layers as soon as those two
         files are read, while the maps are still being read
-        (:func:`~napari_mood.core.case.load_case`); the returned list holds the very same
+        (:func:`~napari_mood.io.case.load_case`); the returned list holds the very same
         tuples, so a caller that showed them adds only the others.
 
     Raises
@@ -168,7 +172,7 @@ def read_dataset_case(
 
 
 OnGrid = Callable[[CaseData], None] | None
-"""What :func:`~napari_mood.core.case.load_case` calls with the scan and GT read."""
+"""What :func:`~napari_mood.io.case.load_case` calls with the scan and GT read."""
 
 
 def _load(
@@ -216,7 +220,7 @@ def _load_dataset(
 
 
 def _load_case(dataset: MoodDataset | None, case: str, **options: Any) -> CaseData:
-    """:func:`~napari_mood.core.case.load_case`, a large scan read small (only shown):
+    """:func:`~napari_mood.io.case.load_case`, a large scan read small (only shown):
     the scan of a volume the viewer shows multiscale (more than
     :data:`~napari_mood._napari.layers.PYRAMID_MIN_VOXELS` voxels) is float16, or its
     stored integers of up to 16 bits: 268 MB instead of 537 MB at 512^3."""

@@ -11,7 +11,7 @@ slider by the finest voxel of all layers, hidden ones included: with a case of s
 voxels open in the same viewer the slider counts in that case's steps. The layers go to the bottom of the layer list: napari groups layers
 into cells by their index, so layers kept hidden below them (a case of napari-mood)
 would shift every image into its neighbour's cell. The residual is drawn like a method's
-map (:func:`napari_mood.core.looks.method_colormap`, transparent at or below the display
+map (:func:`napari_mood.services.looks.method_colormap`, transparent at or below the display
 threshold: contrast limits :func:`napari_mood.core.scores.threshold_limits`, so moving
 the lower contrast limit moves the threshold); the anomaly region, when known, is
 outlined in every cell. The three grey images share one contrast range (the healthy
@@ -29,9 +29,9 @@ from typing import Any
 import numpy as np
 
 from napari_mood._napari.layers import AXIS_LABELS_3D, LayerData, gt_colormap
-from napari_mood.core.looks import method_colormap
 from napari_mood.core.scores import threshold_limits
 from napari_mood.services.display import display_range
+from napari_mood.services.looks import method_colormap
 from napari_mood.services.recon import ReconView
 
 __all__ = [

@@ -35,7 +35,7 @@ from napari_mood._napari.layers import LayerData, layer_info
 from napari_mood._napari.reader import read_paths
 from napari_mood._napari.score_legend import ScoreLegend
 from napari_mood._napari.session import MoodSession, get_session
-from napari_mood.core.io import MoodInputError
+from napari_mood.io.errors import MoodInputError
 from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.output import Inputs, atomic_path, check_output_file
 from napari_mood.services.view_legend import add_legend
@@ -171,7 +171,7 @@ def build_viewer(
     """Open a napari window on ``paths`` with the plugin's panels, ready to use.
 
     The files are read in a background thread from the start (several at once, the scan
-    and GT first, see :func:`napari_mood.core.case.load_case`; large freed blocks are
+    and GT first, see :func:`napari_mood.io.case.load_case`; large freed blocks are
     given back to the system, :func:`~napari_mood._napari._malloc.fix_mmap_threshold`),
     while napari is imported and its window built, and then while panels are docked, one
     at a time; the event loop keeps running meanwhile.
@@ -395,7 +395,7 @@ def focus_case(viewer: Any, session: MoodSession | None = None) -> None:
     when the reader found it (``focus``), else it is found here.
     """
     from napari_mood._napari.planes import planes_of
-    from napari_mood.core.case import focus_voxel
+    from napari_mood.io.case import focus_voxel
 
     session = session or get_session(viewer)
     gt, truth = session.gt_layer, session.gt_data

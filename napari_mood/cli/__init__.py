@@ -27,7 +27,7 @@ INTERRUPTED = "napari-mood: interrupted (nothing half-written was left behind)"
 
 def _run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     from napari_mood.cli._common import require_all
-    from napari_mood.core.io import MoodInputError
+    from napari_mood.io.errors import MoodInputError
 
     try:
         require_all(args)  # a missing optional dependency: one line, before any work
@@ -101,7 +101,7 @@ def _main(argv: Sequence[str] | None) -> int:
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
     try:
         with warnings.catch_warnings():
-            from napari_mood.core.io import MoodInputWarning
+            from napari_mood.io.errors import MoodInputWarning
 
             if getattr(args, "quiet", False):
                 warnings.simplefilter("ignore")  # --quiet: no warning on stderr
@@ -202,7 +202,7 @@ class _Diagnostics:
 
 def _reason(exc: BaseException) -> str:
     """The OS's words for an error (``No space left on device``), else its text."""
-    from napari_mood.core.io import one_line
+    from napari_mood.io.errors import one_line
 
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
@@ -279,7 +279,7 @@ class _WarningPrinter:
         self._seen: set[tuple[str, str]] = set()
 
     def __call__(self, message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
-        from napari_mood.core.io import one_line
+        from napari_mood.io.errors import one_line
 
         kind = readable_category(category)
         text = one_line(str(message))

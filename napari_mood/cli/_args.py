@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any, cast
 
 from napari_mood.core.orientation import PLANES
-from napari_mood.core.paper import parse_width
 from napari_mood.core.scores import check_threshold
 from napari_mood.core.seed import DEFAULT_SEED
+from napari_mood.services.paper import parse_width
 
 
 def _pred_pair(text: str) -> tuple[str, Path]:

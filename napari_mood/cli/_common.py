@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from napari_mood.core.io import MethodFolder, MoodDataset
+    from napari_mood.io.mood import MethodFolder, MoodDataset
 
 __all__ = [
     "Need",
@@ -40,7 +40,7 @@ def require(module: str, extra: str | None, *, who: str) -> None:
         ``evaluate --scheduler needs distributed: No module named 'distributed'
         (pip install "napari-mood[cluster]")``.
     """
-    from napari_mood.core.io import MoodInputError, one_line
+    from napari_mood.io.errors import MoodInputError, one_line
 
     try:
         importlib.import_module(module)
@@ -67,10 +67,10 @@ def methods_from_args(
     """``--preds`` / ``--pred`` (default ``DATASET/methods``), as :func:`find_methods`.
 
     A method folder that is the dataset, its labels or its scans is refused
-    (:func:`~napari_mood.core.io.check_methods_apart`); ``dataset`` is discovered from
+    (:func:`~napari_mood.io.mood.check_methods_apart`); ``dataset`` is discovered from
     the arguments when not given.
     """
-    from napari_mood.core.io import check_methods_apart, discover_dataset, find_methods
+    from napari_mood.io.mood import check_methods_apart, discover_dataset, find_methods
 
     if dataset is None:
         dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)

@@ -12,8 +12,8 @@ import argparse
 import sys
 from collections.abc import Mapping
 
-from napari_mood.core.boxes.io import BoxDataset, discover_box_dataset
-from napari_mood.core.io import MoodInputError
+from napari_mood.io.boxes import BoxDataset, discover_box_dataset
+from napari_mood.io.errors import MoodInputError
 from napari_mood.services.boxes import (
     BoxBenchmark,
     BoxMethod,

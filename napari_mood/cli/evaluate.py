@@ -11,18 +11,11 @@ from pathlib import Path
 
 from napari_mood.cli._common import ProgressBar, methods_from_args
 from napari_mood.core.categories import CaseCategory
-from napari_mood.core.io import (
-    MethodFolder,
-    MoodDataset,
-    MoodInputError,
-    MoodInputWarning,
-    check_labels_for,
-    check_regular_file,
-    discover_dataset,
-)
-from napari_mood.core.json_input import read_json
 from napari_mood.core.ranking import check_splits
 from napari_mood.core.results import DatasetEvaluation, EvaluationOptions, Task
+from napari_mood.io.errors import MoodInputError, MoodInputWarning, check_regular_file
+from napari_mood.io.json_input import read_json
+from napari_mood.io.mood import MethodFolder, MoodDataset, check_labels_for, discover_dataset
 from napari_mood.services.cache import check_cache_folder
 from napari_mood.services.evaluation import (
     MoodEvaluation,

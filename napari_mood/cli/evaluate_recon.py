@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from napari_mood.cli._common import ProgressBar
-from napari_mood.core.io import MoodInputError
+from napari_mood.io.errors import MoodInputError
 from napari_mood.services.output import (
     Planned,
     check_apart,

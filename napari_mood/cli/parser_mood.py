@@ -38,8 +38,8 @@ from napari_mood.cli._args import (
 from napari_mood.cli._common import Need
 from napari_mood.cli.parser import Lazy
 from napari_mood.core.orientation import CONVENTIONS
-from napari_mood.core.paper import WIDTH_PRESETS
 from napari_mood.core.scores import SCORE_MODES
+from napari_mood.services.paper import WIDTH_PRESETS
 
 __all__ = ["add_demo", "add_evaluate", "add_figure", "add_validate", "add_view"]
 

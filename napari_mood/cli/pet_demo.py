@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from napari_mood.core.io import MoodInputError
+from napari_mood.io.errors import MoodInputError
 from napari_mood.services.output import Inputs, check_output_folder, staged_folder
 from napari_mood.services.pet_sample import iter_pet_sample_files, template_reconstruction_files
 from napari_mood.services.writers import write_files

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from napari_mood.cli._common import aligned_csv
-from napari_mood.core.io import MoodInputError
+from napari_mood.io.errors import MoodInputError
 from napari_mood.services.output import Inputs, check_output_folder, write_text_atomic
 
 __all__ = ["main"]

@@ -9,7 +9,7 @@ import json
 import sys
 
 from napari_mood.cli._common import ProgressBar
-from napari_mood.core.io import MoodInputError
+from napari_mood.io.errors import MoodInputError
 from napari_mood.services.output import Inputs, Planned, check_outputs, write_text_atomic
 from napari_mood.services.run_method import MethodRun, expected_output, input_scans, run_method
 

@@ -31,9 +31,6 @@ import numpy as np
 
 from napari_mood._version import __version__
 from napari_mood.cli._args import DEFAULT_SEED
-from napari_mood.core.case import find_case_folder_layout
-from napari_mood.core.io import MoodInputError, MoodInputWarning, case_stem
-from napari_mood.core.nifti import Volume, read_volume
 from napari_mood.core.simulate.hypometabolism import (
     HypometabolismProfile,
     degree_case_name,
@@ -42,7 +39,11 @@ from napari_mood.core.simulate.hypometabolism import (
     region_from_atlas,
     simulate_hypometabolism,
 )
-from napari_mood.core.writers import mood_case_files, nifti_gz_bytes
+from napari_mood.io.case import find_case_folder_layout
+from napari_mood.io.errors import MoodInputError, MoodInputWarning
+from napari_mood.io.mood import case_stem
+from napari_mood.io.nifti import Volume, read_volume
+from napari_mood.io.writers import mood_case_files, nifti_gz_bytes
 from napari_mood.services.output import (
     GENERATED_MARKER,
     Inputs,

@@ -9,10 +9,11 @@ import numpy as np
 
 from napari_mood.cli._common import ProgressBar, formatted_csv, methods_from_args
 from napari_mood.cli.simulate import scan_inputs, unit_scan
-from napari_mood.core.io import MoodInputError, discover_dataset
-from napari_mood.core.nifti import read_volume
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.core.sweep import PRESETS, SIZE_INTENSITY, default_values
+from napari_mood.io.errors import MoodInputError
+from napari_mood.io.mood import discover_dataset
+from napari_mood.io.nifti import read_volume
 from napari_mood.services.output import (
     Inputs,
     check_output_folder,

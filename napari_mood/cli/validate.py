@@ -10,8 +10,9 @@ import sys
 from collections.abc import Sequence
 
 from napari_mood.cli._common import methods_from_args
-from napari_mood.core.io import discover_dataset
-from napari_mood.core.validate import Problem, validate_dataset
+from napari_mood.core.problems import Problem
+from napari_mood.io.mood import discover_dataset
+from napari_mood.io.validate import validate_dataset
 
 __all__ = ["main"]
 

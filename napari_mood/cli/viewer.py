@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from napari_mood.core.io import MoodInputError
+from napari_mood.io.errors import MoodInputError
 from napari_mood.services.output import Inputs, check_output_file
 
 __all__ = ["demo", "view"]

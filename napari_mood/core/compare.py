@@ -1,7 +1,7 @@
 """Compare methods: difference masks of two maps, comparison tables, rank intervals.
 
 Everything the compare view and the comparison table show is computed here, from arrays
-or from a :class:`~napari_mood.core.evaluate.DatasetEvaluation`; the widgets only display.
+or from a :class:`~napari_mood.services.case_scoring.DatasetEvaluation`; the widgets only display.
 
 Edge-case policy (one place, each case tested):
 

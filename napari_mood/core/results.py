@@ -2,7 +2,7 @@
 
 :class:`DatasetEvaluation` is what ``napari-mood evaluate`` prints; ``to_dict`` gives the
 stable JSON documented in the README. The computations are in
-:mod:`napari_mood.core.evaluate`.
+:mod:`napari_mood.services.case_scoring`.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from napari_mood.core import objects as obj
 from napari_mood.core._checks import check_choice
 from napari_mood.core.curves import CurveAccumulator
 from napari_mood.core.metrics import SampleHow
+from napari_mood.core.problems import Problem
 from napari_mood.core.scores import ScoreMode, check_mode
-from napari_mood.core.validate import Problem
 
 __all__ = [
     "DEFAULT_OPTIONS",

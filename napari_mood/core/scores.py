@@ -8,7 +8,7 @@ Scores
     (0x3C00) is 1.0, :data:`N_CODES` bins in all. ``mode="exact"`` reads scores as
     float32 clipped to [0, 1] instead (the keys are those float32 values). ``-0.0`` is
     ``+0.0``; NaN is never a score: every function here refuses it (the caller decides
-    the NaN policy first, e.g. :func:`napari_mood.core.evaluate` replaces it by 0 on
+    the NaN policy first, e.g. :func:`napari_mood.services.case_scoring` replaces it by 0 on
     request).
 
 Ground truth

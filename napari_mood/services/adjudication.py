@@ -31,9 +31,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from napari_mood.core.io import MoodInputError, check_regular_file
 from napari_mood.core.regions import FlaggedRegion
 from napari_mood.core.scores import check_threshold
+from napari_mood.io.errors import MoodInputError, check_regular_file
 from napari_mood.services.review import VERDICTS, ReviewRecord, Verdict, match_reviews
 from napari_mood.services.review_queue import ReviewQueue
 

@@ -2,7 +2,7 @@
 
 Every figure is drawn and saved under :data:`~napari_mood.services.figures.FIGURE_RC`
 (TrueType fonts in PDF, text kept as text in SVG, 7-pt text) with the method colours of
-the viewer (:func:`~napari_mood.core.looks.method_color`). Files go through
+the viewer (:func:`~napari_mood.services.looks.method_color`). Files go through
 :func:`~napari_mood.services.figures.save_figure` (atomic; callers check the paths first).
 """
 
@@ -14,8 +14,8 @@ from pathlib import Path
 from matplotlib import rc_context
 from matplotlib.figure import Figure
 
-from napari_mood.core.looks import method_color
 from napari_mood.services.figures import FIGURE_FORMATS, FIGURE_RC, save_figure
+from napari_mood.services.looks import method_color
 
 __all__ = ["FIGURE_FORMATS", "check_formats", "colors_for", "new_figure", "save_formats"]
 

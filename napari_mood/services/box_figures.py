@@ -20,10 +20,10 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
 from napari_mood.core.boxes import BoxOutcomes, BoxSet, box_outcomes
-from napari_mood.core.boxes.io import read_png
-from napari_mood.core.boxes.looks import BOX_COLORS
+from napari_mood.io.boxes import read_png
 from napari_mood.services.boxes import BoxBenchmark
 from napari_mood.services.figures import FIGURE_RC, save_figure
+from napari_mood.services.looks import BOX_COLORS
 
 __all__ = ["images_by_misses", "make_box_figure", "write_box_figure"]
 

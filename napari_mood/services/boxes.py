@@ -50,7 +50,7 @@ from napari_mood.core.boxes import (
 )
 from napari_mood.core.boxes.consensus import CONSENSUS, MergeRule, merge_readers, readers_of
 from napari_mood.core.boxes.from_scores import boxes_from_score_map
-from napari_mood.core.boxes.io import (
+from napari_mood.io.boxes import (
     MAPS_FOLDER,
     BoxDataset,
     BoxFile,
@@ -60,7 +60,7 @@ from napari_mood.core.boxes.io import (
     read_box_file,
     read_score_map,
 )
-from napari_mood.core.io import MoodInputError, MoodInputWarning
+from napari_mood.io.errors import MoodInputError, MoodInputWarning
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -379,7 +379,7 @@ def evaluate_boxes(
     ----------
     dataset : path-like or BoxDataset
         The folder (``images/*.png`` and ``boxes.csv``), or one already discovered
-        (:func:`~napari_mood.core.boxes.io.discover_box_dataset`).
+        (:func:`~napari_mood.io.boxes.discover_box_dataset`).
     preds : mapping of str to path-like, optional
         ``{name: box file}`` (.csv, or .json COCO results).
     maps : mapping of str to path-like, optional
@@ -405,7 +405,7 @@ def evaluate_boxes(
     strict : bool
         A prediction row with a problem is an error (else left out with a warning).
     warn : bool
-        Emit one :class:`~napari_mood.core.io.MoodInputWarning` per problem (they are
+        Emit one :class:`~napari_mood.io.errors.MoodInputWarning` per problem (they are
         listed in ``problems`` either way).
 
     Returns

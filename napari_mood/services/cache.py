@@ -39,11 +39,11 @@ import numpy as np
 
 from napari_mood._version import __version__
 from napari_mood.core.curves import CurveAccumulator
-from napari_mood.core.io import MoodInputWarning
 from napari_mood.core.objects import CaseObjects, LevelObjects
+from napari_mood.core.problems import Problem
 from napari_mood.core.results import MethodCase
 from napari_mood.core.scores import code_values
-from napari_mood.core.validate import Problem
+from napari_mood.io.errors import MoodInputWarning
 from napari_mood.services.output import (
     Inputs,
     OutputRefused,

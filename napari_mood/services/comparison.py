@@ -13,13 +13,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from napari_mood.core.compare import ComparisonTable, case_comparison, dataset_comparison
-from napari_mood.core.io import MoodInputError, discover_dataset, find_methods
-from napari_mood.core.looks import DEFAULT_THRESHOLD
+from napari_mood.core.problems import Problem
 from napari_mood.core.results import EvaluationOptions, Task
 from napari_mood.core.seed import DEFAULT_SEED
-from napari_mood.core.validate import Problem
+from napari_mood.io.errors import MoodInputError
+from napari_mood.io.mood import discover_dataset, find_methods
 from napari_mood.services.evaluation import evaluate
 from napari_mood.services.labelling import LabellingCache
+from napari_mood.services.looks import DEFAULT_THRESHOLD
 from napari_mood.services.snapshots import MapSnapshot
 
 __all__ = [
@@ -47,7 +48,7 @@ def dataset_table(
     """Evaluate a dataset's methods (``DATASET/methods/``) and return the comparison table.
 
     Runs in this thread (no process pool: called from a widget's worker). Object counts
-    are taken at ``thresholds[method]`` (:data:`~napari_mood.core.looks.DEFAULT_THRESHOLD`
+    are taken at ``thresholds[method]`` (:data:`~napari_mood.services.looks.DEFAULT_THRESHOLD`
     for methods not given).
 
     Raises

@@ -35,9 +35,9 @@ from typing import Literal, get_args
 import numpy as np
 
 from napari_mood.core._checks import check_choice
-from napari_mood.core._pages import empty_kept
 from napari_mood.core.curves import memory_order_axes
 from napari_mood.core.scores import to_mood_scores
+from napari_mood.io._pages import empty_kept
 
 __all__ = [
     "DisplayCopy",

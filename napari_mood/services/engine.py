@@ -3,7 +3,7 @@
 The unit of work is one case: a worker reads the case's label and every method map it
 has to compute itself (paths are shipped, not arrays), so a worker holds one case at a
 time. Per-case results are small (two integer histograms and object counts per method)
-and are merged in case order by :func:`napari_mood.core.evaluate.summarise_dataset`, so
+and are merged in case order by :func:`napari_mood.services.case_scoring.summarise_dataset`, so
 a parallel run gives the same numbers as a serial one, bit for bit.
 
 The cache (:mod:`napari_mood.services.cache`) stores each (case, method) result under a
@@ -32,14 +32,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from napari_mood.core.evaluate import case_maps, evaluate_case, summarise_dataset
-from napari_mood.core.io import MethodFolder, MoodDataset, MoodInputError
 from napari_mood.core.results import (
     CaseEvaluation,
     DatasetEvaluation,
     EvaluationOptions,
     Progress,
 )
+from napari_mood.io.errors import MoodInputError
+from napari_mood.io.mood import MethodFolder, MoodDataset
 from napari_mood.services.cache import (
     CacheKey,
     LabelEntry,
@@ -47,6 +47,7 @@ from napari_mood.services.cache import (
     ResultCache,
     file_stamp,
 )
+from napari_mood.services.case_scoring import case_maps, evaluate_case, summarise_dataset
 
 __all__ = ["EngineStats", "default_workers"]
 

@@ -3,7 +3,7 @@
 The command line, the dataset browser, the comparison table, the threshold widget and a
 notebook all evaluate through :func:`evaluate` (the engine below it,
 :mod:`napari_mood.services.engine`, runs the per-case work serially, in processes or on a
-cluster), so "which methods" (:func:`napari_mood.core.io.find_methods`), "which tasks"
+cluster), so "which methods" (:func:`napari_mood.io.mood.find_methods`), "which tasks"
 (:func:`default_tasks`), "choose thresholds on a toy dataset" (:func:`toy_thresholds`) and
 the challenge statistics (:func:`add_statistics`) are written once.
 """
@@ -20,14 +20,6 @@ import numpy as np
 
 from napari_mood.core import ranking
 from napari_mood.core.curves import CurveAccumulator
-from napari_mood.core.io import (
-    METHODS_FOLDER,
-    MethodFolder,
-    MoodDataset,
-    MoodInputError,
-    discover_dataset,
-    find_methods,
-)
 from napari_mood.core.readout import BestCriterion, BestThreshold, best_dataset_thresholds
 from napari_mood.core.results import (
     DatasetEvaluation,
@@ -35,6 +27,14 @@ from napari_mood.core.results import (
     PixelSummary,
     SampleSummary,
     Task,
+)
+from napari_mood.io.errors import MoodInputError
+from napari_mood.io.mood import (
+    METHODS_FOLDER,
+    MethodFolder,
+    MoodDataset,
+    discover_dataset,
+    find_methods,
 )
 from napari_mood.services.engine import EngineStats, run_evaluation
 from napari_mood.services.formats import format_json, format_table
@@ -214,7 +214,7 @@ def evaluate(
     ----------
     dataset : path-like or MoodDataset
         The dataset folder (``toy/``, ``toy_label/pixel``, ``toy_label/sample``), or one
-        already discovered (:func:`~napari_mood.core.io.discover_dataset`).
+        already discovered (:func:`~napari_mood.io.mood.discover_dataset`).
     preds : path-like or mapping of str to path-like, optional
         Where the methods are: a folder holding one folder per method, or
         ``{name: folder}``. Default: the dataset's own ``methods/`` folder.
@@ -241,7 +241,7 @@ def evaluate(
         When set, the evaluation stops after the current case with
         :class:`EvaluationCancelled`.
     warn : bool
-        Emit one :class:`~napari_mood.core.io.MoodInputWarning` per problem found (they
+        Emit one :class:`~napari_mood.io.errors.MoodInputWarning` per problem found (they
         are listed in ``result.problems`` either way).
 
     Returns
@@ -327,7 +327,7 @@ def toy_thresholds(
     """MOOD's procedure: each method's best threshold over a separate toy dataset.
 
     The methods' outputs on the toy dataset are found like any dataset's
-    (:func:`~napari_mood.core.io.find_methods`: ``TOY/methods/`` unless ``preds`` is
+    (:func:`~napari_mood.io.mood.find_methods`: ``TOY/methods/`` unless ``preds`` is
     given) and paired with ``names`` by name. The object F1 is searched on the grid
     0.01 .. 0.99; the Dice threshold is the pooled best one.
 

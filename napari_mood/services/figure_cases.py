@@ -16,17 +16,11 @@ from typing import Literal, cast
 
 import numpy as np
 
-from napari_mood.core.case import CaseData, load_case
-from napari_mood.core.case import anomalous_cases as find_anomalous_cases
-from napari_mood.core.io import (
-    DEFAULT_SCANS,
-    MethodFolder,
-    MoodDataset,
-    MoodInputError,
-    MoodInputWarning,
-    case_stem,
-)
 from napari_mood.core.orientation import PLANES, Plane, plane_view
+from napari_mood.io.case import CaseData, load_case
+from napari_mood.io.case import anomalous_cases as find_anomalous_cases
+from napari_mood.io.errors import MoodInputError, MoodInputWarning
+from napari_mood.io.mood import DEFAULT_SCANS, MethodFolder, MoodDataset, case_stem
 
 __all__ = [
     "DEFAULT_MAX_CASES",
@@ -95,7 +89,7 @@ class FigureCase:
 
     @classmethod
     def from_case_data(cls, case: CaseData) -> FigureCase:
-        """Display-ordered views of a case read by :func:`napari_mood.core.case.load_case`."""
+        """Display-ordered views of a case read by :func:`napari_mood.io.case.load_case`."""
         show = case.transform.to_display
         return cls(
             name=case.stem,
@@ -143,7 +137,7 @@ def load_figure_cases(
     missing, unreadable or on another grid) is never drawn as an empty column: when the
     cases were asked for (``asked``) it is an error naming the scan; when they were
     chosen for the user (:func:`anomalous_cases`) the case is left out with a
-    :class:`~napari_mood.core.io.MoodInputWarning` naming the scan.
+    :class:`~napari_mood.io.errors.MoodInputWarning` naming the scan.
 
     Parameters
     ----------
@@ -227,7 +221,7 @@ def resolve_case(dataset: MoodDataset, case: str) -> str:
 
 
 def anomalous_cases(dataset: MoodDataset, *, limit: int = DEFAULT_MAX_CASES) -> list[str]:
-    """Return the first ``limit`` anomalous cases (:func:`napari_mood.core.case.is_anomalous`)."""
+    """Return the first ``limit`` anomalous cases (:func:`napari_mood.io.case.is_anomalous`)."""
     return find_anomalous_cases(dataset, limit=limit)
 
 

@@ -15,13 +15,13 @@ import numpy as np
 from matplotlib.colors import Colormap, LinearSegmentedColormap
 
 from napari_mood.core.curves import curve_from_arrays
-from napari_mood.core.looks import DEFAULT_THRESHOLD, METHOD_COLORS, method_colormap
 from napari_mood.core.metrics import average_precision_from_curve, confusion_at
 from napari_mood.core.orientation import Convention, PlaneView, oriented_plane, plane_view
 from napari_mood.core.scores import check_threshold
 from napari_mood.core.slices import BODY_MARGIN, CropBox, body_mask, choose_slice, mask_box
 from napari_mood.services.figure_cases import FigureCase, FigureRow
 from napari_mood.services.figure_layout import RowExtent
+from napari_mood.services.looks import DEFAULT_THRESHOLD, METHOD_COLORS, method_colormap
 
 __all__ = [
     "RowImages",

@@ -6,7 +6,7 @@ width whose cells cannot hold a word at 7 pt.
 
 Rules (one place):
 
-* every text is :data:`~napari_mood.core.paper.MIN_FONT_PT` (7 pt) at the final size;
+* every text is :data:`~napari_mood.services.paper.MIN_FONT_PT` (7 pt) at the final size;
   nothing is shrunk to fit;
 * all columns have one width; the cell width is what the requested figure width leaves
   after the row labels, the letters' margins and the gaps (no width: :data:`CELL_PT`,
@@ -48,7 +48,7 @@ from typing import Literal
 from matplotlib.font_manager import FontProperties
 from matplotlib.textpath import TextToPath
 
-from napari_mood.core.paper import (
+from napari_mood.services.paper import (
     MIN_FONT_PT,
     POINTS_PER_INCH,
     mm_to_points,

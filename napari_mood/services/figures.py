@@ -12,12 +12,12 @@ A figure looks like the viewer and is ready for a journal:
   axial; ``radiological`` by default: the patient's right on the left), with orientation
   letters beside the middle of each edge of the first image of each row (``letters="all"``:
   every image), in the margin: a letter never covers a voxel;
-* each method is drawn in its viewer colour (:data:`napari_mood.core.looks.METHOD_COLORS`)
+* each method is drawn in its viewer colour (:data:`napari_mood.services.looks.METHOD_COLORS`)
   with the viewer's colour ramp over ``(threshold, 1]`` (a dark shade up to the full
   colour, which stands out on white matter) and transparent at or below its threshold,
   over the scan, with one colour bar per method column, named after it;
 * the ground truth is an outline (the 0.5 contour of the mask, between inside and outside
-  voxel centres) in :data:`napari_mood.core.looks.GT_COLOR`, on its own column and on every
+  voxel centres) in :data:`napari_mood.services.looks.GT_COLOR`, on its own column and on every
   method's cell;
 * each case is cropped to the body (:func:`napari_mood.core.slices.body_mask`) and its
   slice in each plane is chosen automatically (:func:`napari_mood.core.slices.choose_slice`
@@ -26,7 +26,7 @@ A figure looks like the viewer and is ready for a journal:
   scale bar under the scan column holds for all of them
   (:mod:`napari_mood.services.figure_layout`);
 * ``width`` is the printed width (``column`` 89 mm, ``lncs`` 122 mm, ``page`` 183 mm or a
-  length, :func:`napari_mood.core.paper.parse_width`); every text is 7 pt at that size,
+  length, :func:`napari_mood.services.paper.parse_width`); every text is 7 pt at that size,
   never shrunk: a text wider than its column wraps at spaces and underscores, and only a
   width whose columns cannot hold a single word is refused (:class:`FigureTooNarrow`,
   saying how many columns fit);
@@ -41,7 +41,7 @@ this module (drawing and files; it also exports the names of the other two).
 Example
 -------
 >>> from napari_mood.services.datasets import sample_data_dir
->>> from napari_mood.core.io import discover_dataset, discover_methods
+>>> from napari_mood.io.mood import discover_dataset, discover_methods
 >>> root = sample_data_dir()
 >>> cases = load_figure_cases(
 ...     discover_dataset(root), ["brain_001.nii.gz"], discover_methods(root / "methods")
@@ -71,9 +71,7 @@ from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from napari_mood.core.looks import DEFAULT_THRESHOLD, GT_COLOR, METHOD_OPACITY
 from napari_mood.core.orientation import CONVENTIONS, Convention, PlaneView
-from napari_mood.core.paper import parse_width
 from napari_mood.core.scores import threshold_limits
 from napari_mood.services.figure_cases import (
     DEFAULT_MAX_CASES,
@@ -107,7 +105,9 @@ from napari_mood.services.figure_layout import (
     RowOutOfScale,
     plan_layout,
 )
+from napari_mood.services.looks import DEFAULT_THRESHOLD, GT_COLOR, METHOD_OPACITY
 from napari_mood.services.output import Inputs, atomic_path, check_output_file
+from napari_mood.services.paper import parse_width
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
@@ -190,7 +190,7 @@ def make_figure(
         Display threshold per method (others: 0.5), in [0, 1]; scores at or below it are
         transparent, as in the viewer.
     colors : Mapping[str, str], optional
-        ``#rrggbb`` per method (default: :data:`~napari_mood.core.looks.METHOD_COLORS` in order).
+        ``#rrggbb`` per method (default: :data:`~napari_mood.services.looks.METHOD_COLORS` in order).
     annotate : bool
         Write each method's case AP and Dice at its threshold under its cells of the last
         row of each case (``max`` score for normal cases).
@@ -201,7 +201,7 @@ def make_figure(
     width : str or float, optional
         Printed width: ``"column"`` (89 mm), ``"lncs"`` (122 mm), ``"page"`` (183 mm), a
         length with a unit (``"89mm"``, ``"3.5in"``, ``"8.9cm"``) or a number of mm
-        (:func:`napari_mood.core.paper.parse_width`). None: 1.8-inch cells.
+        (:func:`napari_mood.services.paper.parse_width`). None: 1.8-inch cells.
     convention : {"radiological", "neurological"}
         Radiological shows the patient's right on the left (axial, coronal).
     letters : {"first", "all", "none"}

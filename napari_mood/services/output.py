@@ -16,7 +16,7 @@ Rules (the README's "Reliability" section lists what a user sees):
   step is a hard link that fails if the target exists, so two runs racing for one new
   file never replace each other's (the second is refused).
 
-A refusal is a :class:`OutputRefused` (a :class:`~napari_mood.core.io.MoodInputError`:
+A refusal is a :class:`OutputRefused` (a :class:`~napari_mood.io.errors.MoodInputError`:
 exit status 1, one message naming the path and what to do).
 """
 
@@ -31,7 +31,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from napari_mood.core.io import MethodFolder, MoodDataset, MoodInputError, describe_entry
+from napari_mood.io.errors import MoodInputError, describe_entry
+from napari_mood.io.mood import MethodFolder, MoodDataset
 
 __all__ = [
     "GENERATED_MARKER",
@@ -629,7 +630,7 @@ def _swap_in(temporary: Path, target: Path, shown: Path, *, force: bool, what: s
     import shutil
     import warnings
 
-    from napari_mood.core.io import MoodInputWarning
+    from napari_mood.io.errors import MoodInputWarning
 
     try:
         os.rename(temporary, target)  # a new name, or over an empty folder: atomic

@@ -26,8 +26,6 @@ from pathlib import Path
 
 import numpy as np
 
-from napari_mood.core.io import MoodInputError, case_stem, is_nifti, warn_input
-from napari_mood.core.nifti import Volume, read_volume
 from napari_mood.core.seed import DEFAULT_SEED
 from napari_mood.core.simulate.pet_like import (
     box_atlas,
@@ -36,7 +34,10 @@ from napari_mood.core.simulate.pet_like import (
     template_problem,
     template_reconstruction,
 )
-from napari_mood.core.writers import nifti_gz_bytes
+from napari_mood.io.errors import MoodInputError, warn_input
+from napari_mood.io.mood import case_stem, is_nifti
+from napari_mood.io.nifti import Volume, read_volume
+from napari_mood.io.writers import nifti_gz_bytes
 from napari_mood.services.datasets import sample_data_dir
 
 __all__ = [
@@ -126,7 +127,7 @@ def template_reconstruction_files(
     input with the template read from ``template``, on the input's grid and affine.
     An input that cannot be read, is not on the template's grid, or whose reconstruction
     is not finite (a NaN or infinite voxel in the brain makes its mean NaN) is skipped
-    with a :class:`~napari_mood.core.io.MoodInputWarning` naming it.
+    with a :class:`~napari_mood.io.errors.MoodInputWarning` naming it.
 
     Raises
     ------

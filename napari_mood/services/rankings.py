@@ -26,12 +26,6 @@ import numpy as np
 from matplotlib import rc_context
 from matplotlib.figure import Figure
 
-from napari_mood.core.io import (
-    MoodInputError,
-    MoodInputWarning,
-    check_regular_file,
-)
-from napari_mood.core.json_input import read_json
 from napari_mood.core.ranking import (
     bootstrap_consensus,
     consensus_rank,
@@ -39,6 +33,8 @@ from napari_mood.core.ranking import (
     score_ranks,
 )
 from napari_mood.core.seed import DEFAULT_SEED
+from napari_mood.io.errors import MoodInputError, MoodInputWarning, check_regular_file
+from napari_mood.io.json_input import read_json
 from napari_mood.services.analysis_plots import new_figure
 from napari_mood.services.figures import FIGURE_RC
 

@@ -68,7 +68,7 @@ from napari_mood.core.agreement import (
     rating_table,
     wilson_interval,
 )
-from napari_mood.core.io import MoodInputError, MoodInputWarning, check_regular_file
+from napari_mood.io.errors import MoodInputError, MoodInputWarning, check_regular_file
 from napari_mood.services.review import VERDICTS, ReviewRecord, Verdict, check_time
 from napari_mood.services.review_store import read_journal
 

@@ -47,8 +47,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from napari_mood.core.io import MoodInputError, MoodInputWarning, case_stem, is_nifti
-from napari_mood.core.nifti import Volume, read_shape, read_volume
 from napari_mood.core.orientation import display_transform
 from napari_mood.core.recon import (
     CaseRecon,
@@ -66,7 +64,10 @@ from napari_mood.core.recon import (
     summarise_recon,
 )
 from napari_mood.core.simulate.hypometabolism import parse_degree_case
-from napari_mood.core.writers import method_case_files
+from napari_mood.io.errors import MoodInputError, MoodInputWarning
+from napari_mood.io.mood import case_stem, is_nifti
+from napari_mood.io.nifti import Volume, read_shape, read_volume
+from napari_mood.io.writers import method_case_files
 from napari_mood.services.output import Inputs
 from napari_mood.services.writers import write_files
 

@@ -22,11 +22,12 @@ import numpy as np
 
 from napari_mood.core.categories import CaseCategory, Level
 from napari_mood.core.curves import CurveAccumulator, merge_accumulators
-from napari_mood.core.io import MoodInputError, case_stem, check_regular_file
 from napari_mood.core.metrics import average_precision_from_curve
 from napari_mood.core.ranking import bootstrap_ap, rank_methods
 from napari_mood.core.results import DatasetEvaluation
 from napari_mood.core.seed import DEFAULT_SEED
+from napari_mood.io.errors import MoodInputError, check_regular_file
+from napari_mood.io.mood import case_stem
 from napari_mood.services.output import Inputs, check_output_folder, write_text_atomic
 
 __all__ = [

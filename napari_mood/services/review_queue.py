@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from napari_mood.core.io import MethodFolder, MoodDataset, discover_dataset, method_folder
+from napari_mood.io.mood import MethodFolder, MoodDataset, discover_dataset, method_folder
 from napari_mood.services.review import ReviewRecord
 
 __all__ = [
@@ -154,7 +154,7 @@ def review_queue(
 
     Raises
     ------
-    napari_mood.core.io.MoodInputError
+    napari_mood.io.errors.MoodInputError
         When the dataset or a method folder cannot be read.
     """
     found = discover_dataset(dataset)

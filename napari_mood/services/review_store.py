@@ -33,8 +33,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from napari_mood.core._checks import check_choice
-from napari_mood.core.io import MoodInputError, check_regular_file
 from napari_mood.core.scores import check_threshold
+from napari_mood.io.errors import MoodInputError, check_regular_file
 from napari_mood.services.output import Inputs, check_output_file, write_text_atomic
 from napari_mood.services.review import (
     VERDICTS,
@@ -346,7 +346,7 @@ class ReviewFile:
         ReviewFileError
             When the note is too long (:data:`MAX_NOTE`) or the row cannot be written
             (nothing was acknowledged). It is both an ``OSError`` and a
-            :class:`~napari_mood.core.io.MoodInputError` naming the file.
+            :class:`~napari_mood.io.errors.MoodInputError` naming the file.
         """
         _check_note(self._path, record.note)
         rows = []
@@ -434,7 +434,7 @@ class ReviewFileError(MoodInputError, OSError):
     """A verdict could not be saved; the message names the file and what to do.
 
     Both an ``OSError`` (what the viewer catches) and a
-    :class:`~napari_mood.core.io.MoodInputError` (what the command line catches).
+    :class:`~napari_mood.io.errors.MoodInputError` (what the command line catches).
     """
 
 
@@ -555,11 +555,11 @@ def check_review_location(
     >>> check_review_location("/data/mood/notes/review.csv", datasets=["/data/mood"])
     Traceback (most recent call last):
     ...
-    napari_mood.core.io.MoodInputError: /data/mood/notes/review.csv: is inside the dataset folder /data/mood (choose a folder outside the data, e.g. the default one)
+    napari_mood.io.errors.MoodInputError: /data/mood/notes/review.csv: is inside the dataset folder /data/mood (choose a folder outside the data, e.g. the default one)
     >>> check_review_location("/home/ana/review.csv", files=["/home/ana/scan.nii.gz"])
     Traceback (most recent call last):
     ...
-    napari_mood.core.io.MoodInputError: /home/ana/review.csv: is in the folder of the input file /home/ana/scan.nii.gz (choose a folder outside the data, e.g. the default one)
+    napari_mood.io.errors.MoodInputError: /home/ana/review.csv: is in the folder of the input file /home/ana/scan.nii.gz (choose a folder outside the data, e.g. the default one)
     """
     target = Path(path).expanduser().resolve()
     for folder in (Path(d).expanduser().resolve() for d in datasets if d is not None):

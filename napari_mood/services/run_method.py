@@ -62,13 +62,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
-from napari_mood.core.io import (
-    MoodInputError,
-    check_regular_file,
-    is_nifti,
-    read_sample_score,
-)
-from napari_mood.core.nifti import read_grid, read_scores
+from napari_mood.io.errors import MoodInputError, check_regular_file
+from napari_mood.io.mood import is_nifti, read_sample_score
+from napari_mood.io.nifti import read_grid, read_scores
 from napari_mood.services.input_fingerprint import (
     InputChange,
     compare_fingerprints,

@@ -24,17 +24,13 @@ import numpy as np
 from matplotlib import rc_context
 
 from napari_mood.core.curves import merge_accumulators
-from napari_mood.core.io import (
-    MoodDataset,
-    MoodInputError,
-    MoodInputWarning,
-    check_regular_file,
-)
-from napari_mood.core.json_input import read_json
 from napari_mood.core.metrics import UndefinedMetricWarning, average_precision_from_curve
 from napari_mood.core.results import DatasetEvaluation
 from napari_mood.core.sweep import SweepCase, SweepKind, check_values, sweep_cases
-from napari_mood.core.writers import mood_case_files
+from napari_mood.io.errors import MoodInputError, MoodInputWarning, check_regular_file
+from napari_mood.io.json_input import read_json
+from napari_mood.io.mood import MoodDataset
+from napari_mood.io.writers import mood_case_files
 from napari_mood.services.analysis_plots import colors_for, new_figure
 from napari_mood.services.figures import FIGURE_RC
 from napari_mood.services.output import write_bytes_atomic, write_text_atomic

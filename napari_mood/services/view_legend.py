@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from napari_mood.core.looks import rgb
+from napari_mood.services.looks import rgb
 
 __all__ = ["LEGEND_BACKGROUND", "add_legend", "legend_strip"]
 

@@ -1,6 +1,6 @@
 """Write MOOD-layout cases and method outputs through the output guard.
 
-The bytes come from :mod:`napari_mood.core.writers`; every file of a call is checked
+The bytes come from :mod:`napari_mood.io.writers`; every file of a call is checked
 (:func:`~napari_mood.services.output.check_output_file`: not an input, not existing
 without ``force``, writable) before the first one is written, and each is written
 atomically.
@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from napari_mood.core.orientation import DisplayTransform
-from napari_mood.core.writers import method_case_files, mood_case_files, nifti_gz_bytes
+from napari_mood.io.writers import method_case_files, mood_case_files, nifti_gz_bytes
 from napari_mood.services.output import Inputs, check_output_file, write_bytes_atomic
 
 __all__ = ["write_drawn_region", "write_files", "write_method_case", "write_mood_case"]
@@ -112,7 +112,7 @@ def write_drawn_region(
     ValueError
         When ``labels`` is not on the scan's display grid, or holds negative values or
         values above 65535.
-    napari_mood.core.io.MoodInputError
+    napari_mood.io.errors.MoodInputError
         When ``path`` is an input, exists without ``force``, or cannot be written.
     """
     array = np.asarray(labels)

@@ -15,7 +15,7 @@ from PIL import Image
 from napari_mood.cli import main
 from napari_mood.core.boxes import BoxSet
 from napari_mood.core.boxes.from_scores import boxes_from_score_map
-from napari_mood.core.boxes.io import discover_box_dataset, read_score_map
+from napari_mood.io.boxes import discover_box_dataset, read_score_map
 from napari_mood.services.boxes import load_ground_truth
 from tests.core.boxes.coco_reference import coco_reference
 

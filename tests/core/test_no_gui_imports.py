@@ -22,7 +22,7 @@ def _imported_gui_modules(*modules: str) -> list[str]:
 
 
 def test_package_and_core_import_no_gui():
-    modules = ("napari_mood", "napari_mood.core", "napari_mood.core.io", "napari_mood.core.case")
+    modules = ("napari_mood", "napari_mood.core", "napari_mood.io.mood", "napari_mood.io.case")
     assert _imported_gui_modules(*modules) == []
 
 

@@ -12,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from napari_mood.core.curves import CurveAccumulator, curve_from_arrays
-from napari_mood.core.io import discover_dataset, discover_methods
 from napari_mood.core.metrics import confusion_at
 from napari_mood.core.objects import default_threshold_grid, labelled_match, match_objects
 from napari_mood.core.readout import (
@@ -27,6 +26,7 @@ from napari_mood.core.readout import (
 )
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.core.scores import display_threshold, gt_mask
+from napari_mood.io.mood import discover_dataset, discover_methods
 from napari_mood.services.evaluation import evaluate
 from tests.conftest import make_mood_folder
 

@@ -1,4 +1,4 @@
-"""Tests for napari_mood.core.simulate, napari_mood.core.writers and the shipped sample data."""
+"""Tests for napari_mood.core.simulate, napari_mood.io.writers and the shipped sample data."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from scipy import ndimage as ndi
 
 from napari_mood.core import simulate as sim
 from napari_mood.core.simulate import kinds as sim_kinds
-from napari_mood.core.writers import nifti_gz_bytes
+from napari_mood.io.writers import nifti_gz_bytes
 
 FAST = settings(max_examples=60, deadline=None)
 SHAPE = (32, 34, 30)

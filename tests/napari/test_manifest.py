@@ -9,7 +9,7 @@ import pytest
 from npe2 import PluginManifest
 
 from napari_mood._napari.sample_data import SAMPLE_CASES
-from napari_mood.core.io import case_stem, discover_dataset
+from napari_mood.io.mood import case_stem, discover_dataset
 from napari_mood.services.datasets import sample_data_dir
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -18,9 +18,9 @@ from napari_mood._napari.viewer import dock_plugin_widgets, focus_case, load_int
 from napari_mood._napari.widgets.objects import ObjectsWidget, objects_layer_name
 from napari_mood._napari.widgets.review import REVIEW_LAYER_NAME
 from napari_mood._napari.widgets.threshold import ThresholdWidget
-from napari_mood.core.case import load_case
-from napari_mood.core.io import discover_dataset
 from napari_mood.core.readout import threshold_readout
+from napari_mood.io.case import load_case
+from napari_mood.io.mood import discover_dataset
 from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.display import display_range
 from napari_mood.services.object_views import compute_method_objects

@@ -6,7 +6,7 @@ import pytest
 
 from napari_mood._napari.box_viewer import BOX_PANEL
 from napari_mood._napari.viewer import build_viewer
-from napari_mood.core.io import MoodInputError
+from napari_mood.io.errors import MoodInputError
 from napari_mood.services.datasets import sample_data_dir
 
 NOVA = sample_data_dir() / "nova"

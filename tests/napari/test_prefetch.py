@@ -8,7 +8,7 @@ import pytest
 
 from napari_mood._napari import prefetch as prefetch_module
 from napari_mood._napari.prefetch import CasePrefetch
-from napari_mood.core.io import discover_dataset, find_methods
+from napari_mood.io.mood import discover_dataset, find_methods
 from napari_mood.services.datasets import sample_data_dir
 
 SAMPLE = sample_data_dir()

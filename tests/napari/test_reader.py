@@ -10,9 +10,9 @@ import pytest
 from napari_mood._napari import layers as layer_rules
 from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.reader import get_reader, read_paths
-from napari_mood.core.io import MoodInputError, MoodInputWarning
-from napari_mood.core.looks import METHOD_COLORS
 from napari_mood.core.orientation import display_transform
+from napari_mood.io.errors import MoodInputError, MoodInputWarning
+from napari_mood.services.looks import METHOD_COLORS
 from tests.conftest import make_mood_folder, write_nifti
 
 

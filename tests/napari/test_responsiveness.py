@@ -18,8 +18,8 @@ from napari_mood._napari.layers import gt_colormap, mood_metadata
 from napari_mood._napari.session import get_session
 from napari_mood._napari.widgets.slices import SliceScoresWidget
 from napari_mood._napari.widgets.threshold import ThresholdWidget
-from napari_mood.core.looks import METHOD_COLORS, method_colormap
 from napari_mood.core.scores import threshold_limits
+from napari_mood.services.looks import METHOD_COLORS, method_colormap
 
 SIZE = 128
 TICK_MS = 10

@@ -12,8 +12,8 @@ from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.reader import read_paths
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.viewer import load_into_viewer
-from napari_mood.core.looks import METHOD_COLORS
 from napari_mood.core.scores import threshold_limits
+from napari_mood.services.looks import METHOD_COLORS
 
 
 def _add_read(viewer, path, **kwargs) -> list[Layer]:
@@ -239,8 +239,8 @@ def test_the_gt_is_held_once_and_scored_as_one_bool_array(model_session, mood_da
     """The GT layer keeps the reader's mask (no uint8 copy by napari) and every job gets
     the same bool view of it; a new case or a removed layer lets the old one go."""
     from napari_mood._napari.reader import read_dataset_case
-    from napari_mood.core.io import discover_dataset
-    from napari_mood.core.nifti import read_label
+    from napari_mood.io.mood import discover_dataset
+    from napari_mood.io.nifti import read_label
 
     viewer, session = model_session
     truth = session.gt_data

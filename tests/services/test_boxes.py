@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from napari_mood.core.boxes.io import discover_box_dataset
-from napari_mood.core.io import MoodInputError, MoodInputWarning
+from napari_mood.io.boxes import discover_box_dataset
+from napari_mood.io.errors import MoodInputError, MoodInputWarning
 from napari_mood.services.boxes import (
     BoxMethod,
     _score_methods,

@@ -11,10 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from napari_mood.core.evaluate import evaluate_case
-from napari_mood.core.io import MoodInputWarning, discover_dataset, find_methods
 from napari_mood.core.results import EvaluationOptions
+from napari_mood.io.errors import MoodInputWarning
+from napari_mood.io.mood import discover_dataset, find_methods
 from napari_mood.services.cache import ResultCache, file_stamp
+from napari_mood.services.case_scoring import evaluate_case
 from napari_mood.services.evaluation import evaluate
 from napari_mood.services.formats import format_json
 from tests.conftest import make_mood_folder

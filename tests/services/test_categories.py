@@ -10,9 +10,9 @@ import pytest
 from sklearn.metrics import average_precision_score
 
 from napari_mood.core.categories import CaseCategory
-from napari_mood.core.io import MoodInputError
-from napari_mood.core.nifti import read_label, read_scores
 from napari_mood.core.results import EvaluationOptions
+from napari_mood.io.errors import MoodInputError
+from napari_mood.io.nifti import read_label, read_scores
 from napari_mood.services.categories import (
     category_rows,
     evaluation_inputs,

@@ -216,10 +216,10 @@ def _layouts(data: np.ndarray) -> dict[str, np.ndarray]:
 def test_pyramid_of_any_memory_order_pools_the_same_voxels(
     shape, method, dtype, own_mapping, monkeypatch
 ):
-    """Levels also in their own mappings (``core._pages``, as large levels are)."""
+    """Levels also in their own mappings (``io._pages``, as large levels are)."""
     monkeypatch.setattr(display_module, "_SLAB_VOXELS", 60)  # slabs along the slowest axis
     if own_mapping:
-        monkeypatch.setattr("napari_mood.core._pages.KEPT_MIN_BYTES", 1)
+        monkeypatch.setattr("napari_mood.io._pages.KEPT_MIN_BYTES", 1)
     rng = np.random.default_rng(7)
     data = (rng.random(shape) * (200 if dtype == np.uint8 else 1)).astype(dtype)
     for name, arranged in _layouts(data).items():

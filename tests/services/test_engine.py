@@ -11,8 +11,8 @@ import nibabel as nib
 import numpy as np
 import pytest
 
-from napari_mood.core.io import MoodInputWarning
 from napari_mood.core.results import EvaluationOptions
+from napari_mood.io.errors import MoodInputWarning
 from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.evaluation import evaluate
 

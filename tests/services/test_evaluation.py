@@ -8,8 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from napari_mood.core.io import MoodInputError, find_methods, methods_beside
 from napari_mood.core.results import EvaluationOptions
+from napari_mood.io.errors import MoodInputError
+from napari_mood.io.mood import find_methods, methods_beside
 from napari_mood.services.evaluation import (
     EvaluationCancelled,
     add_statistics,

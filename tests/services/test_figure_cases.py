@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from napari_mood.core.io import discover_dataset
+from napari_mood.io.mood import discover_dataset
 from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.figure_cases import (
     FigureCase,

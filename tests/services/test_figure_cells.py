@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from matplotlib.colors import to_rgb
 
-from napari_mood.core.looks import METHOD_COLORS
 from napari_mood.core.orientation import oriented_plane
 from napari_mood.services.figure_cases import FigureCase, FigureRow
 from napari_mood.services.figure_cells import case_annotation, method_cmap, row_images
+from napari_mood.services.looks import METHOD_COLORS
 
 
 def _images(rows, **options):

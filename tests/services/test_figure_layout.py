@@ -6,7 +6,6 @@ import pytest
 from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.font_manager import FontProperties
 
-from napari_mood.core.paper import mm_to_points
 from napari_mood.services.figure_layout import (
     CELL_PT,
     FONT_FAMILY,
@@ -17,6 +16,7 @@ from napari_mood.services.figure_layout import (
     plan_layout,
     text_width,
 )
+from napari_mood.services.paper import mm_to_points
 
 ROWS = [
     RowExtent(180.0, 216.0, "brain_001\naxial 44"),

@@ -18,11 +18,9 @@ from matplotlib.colors import to_rgb
 from matplotlib.patches import Rectangle
 
 from napari_mood.cli import main
-from napari_mood.core.io import discover_dataset, discover_methods
-from napari_mood.core.looks import GT_COLOR
 from napari_mood.core.orientation import display_transform
-from napari_mood.core.paper import parse_width, scale_bar_mm
 from napari_mood.core.results import EvaluationOptions
+from napari_mood.io.mood import discover_dataset, discover_methods
 from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.evaluation import evaluate
 from napari_mood.services.figures import (
@@ -37,6 +35,8 @@ from napari_mood.services.figures import (
     save_figure,
     write_view_figure,
 )
+from napari_mood.services.looks import GT_COLOR
+from napari_mood.services.paper import parse_width, scale_bar_mm
 
 SAMPLE = sample_data_dir()
 

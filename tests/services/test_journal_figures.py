@@ -19,8 +19,7 @@ from matplotlib.colors import to_rgb
 from skimage.color import deltaE_ciede2000, rgb2lab
 
 from napari_mood.cli import main
-from napari_mood.core.io import discover_dataset, discover_methods
-from napari_mood.core.looks import GT_COLOR
+from napari_mood.io.mood import discover_dataset, discover_methods
 from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.figure_layout import text_width, wrap_text
 from napari_mood.services.figures import (
@@ -31,6 +30,7 @@ from napari_mood.services.figures import (
     load_figure_cases,
     make_figure,
 )
+from napari_mood.services.looks import GT_COLOR
 
 SAMPLE = sample_data_dir()
 PLANES3 = ("axial", "coronal", "sagittal")

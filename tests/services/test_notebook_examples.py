@@ -30,7 +30,7 @@ def _run(name: str, cwd: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> tuple
 
 
 # the sample data leave one case of "binary" without a map, on purpose: it warns
-@pytest.mark.filterwarnings("ignore::napari_mood.core.io.MoodInputWarning")
+@pytest.mark.filterwarnings("ignore::napari_mood.io.errors.MoodInputWarning")
 def test_mood_example_prints_the_official_scorers_ap(tmp_path, monkeypatch, capsys):
     namespace, out = _run("evaluate_mood.py", tmp_path, monkeypatch, capsys)
     result = namespace["result"]

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from napari_mood.core.io import MoodInputError, MoodInputWarning
+from napari_mood.io.errors import MoodInputError, MoodInputWarning
 from napari_mood.services.rankings import (
     analyse_rankings,
     plot_rank_stability,

@@ -15,8 +15,8 @@ import pytest
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import cohen_kappa_score
 
-from napari_mood.core.io import MoodInputError, MoodInputWarning
 from napari_mood.core.regions import flagged_regions
+from napari_mood.io.errors import MoodInputError, MoodInputWarning
 from napari_mood.services.adjudication import (
     ADJUDICATION_COLUMNS,
     AdjudicationItem,

@@ -11,12 +11,12 @@ import nibabel as nib
 import numpy as np
 import pytest
 
-from napari_mood.core.io import MoodInputError, MoodInputWarning
 from napari_mood.core.simulate.hypometabolism import (
     degree_case_name,
     hypometabolism_profile,
     simulate_hypometabolism,
 )
+from napari_mood.io.errors import MoodInputError, MoodInputWarning
 from napari_mood.services.output import OutputRefused
 from napari_mood.services.recon import ReconFolders, ReconOptions, evaluate_recon, write_score_maps
 from napari_mood.services.recon_report import format_recon, plot_normalised_mse

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from napari_mood.cli import main
-from napari_mood.core.io import MoodInputError
+from napari_mood.io.errors import MoodInputError
 from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.report import read_categories
 

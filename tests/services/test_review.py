@@ -17,8 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import ndimage
 
-from napari_mood.core.io import MoodInputError
 from napari_mood.core.regions import FlaggedRegion, flagged_regions, rank_regions
+from napari_mood.io.errors import MoodInputError
 from napari_mood.services.review import (
     ReviewRecord,
     VerdictCounts,

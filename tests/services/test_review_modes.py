@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from nibabel.affines import apply_affine
 
-from napari_mood.core.io import MoodInputError
 from napari_mood.core.objects import match_objects
 from napari_mood.core.orientation import display_transform
 from napari_mood.core.regions import flagged_regions
+from napari_mood.io.errors import MoodInputError
 from napari_mood.services.adjudication import adjudication_list, read_adjudication
 from napari_mood.services.object_views import object_place
 from napari_mood.services.reader_study import reader_study

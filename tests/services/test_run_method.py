@@ -12,7 +12,7 @@ import nibabel as nib
 import numpy as np
 import pytest
 
-from napari_mood.core.io import MoodInputError
+from napari_mood.io.errors import MoodInputError
 from napari_mood.services.output import OutputRefused
 from napari_mood.services.run_method import build_command, run_method
 from tests.conftest import write_nifti

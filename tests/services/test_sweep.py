@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from napari_mood.core.io import method_folder
 from napari_mood.core.results import EvaluationOptions
+from napari_mood.io.mood import method_folder
 from napari_mood.services.evaluation import evaluate
 from napari_mood.services.run_method import run_method
 from napari_mood.services.sweep import (
@@ -118,7 +118,7 @@ def test_plot_has_one_line_per_method(size_sweep):
 
 
 def test_read_sweep_refuses_other_files(tmp_path):
-    from napari_mood.core.io import MoodInputError
+    from napari_mood.io.errors import MoodInputError
 
     with pytest.raises(MoodInputError, match="not found"):
         read_sweep(tmp_path)
@@ -128,8 +128,9 @@ def test_read_sweep_refuses_other_files(tmp_path):
 
 
 def test_labelled_cases_names_the_missing_ones(tmp_path):
-    from napari_mood.core.io import MoodDataset, MoodInputError, MoodInputWarning
     from napari_mood.core.sweep import SweepCase
+    from napari_mood.io.errors import MoodInputError, MoodInputWarning
+    from napari_mood.io.mood import MoodDataset
     from napari_mood.services.sweep import SweepInfo, labelled_cases
 
     cases = tuple(SweepCase(f"size_{i:03d}", "size", float(i), 1.0, (1, 1, 1), 1) for i in range(3))
@@ -145,7 +146,7 @@ def test_labelled_cases_names_the_missing_ones(tmp_path):
 
 
 def test_read_sweep_refuses_a_sweep_without_cases(tmp_path):
-    from napari_mood.core.io import MoodInputError
+    from napari_mood.io.errors import MoodInputError
 
     (tmp_path / "sweep.json").write_text('{"kind": "size", "cases": []}')
     with pytest.raises(MoodInputError, match="names no case"):

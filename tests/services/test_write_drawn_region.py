@@ -9,8 +9,8 @@ import nibabel as nib
 import numpy as np
 import pytest
 
-from napari_mood.core.io import MoodInputError
 from napari_mood.core.orientation import display_transform
+from napari_mood.io.errors import MoodInputError
 from napari_mood.services.output import Inputs
 from napari_mood.services.writers import write_drawn_region
 

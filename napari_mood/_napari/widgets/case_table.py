@@ -10,10 +10,10 @@ from typing import Any
 from qtpy.QtCore import QAbstractTableModel, QModelIndex, QObject, QSortFilterProxyModel, Qt
 from qtpy.QtGui import QColor, QIcon, QPixmap
 
-from napari_mood.core.case import is_anomalous
-from napari_mood.core.io import case_stem
-from napari_mood.core.looks import method_color
 from napari_mood.core.results import CaseRow, DatasetEvaluation
+from napari_mood.io.case import is_anomalous
+from napari_mood.io.mood import case_stem
+from napari_mood.services.looks import method_color
 
 __all__ = [
     "CASE_KINDS",

@@ -28,18 +28,18 @@ from qtpy.QtWidgets import (
 
 from napari_mood._napari.grid import CompareGrid, helper_metadata
 from napari_mood._napari.helper_layers import add_helper_labels, set_helper_data, shown_with
+from napari_mood._napari.looks import DIFFERENCE_COLORS as LOOK_DIFFERENCE
 from napari_mood._napari.session import MoodSession, SessionMethod, get_session
 from napari_mood._napari.viewer import unwrap_viewer
 from napari_mood._napari.widgets import _kit as kit
 from napari_mood.core.compare import A_ONLY, B_ONLY, BOTH, Difference, difference
-from napari_mood.core.looks import DIFFERENCE_COLORS as LOOK_DIFFERENCE
 
 if TYPE_CHECKING:
     import napari
 
 __all__ = ["DIFFERENCE_COLORS", "CompareWidget"]
 
-#: Colours of the difference labels (core.looks: never a method's or the GT's colour).
+#: Colours of the difference labels (_napari.looks: never a method's or the GT's colour).
 DIFFERENCE_COLORS: dict[Any, str] = {
     0: "transparent",
     A_ONLY: dict(LOOK_DIFFERENCE)["A only"],

@@ -41,11 +41,11 @@ from qtpy.QtWidgets import (
 
 from napari_mood._napari.helper_layers import add_helper_labels, helper_layers, helper_levels
 from napari_mood._napari.layers import METADATA_KEY
+from napari_mood._napari.looks import OBJECT_COLORS
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.viewer import focus_object
 from napari_mood._napari.widgets import _kit as kit
 from napari_mood._napari.widgets.review_keys import KeyBinding, PanelKeys, weak_call
-from napari_mood.core.looks import OBJECT_COLORS
 from napari_mood.core.objects import KINDS, ObjectRecord
 from napari_mood.core.orientation import DisplayTransform
 from napari_mood.services.labelling import LabellingCache

@@ -40,7 +40,7 @@ from napari_mood._napari.docking import PLUGIN_NAME
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.viewer import unwrap_viewer
 from napari_mood._napari.widgets import _kit as kit
-from napari_mood.core.io import MoodInputError
+from napari_mood.io.errors import MoodInputError
 from napari_mood.services.adjudication import AdjudicationList, adjudication_list
 from napari_mood.services.output import Inputs, OutputRefused, Planned, check_outputs
 from napari_mood.services.reader_study import ReaderStudy, reader_study

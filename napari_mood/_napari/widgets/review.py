@@ -62,8 +62,8 @@ from napari_mood._napari.widgets.review_texts import (
     readers_text,
 )
 from napari_mood._napari.widgets.review_view import ReviewView, review_layer, show_region_labels
-from napari_mood.core.io import MoodInputError
 from napari_mood.core.regions import FlaggedRegion
+from napari_mood.io.errors import MoodInputError
 from napari_mood.services.adjudication import AdjudicationList
 from napari_mood.services.review import (
     ReviewRecord,

@@ -15,7 +15,7 @@ from qtpy.QtWidgets import QFileDialog, QWidget
 from napari_mood._napari.layers import layer_info
 from napari_mood._napari.session import MoodSession
 from napari_mood._napari.widgets import _kit as kit
-from napari_mood.core.io import MoodInputError
+from napari_mood.io.errors import MoodInputError
 from napari_mood.services.review import ReviewRecord
 from napari_mood.services.review_store import (
     ReviewFile,

@@ -31,7 +31,7 @@ from napari_mood._napari.widgets.review_texts import (
     REVIEW_LAYER_NAME,
     REVIEW_ROLE,
 )
-from napari_mood.core.looks import method_colormap
+from napari_mood.services.looks import method_colormap
 from napari_mood.services.review_regions import FoundRegions
 
 __all__ = ["BLIND_COLOR", "ReviewView", "review_layer", "show_region_labels"]

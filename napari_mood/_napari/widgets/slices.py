@@ -30,7 +30,7 @@ from qtpy.QtWidgets import (
 
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.widgets import _kit as kit
-from napari_mood.core.looks import GT_COLOR
+from napari_mood.services.looks import GT_COLOR
 from napari_mood.services.slice_curves import (
     METRICS,
     NEEDS_GT,

@@ -50,7 +50,7 @@ from napari_mood.core.compare import (
     format_table,
     shown_columns,
 )
-from napari_mood.core.io import MoodInputError
+from napari_mood.io.errors import MoodInputError
 from napari_mood.services.comparison import (
     TableResult,
     case_table,

@@ -9,8 +9,8 @@ from qtpy.QtWidgets import QDockWidget
 
 from napari_mood._napari.widgets.review import ReviewWidget
 from napari_mood._napari.widgets.review_view import BLIND_COLOR
-from napari_mood.core.looks import method_colormap
 from napari_mood.services.datasets import sample_data_dir
+from napari_mood.services.looks import method_colormap
 from napari_mood.services.review_store import read_reviews
 from tests.napari.widgets.test_review import _open, _wait, needs_sample
 

@@ -9,9 +9,9 @@ from qtpy.QtCore import QPoint, Qt
 
 from napari_mood._napari.viewer import load_into_viewer
 from napari_mood._napari.widgets.slices import SliceScoresWidget
-from napari_mood.core.looks import GT_COLOR
 from napari_mood.core.metrics import slice_scores
 from napari_mood.services.datasets import sample_data_dir
+from napari_mood.services.looks import GT_COLOR
 from napari_mood.services.slice_curves import METRICS, gt_runs
 
 

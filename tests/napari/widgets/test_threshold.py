@@ -30,15 +30,16 @@ from napari_mood._napari.widgets.planes import PlanesWidget
 from napari_mood._napari.widgets.slices import SliceScoresWidget
 from napari_mood._napari.widgets.threshold import SLIDER_STEPS, ThresholdWidget
 from napari_mood.core.curves import curve_from_arrays
-from napari_mood.core.io import MoodInputWarning, discover_methods
-from napari_mood.core.looks import method_colormap
 from napari_mood.core.metrics import confusion_at
 from napari_mood.core.objects import match_objects
 from napari_mood.core.readout import best_case_threshold
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.core.scores import display_threshold
+from napari_mood.io.errors import MoodInputWarning
+from napari_mood.io.mood import discover_methods
 from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.evaluation import evaluate
+from napari_mood.services.looks import method_colormap
 
 
 @pytest.fixture

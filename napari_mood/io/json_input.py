@@ -10,7 +10,7 @@ import json
 import os
 from pathlib import Path
 
-from napari_mood.core.io import MoodInputError, one_line
+from napari_mood.io.errors import MoodInputError, one_line
 
 __all__ = ["read_json"]
 

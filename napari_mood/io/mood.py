@@ -1,5 +1,4 @@
-"""MOOD folders, sample-task text files and the input errors: with :mod:`.nifti` (the
-volumes), the only file input in the core.
+"""MOOD folders and sample-task text files (the volumes are read by :mod:`.nifti`).
 
 Everything here is read-only: no function in this module writes to, renames or creates
 anything anywhere (outputs go through :mod:`napari_mood.services.output`).
@@ -17,35 +16,29 @@ The list of cases is driven by the label folders, like the official scorer.
 
 from __future__ import annotations
 
-import errno
 import os
-import stat
-import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from napari_mood.io.errors import MoodInputError, check_regular_file, warn_input
+
 __all__ = [
     "METHODS_FOLDER",
     "MethodFolder",
     "MoodDataset",
-    "MoodInputError",
-    "MoodInputWarning",
     "NIFTI_SUFFIXES",
     "case_stem",
     "check_labels_for",
     "check_methods_apart",
-    "check_regular_file",
-    "describe_entry",
     "discover_dataset",
     "discover_methods",
     "find_methods",
     "is_nifti",
     "method_folder",
     "methods_beside",
-    "one_line",
     "read_sample_label",
     "read_sample_score",
     "resolve_path",
@@ -56,33 +49,6 @@ DEFAULT_SCANS = "toy"
 """The scans subfolder of a MOOD dataset when none is named."""
 METHODS_FOLDER = "methods"
 """Where a dataset keeps its methods' outputs: ``DATASET/methods/<METHOD>/``."""
-
-
-class MoodInputError(ValueError):
-    """An input file or folder cannot be used; the message names it and says what to do."""
-
-    def __init__(self, path: str | os.PathLike[str] | None, problem: str, hint: str = "") -> None:
-        self.path = None if path is None else Path(path)
-        self.problem = one_line(problem)
-        self.hint = one_line(hint)
-        problem, hint = self.problem, self.hint
-        where = f"{self.path}: " if self.path is not None else ""
-        super().__init__(f"{where}{problem}" + (f" ({hint})" if hint else ""))
-
-
-def one_line(text: str) -> str:
-    """``text`` on one line: every run of whitespace (line breaks too) becomes one space.
-
-    Examples
-    --------
-    >>> one_line("got 0 bytes from object\\n - could the file be damaged?")
-    'got 0 bytes from object - could the file be damaged?'
-    """
-    return " ".join(str(text).split())
-
-
-class MoodInputWarning(UserWarning):
-    """An input is usable but suspicious (the message names the file)."""
 
 
 def is_nifti(path: str | os.PathLike[str]) -> bool:
@@ -104,81 +70,6 @@ def case_stem(name: str) -> str:
         if name.endswith(suffix):
             return name[: -len(suffix)]
     return name
-
-
-def describe_entry(path: str | os.PathLike[str]) -> str:
-    """What a folder entry is, in words ("a folder", "a FIFO (named pipe)", ...).
-
-    Links are followed; a link that leads nowhere is "a broken symbolic link".
-
-    Examples
-    --------
-    >>> describe_entry("/")
-    'a folder'
-    """
-    path = Path(path)
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        return "a broken symbolic link" if path.is_symlink() else "missing"
-    for test, words in _ENTRY_KINDS:
-        if test(mode):
-            linked = " (through a symbolic link)" if path.is_symlink() and words != "a file" else ""
-            return words + linked
-    return "not a regular file"
-
-
-_ENTRY_KINDS = (
-    (stat.S_ISREG, "a file"),
-    (stat.S_ISDIR, "a folder"),
-    (stat.S_ISFIFO, "a FIFO (named pipe)"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
-
-def check_regular_file(path: str | os.PathLike[str], *, what: str = "file") -> Path:
-    """Refuse, before opening it, anything that is not a regular file (links followed).
-
-    A FIFO or a device is never opened: reading it could block forever or never end.
-
-    Raises
-    ------
-    MoodInputError
-        Missing, a broken link (or a loop of links), a folder, a FIFO, a device, a socket.
-
-    Examples
-    --------
-    >>> check_regular_file("/", what="NIfTI file")
-    Traceback (most recent call last):
-    ...
-    napari_mood.core.io.MoodInputError: /: is a folder, not a NIfTI file (give the file itself)
-    """
-    path = Path(path)
-    try:
-        mode = path.stat().st_mode
-    except OSError as exc:
-        if path.is_symlink():
-            loop = " (a loop of links)" if exc.errno == errno.ELOOP else ""
-            raise MoodInputError(
-                path, f"is a broken symbolic link{loop}", "point it to an existing file"
-            ) from exc
-        if exc.errno == errno.ENOENT:
-            raise MoodInputError(path, "file not found", "check the path") from exc
-        raise MoodInputError(
-            path, f"cannot be read ({exc.strerror or exc})", "check its permissions"
-        ) from exc
-    if stat.S_ISREG(mode):
-        return path
-    kind = describe_entry(path)
-    hint = (
-        "give the file itself"
-        if stat.S_ISDIR(mode)
-        else "napari-mood never reads pipes or devices (they can block or never end): "
-        "put a regular file there"
-    )
-    raise MoodInputError(path, f"is {kind}, not a {what}", hint)
 
 
 _BOM = "\ufeff"
@@ -663,9 +554,3 @@ def _has_outputs(folder: Path) -> bool:
         ):
             return True
     return False
-
-
-def warn_input(path: Path | None, message: str) -> None:
-    """Emit a :class:`MoodInputWarning` that names the file."""
-    where = f"{path}: " if path is not None else ""
-    warnings.warn(f"{where}{one_line(message)}", MoodInputWarning, stacklevel=3)

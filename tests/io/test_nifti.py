@@ -1,4 +1,4 @@
-"""The fast reading routes of napari_mood.core.nifti against nibabel's own reading.
+"""The fast reading routes of napari_mood.io.nifti against nibabel's own reading.
 
 ``read_scores`` (mood mode) reads unscaled in-range maps from a view of the decoded bytes
 and converts them on their bit patterns; ``read_label`` compares unscaled integer labels
@@ -17,8 +17,8 @@ import nibabel as nib
 import numpy as np
 import pytest
 
-from napari_mood.core.io import MoodInputError, MoodInputWarning
-from napari_mood.core.nifti import EXTRA_MARGIN, read_label, read_scores
+from napari_mood.io.errors import MoodInputError, MoodInputWarning
+from napari_mood.io.nifti import EXTRA_MARGIN, read_label, read_scores
 from tests.reference_scorer import clip_float16
 
 
@@ -117,7 +117,7 @@ def test_nibabel_messages_stay_with_their_thread_and_handlers_come_back():
     import logging
     import threading
 
-    from napari_mood.core.nifti import _nibabel_log
+    from napari_mood.io.nifti import _nibabel_log
 
     logger = logging.getLogger("nibabel.global")
     before = list(logger.handlers)
@@ -140,9 +140,9 @@ def test_nibabel_messages_stay_with_their_thread_and_handlers_come_back():
 
 
 def test_a_case_read_in_threads_equals_its_files_read_one_by_one():
-    from napari_mood.core.case import load_case
-    from napari_mood.core.io import discover_dataset, methods_beside
-    from napari_mood.core.nifti import read_label, read_scores, read_volume
+    from napari_mood.io.case import load_case
+    from napari_mood.io.mood import discover_dataset, methods_beside
+    from napari_mood.io.nifti import read_label, read_scores, read_volume
     from napari_mood.services.datasets import sample_data_dir
 
     dataset = discover_dataset(sample_data_dir())

@@ -20,10 +20,11 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from napari_mood.core import streamed as streamed_module
-from napari_mood.core.case import load_case
-from napari_mood.core.io import MoodInputError, discover_dataset
-from napari_mood.core.nifti import Volume, read_volume
-from napari_mood.core.streamed import read_scan
+from napari_mood.io.case import load_case
+from napari_mood.io.errors import MoodInputError
+from napari_mood.io.mood import discover_dataset
+from napari_mood.io.nifti import Volume, read_volume
+from napari_mood.io.streamed import read_scan
 
 SHAPE = (9, 8, 7)
 AFFINE = np.diag([-1.5, 2.0, 0.7, 1.0])
@@ -102,8 +103,8 @@ def test_any_float64_scan(tmp_path_factory, data) -> None:
 
 
 def test_several_steps_and_inflate_calls(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr("napari_mood.core.streamed.READ_CHUNK", 7000)  # 4 steps, last short
-    monkeypatch.setattr("napari_mood.core.streamed.INFLATE_BLOCK", 4096)
+    monkeypatch.setattr("napari_mood.io.streamed.READ_CHUNK", 7000)  # 4 steps, last short
+    monkeypatch.setattr("napari_mood.io.streamed.INFLATE_BLOCK", 4096)
     data = np.random.default_rng(3).normal(100, 30, (40, 30, 20)).astype(np.int16)
     _check_same(_save(_image(data, "<i2"), tmp_path / "big.nii.gz"), streamed=True)
 
@@ -216,8 +217,8 @@ def test_a_large_scan_is_read_small(tmp_path, dtype, kept) -> None:
 
 @pytest.mark.parametrize("dtype", ["<f4", "<i2"])
 def test_a_scan_read_into_its_own_mapping_reads_the_same(tmp_path, monkeypatch, dtype) -> None:
-    """Large scans are read into an anonymous mapping (``core._pages``): forced here."""
-    monkeypatch.setattr("napari_mood.core._pages.KEPT_MIN_BYTES", 1)
+    """Large scans are read into an anonymous mapping (``io._pages``): forced here."""
+    monkeypatch.setattr("napari_mood.io._pages.KEPT_MIN_BYTES", 1)
     data = np.random.default_rng(9).uniform(-1000, 1000, SHAPE).astype(dtype)
     path = _save(_image(data, dtype), tmp_path / "scan.nii.gz")
     want = read_volume(path).data
@@ -238,7 +239,7 @@ def test_a_scan_at_or_under_the_size_stays_float32(tmp_path) -> None:
 def test_values_float16_cannot_hold_keep_the_scan_float32(tmp_path, monkeypatch) -> None:
     """A finite value beyond +-65504 (in the last step read): read again as float32, with
     no full read; infinity and NaN alone fit."""
-    monkeypatch.setattr("napari_mood.core.streamed.READ_CHUNK", 100)
+    monkeypatch.setattr("napari_mood.io.streamed.READ_CHUNK", 100)
     fits = np.resize(np.array([np.inf, -np.inf, np.nan, 65504.0, -0.0, 1e-8]), SHAPE)
     path = _save(_image(fits.astype(np.float32), "<f4"), tmp_path / "fits.nii.gz")
     got, did_stream = _read_small(path)

@@ -1,6 +1,6 @@
 """NOVA-style box data on disk: a folder of PNG slices, box CSV files, prediction files.
 
-Read-only, like :mod:`napari_mood.core.io`. Layout::
+Read-only, like :mod:`napari_mood.io.mood`. Layout::
 
     DATASET/images/SLICE.png          the slices (any 2-D PNG; or the PNGs in DATASET/)
     DATASET/boxes.csv                 ground-truth boxes (or any CSV given with --boxes)
@@ -48,9 +48,9 @@ from typing import Any
 import numpy as np
 
 from napari_mood.core.boxes.model import DEFAULT_LABEL, BoxSet
-from napari_mood.core.io import MoodInputError, check_regular_file
-from napari_mood.core.json_input import read_json
-from napari_mood.core.nifti import DEFLATE_MAX_RATIO
+from napari_mood.io.errors import MoodInputError, check_regular_file
+from napari_mood.io.json_input import read_json
+from napari_mood.io.nifti import DEFLATE_MAX_RATIO
 
 __all__ = [
     "BOXES_FILE",
@@ -251,7 +251,7 @@ def _check_png_header(path: Path) -> None:
 
     Raw PNG data are ``height * (1 + width * bits / 8)`` bytes (non-interlaced, the
     least any PNG of that size needs), and deflate expands at most
-    :data:`~napari_mood.core.nifti.DEFLATE_MAX_RATIO`-fold.
+    :data:`~napari_mood.io.nifti.DEFLATE_MAX_RATIO`-fold.
     """
     declared = _png_declared(path)
     if declared is None:  # not PNG: PIL says what it is

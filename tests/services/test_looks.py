@@ -1,18 +1,12 @@
-"""core.looks: the colours of GT, methods, objects, differences and the crosshair."""
+"""services.looks and _napari.looks: the colours of GT, methods, objects, differences and the crosshair."""
 
 from __future__ import annotations
 
 import itertools
 import math
 
-from napari_mood.core.looks import (
-    CROSSHAIR_COLOR,
-    DIFFERENCE_COLORS,
-    GT_COLOR,
-    METHOD_COLORS,
-    OBJECT_COLORS,
-    rgb,
-)
+from napari_mood._napari.looks import CROSSHAIR_COLOR, DIFFERENCE_COLORS, OBJECT_COLORS
+from napari_mood.services.looks import GT_COLOR, METHOD_COLORS, rgb
 
 
 def test_object_difference_gt_and_method_colours_never_collide():

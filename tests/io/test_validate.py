@@ -7,8 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from napari_mood.core.io import discover_dataset, discover_methods
-from napari_mood.core.validate import Problem, affine_deviation, validate_dataset
+from napari_mood.core.problems import Problem
+from napari_mood.io.mood import discover_dataset, discover_methods
+from napari_mood.io.validate import affine_deviation, validate_dataset
 from tests.conftest import make_mood_folder, write_nifti
 
 MASK = np.zeros((4, 5, 6), bool)

@@ -22,14 +22,15 @@ from hypothesis.extra.numpy import arrays
 
 from napari_mood.core import _float16
 from napari_mood.core import streamed as streamed_module
-from napari_mood.core.case import load_case
 from napari_mood.core.curves import CurveAccumulator
-from napari_mood.core.evaluate import _max_score
-from napari_mood.core.io import MoodInputError, MoodInputWarning, discover_dataset, discover_methods
-from napari_mood.core.nifti import read_scores
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.core.scores import code_values
-from napari_mood.core.streamed import read_map, stream_code_histograms
+from napari_mood.io.case import load_case
+from napari_mood.io.errors import MoodInputError, MoodInputWarning
+from napari_mood.io.mood import discover_dataset, discover_methods
+from napari_mood.io.nifti import read_scores
+from napari_mood.io.streamed import read_map, stream_code_histograms
+from napari_mood.services.case_scoring import _max_score
 from napari_mood.services.evaluation import evaluate
 from tests.conftest import make_mood_folder
 
@@ -104,8 +105,8 @@ def test_plain_maps_equal_the_whole_read(tmp_path, labels, dtype, suffix) -> Non
 
 
 def test_a_map_read_into_its_own_mapping_reads_the_same(tmp_path, labels, monkeypatch) -> None:
-    """Large maps are read into an anonymous mapping (``core._pages``): forced here."""
-    monkeypatch.setattr("napari_mood.core._pages.KEPT_MIN_BYTES", 1)
+    """Large maps are read into an anonymous mapping (``io._pages``): forced here."""
+    monkeypatch.setattr("napari_mood.io._pages.KEPT_MIN_BYTES", 1)
     data = np.random.default_rng(4).random(SHAPE).astype(np.float32)
     path = _save(nib.Nifti1Image(data, np.diag([1.0, 2.0, 3.0, 1.0])), tmp_path / "m.nii.gz")
     _check_equal(path, labels)
@@ -125,9 +126,9 @@ def test_nifti2_extensions_qform_and_4d_singleton(tmp_path, labels) -> None:
 
 def test_several_chunks_and_c_ordered_labels(tmp_path, monkeypatch) -> None:
     shape = (40, 30, 20)
-    monkeypatch.setattr("napari_mood.core.streamed.CHUNK", 1000)  # 24 chunks, last one short
-    monkeypatch.setattr("napari_mood.core.streamed.READ_CHUNK", 7000)  # read_map: 4, last short
-    monkeypatch.setattr("napari_mood.core.streamed.INFLATE_BLOCK", 4096)  # many inflate calls
+    monkeypatch.setattr("napari_mood.io.streamed.CHUNK", 1000)  # 24 chunks, last one short
+    monkeypatch.setattr("napari_mood.io.streamed.READ_CHUNK", 7000)  # read_map: 4, last short
+    monkeypatch.setattr("napari_mood.io.streamed.INFLATE_BLOCK", 4096)  # many inflate calls
     rng = np.random.default_rng(3)
     data = rng.random(shape).astype(np.float64)
     labels = np.ascontiguousarray(rng.random(shape) > 0.8)  # C order: copied once, F order
@@ -283,7 +284,7 @@ def test_evaluate_streams_plain_maps_and_reads_the_others(tmp_path, monkeypatch)
         reads.append(Path(path).parent.name)
         return read_scores(path, **kw)
 
-    monkeypatch.setattr("napari_mood.core.streamed.read_scores", counting)
+    monkeypatch.setattr("napari_mood.io.streamed.read_scores", counting)
     with pytest.warns(MoodInputWarning, match="outside"):
         evaluate(
             discover_dataset(dataset), methods=discover_methods(preds), options=pixel, workers=1
@@ -312,7 +313,7 @@ def test_the_viewer_case_reader_streams_plain_maps(tmp_path, monkeypatch) -> Non
         reads.append(Path(path).parent.name)
         return read_scores(path, **kw)
 
-    monkeypatch.setattr("napari_mood.core.streamed.read_scores", counting)
+    monkeypatch.setattr("napari_mood.io.streamed.read_scores", counting)
     methods = discover_methods(preds)
     case = load_case(discover_dataset(dataset), "c1.nii.gz", methods=methods)
     assert reads == ["odd"]  # values to clip: read whole, and its problem is reported

@@ -1,6 +1,6 @@
 """Issue 36, defect 11: a flagged voxel stands out on white matter, for colour-blind readers too.
 
-The bound (documented in :mod:`napari_mood.core.looks`): every colour a method's ramp
+The bound (documented in :mod:`napari_mood.services.looks`): every colour a method's ramp
 draws above its threshold, blended at ``METHOD_OPACITY`` over a white-matter grey (0.8 to
 0.95 of the scan's grey window, where the sample brain's white matter lies), is at least
 CIEDE2000 20 away from that grey, in normal vision and in simulated protanopia,
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from skimage.color import deltaE_ciede2000, rgb2lab
 
-from napari_mood.core.looks import METHOD_COLORS, METHOD_OPACITY, method_colormap
+from napari_mood.services.looks import METHOD_COLORS, METHOD_OPACITY, method_colormap
 
 MIN_DELTA_E = 20.0
 WHITE_MATTER_GREYS = np.linspace(0.8, 0.95, 4)

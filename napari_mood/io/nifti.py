@@ -1,7 +1,7 @@
 """The one NIfTI reader: every decoding failure becomes a problem naming the file.
 
 ``load_nifti`` decodes a ``.nii`` / ``.nii.gz`` file (gzip with ISA-L) and refuses, with
-a :class:`~napari_mood.core.io.MoodInputError` saying what to do, anything that is not one
+a :class:`~napari_mood.io.errors.MoodInputError` saying what to do, anything that is not one
 2-D or 3-D volume of real numbers whose data fit in the file; ``read_volume`` /
 ``read_scores`` / ``read_label`` / ``read_shape`` read what the viewer and the scorer need,
 exactly as the official MOOD scorer reads it (float16 maps clipped to [0, 1]; labels
@@ -28,8 +28,9 @@ import numpy as np
 from isal import igzip, isal_zlib
 from isal.igzip_lib import IsalError
 
-from napari_mood.core.io import MoodInputError, check_regular_file, is_nifti, warn_input
 from napari_mood.core.scores import ONE_CODE, ScoreMode, check_mode, gt_mask, to_mood_scores
+from napari_mood.io.errors import MoodInputError, check_regular_file, warn_input
+from napari_mood.io.mood import is_nifti
 
 __all__ = [
     "EXTRA_MARGIN",

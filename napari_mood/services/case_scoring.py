@@ -19,7 +19,7 @@ object task
 Every file is decoded once per run, whatever the number of tasks that need it. When the
 pixel task is the only one that needs the maps (no object task, no sample score derived
 from them, ``mood`` mode), a plain map is streamed through its histograms
-(:mod:`napari_mood.core.streamed`) and never held whole; any other map is read whole.
+(:mod:`napari_mood.io.streamed`) and never held whole; any other map is read whole.
 """
 
 from __future__ import annotations
@@ -35,14 +35,6 @@ import numpy as np
 
 from napari_mood.core import objects as obj
 from napari_mood.core.curves import CurveAccumulator, merge_accumulators
-from napari_mood.core.io import (
-    MethodFolder,
-    MoodDataset,
-    MoodInputError,
-    MoodInputWarning,
-    read_sample_label,
-    read_sample_score,
-)
 from napari_mood.core.metrics import (
     auroc_from_curve,
     average_precision_from_curve,
@@ -51,7 +43,7 @@ from napari_mood.core.metrics import (
     fpr_at_tpr,
     sample_score_from_pixel,
 )
-from napari_mood.core.nifti import Grid, LabelRead, ScoreRead, read_grid, read_label
+from napari_mood.core.problems import Problem
 from napari_mood.core.results import (
     DEFAULT_OPTIONS,
     CaseEvaluation,
@@ -66,9 +58,11 @@ from napari_mood.core.results import (
     Status,
 )
 from napari_mood.core.scores import ONE_CODE, ScoreMode, code_values
-from napari_mood.core.streamed import read_map, stream_code_histograms
-from napari_mood.core.validate import (
-    Problem,
+from napari_mood.io.errors import MoodInputError, MoodInputWarning
+from napari_mood.io.mood import MethodFolder, MoodDataset, read_sample_label, read_sample_score
+from napari_mood.io.nifti import Grid, LabelRead, ScoreRead, read_grid, read_label
+from napari_mood.io.streamed import read_map, stream_code_histograms
+from napari_mood.io.validate import (
     check_affine,
     check_label,
     check_scan_affine,

@@ -1,4 +1,4 @@
-"""Print sizes (napari_mood.core.paper): journal widths, units, scale-bar lengths."""
+"""Print sizes (napari_mood.services.paper): journal widths, units, scale-bar lengths."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from napari_mood.core.paper import (
+from napari_mood.services.paper import (
     MAX_WIDTH_MM,
     WIDTH_PRESETS,
     mm_to_points,

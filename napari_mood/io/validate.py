@@ -2,33 +2,23 @@
 
 Each check returns :class:`Problem` records instead of printing or raising, so the
 command line, the viewer and the evaluator decide what to do with them (the policy
-lives in :mod:`napari_mood.core.evaluate`).
+lives in :mod:`napari_mood.services.case_scoring`).
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 import numpy as np
 
-from napari_mood.core.io import (
-    MethodFolder,
-    MoodDataset,
-    MoodInputError,
-    MoodInputWarning,
-    describe_entry,
-    read_sample_label,
-    read_sample_score,
-)
-from napari_mood.core.nifti import Grid, LabelRead, ScoreRead, read_grid, read_label, read_scores
+from napari_mood.core.problems import Problem
+from napari_mood.io.errors import MoodInputError, MoodInputWarning, describe_entry
+from napari_mood.io.mood import MethodFolder, MoodDataset, read_sample_label, read_sample_score
+from napari_mood.io.nifti import Grid, LabelRead, ScoreRead, read_grid, read_label, read_scores
 
 __all__ = [
-    "Problem",
-    "ProblemKind",
     "affine_deviation",
     "check_affine",
     "check_case_names",
@@ -42,56 +32,7 @@ __all__ = [
     "validate_dataset",
 ]
 
-ProblemKind = Literal[
-    "missing",
-    "extra",
-    "shape",
-    "affine",
-    "nan",
-    "inf",
-    "range",
-    "nonbinary",
-    "unreadable",
-    "empty",
-    "ignored",
-]
-Severity = Literal["error", "warning"]
 AFFINE_TOLERANCE = 1e-3
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with an input.
-
-    Attributes
-    ----------
-    kind : str
-        Class of problem (``missing``, ``shape``, ``affine``, ``nan``, ...).
-    severity : {"error", "warning"}
-        ``error``: the file cannot be scored as it is (the evaluator applies the policy);
-        ``warning``: it is scored, but a person should look.
-    path : Path or None
-        The file or folder concerned.
-    message : str
-        What is wrong, with numbers.
-    hint : str
-        What to do about it.
-    case, method : str or None
-        Where it belongs.
-    """
-
-    kind: ProblemKind
-    severity: Severity
-    path: Path | None
-    message: str
-    hint: str = ""
-    case: str | None = None
-    method: str | None = None
-
-    def __str__(self) -> str:
-        where = f"{self.path}: " if self.path is not None else ""
-        hint = f" -> {self.hint}" if self.hint else ""
-        return f"{where}{self.message}{hint}"
 
 
 def check_shape(

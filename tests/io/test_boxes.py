@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from napari_mood.core.boxes.io import (
+from napari_mood.io.boxes import (
     discover_box_dataset,
     find_box_predictions,
     read_box_file,
     read_score_map,
 )
-from napari_mood.core.io import MoodInputError
+from napari_mood.io.errors import MoodInputError
 
 SIZES = {"s1": (40, 30), "s2": (40, 30)}
 

@@ -1,4 +1,4 @@
-"""How methods and the ground truth look, in the viewer and in figures alike (pure data).
+"""How methods, the ground truth and boxes look, in the viewer and in figures alike.
 
 A method is drawn in its colour with a ramp that is transparent at its low end: below its
 threshold nothing is drawn, above it the colour runs from a dark shade to the full colour
@@ -7,7 +7,7 @@ white brain MRI it vanished into white matter. The viewer (:mod:`napari_mood._na
 (:mod:`napari_mood.services.figures`) build their colormaps from :func:`method_colormap`,
 so a method has the same colour and ramp everywhere.
 
-Contrast bound (``tests/core/test_journal_colours.py``): every colour of every method's
+Contrast bound (``tests/services/test_journal_colours.py``): every colour of every method's
 ramp, drawn at :data:`METHOD_OPACITY` over a white-matter grey (0.8 to 0.95 of the scan's
 grey window, where the sample brain's white matter lies), is at least CIEDE2000 20 away
 from that grey, in normal vision and in simulated protanopia, deuteranopia and
@@ -19,12 +19,11 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "BOX_COLORS",
+    "READER_COLORS",
     "DEFAULT_THRESHOLD",
-    "CROSSHAIR_COLOR",
-    "DIFFERENCE_COLORS",
     "GT_COLOR",
     "METHOD_COLORS",
-    "OBJECT_COLORS",
     "METHOD_OPACITY",
     "method_color",
     "method_colormap",
@@ -44,21 +43,23 @@ METHOD_COLORS: tuple[str, ...] = (
     "#c51b7d",  # dark pink (a pale pink vanished on white matter)
 )
 """Each method's heatmap colour, in order of arrival (then again from the first)."""
-OBJECT_COLORS: tuple[tuple[str, str], ...] = (
-    ("TP", "#ffffff"),  # white
-    ("FP", "#ff1f1f"),  # red
-    ("FN", "#00ffff"),  # cyan
-)
-"""Matched (TP), false (FP) and missed (FN) objects: no GT or method colour is near."""
-DIFFERENCE_COLORS: tuple[tuple[str, str], ...] = (
-    ("A only", "#ffffff"),  # white
-    ("B only", "#00ffff"),  # cyan
-    ("both", "#ff1f1f"),  # red
-)
-"""Two methods' difference: not the colour of either method, nor the GT's."""
-CROSSHAIR_COLOR = "#ffd400"
-"""The three planes' crosshair and orientation letters (yellow, as FSLeyes and ITK-SNAP)."""
 METHOD_OPACITY = 0.85
+"""Opacity of a method's heatmap over the scan, in the viewer and in figures."""
+
+# Boxes (NOVA-style localisation): object-matching colours of the voxel widgets, kept for
+# boxes: green = ground truth found (TP), orange = ground truth missed (FN), red = prediction
+# matching nothing (FP); a prediction that found its box is cyan (dashed, over the green box).
+BOX_COLORS: dict[str, str] = {
+    "gt": GT_COLOR,
+    "gt_detected": GT_COLOR,
+    "gt_missed": "#ff9900",
+    "pred": "#ffff00",
+    "pred_tp": "#00e5ff",
+    "pred_fp": "#ff3333",
+}
+"""Edge colours: plain GT / predictions (no matching shown) and the four outcomes."""
+READER_COLORS: tuple[str, ...] = ("#7fbf7f", "#bf7fbf", "#7f9fff")
+"""Each reader's own boxes (before the consensus)."""
 
 
 def rgb(color: str) -> tuple[float, float, float]:

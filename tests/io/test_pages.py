@@ -1,4 +1,4 @@
-"""Large kept arrays on their own mapping of small pages (``core._pages``)."""
+"""Large kept arrays on their own mapping of small pages (``io._pages``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from napari_mood.core import _pages
-from napari_mood.core._pages import empty_kept
+from napari_mood.io._pages import empty_kept
 
 LINUX = pytest.mark.skipif(sys.platform != "linux", reason="own mappings on Linux only")
 

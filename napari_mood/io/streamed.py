@@ -8,7 +8,7 @@ to float16 codes while it is still in the CPU cache, and then
   only these histograms and the largest score, so nothing of the size of the volume is
   allocated and the pass costs about what inflating the file does;
 * :func:`read_map` writes them into the map's float16 array (what
-  :func:`~napari_mood.core.nifti.read_scores` returns), without holding the compressed
+  :func:`~napari_mood.io.nifti.read_scores` returns), without holding the compressed
   file or its decoded bytes.
 
 The plain file is: a regular ``.nii`` / ``.nii.gz`` single-file NIfTI-1 or -2 whose header
@@ -45,9 +45,10 @@ from isal import igzip
 from isal.igzip_lib import IsalError
 
 from napari_mood.core._float16 import CHUNK, ChunkCoder
-from napari_mood.core._pages import empty_kept
 from napari_mood.core.curves import count_codes
-from napari_mood.core.nifti import (
+from napari_mood.core.scores import N_CODES, ScoreMode
+from napari_mood.io._pages import empty_kept
+from napari_mood.io.nifti import (
     ScoreRead,
     Volume,
     header_grid,
@@ -55,7 +56,6 @@ from napari_mood.core.nifti import (
     read_scores,
     read_volume,
 )
-from napari_mood.core.scores import N_CODES, ScoreMode
 
 _T = TypeVar("_T")
 
@@ -156,7 +156,7 @@ def stream_code_histograms(
 
 
 def read_map(path: str | os.PathLike[str], *, mode: ScoreMode = "mood") -> ScoreRead:
-    """:func:`~napari_mood.core.nifti.read_scores`, streaming a plain map in ``mood`` mode.
+    """:func:`~napari_mood.io.nifti.read_scores`, streaming a plain map in ``mood`` mode.
 
     A plain map is inflated chunk by chunk straight into its float16 array (no decoded
     copy of the file, no compressed copy held); anything else is read by ``read_scores``,
@@ -175,7 +175,7 @@ def read_map(path: str | os.PathLike[str], *, mode: ScoreMode = "mood") -> Score
 
 
 def read_scan(path: str | os.PathLike[str], *, small_above: int | None = None) -> Volume:
-    """:func:`~napari_mood.core.nifti.read_volume` (float32), streaming a plain scan.
+    """:func:`~napari_mood.io.nifti.read_volume` (float32), streaming a plain scan.
 
     A plain scan (a clean header, 2-D or 3-D voxels of any real type without scaling,
     nothing after them) is inflated :data:`READ_CHUNK` voxels at a time straight into

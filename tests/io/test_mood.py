@@ -9,8 +9,8 @@ import nibabel as nib
 import numpy as np
 import pytest
 
-from napari_mood.core.io import (
-    MoodInputError,
+from napari_mood.io.errors import MoodInputError
+from napari_mood.io.mood import (
     case_stem,
     discover_dataset,
     discover_methods,
@@ -18,7 +18,7 @@ from napari_mood.core.io import (
     read_sample_label,
     read_sample_score,
 )
-from napari_mood.core.nifti import read_label, read_scores, read_volume
+from napari_mood.io.nifti import read_label, read_scores, read_volume
 from tests.conftest import make_mood_folder, write_nifti
 
 

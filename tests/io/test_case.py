@@ -7,14 +7,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from napari_mood.core.case import (
+from napari_mood.io.case import (
     find_case_folder_layout,
     first_anomalous_case,
     guess_file_role,
     load_case,
     methods_from_files,
 )
-from napari_mood.core.io import MoodInputError, discover_dataset, discover_methods, methods_beside
+from napari_mood.io.errors import MoodInputError
+from napari_mood.io.mood import discover_dataset, discover_methods, methods_beside
 from tests.conftest import make_mood_folder, write_nifti
 
 SHAPE = (6, 7, 5)
@@ -161,8 +162,8 @@ def test_first_anomalous_case_falls_back_to_pixel_labels_then_first(tmp_path: Pa
 
 def test_first_anomalous_case_of_one_case_reads_no_label(tmp_path: Path, monkeypatch):
     root, _ = make_mood_folder(tmp_path / "x", {"a": _mask()}, {})
-    monkeypatch.setattr("napari_mood.core.case.read_label", lambda p: pytest.fail(str(p)))
-    monkeypatch.setattr("napari_mood.core.case.read_sample_label", lambda p: pytest.fail(str(p)))
+    monkeypatch.setattr("napari_mood.io.case.read_label", lambda p: pytest.fail(str(p)))
+    monkeypatch.setattr("napari_mood.io.case.read_sample_label", lambda p: pytest.fail(str(p)))
     assert first_anomalous_case(discover_dataset(root)) == "a.nii.gz"
 
 
@@ -234,7 +235,7 @@ def test_guess_file_role(tmp_path: Path, relative: str, role: str):
 
 
 def test_focus_voxel_is_inside_the_largest_object():
-    from napari_mood.core.case import focus_voxel
+    from napari_mood.io.case import focus_voxel
 
     gt = np.zeros((20, 20, 20), np.uint8)
     gt[2:4, 2:4, 2:4] = 1  # small object
@@ -299,7 +300,7 @@ def _focus_with_scipy(gt: np.ndarray) -> tuple[int, ...] | None:
 @pytest.mark.parametrize("seed", range(12))
 def test_focus_voxel_equals_an_independent_scipy_reading(seed: int):
     """Ties between equally large objects go to the first in raster order, as scipy's."""
-    from napari_mood.core.case import focus_voxel
+    from napari_mood.io.case import focus_voxel
 
     rng = np.random.default_rng(seed)
     shape = (9, 8, 7) if seed % 3 else (1, 9, 8)

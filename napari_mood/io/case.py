@@ -36,21 +36,22 @@ from typing import Any, Literal
 
 import numpy as np
 
-from napari_mood.core.io import (
+from napari_mood.core.objects.components import find_components
+from napari_mood.core.orientation import DisplayTransform, display_transform
+from napari_mood.core.problems import Problem
+from napari_mood.core.scores import ScoreMode, check_mode
+from napari_mood.io.errors import MoodInputError
+from napari_mood.io.mood import (
     METHODS_FOLDER,
     MethodFolder,
     MoodDataset,
-    MoodInputError,
     case_stem,
     is_nifti,
     read_sample_label,
 )
-from napari_mood.core.nifti import Volume, read_grid, read_label
-from napari_mood.core.objects.components import find_components
-from napari_mood.core.orientation import DisplayTransform, display_transform
-from napari_mood.core.scores import ScoreMode, check_mode
-from napari_mood.core.streamed import read_map, read_scan
-from napari_mood.core.validate import Problem, check_affine, check_label, check_scores, check_shape
+from napari_mood.io.nifti import Volume, read_grid, read_label
+from napari_mood.io.streamed import read_map, read_scan
+from napari_mood.io.validate import check_affine, check_label, check_scores, check_shape
 
 __all__ = [
     "CASE_LABEL_NAMES",
@@ -159,8 +160,8 @@ def load_case(
     scan_path, label_path : path-like, optional
         Override (or replace, without a dataset) the dataset's scan and label files.
     mode : {"mood", "exact"}
-        How maps are read (see :func:`napari_mood.core.nifti.read_scores`; plain maps are
-        streamed into their arrays by :func:`napari_mood.core.streamed.read_map`).
+        How maps are read (see :func:`napari_mood.io.nifti.read_scores`; plain maps are
+        streamed into their arrays by :func:`napari_mood.io.streamed.read_map`).
     on_grid : callable, optional
         Called once the scan and the ground truth are read and checked, while the maps
         are still being read, with the case so far (no maps; the problems found so far):

@@ -33,7 +33,7 @@ from pathlib import Path
 import nibabel as nib
 import numpy as np
 
-from napari_mood.core.io import case_stem
+from napari_mood.io.mood import case_stem
 
 PathLike = str | os.PathLike[str]
 

@@ -1,0 +1,131 @@
+"""The input errors and warnings: one line that names the file and says what to do.
+
+Every reader of :mod:`napari_mood.io` raises :class:`MoodInputError` for an input it cannot
+use and warns with :class:`MoodInputWarning` (through :func:`warn_input`) for one it can use
+but a person should look at; the command line prints either as one line.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import warnings
+from pathlib import Path
+
+__all__ = [
+    "MoodInputError",
+    "MoodInputWarning",
+    "check_regular_file",
+    "describe_entry",
+    "one_line",
+    "warn_input",
+]
+
+
+class MoodInputError(ValueError):
+    """An input file or folder cannot be used; the message names it and says what to do."""
+
+    def __init__(self, path: str | os.PathLike[str] | None, problem: str, hint: str = "") -> None:
+        self.path = None if path is None else Path(path)
+        self.problem = one_line(problem)
+        self.hint = one_line(hint)
+        problem, hint = self.problem, self.hint
+        where = f"{self.path}: " if self.path is not None else ""
+        super().__init__(f"{where}{problem}" + (f" ({hint})" if hint else ""))
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: every run of whitespace (line breaks too) becomes one space.
+
+    Examples
+    --------
+    >>> one_line("got 0 bytes from object\\n - could the file be damaged?")
+    'got 0 bytes from object - could the file be damaged?'
+    """
+    return " ".join(str(text).split())
+
+
+class MoodInputWarning(UserWarning):
+    """An input is usable but suspicious (the message names the file)."""
+
+
+def describe_entry(path: str | os.PathLike[str]) -> str:
+    """What a folder entry is, in words ("a folder", "a FIFO (named pipe)", ...).
+
+    Links are followed; a link that leads nowhere is "a broken symbolic link".
+
+    Examples
+    --------
+    >>> describe_entry("/")
+    'a folder'
+    """
+    path = Path(path)
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return "a broken symbolic link" if path.is_symlink() else "missing"
+    for test, words in _ENTRY_KINDS:
+        if test(mode):
+            linked = " (through a symbolic link)" if path.is_symlink() and words != "a file" else ""
+            return words + linked
+    return "not a regular file"
+
+
+_ENTRY_KINDS = (
+    (stat.S_ISREG, "a file"),
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def check_regular_file(path: str | os.PathLike[str], *, what: str = "file") -> Path:
+    """Refuse, before opening it, anything that is not a regular file (links followed).
+
+    A FIFO or a device is never opened: reading it could block forever or never end.
+
+    Raises
+    ------
+    MoodInputError
+        Missing, a broken link (or a loop of links), a folder, a FIFO, a device, a socket.
+
+    Examples
+    --------
+    >>> check_regular_file("/", what="NIfTI file")
+    Traceback (most recent call last):
+    ...
+    napari_mood.io.mood.MoodInputError: /: is a folder, not a NIfTI file (give the file itself)
+    """
+    path = Path(path)
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        if path.is_symlink():
+            loop = " (a loop of links)" if exc.errno == errno.ELOOP else ""
+            raise MoodInputError(
+                path, f"is a broken symbolic link{loop}", "point it to an existing file"
+            ) from exc
+        if exc.errno == errno.ENOENT:
+            raise MoodInputError(path, "file not found", "check the path") from exc
+        raise MoodInputError(
+            path, f"cannot be read ({exc.strerror or exc})", "check its permissions"
+        ) from exc
+    if stat.S_ISREG(mode):
+        return path
+    kind = describe_entry(path)
+    hint = (
+        "give the file itself"
+        if stat.S_ISDIR(mode)
+        else "napari-mood never reads pipes or devices (they can block or never end): "
+        "put a regular file there"
+    )
+    raise MoodInputError(path, f"is {kind}, not a {what}", hint)
+
+
+def warn_input(path: Path | None, message: str) -> None:
+    """Emit a :class:`MoodInputWarning` that names the file."""
+    where = f"{path}: " if path is not None else ""
+    warnings.warn(f"{where}{one_line(message)}", MoodInputWarning, stacklevel=3)
