@@ -24,8 +24,7 @@ from qtpy.QtWidgets import (
 
 from napari_mood._napari.boxes import BOXES_KEY, rectangles, view_styles
 from napari_mood._napari.widgets._kit import Lifetime, combo, tipped
-from napari_mood.core.boxes import BoxSet
-from napari_mood.services.boxes import BoxView, box_view
+from napari_mood.services.boxes import BoxSet, BoxView, box_view
 
 __all__ = ["BoxReviewWidget"]
 

@@ -27,16 +27,16 @@ from typing import Any
 import numpy as np
 
 from napari_mood._napari.layers import LayerData
-from napari_mood.core.boxes import BoxSet
-from napari_mood.core.boxes.consensus import readers_of
 from napari_mood.io.boxes import BOXES_FILE, BoxDataset, discover_box_dataset, read_png
 from napari_mood.io.errors import MoodInputError
 from napari_mood.services.boxes import (
     BoxBenchmark,
+    BoxSet,
     BoxView,
     box_view,
     evaluate_boxes,
     find_box_methods,
+    readers_of,
 )
 from napari_mood.services.looks import BOX_COLORS, READER_COLORS
 

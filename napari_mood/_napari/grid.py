@@ -26,7 +26,7 @@ from typing import Any
 from napari_mood._napari.helper_layers import keep_read_only
 from napari_mood._napari.score_legend import ScoreLegend, legend_colors
 from napari_mood._napari.session import MoodSession
-from napari_mood.core.compare import grid_shape
+from napari_mood.services.comparison import grid_shape
 
 __all__ = ["CELL_OVERLAYS", "COMPARE_KEY", "CompareGrid", "helper_metadata", "legend_colors"]
 

@@ -45,7 +45,8 @@ from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.looks import CROSSHAIR_COLOR
 from napari_mood._napari.mirror import LayerMirror
 from napari_mood._napari.viewer import unwrap_viewer
-from napari_mood.core.orientation import Convention, Plane, edge_letters, plane_view, screen_flips
+from napari_mood.services.display import edge_letters, plane_view, screen_flips
+from napari_mood.services.options import Convention, Plane
 
 __all__ = [
     "CROSSHAIR_COLOR",

@@ -27,9 +27,8 @@ from typing import Any
 from napari_mood._napari.helper_layers import shown_with
 from napari_mood._napari.layers import METADATA_KEY, gt_truth
 from napari_mood._napari.reader import LoadedCase, load_case_layers
-from napari_mood.core.regions import RegionScope
 from napari_mood.io.mood import MethodFolder, MoodDataset
-from napari_mood.services.review_regions import find_regions
+from napari_mood.services.review_regions import RegionScope, find_regions
 from napari_mood.services.snapshots import MapSnapshot
 
 __all__ = ["REVIEW_REGIONS", "AheadJob", "CasePrefetch", "prefetch_for", "review_regions_job"]

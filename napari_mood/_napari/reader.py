@@ -44,8 +44,6 @@ from napari_mood._napari.layers import (
     gt_label_data,
     mood_metadata,
 )
-from napari_mood.core.problems import Problem
-from napari_mood.core.scores import ScoreMode, threshold_limits
 from napari_mood.io.case import (
     CaseData,
     PathLayout,
@@ -66,6 +64,7 @@ from napari_mood.io.mood import (
     method_folder,
     methods_beside,
 )
+from napari_mood.io.validate import Problem
 from napari_mood.services.display import display_range
 from napari_mood.services.looks import (
     DEFAULT_THRESHOLD,
@@ -73,6 +72,7 @@ from napari_mood.services.looks import (
     METHOD_OPACITY,
     method_colormap,
 )
+from napari_mood.services.options import ScoreMode, threshold_limits
 
 __all__ = [
     "LoadedCase",

@@ -29,9 +29,9 @@ from typing import Any
 import numpy as np
 
 from napari_mood._napari.layers import AXIS_LABELS_3D, LayerData, gt_colormap
-from napari_mood.core.scores import threshold_limits
 from napari_mood.services.display import display_range
 from napari_mood.services.looks import method_colormap
+from napari_mood.services.options import threshold_limits
 from napari_mood.services.recon import ReconView
 
 __all__ = [

@@ -60,10 +60,10 @@ from napari_mood._napari.layers import (
     layer_info,
     scored_data,
 )
-from napari_mood.core.orientation import DisplayTransform
-from napari_mood.core.scores import check_threshold, threshold_limits
+from napari_mood.services.display import DisplayTransform
 from napari_mood.services.labelling import LabellingCache
 from napari_mood.services.looks import METHOD_COLORS, method_colormap
+from napari_mood.services.options import check_threshold, threshold_limits
 from napari_mood.services.output import Inputs
 from napari_mood.services.snapshots import MapSnapshot
 

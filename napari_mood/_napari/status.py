@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from napari_mood.core.orientation import DisplayTransform
+from napari_mood.services.display import DisplayTransform
 
 __all__ = ["ScannerStatus", "scanner_text", "status_info"]
 

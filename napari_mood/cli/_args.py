@@ -26,9 +26,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from napari_mood.core.orientation import PLANES
-from napari_mood.core.scores import check_threshold
-from napari_mood.core.seed import DEFAULT_SEED
+from napari_mood.services.options import DEFAULT_SEED, PLANES, check_threshold
 from napari_mood.services.paper import parse_width
 
 
@@ -261,7 +259,7 @@ def _subjects(text: str) -> int:
 
 
 def _sweep_values(text: str, kind: str) -> tuple[float, ...]:
-    from napari_mood.core.sweep import check_values, parse_values
+    from napari_mood.services.simulation import check_values, parse_values
 
     try:
         return check_values("size" if kind == "radii" else "contrast", parse_values(text))
@@ -281,7 +279,7 @@ def _intensities(text: str) -> tuple[float, ...]:
 
 def _radius(text: str) -> float:
     """A sphere radius in voxels: 0 .. MAX_RADIUS (the sweep's bound)."""
-    from napari_mood.core.sweep import check_values
+    from napari_mood.services.simulation import check_values
 
     try:
         value = float(text)

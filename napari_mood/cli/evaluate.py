@@ -8,18 +8,20 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from napari_mood.cli._common import ProgressBar, methods_from_args
-from napari_mood.core.categories import CaseCategory
-from napari_mood.core.ranking import check_splits
-from napari_mood.core.results import DatasetEvaluation, EvaluationOptions, Task
 from napari_mood.io.errors import MoodInputError, MoodInputWarning, check_regular_file
 from napari_mood.io.json_input import read_json
 from napari_mood.io.mood import MethodFolder, MoodDataset, check_labels_for, discover_dataset
 from napari_mood.services.cache import check_cache_folder
 from napari_mood.services.evaluation import (
+    DatasetEvaluation,
+    EvaluationOptions,
     MoodEvaluation,
+    Task,
     add_statistics,
+    check_splits,
     check_toy,
     default_tasks,
     evaluate,
@@ -33,6 +35,9 @@ from napari_mood.services.output import (
     write_text_atomic,
 )
 from napari_mood.services.report import REPORT_FILES, write_report
+
+if TYPE_CHECKING:  # the categories job (matplotlib) is imported only when asked for
+    from napari_mood.services.categories import CaseCategory
 
 __all__ = ["main", "options_from_args"]
 

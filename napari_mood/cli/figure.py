@@ -24,11 +24,11 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from napari_mood.cli._common import methods_from_args
-from napari_mood.core.orientation import PLANES, plane_view
-from napari_mood.core.scores import check_threshold
 from napari_mood.io.errors import MoodInputError
 from napari_mood.io.mood import MethodFolder, MoodDataset, discover_dataset
+from napari_mood.services.display import plane_view
 from napari_mood.services.figure_files import check_figure_path
+from napari_mood.services.options import PLANES, check_threshold
 from napari_mood.services.output import Inputs, check_output_file
 from napari_mood.services.paper import points_to_mm
 

@@ -26,7 +26,7 @@ from napari_mood.cli._args import (
 )
 from napari_mood.cli._common import Need
 from napari_mood.cli.parser import Lazy
-from napari_mood.core.sweep import PRESETS, SWEEP_KINDS
+from napari_mood.services.simulation import PRESETS, SWEEP_KINDS
 
 __all__ = ["add_categories", "add_rank", "add_run", "add_sweep", "add_sweep_report"]
 

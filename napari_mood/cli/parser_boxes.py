@@ -35,7 +35,7 @@ def file_pair(text: str) -> tuple[str, Path]:
 
 def check_unit(text: str) -> float:
     """A number in [0, 1] (an IoU, a confidence)."""
-    from napari_mood.core.scores import check_threshold
+    from napari_mood.services.options import check_threshold
 
     try:
         return check_threshold(text, name="value")

@@ -37,12 +37,14 @@ from napari_mood.cli._args import (
 )
 from napari_mood.cli._common import Need
 from napari_mood.cli.parser import Lazy
-from napari_mood.core.orientation import CONVENTIONS
-from napari_mood.core.scores import SCORE_MODES
+from napari_mood.services.options import CONVENTIONS, SCORE_MODES
 from napari_mood.services.paper import WIDTH_PRESETS
 
 __all__ = ["add_demo", "add_evaluate", "add_figure", "add_validate", "add_view"]
 
+VIEWER_COMMANDS = "napari_mood._napari.commands"
+"""Module of the ``demo`` and ``view`` handlers: the napari wing owns them, the command line
+names them by string and imports them only when one runs (``cli`` never imports ``_napari``)."""
 _VIEWER_EXTRA = "pyqt6"
 """napari and a Qt binding: ``pip install "napari-mood[pyqt6]"``."""
 
@@ -192,7 +194,7 @@ def _add_screenshot(p: argparse.ArgumentParser) -> None:
 def add_demo(p: argparse.ArgumentParser) -> None:
     """Options of ``demo``."""
     _add_screenshot(p)
-    p.set_defaults(func=Lazy("napari_mood.cli.viewer:demo"), needs=_viewer_needs)
+    p.set_defaults(func=Lazy(VIEWER_COMMANDS + ":demo"), needs=_viewer_needs)
 
 
 def add_view(p: argparse.ArgumentParser) -> None:
@@ -213,7 +215,7 @@ def add_view(p: argparse.ArgumentParser) -> None:
         help="a method's score maps to open with a dataset; repeat for several",
     )
     _add_screenshot(p)
-    p.set_defaults(func=Lazy("napari_mood.cli.viewer:view"), needs=_viewer_needs)
+    p.set_defaults(func=Lazy(VIEWER_COMMANDS + ":view"), needs=_viewer_needs)
 
 
 def _add_figure_layout(p: argparse.ArgumentParser) -> None:

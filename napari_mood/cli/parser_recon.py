@@ -25,9 +25,9 @@ from napari_mood.cli._args import (
 )
 from napari_mood.cli._common import Need
 from napari_mood.cli.parser import Lazy
-from napari_mood.core.recon import TESTS
-from napari_mood.core.simulate.hypometabolism import check_region_name, degree_percent
+from napari_mood.services.options import TESTS
 from napari_mood.services.pet_sample import MAX_STEP, MIN_VOXELS
+from napari_mood.services.simulation import check_region_name, degree_percent
 
 __all__ = ["add_evaluate_recon", "add_pet_sample", "add_reconstruct", "add_simulate"]
 

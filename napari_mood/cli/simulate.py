@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 
 from napari_mood.cli import simulate_pet
-from napari_mood.core.simulate import iter_simulated_cases, to_unit_range
 from napari_mood.io.case import find_case_folder_layout
 from napari_mood.io.errors import MoodInputError, MoodInputWarning, check_regular_file
 from napari_mood.io.nifti import Volume, read_volume
 from napari_mood.io.writers import mood_case_files
 from napari_mood.services.output import Inputs, check_output_folder, staged_folder
+from napari_mood.services.simulation import iter_simulated_cases, to_unit_range
 from napari_mood.services.writers import write_files
 
 __all__ = ["KINDS", "main", "scan_inputs", "unit_scan"]

@@ -31,14 +31,6 @@ import numpy as np
 
 from napari_mood._version import __version__
 from napari_mood.cli._args import DEFAULT_SEED
-from napari_mood.core.simulate.hypometabolism import (
-    HypometabolismProfile,
-    degree_case_name,
-    hypometabolism_profile,
-    parse_degree_case,
-    region_from_atlas,
-    simulate_hypometabolism,
-)
 from napari_mood.io.case import find_case_folder_layout
 from napari_mood.io.errors import MoodInputError, MoodInputWarning
 from napari_mood.io.mood import case_stem
@@ -49,6 +41,14 @@ from napari_mood.services.output import (
     Inputs,
     check_output_folder,
     staged_folder,
+)
+from napari_mood.services.simulation import (
+    HypometabolismProfile,
+    degree_case_name,
+    hypometabolism_profile,
+    parse_degree_case,
+    region_from_atlas,
+    simulate_hypometabolism,
 )
 from napari_mood.services.writers import write_files
 

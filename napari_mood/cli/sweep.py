@@ -9,17 +9,17 @@ import numpy as np
 
 from napari_mood.cli._common import ProgressBar, formatted_csv, methods_from_args
 from napari_mood.cli.simulate import scan_inputs, unit_scan
-from napari_mood.core.results import EvaluationOptions
-from napari_mood.core.sweep import PRESETS, SIZE_INTENSITY, default_values
 from napari_mood.io.errors import MoodInputError
 from napari_mood.io.mood import discover_dataset
 from napari_mood.io.nifti import read_volume
+from napari_mood.services.evaluation import EvaluationOptions
 from napari_mood.services.output import (
     Inputs,
     check_output_folder,
     staged_folder,
     write_text_atomic,
 )
+from napari_mood.services.simulation import PRESETS, SIZE_INTENSITY, default_values
 
 __all__ = ["check_args", "main", "report"]
 

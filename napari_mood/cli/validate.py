@@ -10,9 +10,8 @@ import sys
 from collections.abc import Sequence
 
 from napari_mood.cli._common import methods_from_args
-from napari_mood.core.problems import Problem
 from napari_mood.io.mood import discover_dataset
-from napari_mood.io.validate import validate_dataset
+from napari_mood.io.validate import Problem, validate_dataset
 
 __all__ = ["main"]
 

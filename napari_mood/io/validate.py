@@ -19,6 +19,7 @@ from napari_mood.io.mood import MethodFolder, MoodDataset, read_sample_label, re
 from napari_mood.io.nifti import Grid, LabelRead, ScoreRead, read_grid, read_label, read_scores
 
 __all__ = [
+    "Problem",
     "affine_deviation",
     "check_affine",
     "check_case_names",

@@ -66,6 +66,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "BoxSet",
+    "readers_of",
     "BoxBenchmark",
     "BoxMethod",
     "BoxView",

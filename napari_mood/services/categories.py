@@ -33,6 +33,10 @@ from napari_mood.services.analysis_plots import colors_for, new_figure
 from napari_mood.services.figures import FIGURE_RC
 
 __all__ = [
+    "CaseCategory",
+    "CategoryScore",
+    "Level",
+    "Metric",
     "METRIC_LABEL",
     "category_rows",
     "evaluation_inputs",

@@ -12,7 +12,23 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from napari_mood.core.compare import ComparisonTable, case_comparison, dataset_comparison
+from napari_mood.core.compare import (
+    A_ONLY,
+    B_ONLY,
+    BOTH,
+    Column,
+    ComparisonRow,
+    ComparisonTable,
+    Difference,
+    best_methods,
+    case_comparison,
+    dataset_comparison,
+    difference,
+    format_cell,
+    format_table,
+    grid_shape,
+    shown_columns,
+)
 from napari_mood.core.problems import Problem
 from napari_mood.core.results import EvaluationOptions, Task
 from napari_mood.core.seed import DEFAULT_SEED
@@ -24,6 +40,19 @@ from napari_mood.services.looks import DEFAULT_THRESHOLD
 from napari_mood.services.snapshots import MapSnapshot
 
 __all__ = [
+    "A_ONLY",
+    "BOTH",
+    "B_ONLY",
+    "Column",
+    "ComparisonRow",
+    "ComparisonTable",
+    "Difference",
+    "best_methods",
+    "difference",
+    "format_cell",
+    "format_table",
+    "shown_columns",
+    "grid_shape",
     "N_BOOT",
     "SEED",
     "TableResult",

@@ -42,7 +42,15 @@ from napari_mood.services.formats import format_json, format_table
 if TYPE_CHECKING:
     import pandas as pd
 
+from napari_mood.core.ranking import check_splits
+from napari_mood.core.results import CaseRow
+
 __all__ = [
+    "EvaluationOptions",
+    "Task",
+    "DatasetEvaluation",
+    "CaseRow",
+    "check_splits",
     "EvaluationCancelled",
     "MoodEvaluation",
     "ThresholdChoice",

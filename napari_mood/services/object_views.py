@@ -23,6 +23,8 @@ from napari_mood.services.labelling import LabellingCache, labelled
 from napari_mood.services.snapshots import MapSnapshot
 
 __all__ = [
+    "KINDS",
+    "ObjectRecord",
     "FEATURE_COLUMNS",
     "KIND_TEXT",
     "SHOWN_KINDS",

@@ -26,6 +26,8 @@ from napari_mood.services.labelling import LabellingCache, labelled
 from napari_mood.services.snapshots import MapSnapshot
 
 __all__ = [
+    "Readout",
+    "BestCriterion",
     "best_on_case",
     "best_text",
     "compute_readouts",

@@ -11,7 +11,7 @@ from napari_mood.core.regions import FlaggedRegion, RegionScope, regions_from_ma
 from napari_mood.services.labelling import LabellingCache, labelled
 from napari_mood.services.snapshots import MapSnapshot
 
-__all__ = ["FoundRegions", "find_regions"]
+__all__ = ["FlaggedRegion", "RegionScope", "FoundRegions", "find_regions"]
 
 
 @dataclass(frozen=True, eq=False)

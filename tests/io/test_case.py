@@ -253,7 +253,7 @@ def test_the_scan_and_gt_are_handed_over_before_any_map_is_read(dataset, monkeyp
     map read waits for it (it would time out if the maps were awaited first)."""
     import threading
 
-    from napari_mood.core import case as case_module
+    from napari_mood.io import case as case_module
 
     ds, methods = dataset
     handed = threading.Event()

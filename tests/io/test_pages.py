@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from napari_mood.core import _pages
+from napari_mood.io import _pages
 from napari_mood.io._pages import empty_kept
 
 LINUX = pytest.mark.skipif(sys.platform != "linux", reason="own mappings on Linux only")

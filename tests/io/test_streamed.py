@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from napari_mood.core import _float16
-from napari_mood.core import streamed as streamed_module
 from napari_mood.core.curves import CurveAccumulator
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.core.scores import code_values
+from napari_mood.io import streamed as streamed_module
 from napari_mood.io.case import load_case
 from napari_mood.io.errors import MoodInputError, MoodInputWarning
 from napari_mood.io.mood import discover_dataset, discover_methods

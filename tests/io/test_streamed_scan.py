@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from napari_mood.core import streamed as streamed_module
+from napari_mood.io import streamed as streamed_module
 from napari_mood.io.case import load_case
 from napari_mood.io.errors import MoodInputError
 from napari_mood.io.mood import discover_dataset

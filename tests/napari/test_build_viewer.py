@@ -18,7 +18,7 @@ from vispy.scene import SceneCanvas
 from napari_mood._napari import docking, session as session_module, viewer as viewer_module
 from napari_mood.services.datasets import sample_data_dir
 
-from napari_mood.core import case as case_module
+from napari_mood.io import case as case_module
 
 delay, map_delay = float(sys.argv[1]), float(sys.argv[2])
 events, draws, canvases = [], [0], []

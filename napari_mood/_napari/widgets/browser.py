@@ -67,12 +67,16 @@ from napari_mood._napari.widgets.case_table import (
     CaseTableModel,
 )
 from napari_mood._napari.widgets.worker import LatestWorker
-from napari_mood.core.orientation import Convention
-from napari_mood.core.results import EvaluationOptions
 from napari_mood.io.errors import MoodInputError
 from napari_mood.io.mood import case_stem
-from napari_mood.services.evaluation import EvaluationCancelled, MoodEvaluation, evaluate
+from napari_mood.services.evaluation import (
+    EvaluationCancelled,
+    EvaluationOptions,
+    MoodEvaluation,
+    evaluate,
+)
 from napari_mood.services.looks import method_color
+from napari_mood.services.options import Convention
 from napari_mood.services.output import check_output_file
 from napari_mood.services.paper import WIDTH_PRESETS
 from napari_mood.services.report import ALL_CATEGORIES, category_choices, read_case_categories

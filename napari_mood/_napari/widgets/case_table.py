@@ -10,9 +10,9 @@ from typing import Any
 from qtpy.QtCore import QAbstractTableModel, QModelIndex, QObject, QSortFilterProxyModel, Qt
 from qtpy.QtGui import QColor, QIcon, QPixmap
 
-from napari_mood.core.results import CaseRow, DatasetEvaluation
 from napari_mood.io.case import is_anomalous
 from napari_mood.io.mood import case_stem
+from napari_mood.services.evaluation import CaseRow, DatasetEvaluation
 from napari_mood.services.looks import method_color
 
 __all__ = [

@@ -32,7 +32,7 @@ from napari_mood._napari.looks import DIFFERENCE_COLORS as LOOK_DIFFERENCE
 from napari_mood._napari.session import MoodSession, SessionMethod, get_session
 from napari_mood._napari.viewer import unwrap_viewer
 from napari_mood._napari.widgets import _kit as kit
-from napari_mood.core.compare import A_ONLY, B_ONLY, BOTH, Difference, difference
+from napari_mood.services.comparison import A_ONLY, B_ONLY, BOTH, Difference, difference
 
 if TYPE_CHECKING:
     import napari

@@ -46,12 +46,13 @@ from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.viewer import focus_object
 from napari_mood._napari.widgets import _kit as kit
 from napari_mood._napari.widgets.review_keys import KeyBinding, PanelKeys, weak_call
-from napari_mood.core.objects import KINDS, ObjectRecord
-from napari_mood.core.orientation import DisplayTransform
+from napari_mood.services.display import DisplayTransform
 from napari_mood.services.labelling import LabellingCache
 from napari_mood.services.object_views import (
     KIND_TEXT,
+    KINDS,
     MethodObjects,
+    ObjectRecord,
     listed_records,
     match_methods,
     matched_text,

@@ -55,7 +55,7 @@ from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.status import ScannerStatus
 from napari_mood._napari.viewer import unwrap_viewer
 from napari_mood._napari.widgets import _kit as kit
-from napari_mood.core.orientation import Convention
+from napari_mood.services.options import Convention
 
 __all__ = ["CONVENTION_KEY", "PlanesWidget", "saved_convention"]
 

@@ -27,8 +27,8 @@ from napari_mood._napari.recon import RECON_KEY, show_reconstruction
 from napari_mood._napari.session import get_session
 from napari_mood._napari.viewer import unwrap_viewer
 from napari_mood._napari.widgets import _kit as kit
-from napari_mood.core.scores import threshold_limits
 from napari_mood.io.errors import MoodInputError
+from napari_mood.services.options import threshold_limits
 from napari_mood.services.recon import ReconFolders, ReconView, find_recon_cases, load_recon_view
 from napari_mood.services.writers import write_drawn_region
 

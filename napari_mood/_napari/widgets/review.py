@@ -62,7 +62,6 @@ from napari_mood._napari.widgets.review_texts import (
     readers_text,
 )
 from napari_mood._napari.widgets.review_view import ReviewView, review_layer, show_region_labels
-from napari_mood.core.regions import FlaggedRegion
 from napari_mood.io.errors import MoodInputError
 from napari_mood.services.adjudication import AdjudicationList
 from napari_mood.services.review import (
@@ -80,7 +79,7 @@ from napari_mood.services.review_queue import (
     review_queue,
     stored_seed,
 )
-from napari_mood.services.review_regions import FoundRegions, find_regions
+from napari_mood.services.review_regions import FlaggedRegion, FoundRegions, find_regions
 from napari_mood.services.review_store import (
     ReviewFile,
 )

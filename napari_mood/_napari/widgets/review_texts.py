@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from napari_mood.core.regions import FlaggedRegion, RegionScope
 from napari_mood.services.adjudication import AdjudicationItem
 from napari_mood.services.review import VERDICTS, ReviewRecord, Verdict
 from napari_mood.services.review_queue import ReviewQueue
-from napari_mood.services.review_regions import FoundRegions
+from napari_mood.services.review_regions import FlaggedRegion, FoundRegions, RegionScope
 
 REVIEW_LAYER_NAME = "Review: current region"
 REVIEW_ROLE = "review"

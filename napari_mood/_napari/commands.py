@@ -1,4 +1,8 @@
-"""``napari-mood demo`` and ``napari-mood view``: open napari (imported only here, lazily).
+"""``napari-mood demo`` and ``napari-mood view``: the napari wing's two commands.
+
+The command line declares them and their options (:mod:`napari_mood.cli.parser_mood`) and
+names these handlers by module string, so ``cli`` never imports the napari wing; napari
+itself is imported only when a handler opens the window.
 
 Everything that can be refused is refused before napari starts: no display, a
 ``--screenshot`` among the inputs or replacing a file without ``--force``.
