@@ -1,13 +1,12 @@
 """Jobs of the thresholds widget: readouts at the display thresholds, best thresholds.
 
 The numbers are :mod:`napari_mood.core.readout`'s; these functions run in a worker thread
-on :class:`~napari_mood.services.snapshots.MapSnapshot`\\ s and turn results into the short
-texts the widget shows.
+on :class:`~napari_mood.services.snapshots.MapSnapshot`\\ s; the panel's texts live with the
+panel (:mod:`napari_mood._napari.widgets.threshold_texts`).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -29,13 +28,9 @@ __all__ = [
     "Readout",
     "BestCriterion",
     "best_on_case",
-    "best_text",
     "compute_readouts",
     "compute_voxel_readouts",
-    "readout_text",
 ]
-
-CRITERION_TEXT = {"dice": "Dice", "object_f1": "object F1"}
 
 
 def _map_and_truth(snapshot: MapSnapshot, gt: Any) -> tuple[np.ndarray, Any]:
@@ -114,52 +109,3 @@ def best_on_case(maps: Mapping[str, Any], gt: Any, by: BestCriterion) -> Thresho
     """Best threshold of every map on the case shown (``best_case_threshold``)."""
     best = {name: best_case_threshold(np.asarray(data), gt, by=by) for name, data in maps.items()}
     return ThresholdChoice(best, "this case")
-
-
-def _number(value: float | None, digits: int = 3) -> str:
-    return "n/a" if value is None or math.isnan(value) else f"{value:.{digits}f}"
-
-
-def readout_text(readout: Readout) -> str:
-    """Two short lines: what is flagged, then (with a GT) Dice and object counts.
-
-    A voxel readout (objects not counted yet) says so on the second line.
-
-    Examples
-    --------
-    >>> gt = np.zeros((4, 4), bool); gt[1, 1] = True
-    >>> print(readout_text(compute_readouts([MapSnapshot("m", gt * 0.9, 0.5)], None)["m"]))
-    1 voxels · 6.25 %
-    no ground truth: counts only
-    """
-    parts = [f"{readout.flagged:,} voxels", f"{readout.flagged_percent:.2f} %"]
-    if readout.flagged_mm3 is not None:
-        parts.append(f"{readout.flagged_mm3:,.0f} mm\u00b3")
-    text = " \u00b7 ".join(parts)
-    if readout.dice is None:
-        return f"{text}\nno ground truth: counts only"
-    objects = readout.objects
-    if objects is None:
-        return f"{text}\nDice {_number(readout.dice)} \u00b7 objects: counting\u2026"
-    return (
-        f"{text}\nDice {_number(readout.dice)} \u00b7 objects TP {objects.tp} "
-        f"\u00b7 FP {objects.fp} \u00b7 FN {objects.fn}"
-    )
-
-
-def best_text(result: ThresholdChoice) -> str:
-    """One line per method found, then the methods left out."""
-    lines = [f"On {result.source}:"]
-    lines += [
-        f"{name}: {b.threshold:.3f} ({CRITERION_TEXT[b.criterion]} {_number(b.value)})"
-        for name, b in result.best.items()
-    ]
-    if result.missing:
-        lines.append(
-            f"No folder for {', '.join(result.missing)} under methods/ "
-            f"(has {', '.join(result.available)}): left unchanged."
-        )
-    if result.problems:
-        count = len(result.problems)
-        lines.append(f"{count} input problem{'s' if count > 1 else ''}: {result.problems[0]}")
-    return "\n".join(lines)

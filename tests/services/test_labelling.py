@@ -208,27 +208,6 @@ def test_a_failure_is_raised_to_the_caller_and_not_cached():
         compute_method_objects(MapSnapshot("m", bad, 0.5), gt, cache=cache)
 
 
-def test_objects_layer_labels_stay_small_with_many_components():
-    """A speckled map has many components (512^3: hundreds of thousands): the shown ones are numbered
-    1..n, so napari's direct label colormap stays small (it needs numba above 65,536)."""
-    from napari_mood.services.object_views import objects_layer, shown_objects
-
-    rng = np.random.default_rng(5)
-    score = np.zeros((40, 60, 60))
-    score[:20] = (rng.random((20, 60, 60)) < 0.02) * 0.9  # about 1,000 specks, low ids
-    score[30:37, 30:37, 30:37] = 0.9  # a false positive blob (343 voxels), labelled last
-    gt = np.zeros(score.shape, bool)
-    gt[22:30, 5:13, 5:13] = True  # missed (512 voxels)
-    result = compute_method_objects(MapSnapshot("m", score, 0.5), gt)
-    pred_ids, fn_ids = shown_objects(result.match)
-    layer = objects_layer(result)
-    n = pred_ids.size + fn_ids.size
-    assert max(layer.kinds) == n == int(result.image.max()) and len(layer.features["index"]) == n
-    assert layer.features["index"] == list(range(1, n + 1))
-    assert pred_ids.max() > 300 and result.image.dtype == np.uint8
-    assert layer.features["object"][0] == f"pred {pred_ids[0]}"
-
-
 def test_counts_only_entries_are_labelled_again_when_labels_are_asked_for():
     """Readouts ask for counts only: a speckled map's dense label image is neither made
     nor kept; the objects job then labels it again (and the entry is replaced)."""

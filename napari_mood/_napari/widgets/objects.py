@@ -45,20 +45,22 @@ from napari_mood._napari.looks import OBJECT_COLORS
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.viewer import focus_object
 from napari_mood._napari.widgets import _kit as kit
+from napari_mood._napari.widgets.objects_texts import (
+    KIND_TEXT,
+    matched_text,
+    objects_layer,
+    summary_html,
+)
 from napari_mood._napari.widgets.review_keys import KeyBinding, PanelKeys, weak_call
 from napari_mood.services.display import DisplayTransform
 from napari_mood.services.labelling import LabellingCache
 from napari_mood.services.object_views import (
-    KIND_TEXT,
     KINDS,
     MethodObjects,
     ObjectRecord,
     listed_records,
     match_methods,
-    matched_text,
     object_place,
-    objects_layer,
-    summary_html,
 )
 from napari_mood.services.snapshots import MapSnapshot
 

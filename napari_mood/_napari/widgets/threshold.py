@@ -45,16 +45,15 @@ from qtpy.QtWidgets import (
 
 from napari_mood._napari.session import MoodSession, SessionMethod, get_session
 from napari_mood._napari.widgets import _kit as kit
+from napari_mood._napari.widgets.threshold_texts import best_text, readout_text
 from napari_mood.services.evaluation import ThresholdChoice, toy_thresholds
 from napari_mood.services.options import display_threshold
 from napari_mood.services.readouts import (
     BestCriterion,
     Readout,
     best_on_case,
-    best_text,
     compute_readouts,
     compute_voxel_readouts,
-    readout_text,
 )
 
 if TYPE_CHECKING:
