@@ -20,15 +20,22 @@ toggles), the overlays, the grid settings and the selection.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 from napari_mood._napari.helper_layers import keep_read_only
 from napari_mood._napari.score_legend import ScoreLegend, legend_colors
 from napari_mood._napari.session import MoodSession
-from napari_mood.services.comparison import grid_shape
 
-__all__ = ["CELL_OVERLAYS", "COMPARE_KEY", "CompareGrid", "helper_metadata", "legend_colors"]
+__all__ = [
+    "CELL_OVERLAYS",
+    "COMPARE_KEY",
+    "CompareGrid",
+    "grid_shape",
+    "helper_metadata",
+    "legend_colors",
+]
 
 #: Metadata key of the layers the grid and the difference add (the session ignores them).
 COMPARE_KEY = "napari_mood_compare"
@@ -306,3 +313,33 @@ def _reorder(layers: Any, order: list[Any]) -> None:
         current = layers.index(layer)
         if current != target:
             layers.move(current, target)
+
+
+def grid_shape(
+    n_cells: int, *, canvas: tuple[float, float], cell: tuple[float, float]
+) -> tuple[int, int]:
+    """Rows and columns of a grid showing ``n_cells`` images as large as possible.
+
+    ``canvas`` and ``cell`` are (height, width): the canvas in pixels and one image in
+    any unit (only its aspect ratio matters). Ties prefer fewer rows.
+
+    Examples
+    --------
+    >>> grid_shape(3, canvas=(600, 1800), cell=(100, 100))
+    (1, 3)
+    >>> grid_shape(4, canvas=(800, 800), cell=(100, 100))
+    (2, 2)
+    """
+    if n_cells < 1:
+        raise ValueError(f"n_cells must be >= 1, got {n_cells}")
+    height, width = canvas
+    cell_h, cell_w = cell
+    if min(height, width, cell_h, cell_w) <= 0:
+        raise ValueError("canvas and cell sizes must be positive")
+
+    def zoom(rows: int) -> float:
+        cols = math.ceil(n_cells / rows)
+        return min(height / rows / cell_h, width / cols / cell_w)
+
+    rows = max(range(1, n_cells + 1), key=lambda r: (zoom(r), -r))
+    return rows, math.ceil(n_cells / rows)

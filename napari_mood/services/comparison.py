@@ -16,18 +16,12 @@ from napari_mood.core.compare import (
     A_ONLY,
     B_ONLY,
     BOTH,
-    Column,
     ComparisonRow,
     ComparisonTable,
     Difference,
-    best_methods,
     case_comparison,
     dataset_comparison,
     difference,
-    format_cell,
-    format_table,
-    grid_shape,
-    shown_columns,
 )
 from napari_mood.core.problems import Problem
 from napari_mood.core.results import EvaluationOptions, Task
@@ -43,23 +37,15 @@ __all__ = [
     "A_ONLY",
     "BOTH",
     "B_ONLY",
-    "Column",
     "ComparisonRow",
     "ComparisonTable",
     "Difference",
-    "best_methods",
     "difference",
-    "format_cell",
-    "format_table",
-    "shown_columns",
-    "grid_shape",
     "N_BOOT",
     "SEED",
     "TableResult",
     "case_table",
     "dataset_table",
-    "describe_table",
-    "problems_text",
 ]
 
 N_BOOT = 1000
@@ -123,22 +109,3 @@ def case_table(
         scores, gt, thresholds=thresholds, name=name, curves=curves, counts=counts
     )
     return table, ()
-
-
-def describe_table(table: ComparisonTable, problems: tuple[Problem, ...]) -> str:
-    """One sentence saying what the table shows."""
-    if table.scope == "case":
-        return f"Case {table.name}: objects at each method's display threshold; rank by pixel AP."
-    text = (
-        f"Dataset {table.name}: {table.n_cases} cases, {len(table.rows)} methods; "
-        f"rank by pooled pixel AP, 95% intervals from {N_BOOT} case-bootstrap resamples."
-    )
-    return text + (f" {len(problems)} input problem(s), see the notification." if problems else "")
-
-
-def problems_text(name: str, problems: tuple[Problem, ...], limit: int = 5) -> str:
-    """The first ``limit`` input problems of a dataset, one per line."""
-    lines = [str(p) for p in problems[:limit]]
-    more = len(problems) - limit
-    tail = [f"... and {more} more (see `napari-mood evaluate {name}`)"] if more > 0 else []
-    return "\n".join([f"napari-mood: dataset {name}:", *lines, *tail])

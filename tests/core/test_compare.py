@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import math
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -19,19 +16,10 @@ from napari_mood.core.compare import (
     A_ONLY,
     B_ONLY,
     BOTH,
-    COLUMNS,
-    ComparisonRow,
-    ComparisonTable,
-    best_methods,
     case_comparison,
     dataset_comparison,
     difference,
-    format_cell,
-    format_table,
-    format_value,
-    grid_shape,
     rank_intervals,
-    shown_columns,
 )
 from napari_mood.core.curves import CurveAccumulator, curve_from_arrays
 from napari_mood.core.metrics import UndefinedMetricWarning, best_threshold, fpr_at_tpr
@@ -274,96 +262,3 @@ def test_dataset_comparison_equals_the_evaluation(evaluation):
         assert (row.ap_low, row.ap_high) == (boot.low, boot.high)
     assert table.row("good").object_threshold == 0.6
     assert (table.row("good").rank, table.row("bad").rank) == (1, 2)
-
-
-# --------------------------------------------------------------------------- columns / CSV
-
-
-def _rows() -> ComparisonTable:
-    rows = (
-        ComparisonRow("a", 0.9, 0.95, 0.1, 0.8, 0.5, 0.5, 2, 5, 0, 0.4, rank=1),
-        ComparisonRow("b", 0.5, 0.95, 0.3, 0.6, 0.4, 0.5, 2, 1, 0, 0.8, rank=2),
-        ComparisonRow("c", math.nan, math.nan, math.nan, math.nan, math.nan, 0.5, 0, 9, 2, 0.0),
-    )
-    return ComparisonTable("case", "brain_001", 1, rows)
-
-
-def test_best_methods_mind_lower_is_better_and_ties():
-    best = best_methods(_rows())
-    assert best["pixel_ap"] == {"a"}
-    assert best["auroc"] == {"a", "b"}  # tie; NaN ignored
-    assert best["fpr95"] == {"a"}  # lower is better
-    assert best["object_fp"] == {"b"}
-    assert best["object_fn"] == {"a", "b"}
-    assert best["object_tp"] == {"a", "b"}
-    assert best["object_f1"] == {"b"}
-    assert best["rank"] == {"a"}
-    assert "sample_ap" not in best  # no value at all
-    assert "best_dice_threshold" not in best  # not compared
-    assert {c.key for c in COLUMNS if c.better} >= set(best)
-
-
-def test_format_table_writes_every_shown_column_at_full_precision():
-    table = _rows()
-    text = format_table(table, order=["b", "c", "a"])
-    rows = list(csv.DictReader(io.StringIO(text)))
-    assert [r["method"] for r in rows] == ["b", "c", "a"]
-    assert "sample_ap" not in rows[0] and "rank_low" not in rows[0]  # empty columns dropped
-    assert rows[0]["scope"] == "case" and rows[0]["name"] == "brain_001"
-    assert float(rows[2]["pixel_ap"]) == 0.9 and rows[2]["object_fp"] == "5"
-    assert rows[1]["pixel_ap"] == "" and rows[1]["rank"] == ""
-    tsv = format_table(table, delimiter="\t")
-    assert tsv.splitlines()[0].split("\t")[:3] == ["scope", "name", "method"]
-
-
-def test_format_table_splits_intervals(evaluation):
-    table = dataset_comparison(evaluation, n_boot=50)
-    rows = list(csv.DictReader(io.StringIO(format_table(table))))
-    good = next(r for r in rows if r["method"] == "good")
-    assert float(good["ap_low"]) == table.row("good").ap_low
-    assert int(good["rank_high"]) == table.row("good").rank_high
-    assert float(good["sample_ap"]) == table.row("good").sample_ap
-    assert [c.key for c in shown_columns(table)][-2:] == ["sample_ap", "rank"]
-    header = format_table(table).splitlines()[0].split(",")
-    assert header[3:6] == ["pixel_ap", "ap_low", "ap_high"]
-    assert header[-3:] == ["rank", "rank_low", "rank_high"]
-
-
-def test_format_value_and_cell():
-    assert format_value(0.123456) == "0.1235"
-    assert format_value(math.nan) == "" and format_value(None) == ""
-    assert format_value(np.float32(0.5), digits=2) == "0.50"
-    row = ComparisonRow("a", 0.5, 0.9, 0.1, 0.8, 0.5, 0.5, 1, 0, 0, 1.0, rank=2)
-    rank = next(c for c in COLUMNS if c.key == "rank")
-    assert format_cell(row, rank) == "2"  # no interval: the value only
-    row = replace(row, rank_low=1, rank_high=3, ap_low=0.25, ap_high=0.754)
-    assert format_cell(row, rank) == "2 [1, 3]"
-    assert format_cell(row, COLUMNS[1]) == "0.5000 [0.25, 0.75]"
-    assert format_cell(replace(row, pixel_ap=math.nan), COLUMNS[1]) == ""
-
-
-# --------------------------------------------------------------------------- grid
-
-
-@pytest.mark.parametrize(
-    ("n", "canvas", "expected"),
-    [
-        (1, (600, 800), (1, 1)),
-        (3, (600, 1800), (1, 3)),
-        (3, (1800, 600), (3, 1)),
-        (3, (700, 700), (2, 2)),
-        (4, (800, 800), (2, 2)),
-        (6, (600, 900), (2, 3)),
-    ],
-)
-def test_grid_shape_fits_the_canvas(n, canvas, expected):
-    rows, cols = grid_shape(n, canvas=canvas, cell=(100, 100))
-    assert (rows, cols) == expected
-    assert rows * cols >= n
-
-
-def test_grid_shape_rejects_nonsense():
-    with pytest.raises(ValueError):
-        grid_shape(0, canvas=(10, 10), cell=(1, 1))
-    with pytest.raises(ValueError):
-        grid_shape(2, canvas=(0, 10), cell=(1, 1))

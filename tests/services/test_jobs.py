@@ -10,7 +10,7 @@ from napari_mood.core.metrics import slice_scores
 from napari_mood.core.objects import match_objects, object_labels
 from napari_mood.core.readout import threshold_readout
 from napari_mood.core.regions import flagged_regions
-from napari_mood.services.comparison import case_table, describe_table, problems_text
+from napari_mood.services.comparison import case_table
 from napari_mood.services.labelling import LabellingCache
 from napari_mood.services.object_views import (
     compute_method_objects,
@@ -126,8 +126,6 @@ def test_case_table_equals_case_comparison(case):
     assert cached == expected
     readouts = compute_readouts(snapshots, gt, cache=cache)  # the same labellings
     assert cache.stats()[0] >= len(snapshots) and readouts["good"].objects is not None
-    assert describe_table(table, ()).startswith("Case c")
-    assert "and 2 more" in problems_text("d", tuple(range(7)), limit=5)  # type: ignore[arg-type]
 
 
 def test_voxel_readouts_equal_the_readouts_and_need_one_histogram_per_map(case):

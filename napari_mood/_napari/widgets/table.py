@@ -41,20 +41,22 @@ from qtpy.QtWidgets import (
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.viewer import unwrap_viewer
 from napari_mood._napari.widgets import _kit as kit
-from napari_mood.io.errors import MoodInputError
-from napari_mood.services.comparison import (
+from napari_mood._napari.widgets.table_texts import (
     Column,
-    ComparisonRow,
-    ComparisonTable,
-    TableResult,
     best_methods,
-    case_table,
-    dataset_table,
     describe_table,
     format_cell,
     format_table,
     problems_text,
     shown_columns,
+)
+from napari_mood.io.errors import MoodInputError
+from napari_mood.services.comparison import (
+    ComparisonRow,
+    ComparisonTable,
+    TableResult,
+    case_table,
+    dataset_table,
 )
 from napari_mood.services.output import check_output_file, write_text_atomic
 

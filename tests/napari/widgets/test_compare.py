@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from napari.utils.colormaps import DirectLabelColormap
 
-from napari_mood._napari.grid import COMPARE_KEY
+from napari_mood._napari.grid import COMPARE_KEY, grid_shape
 from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.viewer import SCREENSHOT_WINDOW_SIZE, focus_case, load_into_viewer
 from napari_mood._napari.widgets.compare import DIFFERENCE_COLORS, CompareWidget
-from napari_mood.core.compare import A_ONLY, B_ONLY, BOTH, grid_shape
+from napari_mood.core.compare import A_ONLY, B_ONLY, BOTH
 from napari_mood.core.scores import flag
 from napari_mood.services.datasets import sample_data_dir
 from tests.reference_scorer import clip_float16

@@ -15,14 +15,9 @@ from qtpy.QtWidgets import QApplication, QDockWidget
 
 from napari_mood._napari.viewer import SCREENSHOT_WINDOW_SIZE, focus_case, load_into_viewer
 from napari_mood._napari.widgets.table import STALE, TableWidget
+from napari_mood._napari.widgets.table_texts import format_cell, shown_columns
 from napari_mood.cli import main
-from napari_mood.core.compare import (
-    ComparisonRow,
-    ComparisonTable,
-    case_comparison,
-    format_cell,
-    shown_columns,
-)
+from napari_mood.core.compare import ComparisonRow, ComparisonTable, case_comparison
 from napari_mood.services.comparison import N_BOOT, SEED
 from napari_mood.services.datasets import sample_data_dir
 
