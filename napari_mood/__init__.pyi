@@ -74,9 +74,11 @@ from .services.evaluation import (
     MoodEvaluation as MoodEvaluation,
     evaluate as evaluate,
 )
+from .io.recon import (
+    ReconFolders as ReconFolders,
+)
 from .services.recon import (
     ReconEvaluation as ReconEvaluation,
-    ReconFolders as ReconFolders,
     ReconOptions as ReconOptions,
     evaluate_recon as evaluate_recon,
 )

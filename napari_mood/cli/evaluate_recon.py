@@ -7,6 +7,7 @@ import sys
 
 from napari_mood.cli._common import ProgressBar
 from napari_mood.io.errors import MoodInputError
+from napari_mood.io.recon import ReconFolders, degree_cases, find_recon_cases
 from napari_mood.services.output import (
     Planned,
     check_apart,
@@ -16,12 +17,10 @@ from napari_mood.services.output import (
 )
 from napari_mood.services.recon import (
     ReconEvaluation,
-    ReconFolders,
     ReconOptions,
-    degree_cases,
     evaluate_recon,
-    find_recon_cases,
     planned_map_names,
+    recon_inputs,
     write_score_maps,
 )
 from napari_mood.services.recon_report import format_recon
@@ -57,7 +56,7 @@ def _check_outputs(args: argparse.Namespace, folders: ReconFolders, names: list[
         check_apart([*planned, Planned(args.save_maps, "--save-maps", folder=True, names=None)])
         map_names = tuple(planned_map_names(names))
         planned.append(Planned(args.save_maps, "--save-maps", folder=True, names=map_names))
-    check_outputs(planned, inputs=folders.as_inputs(), force=args.force)
+    check_outputs(planned, inputs=recon_inputs(folders), force=args.force)
 
 
 _NOTHING_TO_PLOT = "simulate with napari-mood simulate --kind pet --mask, or drop --plot"
@@ -103,7 +102,7 @@ def main(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
     else:
         write_text_atomic(
-            check_output_file(args.out, inputs=folders.as_inputs(), force=args.force), text
+            check_output_file(args.out, inputs=recon_inputs(folders), force=args.force), text
         )
     if args.save_maps is not None:
         written = write_score_maps(result, folders, args.save_maps, force=args.force)

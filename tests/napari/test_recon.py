@@ -10,7 +10,8 @@ import pytest
 from napari_mood._napari.recon import RECON_KEY, grid_stride, recon_layer_data, show_reconstruction
 from napari_mood._napari.widgets.recon import ReconViewWidget
 from napari_mood.core.scores import threshold_limits
-from napari_mood.services.recon import ReconFolders, load_recon_view
+from napari_mood.io.recon import ReconFolders
+from napari_mood.services.recon import load_recon_view
 from tests.conftest import write_nifti
 
 SHAPE = (12, 13, 14)

@@ -17,8 +17,9 @@ from napari_mood.core.simulate.hypometabolism import (
     simulate_hypometabolism,
 )
 from napari_mood.io.errors import MoodInputError, MoodInputWarning
+from napari_mood.io.recon import ReconFolders
 from napari_mood.services.output import OutputRefused
-from napari_mood.services.recon import ReconFolders, ReconOptions, evaluate_recon, write_score_maps
+from napari_mood.services.recon import ReconOptions, evaluate_recon, write_score_maps
 from napari_mood.services.recon_report import format_recon, plot_normalised_mse
 from tests.conftest import write_nifti
 

@@ -28,8 +28,9 @@ from napari_mood._napari.session import get_session
 from napari_mood._napari.viewer import unwrap_viewer
 from napari_mood._napari.widgets import _kit as kit
 from napari_mood.io.errors import MoodInputError
+from napari_mood.io.recon import ReconFolders, find_recon_cases
 from napari_mood.services.options import threshold_limits
-from napari_mood.services.recon import ReconFolders, ReconView, find_recon_cases, load_recon_view
+from napari_mood.services.recon import ReconView, load_recon_view
 from napari_mood.services.writers import write_drawn_region
 
 if TYPE_CHECKING:
