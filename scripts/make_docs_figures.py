@@ -104,16 +104,22 @@ def _w(name: str) -> str:
 FIGURES: tuple[Figure, ...] = (
     Figure("demo.png", CASE_001, (*VIEWER, *PLANES, "napari_mood/_napari/docking.py"), gui=True),
     Figure("planes.png", CASE_001, (*VIEWER, *PLANES), gui=True),
-    Figure("threshold.png", CASE_001, (*VIEWER, _w("threshold")), gui=True),
+    Figure("threshold.png", CASE_001, (*VIEWER, _w("threshold"), _w("threshold_texts")), gui=True),
     Figure("slices.png", CASE_001, (*VIEWER, _w("slices")), gui=True),
     Figure(
-        "objects.png", CASE_001, (*VIEWER, _w("objects"), "napari_mood/core/looks.py"), gui=True
+        "objects.png",
+        CASE_001,
+        (*VIEWER, _w("objects"), _w("objects_texts"), "napari_mood/_napari/looks.py"),
+        gui=True,
     ),
     Figure(
         "compare.png", CASE_001, (*VIEWER, _w("compare"), "napari_mood/core/compare.py"), gui=True
     ),
     Figure(
-        "table.png", DATASET, (*VIEWER, _w("table"), "napari_mood/services/comparison.py"), gui=True
+        "table.png",
+        DATASET,
+        (*VIEWER, _w("table"), "napari_mood/services/comparison.py", _w("table_texts")),
+        gui=True,
     ),
     Figure("browser.png", DATASET, (*VIEWER, _w("browser"), _w("case_table")), gui=True),
     Figure("review.png", CASE_001, (*VIEWER, _w("review"), _w("review_view")), gui=True),
@@ -149,7 +155,7 @@ FIGURES: tuple[Figure, ...] = (
     Figure(
         "boxes.png",
         NOVA,
-        ("napari_mood/services/box_figures.py", "napari_mood/core/boxes/looks.py"),
+        ("napari_mood/services/box_figures.py", "napari_mood/services/looks.py"),
     ),
     Figure(
         "analysis_sweep_size.png",

@@ -97,7 +97,7 @@ def check_regular_file(path: str | os.PathLike[str], *, what: str = "file") -> P
     >>> check_regular_file("/", what="NIfTI file")
     Traceback (most recent call last):
     ...
-    napari_mood.io.mood.MoodInputError: /: is a folder, not a NIfTI file (give the file itself)
+    napari_mood.io.errors.MoodInputError: /: is a folder, not a NIfTI file (give the file itself)
     """
     path = Path(path)
     try:
