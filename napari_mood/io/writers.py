@@ -1,4 +1,4 @@
-"""The bytes of MOOD-layout cases and method outputs (the counterpart of ``io.py``).
+"""The bytes of MOOD-layout cases and method outputs (the counterpart of the readers in :mod:`.mood` and :mod:`.nifti`).
 
 Pure: these functions return ``{path: bytes}`` plans and write nothing; the files are
 written by :mod:`napari_mood.services.writers` through the output guard (inputs never

@@ -168,7 +168,7 @@ def simulate_cases(
     Returns
     -------
     tuple of SimulatedCase
-        Write them with :func:`napari_mood.io.writers.write_mood_case`.
+        Write them with :func:`napari_mood.services.writers.write_mood_case`.
 
     Examples
     --------
