@@ -304,7 +304,7 @@ def _page_param(page: Path) -> object:
 
 
 # the sample data leave one case of "binary" without a map, on purpose: it warns
-@pytest.mark.filterwarnings("ignore::napari_mood.core.io.MoodInputWarning")
+@pytest.mark.filterwarnings("ignore::napari_mood.io.errors.MoodInputWarning")
 @pytest.mark.parametrize("page", [_page_param(page) for page in RUN_PAGES])
 def test_page_commands_run_as_shown(page, workspace, capsys, request):
     _prepare(page, workspace)
@@ -371,7 +371,7 @@ PYTHON_BLOCKS = [
 
 
 @pytest.mark.slow
-@pytest.mark.filterwarnings("ignore::napari_mood.core.io.MoodInputWarning")
+@pytest.mark.filterwarnings("ignore::napari_mood.io.errors.MoodInputWarning")
 @pytest.mark.parametrize("code", PYTHON_BLOCKS)
 def test_python_block_runs(code, workspace, capsys):
     from tests.services.test_recon import _dataset

@@ -127,6 +127,13 @@ class ReconReader:
         self._brain: Volume | None = None
 
     def brain_mask(self) -> Volume | None:
+        """The ``--brain-mask`` volume, read and checked once (None when not given).
+
+        Raises
+        ------
+        MoodInputError
+            When the mask is not a 0/1 mask of the brain.
+        """
         if self.folders.brain_mask is not None and self._brain is None:
             volume = read_volume(self.folders.brain_mask)
             problem = brain_mask_problem(volume.data)
@@ -162,6 +169,13 @@ class ReconReader:
         return table[stem]
 
     def load(self, name: str) -> ReconCase:
+        """Read the case of input ``name``: its volumes on one grid, its brain and region.
+
+        Raises
+        ------
+        MoodInputError
+            Naming the file that is missing, unreadable, on another grid or not finite.
+        """
         stem = case_stem(name)
         scan = read_volume(self.folders.inputs / name)
         healthy = read_volume(

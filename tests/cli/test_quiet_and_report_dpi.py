@@ -55,7 +55,7 @@ def _embedded_png_widths(html: str) -> list[int]:
     return [Image.open(io.BytesIO(base64.b64decode(data))).width for data in found]
 
 
-@pytest.mark.filterwarnings("ignore::napari_mood.core.io.MoodInputWarning")
+@pytest.mark.filterwarnings("ignore::napari_mood.io.errors.MoodInputWarning")
 def test_report_plots_follow_dpi(tmp_path):
     widths = {}
     for dpi in (40, 80):
