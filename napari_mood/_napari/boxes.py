@@ -79,7 +79,7 @@ def _read(path: str | list[str]) -> list[LayerData]:
 
 
 def rectangles(boxes: BoxSet, order: Sequence[str]) -> list[np.ndarray]:
-    """napari rectangles ``(4, 3)``: (slice index, row, column) corners on pixel edges.
+    """Rectangles for napari, ``(4, 3)``: (slice index, row, column) corners on pixel edges.
 
     Examples
     --------

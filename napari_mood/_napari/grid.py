@@ -77,8 +77,11 @@ class _SavedView:
 
 @dataclass(frozen=True)
 class _Cell:
-    """One grid cell: the method's layer between its scan and GT (either may be absent),
-    and its colour bar on top."""
+    """One cell of the comparison grid.
+
+    The method's layer between its scan and GT (either may be absent),
+    and its colour bar on top.
+    """
 
     method: str
     layer: Any
@@ -182,8 +185,11 @@ class CompareGrid:
         self._viewer.canvas.grid.shape = self._shape()
 
     def _show_cell(self, cell: _Cell, shown: bool) -> None:
-        """Show the method, its colour bar and, if they were shown before the grid, its
-        scan and GT."""
+        """Show or hide one grid cell's layers and colour bar.
+
+        Show the method, its colour bar and, if they were shown before the grid, its
+        scan and GT.
+        """
         for layer in cell.layers:
             layer.visible = shown and (layer is cell.layer or self._base_visible[id(layer)])
         cell.legend.visible = shown

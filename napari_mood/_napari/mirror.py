@@ -15,8 +15,9 @@ target, not one per layer), so a case's layers reach the main canvas first;
 :attr:`LayerMirror.pending` counts the layers still waiting and
 :meth:`LayerMirror.when_done` runs a callable once there are none. A copy's new data (the
 next case's arrays refilled into the same layers) waits for that step too: re-slicing and
-uploading a case's layers in the side views was two thirds of a case switch before the
-main canvas showed the case; the copy takes its layer's data and looks in the step.
+uploading a case's layers in the side views costs more than the main canvas's own
+update, so the case shows there first; the copy takes its layer's data and looks in the
+step.
 """
 
 from __future__ import annotations
@@ -271,7 +272,7 @@ def _same(a: Any, b: Any) -> bool:
     if a is b:
         return True
     if _is_data(a) or _is_data(b):
-        return False  # another array is new data (comparing voxels took 0.6 s at 256^3)
+        return False  # another array is new data (comparing voxels would read the whole volume)
     try:
         return bool(a == b)
     except (ValueError, TypeError):  # arrays: elementwise comparison is ambiguous

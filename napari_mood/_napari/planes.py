@@ -74,7 +74,7 @@ LETTER_COLOR = CROSSHAIR_COLOR
 
 
 def camera_orientation(row_axis: int, col_axis: int, convention: Convention) -> tuple[str, str]:
-    """napari's ``camera.orientation2d`` for the displayed axes (see ``screen_flips``).
+    """The ``camera.orientation2d`` napari needs for the displayed axes (see ``screen_flips``).
 
     Examples
     --------
@@ -326,8 +326,11 @@ class LinkedPlanes:
         model.dims.set_current_step(axis, min(max(current + steps, 0), last))
 
     def zoom_by(self, model: Any, factor: float, around: Sequence[float] | None = None) -> None:
-        """Zoom ``model`` by ``factor``, keeping the world point ``around`` where it is on
-        screen (the pointer; default the centre). Linked, the other views follow."""
+        """Zoom one view by ``factor`` around a world point.
+
+        Zoom ``model`` by ``factor``, keeping the world point ``around`` where it is on
+        screen (the pointer; default the centre). Linked, the other views follow.
+        """
         camera = model.scene.camera
         centre = np.asarray(camera.center[-2:], dtype=float)
         if around is not None:
@@ -366,10 +369,13 @@ class LinkedPlanes:
         self._lay_out()
 
     def _schedule_copies(self, step: Callable[[], None]) -> None:
-        """Make the side views' copies after the main canvas's repaint, quietly, one side
+        """Queue a side-view update to run after the main canvas has painted.
+
+        Make the side views' copies after the main canvas's repaint, quietly, one side
         view per event-loop turn: that view draws before the next one's copies are made
-        (the window answers between two; both at once were a block of over a second for
-        a 256^3 case)."""
+        (the window answers between two; making both at once would block it for a
+        large case).
+        """
         self._steps.append(step)
         if len(self._steps) == 1:
             call_after_paint(self._next_copies)
@@ -462,9 +468,12 @@ class LinkedPlanes:
         return next((m for m in self.views if m.scene.camera is camera), None)
 
     def _follow_camera(self, source: Any, factor: float) -> None:
-        """The other views zoom by ``factor`` and take ``source``'s centre along the axes
+        """Make the other views follow ``source``'s zoom and centre.
+
+        The other views zoom by ``factor`` and take ``source``'s centre along the axes
         they share; not in napari's grid (its cells are a comparison with a camera of
-        their own, refitted when the grid comes and goes)."""
+        their own, refitted when the grid comes and goes).
+        """
         paused = self.viewer.canvas.grid.enabled
         if not self.linked or self._syncing or self._closed or paused or not _flat(source):
             return
@@ -605,8 +614,11 @@ def _to_data(layer: Any, lines: np.ndarray) -> np.ndarray:
 
 
 def _follow_grid(crosshair: Any, model: Any) -> None:
-    """The crosshair on the case's voxel grid (scale, translate): a layer with a finer
-    grid would make napari's sliders step by it (1 mm steps over 2 mm slices)."""
+    """Put the crosshair on the case's voxel grid.
+
+    The crosshair on the case's voxel grid (scale, translate): a layer with a finer
+    grid would make napari's sliders step by it (1 mm steps over 2 mm slices).
+    """
     reference = next((layer for layer in model.layers if _mirrored(layer)), None)
     if reference is None or reference.ndim != crosshair.ndim:
         return

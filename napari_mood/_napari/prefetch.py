@@ -85,8 +85,11 @@ class CasePrefetch:
         self._results: tuple[str, dict[str, Any]] = ("", {})  # of the case handed over
 
     def add_job(self, name: str, prepare: Callable[[], AheadJob | None]) -> None:
-        """Make something of each case read ahead: ``prepare()`` (on the main thread, when
-        a read ahead starts) returns the job to run on that case, or None for none."""
+        """Register a job to run on each case read ahead.
+
+        Make something of each case read ahead: ``prepare()`` (on the main thread, when
+        a read ahead starts) returns the job to run on that case, or None for none.
+        """
         self._jobs[name] = prepare
 
     def remove_job(self, name: str) -> None:
@@ -94,8 +97,11 @@ class CasePrefetch:
         self._jobs.pop(name, None)
 
     def result(self, name: str, case: str | None) -> Any | None:
-        """The result of job ``name`` on ``case``, when that case was handed over read
-        ahead and the job gave one (it stays until the next case is handed over)."""
+        """Result of job ``name`` on ``case``, if the read ahead made one.
+
+        The result of job ``name`` on ``case``, when that case was handed over read
+        ahead and the job gave one (it stays until the next case is handed over).
+        """
         held_case, results = self._results
         return results.get(name) if case is not None and case == held_case else None
 
@@ -123,8 +129,11 @@ class CasePrefetch:
     def take(
         self, dataset: MoodDataset, case: str, methods: Mapping[str, MethodFolder]
     ) -> LoadedCase | None:
-        """The case, handed over now when it was read ahead and is read; else None
-        (nothing changes: :meth:`load` in a worker then hands it over or reads it)."""
+        """The case read ahead, if it is the one asked for and ready.
+
+        The case, handed over now when it was read ahead and is read; else None
+        (nothing changes: :meth:`load` in a worker then hands it over or reads it).
+        """
         with self._lock:
             future = self._future
             if future is None or self._key != _key(dataset, case, methods) or not future.done():
@@ -142,8 +151,11 @@ class CasePrefetch:
         case: str,
         methods: Mapping[str, MethodFolder],
     ) -> None:
-        """Show ``case``: at once when read ahead (no worker round trip), else read by
-        ``opener`` (a :class:`LatestWorker` whose result goes to ``shown``)."""
+        """Show ``case``, from the read ahead when possible.
+
+        Show ``case``: at once when read ahead (no worker round trip), else read by
+        ``opener`` (a :class:`LatestWorker` whose result goes to ``shown``).
+        """
         ahead = self.take(dataset, case, methods)
         if ahead is None:
             opener.submit(self.load, dataset, case, methods)
@@ -192,11 +204,14 @@ _REGIONS_SHOWN = shown_with(find_regions, lambda found: found.labels)
 
 
 def review_regions_job(method: str, threshold: float, scope: RegionScope) -> AheadJob:
-    """The review panel's job on a case read ahead: ``method``'s flagged regions at
+    """Job that finds the review panel's regions on a case read ahead.
+
+    The review panel's job on a case read ahead: ``method``'s flagged regions at
     ``threshold`` (the one its layer keeps across cases), as the panel's own worker
     returns them (:func:`~napari_mood.services.review_regions.find_regions` with the
     labels' display levels), with ``scope``: ``(scope, (found, levels))``. None when the
-    case has no map of ``method``."""
+    case has no map of ``method``.
+    """
 
     def job(loaded: LoadedCase) -> Any:
         tuples = {_layer_key(kwargs): (data, kwargs) for data, kwargs, _ in loaded.layers}

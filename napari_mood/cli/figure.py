@@ -128,7 +128,9 @@ def unknown_method_names(names: Sequence[str] | None, methods: Sequence[str]) ->
 
 
 def narrow_message(error: FigureTooNarrow, methods: int) -> str:
-    """One line for a ``--width`` whose columns cannot hold a word at 7 pt: how many of
+    """Explain why the figure's columns do not fit ``--width``.
+
+    One line for a ``--width`` whose columns cannot hold a word at 7 pt: how many of
     the ``methods`` fit (pick them with ``--methods``) or the width that holds them all.
 
     Examples

@@ -36,12 +36,16 @@ class Lazy:
         return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
 
     def __call__(self, *args: Any) -> Any:
+        """Call the function, importing its module first."""
         return self.resolve()(*args)
 
 
 class Command(NamedTuple):
-    """One subcommand: its name, one-line help, the function adding its options
-    (``module:function``, called with the subcommand's parser) and a short example."""
+    """Description of one subcommand.
+
+    One subcommand: its name, one-line help, the function adding its options
+    (``module:function``, called with the subcommand's parser) and a short example.
+    """
 
     name: str
     help: str
@@ -172,6 +176,11 @@ class CommandParser(argparse.ArgumentParser):
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
+        """Parse ``args`` after adding the options, checking the required ones.
+
+        An option registered with :meth:`require_option` counts as given when it or one
+        of its deprecated aliases is.
+        """
         self.ensure_built()
         parsed, rest = super().parse_known_args(args, namespace)
         missing = [a for a in self._required_options if getattr(parsed, a.dest, None) is None]
@@ -184,9 +193,11 @@ class CommandParser(argparse.ArgumentParser):
         return parsed, rest
 
     def format_help(self) -> str:
+        """Help text of the parser, its options added first."""
         return self.ensure_built()._format_help()
 
     def format_usage(self) -> str:
+        """Usage line of the parser, its options added first."""
         return self.ensure_built()._format_usage()
 
     def _format_help(self) -> str:

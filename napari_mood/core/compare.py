@@ -544,7 +544,7 @@ def _csv_fields(table: ComparisonTable) -> list[str]:
 def format_table(
     table: ComparisonTable, *, delimiter: str = ",", order: Sequence[str] | None = None
 ) -> str:
-    """CSV (or tab-separated, ``delimiter="\\t"``) text of a table, one row per method.
+    r"""CSV (or tab-separated, ``delimiter="\t"``) text of a table, one row per method.
 
     The first two columns say what was compared (``scope``: case or dataset, and its
     ``name``); then the :class:`ComparisonRow` fields of :func:`shown_columns` (an

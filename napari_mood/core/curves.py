@@ -223,8 +223,8 @@ class CurveAccumulator:
         check_mode(mode)
         self._mode: ScoreMode = mode
         n_bins = N_CODES if mode == "mood" else 0
-        # mood mode: the read-only code values, shared (a copy per accumulator was a third
-        # of the memory of the per-case histograms an evaluation keeps)
+        # mood mode: the read-only code values, shared (a copy per accumulator would be a
+        # third of the memory of the per-case histograms an evaluation keeps)
         self._values = code_values() if mode == "mood" else np.empty(0)
         self._pos = np.zeros(n_bins, dtype=np.int64)
         self._total = np.zeros(n_bins, dtype=np.int64)

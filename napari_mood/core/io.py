@@ -1,4 +1,6 @@
-"""MOOD folders, sample-task text files and the input errors: with :mod:`.nifti` (the
+"""MOOD folders, sample-task text files and the input errors.
+
+MOOD folders, sample-task text files and the input errors: with :mod:`.nifti` (the
 volumes), the only file input in the core.
 
 Everything here is read-only: no function in this module writes to, renames or creates
@@ -71,11 +73,11 @@ class MoodInputError(ValueError):
 
 
 def one_line(text: str) -> str:
-    """``text`` on one line: every run of whitespace (line breaks too) becomes one space.
+    r"""``text`` on one line: every run of whitespace (line breaks too) becomes one space.
 
     Examples
     --------
-    >>> one_line("got 0 bytes from object\\n - could the file be damaged?")
+    >>> one_line("got 0 bytes from object\n - could the file be damaged?")
     'got 0 bytes from object - could the file be damaged?'
     """
     return " ".join(str(text).split())

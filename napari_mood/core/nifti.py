@@ -149,8 +149,11 @@ def _header(content: bytes, *, with_extensions: bool = False) -> nib.Nifti1Heade
 
 
 def _named_header(content: bytes, path: Path | None = None) -> nib.Nifti1Header | None:
-    """:func:`_header`, what nibabel says about it re-emitted naming ``path``, or dropped
-    without a path (the caller reads the whole file next, which reports it)."""
+    """Parse a NIfTI header, re-emitting nibabel's complaints with the file's name.
+
+    :func:`_header`, what nibabel says about it re-emitted naming ``path``, or dropped
+    without a path (the caller reads the whole file next, which reports it).
+    """
     with warnings.catch_warnings(record=True) as caught, _nibabel_log() as logged:
         warnings.simplefilter("always")
         header = _header(content)
@@ -160,9 +163,12 @@ def _named_header(content: bytes, path: Path | None = None) -> nib.Nifti1Header 
 
 
 def quiet_header(head: bytes) -> nib.Nifti1Header | None:
-    """The NIfTI-1/2 header (with its extensions) at the start of ``head`` when nibabel
+    """The NIfTI header at the start of ``head`` if it parses cleanly.
+
+    The NIfTI-1/2 header (with its extensions) at the start of ``head`` when nibabel
     parses it without a warning or a log message; None otherwise (a reader that takes
-    only clean files then leaves the file to :func:`load_nifti`, which reports them)."""
+    only clean files then leaves the file to :func:`load_nifti`, which reports them).
+    """
     with warnings.catch_warnings(record=True) as caught, _nibabel_log() as logged:
         warnings.simplefilter("always")
         header = _header(head, with_extensions=True)
@@ -170,8 +176,11 @@ def quiet_header(head: bytes) -> nib.Nifti1Header | None:
 
 
 def header_grid(header: nib.Nifti1Header) -> tuple[int, ...]:
-    """The grid a header declares, trailing 1s beyond the third axis dropped (as the
-    data are squeezed when read)."""
+    """The grid a header declares, without trailing singleton axes.
+
+    The grid a header declares, trailing 1s beyond the third axis dropped (as the
+    data are squeezed when read).
+    """
     shape = tuple(int(s) for s in header.get_data_shape())
     while len(shape) > 3 and shape[-1] == 1:
         shape = shape[:-1]
@@ -342,8 +351,11 @@ def _load(path: Path) -> tuple[nib.Nifti1Image, bytes]:
 
 
 def _voxel_view(img: nib.Nifti1Image, content: bytes) -> np.ndarray | None:
-    """The stored voxels as a read-only view of the decoded bytes (no copy, no cast), or
-    None when the header scales them (then nibabel's reading applies)."""
+    """The stored voxels as a read-only view, or None when the header scales them.
+
+    The stored voxels as a read-only view of the decoded bytes (no copy, no cast), or
+    None when the header scales them (then nibabel's reading applies).
+    """
     proxy = img.dataobj
     if not isinstance(proxy, nib.arrayproxy.ArrayProxy):
         return None
@@ -459,8 +471,11 @@ def _data(path: Path, read: Callable[[], np.ndarray]) -> np.ndarray:
 
 
 def _check_dims(path: Path, shape: tuple[int, ...]) -> None:
-    """The one check of the dimensions a header declares: none, zero or negative sizes
-    are refused (sizes beyond the file are :func:`_check_ratio`'s and :func:`_check_size`'s)."""
+    """Refuse a header that declares no voxels or negative sizes.
+
+    The one check of the dimensions a header declares: none, zero or negative sizes
+    are refused (sizes beyond the file are :func:`_check_ratio`'s and :func:`_check_size`'s).
+    """
     if not shape or 0 in shape:
         raise MoodInputError(
             path,
@@ -594,8 +609,11 @@ def read_scores(path: str | os.PathLike[str], *, mode: ScoreMode = "mood") -> Sc
 
 
 def _stored_in_unit_range(stored: np.ndarray) -> bool:
-    """True when every stored value is in [0, 1] (no NaN, no -0.0), from the bit patterns:
-    a float's pattern read as a signed integer is in [0, pattern(1.0)] exactly then."""
+    """Whether every stored value is in [0, 1], decided on the bit patterns.
+
+    True when every stored value is in [0, 1] (no NaN, no -0.0), from the bit patterns:
+    a float's pattern read as a signed integer is in [0, pattern(1.0)] exactly then.
+    """
     if stored.size == 0 or stored.dtype == np.bool_:
         return True
     if stored.dtype.kind == "f" and stored.dtype.isnative and stored.dtype.itemsize in (2, 4, 8):

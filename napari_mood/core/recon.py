@@ -384,7 +384,7 @@ def mse_test(
     *,
     test: TTest = "welch",
 ) -> tuple[float, float]:
-    """t statistic and two-sided p-value of ``diseased`` against ``healthy`` MSEs.
+    """T statistic and two-sided p-value of ``diseased`` against ``healthy`` MSEs.
 
     ``welch``: independent two-sample t-test without equal variances
     (``scipy.stats.ttest_ind(..., equal_var=False)``); ``student``: with equal variances;

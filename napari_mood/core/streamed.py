@@ -319,8 +319,11 @@ def _open(path: Path) -> Iterator[BinaryIO]:
 
 @contextmanager
 def _inflating(path: Path) -> Iterator[BinaryIO]:
-    """ISA-L's gzip reader (the one ``igzip.open`` makes) fed :data:`INFLATE_BLOCK` bytes
-    at a time; ``igzip.open`` itself with an ISA-L that no longer has it."""
+    """Open a gzip file with ISA-L's reader, fed in fixed-size blocks.
+
+    ISA-L's gzip reader (the one ``igzip.open`` makes) fed :data:`INFLATE_BLOCK` bytes
+    at a time; ``igzip.open`` itself with an ISA-L that no longer has it.
+    """
     try:
         from isal.isal_zlib import _GzipReader
     except ImportError:  # pragma: no cover - another python-isal
@@ -361,8 +364,11 @@ def _plain_layout(
 
 
 def _plain_grid(header: nib.Nifti1Header) -> tuple[int, ...] | None:
-    """The grid of unscaled real float voxels (trailing 1s dropped as the reader does),
-    2-D or 3-D with a voxel; None for anything else."""
+    """The grid of a header with unscaled real float voxels, else None.
+
+    The grid of unscaled real float voxels (trailing 1s dropped as the reader does),
+    2-D or 3-D with a voxel; None for anything else.
+    """
     dtype = np.dtype(header.get_data_dtype())
     if dtype.kind != "f" or dtype.itemsize not in (4, 8):  # NIfTI has no float16
         return None
@@ -393,9 +399,12 @@ def _decode(
     into: np.ndarray | None = None,
     step: int | None = None,
 ) -> None:
-    """Inflate and convert the voxels ``step`` (default :data:`CHUNK`) at a time (file order: F order), handing
+    """Inflate and convert a file's voxels to float16 codes chunk by chunk.
+
+    Inflate and convert the voxels ``step`` (default :data:`CHUNK`) at a time (file order: F order), handing
     each chunk's codes to ``each(start, codes)``; written into ``into`` (flat uint16 of
-    every voxel) when given, else into one reused chunk. Raises :class:`_NotPlain`."""
+    every voxel) when given, else into one reused chunk. Raises :class:`_NotPlain`.
+    """
     dtype = layout.dtype
     size = min(step or CHUNK, layout.count)
     chunk_codes = np.empty(0 if into is not None else size, dtype=np.uint16)
@@ -412,9 +421,12 @@ def _decode(
 
 
 def _voxel_steps(stream: BinaryIO, layout: _Layout, step: int) -> Iterator[tuple[int, np.ndarray]]:
-    """``(start, voxels)`` for every ``step`` voxels in file order, as stored (one reused
+    """Yield the stored voxels of a stream in chunks of ``step``.
+
+    ``(start, voxels)`` for every ``step`` voxels in file order, as stored (one reused
     buffer: use each before the next). Raises :class:`_NotPlain` when the stream ends
-    early or holds data after the voxels."""
+    early or holds data after the voxels.
+    """
     count, dtype = layout.count, layout.dtype
     size = min(step, count)
     raw = np.empty(size * dtype.itemsize, dtype=np.uint8)

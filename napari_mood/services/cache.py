@@ -135,8 +135,11 @@ def check_cache_folder(
 
 
 def _unwritable(folder: Path) -> str | None:
-    """Why no file can be created in ``folder`` (or the nearest folder it would go in);
-    None when one can, or when the place is no folder at all (that is refused)."""
+    """Why no file can be created in ``folder``, or None when one can.
+
+    Why no file can be created in ``folder`` (or the nearest folder it would go in);
+    None when one can, or when the place is no folder at all (that is refused).
+    """
     place = folder
     while not (place.exists() or place.is_symlink()) and place.parent != place:
         place = place.parent

@@ -98,7 +98,7 @@ def display_range(data: np.ndarray) -> tuple[float, float]:
     NaN and +-inf are skipped; all-non-finite (or empty) data gives ``(0, 1)``, constant
     data ``(v, v + 1)``, so the range can always be drawn. Read slab by slab in memory
     order (no full-size temporary); float16 data is compared on its bit patterns, made
-    order-preserving as int16 (a 512^3 scan in 0.03 s instead of 0.8 s).
+    order-preserving as int16, which numpy compares far faster than float16.
 
     Examples
     --------

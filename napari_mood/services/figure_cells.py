@@ -50,7 +50,7 @@ def method_cmap(color: str) -> Colormap:
 
 
 def case_annotation(gt: np.ndarray | None, scores: np.ndarray, threshold: float) -> str:
-    """Short text for a method's cell: case AP and Dice at ``threshold``, or the peak score.
+    r"""Short text for a method's cell: case AP and Dice at ``threshold``, or the peak score.
 
     AP is the case's voxel AP (float16 scores, as the scorer and ``napari-mood evaluate``);
     Dice flags scores ``>= threshold``. Cases without anomalous voxels get ``max`` (the
@@ -60,7 +60,7 @@ def case_annotation(gt: np.ndarray | None, scores: np.ndarray, threshold: float)
     --------
     >>> gt = np.zeros((1, 2, 2), bool); gt[0, 0, 0] = True
     >>> case_annotation(gt, np.array([[[0.9, 0.2], [0.1, 0.0]]]), 0.5)
-    'AP 1.00\\nDice@0.5 1.00'
+    'AP 1.00\nDice@0.5 1.00'
     """
     if gt is None or not gt.any():
         return f"max {float(np.nanmax(scores)):.2f}"
@@ -73,6 +73,26 @@ def case_annotation(gt: np.ndarray | None, scores: np.ndarray, threshold: float)
 def thresholds_for(
     methods: Sequence[str], thresholds: float | Mapping[str, float]
 ) -> dict[str, float]:
+    """The threshold each method's outline is drawn at.
+
+    Parameters
+    ----------
+    methods : sequence of str
+        The figure's methods.
+    thresholds : float or mapping of str to float
+        One threshold for all, or one per method (methods left out take
+        ``DEFAULT_THRESHOLD``).
+
+    Returns
+    -------
+    dict of str to float
+        A checked threshold per method.
+
+    Raises
+    ------
+    ValueError
+        When ``thresholds`` names a method not in ``methods`` or a threshold is invalid.
+    """
     if isinstance(thresholds, Mapping):
         unknown = sorted(set(thresholds) - set(methods))
         if unknown:
@@ -84,6 +104,20 @@ def thresholds_for(
 
 
 def colors_for(methods: Sequence[str], colors: Mapping[str, str] | None) -> dict[str, str]:
+    """The colour of each method: the one given, else the palette's colour at its position.
+
+    Parameters
+    ----------
+    methods : sequence of str
+        The figure's methods, in column order.
+    colors : mapping of str to str or None
+        Colours chosen by the caller, by method.
+
+    Returns
+    -------
+    dict of str to str
+        A colour per method.
+    """
     given = dict(colors or {})
     return {m: given.get(m, METHOD_COLORS[i % len(METHOD_COLORS)]) for i, m in enumerate(methods)}
 
@@ -118,6 +152,7 @@ class RowImages:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """Shape of the row's images (rows, columns)."""
         image = next(a for a in (self.scan, self.gt, *self.maps.values()) if a is not None)
         return image.shape  # type: ignore[no-any-return]
 
@@ -130,7 +165,7 @@ class RowImages:
 
     @property
     def aspect(self) -> float:
-        """matplotlib ``aspect`` (height / width of a voxel)."""
+        """Matplotlib ``aspect`` (height / width of a voxel)."""
         return self.spacing[0] / self.spacing[1]
 
 
@@ -209,6 +244,28 @@ def row_images(
     annotate: bool,
     crop: bool,
 ) -> list[RowImages]:
+    """The cropped, screen-oriented images of every row of a figure.
+
+    Parameters
+    ----------
+    rows : sequence of FigureRow
+        The figure's rows, a case's rows next to each other.
+    methods : sequence of str
+        The methods shown, one column each.
+    thresholds : mapping of str to float
+        The threshold of each method's annotation.
+    convention : Convention
+        The display convention the images are oriented in.
+    annotate : bool
+        Whether the last row of each case carries its metrics per method.
+    crop : bool
+        Whether the images are cropped to the body.
+
+    Returns
+    -------
+    list of RowImages
+        One entry per row, in order.
+    """
     looks: dict[int, _CaseLook] = {}
     cells = []
     for k, row in enumerate(rows):

@@ -1,4 +1,4 @@
-"""Where everything of a publication figure goes, in points, for a given width.
+r"""Where everything of a publication figure goes, in points, for a given width.
 
 Geometry only (no drawing): :func:`plan_layout` turns the rows' physical extents and the
 texts of each column into positions, wrapping texts to the cells' width, or refuses a
@@ -29,7 +29,7 @@ Rules (one place):
 
 Example
 -------
->>> rows = [RowExtent(198.0, 234.0, "brain_001\\naxial 44")]
+>>> rows = [RowExtent(198.0, 234.0, "brain_001\naxial 44")]
 >>> columns = [ColumnTexts("scan"), ColumnTexts("ground truth", "GT outline")]
 >>> layout = plan_layout(rows, columns, width_mm=89.0)
 >>> round(layout.width_pt / 72 * 25.4, 1)
@@ -108,11 +108,11 @@ LetterPlacement = Literal["first", "all", "none"]
 
 @lru_cache(maxsize=4096)
 def text_width(text: str, *, size: float = TEXT_PT, bold: bool = False) -> float:
-    """Width in points of ``text`` (its widest line) in the figures' font.
+    r"""Width in points of ``text`` (its widest line) in the figures' font.
 
     Examples
     --------
-    >>> text_width("ab\\nabcd") == text_width("abcd")
+    >>> text_width("ab\nabcd") == text_width("abcd")
     True
     """
     font = FontProperties(family=FONT_FAMILY, size=size, weight="bold" if bold else "normal")
@@ -153,7 +153,7 @@ def _widest_word(text: str) -> float:
 
 
 def wrap_text(text: str, width: float) -> str:
-    """Break ``text`` into lines of at most ``width`` points at spaces and after ``_ - /``.
+    r"""Break ``text`` into lines of at most ``width`` points at spaces and after ``_ - /``.
 
     Existing line breaks are kept; a single word wider than ``width`` stays whole on its
     line (:func:`plan_layout` never lets that happen).
@@ -161,7 +161,7 @@ def wrap_text(text: str, width: float) -> str:
     Examples
     --------
     >>> wrap_text("oracle_noisy", text_width("oracle_"))
-    'oracle_\\nnoisy'
+    'oracle_\nnoisy'
     >>> wrap_text("AP 0.69", 1000.0)
     'AP 0.69'
     """
@@ -197,8 +197,11 @@ class RowExtent:
 
 @dataclass(frozen=True)
 class ColumnTexts:
-    """The texts centred on a column: its title, the caption under its legend graphic and
-    the tick labels of its colour bar (the caption then starts on the line under them)."""
+    """Texts centred on a column of the figure.
+
+    The texts centred on a column: its title, the caption under its legend graphic and
+    the tick labels of its colour bar (the caption then starts on the line under them).
+    """
 
     title: str = ""
     caption: str = ""
@@ -259,8 +262,11 @@ class RowOutOfScale(ValueError):
 
 
 class FigureTooLarge(ValueError):
-    """The figure would be larger than :data:`MAX_PAGE_MM` on a side (too many rows), or
-    have too many pixels at its resolution (:func:`napari_mood.services.figures.check_pixels`)."""
+    """Raised when the figure would be too large to draw.
+
+    The figure would be larger than :data:`MAX_PAGE_MM` on a side (too many rows), or
+    have too many pixels at its resolution (:func:`napari_mood.services.figures.check_pixels`).
+    """
 
 
 @dataclass(frozen=True)
@@ -276,9 +282,12 @@ class _Margins:
         return 2 * self.side * min(self.lettered, columns)
 
     def overhang(self, columns: int) -> float:
-        """How far a text centred on a column may reach beyond its cell: into the gaps,
+        """How far a text centred on a column may reach beyond its cell.
+
+        How far a text centred on a column may reach beyond its cell: into the gaps,
         and into the letters' side margins when every column has them (texts are above,
-        under or between rows, never beside an image)."""
+        under or between rows, never beside an image).
+        """
         return _OVERHANG_PT + (2 * self.side if self.lettered >= columns else 0.0)
 
 

@@ -374,8 +374,11 @@ _LETTER_SPOTS = (
 
 
 def _draw_letters(ax: Axes, view: PlaneView) -> None:
-    """Patient directions beside the middle of each edge, in the margin the layout keeps
-    for them: plain text on the page, covering no voxel (and staying text in PDF / SVG)."""
+    """Draw the patient direction letters in the margins of a view.
+
+    Patient directions beside the middle of each edge, in the margin the layout keeps
+    for them: plain text on the page, covering no voxel (and staying text in PDF / SVG).
+    """
     for letter, (side, xy, outward, (ha, va)) in zip(view.letters, _LETTER_SPOTS, strict=True):
         ax.annotate(
             letter,
@@ -529,9 +532,12 @@ def save_figure(figure: Figure, path: str | os.PathLike[str], *, dpi: float = 30
 
 
 def check_pixels(figure: Figure, dpi: float) -> None:
-    """Raise :class:`FigureTooLarge` when ``figure`` at ``dpi`` has more than
+    """Refuse a figure with too many pixels or none at ``dpi``.
+
+    Raise :class:`FigureTooLarge` when ``figure`` at ``dpi`` has more than
     :data:`MAX_FIGURE_PIXELS` (the message gives the highest dpi that fits), or a
-    ValueError when it has no pixel on a side (the lowest dpi that gives one)."""
+    ValueError when it has no pixel on a side (the lowest dpi that gives one).
+    """
     width_in, height_in = (float(v) for v in figure.get_size_inches())
     if min(width_in, height_in) * dpi < 1:  # as Agg truncates: an empty image
         lowest = math.ceil(1 / min(width_in, height_in))

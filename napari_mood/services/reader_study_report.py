@@ -139,8 +139,11 @@ def _json(study: ReaderStudy) -> str:
 
 
 def write_study(study: ReaderStudy, folder: str | os.PathLike[str], *, force: bool) -> list[Path]:
-    """Write :func:`study_files` into ``folder`` (each atomically; check them first with the
-    output guard: ``Planned(folder, ..., folder=True, names=REPORT_FILES)``)."""
+    """Write the reader-study report files into ``folder``.
+
+    Write :func:`study_files` into ``folder`` (each atomically; check them first with the
+    output guard: ``Planned(folder, ..., folder=True, names=REPORT_FILES)``).
+    """
     out = Path(folder)
     return [
         write_text_atomic(out / name, text, replace=force)
@@ -175,8 +178,11 @@ def study_frames(study: ReaderStudy) -> dict[str, pd.DataFrame]:
 
 
 def format_study(study: ReaderStudy, fmt: StudyFormat) -> str:
-    """``table`` (a report for people), ``csv`` (the verdicts per reader and method) or
-    ``json`` (everything; NaN as null)."""
+    """Render a reader study in the ``--format`` asked for.
+
+    ``table`` (a report for people), ``csv`` (the verdicts per reader and method) or
+    ``json`` (everything; NaN as null).
+    """
     if fmt == "json":
         return _json(study)
     if fmt == "csv":

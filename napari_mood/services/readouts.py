@@ -1,7 +1,7 @@
-"""Jobs of the thresholds widget: readouts at the display thresholds, best thresholds.
+r"""Jobs of the thresholds widget: readouts at the display thresholds, best thresholds.
 
 The numbers are :mod:`napari_mood.core.readout`'s; these functions run in a worker thread
-on :class:`~napari_mood.services.snapshots.MapSnapshot`\\ s and turn results into the short
+on :class:`~napari_mood.services.snapshots.MapSnapshot`\ s and turn results into the short
 texts the widget shows.
 """
 

@@ -484,12 +484,12 @@ def default_review_dir(
     platform: str | None = None,
     home: Path | None = None,
 ) -> Path:
-    """Return the folder review files go to by default.
+    r"""Return the folder review files go to by default.
 
     ``$NAPARI_MOOD_REVIEW_DIR`` when set; else the user data folder: Linux
     ``$XDG_DATA_HOME/napari-mood/reviews`` (``~/.local/share/...``), macOS
     ``~/Library/Application Support/napari-mood/reviews``, Windows
-    ``%LOCALAPPDATA%\\napari-mood\\reviews``.
+    ``%LOCALAPPDATA%\napari-mood\reviews``.
 
     Examples
     --------

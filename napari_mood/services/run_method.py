@@ -201,8 +201,11 @@ def _fill(words: list[str], input_dir: Path, output_dir: Path) -> list[str]:
 
 
 def _absolute(words: list[str], start: Path) -> list[str]:
-    """The words with relative paths made absolute (see module): the program when written
-    with a ``/``; an argument naming an existing file, or a folder written with a ``/``."""
+    """Make the relative paths in a command's words absolute.
+
+    The words with relative paths made absolute (see module): the program when written
+    with a ``/``; an argument naming an existing file, or a folder written with a ``/``.
+    """
     out = []
     for i, word in enumerate(words):
         place = start / word

@@ -122,8 +122,11 @@ def _signal(pid: int, marker: str, sig: int) -> None:
 
 
 def _kill_marked(owns: Callable[[str], bool], sig: int, *, rounds: int = 20) -> None:
-    """Signal every marked process whose marker ``owns`` says is ours; with SIGKILL, again
-    until none is left (one may fork meanwhile)."""
+    """Signal every marked process that ``owns`` claims.
+
+    Signal every marked process whose marker ``owns`` says is ours; with SIGKILL, again
+    until none is left (one may fork meanwhile).
+    """
     for _ in range(rounds):
         targets = {pid: m for pid, m in _marked_processes().items() if owns(m)}
         for pid, marker in targets.items():
@@ -160,7 +163,7 @@ def _alive(pid: int) -> bool:
 
 
 def _pid_namespace() -> int:
-    """This process's PID namespace (Linux; 0 elsewhere): a PID means something only there."""
+    """The PID namespace of this process (Linux; 0 elsewhere): a PID means something only there."""
     try:
         return os.stat("/proc/self/ns/pid").st_ino
     except OSError:
@@ -231,22 +234,27 @@ class CaseFolders:
 
     @property
     def given(self) -> Path:
+        """The folder the method reads its input from."""
         return self.root / "input"
 
     @property
     def produced(self) -> Path:
+        """The folder the method writes its output to."""
         return self.root / "output"
 
     @property
     def work(self) -> Path:
+        """The method's working folder."""
         return self.root / "work"
 
     @property
     def tmp(self) -> Path:
+        """The method's temporary folder."""
         return self.root / "tmp"
 
     @property
     def log(self) -> Path:
+        """The file the method's output and errors are logged to."""
         return self.root / "method.log"
 
 
@@ -279,6 +287,7 @@ class Scratch:
         self.made: list[Path] = []
 
     def root(self) -> Path:
+        """The run's temporary folder, made (again) when missing or not ours."""
         if self.made:
             info = _lstat(self.made[-1])
             if info is not None and stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid():
@@ -287,6 +296,7 @@ class Scratch:
         return self.made[-1]
 
     def remove(self) -> None:
+        """Remove every temporary folder this run made."""
         for folder in self.made:
             _remove_tree(folder)
 

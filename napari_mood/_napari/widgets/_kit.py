@@ -215,8 +215,8 @@ def discard(widget: QWidget) -> None:
 
     Qt deletes it once control is back in the event loop: never, where there is no
     running loop (a script that calls ``processEvents``, a screenshot before
-    ``napari.run``). Taken out of its layout but still shown, it was drawn over the
-    widgets that replaced it (a dropped case's threshold rows over the last case's).
+    ``napari.run``). Taken out of its layout but still shown, it would be drawn over the
+    widgets that replace it (a dropped case's threshold rows over the new case's).
     """
     widget.hide()
     widget.deleteLater()

@@ -630,8 +630,11 @@ def _notify_figure_failed(exc: BaseException) -> None:
 
 
 class _FigureMethodsButton(QPushButton):
-    """Which methods *Make figure...* draws: a menu of the shown methods, each ticked to be
-    a column (all at first; a method unticked stays out for the next cases too)."""
+    """Menu choosing which shown methods *Make figure...* draws.
+
+    Which methods *Make figure...* draws: a menu of the shown methods, each ticked to be
+    a column (all at first; a method unticked stays out for the next cases too).
+    """
 
     def __init__(self, session: MoodSession, parent: QWidget) -> None:
         super().__init__(parent)

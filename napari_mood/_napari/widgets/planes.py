@@ -317,8 +317,11 @@ class PlanesWidget(QWidget):
         self._reset_soon()
 
     def _on_layers_changed(self, event: Any = None) -> None:
-        """Layers came or went: the message for a stack of 2-D slices, on the next turn
-        (not inside the layer list's event; a pending call keeps no widget)."""
+        """React to layers added or removed by updating the 2-D stack message.
+
+        Layers came or went: the message for a stack of 2-D slices, on the next turn
+        (not inside the layer list's event; a pending call keeps no widget).
+        """
         show = weakref.WeakMethod(self._show_stack_message)
 
         def later() -> None:

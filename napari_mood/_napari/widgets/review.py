@@ -495,8 +495,11 @@ class ReviewWidget(QWidget):
             call_soon(self._lifetime.guard(self._regions_ahead))
 
     def _regions_job(self) -> AheadJob | None:
-        """What the case read ahead needs of this panel: its regions of the method
-        under review, at its threshold and scope (see :mod:`.prefetch`)."""
+        """Job the read ahead runs for this panel.
+
+        What the case read ahead needs of this panel: its regions of the method
+        under review, at its threshold and scope (see :mod:`.prefetch`).
+        """
         name = self._chosen_method()
         if name not in self._session.method_names:
             return None
@@ -504,8 +507,11 @@ class ReviewWidget(QWidget):
         return review_regions_job(name, self._session.threshold(name), scope)
 
     def _regions_ahead(self) -> bool:
-        """Show the regions made while this case was read ahead, when they are the ones
-        asked for (method, threshold, scope); return whether they were (no search then)."""
+        """Show the regions found during the read ahead, if they match the request.
+
+        Show the regions made while this case was read ahead, when they are the ones
+        asked for (method, threshold, scope); return whether they were (no search then).
+        """
         name = self._chosen_method()
         held = prefetch_for(self._session).result(REVIEW_REGIONS, self._session.case)
         if held is None or name not in self._session.method_names:

@@ -227,7 +227,7 @@ class WindowKeys:
             self._router.update()
 
     def binding(self, key: str) -> KeyBinding | None:
-        """This panel's binding of ``key``."""
+        """The binding of ``key`` in this panel."""
         return next((b for b in self.bindings if b.key == key), None)
 
     def holds(self, widget: QWidget | None) -> bool:

@@ -484,8 +484,11 @@ def _json_records(path: Path) -> tuple[list[_Record], set[str]]:
 
 
 def _json_text(value: object) -> str:
-    """A JSON scalar as the CSV reader would see it; a list, an object or null as a word
-    (never its text, which may be huge or nested deeply)."""
+    """Text of a JSON value as the CSV reader would see it.
+
+    A JSON scalar as the CSV reader would see it; a list, an object or null as a word
+    (never its text, which may be huge or nested deeply).
+    """
     if value is None or isinstance(value, bool):
         return "null" if value is None else str(value).lower()
     if isinstance(value, str | int | float):

@@ -195,14 +195,17 @@ class BoxEvaluation:
 
     @property
     def map30(self) -> float:
+        """Average precision at IoU 0.3 (mAP@30)."""
         return self.ap[0.3]
 
     @property
     def map50(self) -> float:
+        """Average precision at IoU 0.5 (mAP@50)."""
         return self.ap[0.5]
 
     @property
     def map50_95(self) -> float:
+        """COCO's mAP@[50:95]: the mean over the ten IoU thresholds; NaN if any is NaN."""
         values = [self.ap[t] for t in COCO_IOU_THRESHOLDS]
         return float(np.mean(values)) if not any(math.isnan(v) for v in values) else math.nan
 

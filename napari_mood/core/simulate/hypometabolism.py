@@ -128,8 +128,11 @@ def region_from_atlas(atlas: np.ndarray, labels: Sequence[int] | None = None) ->
 
 
 def _label_codes(values: np.ndarray) -> np.ndarray:
-    """The integer labels of an atlas (floats within 0.001 of one, as header scaling
-    leaves them); values farther from a whole number are a scan."""
+    """Atlas values as integer labels.
+
+    The integer labels of an atlas (floats within 0.001 of one, as header scaling
+    leaves them); values farther from a whole number are a scan.
+    """
     if values.dtype.kind != "f":
         return values
     codes = np.rint(values)
