@@ -326,6 +326,16 @@ def load_nifti(path: str | os.PathLike[str]) -> nib.Nifti1Image:
     nibabel's warnings about the file are re-emitted as :class:`MoodInputWarning`
     naming it.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``.nii`` or ``.nii.gz`` file.
+
+    Returns
+    -------
+    nibabel.Nifti1Image
+        The image, its data decoded in memory.
+
     Raises
     ------
     MoodInputError
@@ -519,6 +529,16 @@ class Grid:
 def read_grid(path: str | os.PathLike[str]) -> Grid:
     """The voxel grid of a NIfTI file from its header only (cheap: no voxel is read).
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``.nii`` or ``.nii.gz`` file.
+
+    Returns
+    -------
+    Grid
+        The shape (trailing singleton axes beyond the third dropped) and the affine.
+
     Raises
     ------
     MoodInputError
@@ -546,6 +566,16 @@ def read_grid(path: str | os.PathLike[str]) -> Grid:
 def read_shape(path: str | os.PathLike[str]) -> tuple[int, ...]:
     """The voxel-grid shape of a NIfTI file from its header only (see :func:`read_grid`).
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``.nii`` or ``.nii.gz`` file.
+
+    Returns
+    -------
+    tuple of int
+        The shape the data have once read.
+
     Raises
     ------
     MoodInputError
@@ -564,6 +594,16 @@ def read_volume(path: str | os.PathLike[str], *, dtype: type = np.float32) -> Vo
     dtype : numpy float type
         Type of the returned data (scaling from the header is applied).
 
+    Returns
+    -------
+    Volume
+        The data (singleton axes beyond the third dropped), the affine and the path.
+
+    Raises
+    ------
+    MoodInputError
+        When the file cannot be read as one real-valued volume (see :func:`load_nifti`).
+
     Examples
     --------
     >>> vol = read_volume("scan.nii.gz")  # doctest: +SKIP
@@ -581,6 +621,24 @@ def read_scores(path: str | os.PathLike[str], *, mode: ScoreMode = "mood") -> Sc
     In ``mood`` mode the data are read with ``get_fdata(dtype=np.float16)`` (as the
     official scorer) and clipped to [0, 1]; ``exact`` keeps float32. NaN voxels stay NaN
     and are counted, as are infinities and values outside [0, 1] (before clipping).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``.nii`` or ``.nii.gz`` file.
+    mode : {"mood", "exact"}
+        How scores are read.
+
+    Returns
+    -------
+    ScoreRead
+        The clipped scores, the affine and the counts of NaN, infinite and out-of-range
+        voxels.
+
+    Raises
+    ------
+    MoodInputError
+        When the file cannot be read (see :func:`load_nifti`).
 
     Examples
     --------
@@ -662,6 +720,21 @@ def read_label(path: str | os.PathLike[str]) -> LabelRead:
     """Read a binary GT mask: ``clip(rint(value), 0, 1) == 1`` as the official scorer.
 
     Integer files without scaling are compared without a float copy.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``.nii`` or ``.nii.gz`` file.
+
+    Returns
+    -------
+    LabelRead
+        The bool mask, the affine and the number of voxels not 0 or 1 after rounding.
+
+    Raises
+    ------
+    MoodInputError
+        When the file cannot be read (see :func:`load_nifti`).
 
     Examples
     --------
