@@ -110,7 +110,28 @@ class ReconFolders:
         region: PathLike | None = None,
         brain_mask: PathLike | None = None,
     ) -> ReconFolders:
-        """The folders of a simulated dataset (defaults as in the module's layout)."""
+        """The folders of a simulated dataset (defaults as in the module's layout).
+
+        Parameters
+        ----------
+        dataset : path-like
+            The simulated dataset's folder.
+        recon : path-like
+            The folder of the reconstructions.
+        scans : str
+            The subfolder of the inputs (its labels in ``SCANS_label/pixel``).
+        healthy : path-like, optional
+            The healthy originals (default ``DATASET/healthy``).
+        region : path-like, optional
+            The anomaly regions (default ``DATASET/region``).
+        brain_mask : path-like, optional
+            One brain mask for every case.
+
+        Returns
+        -------
+        ReconFolders
+            The folders of one reconstruction evaluation.
+        """
         root = Path(dataset)
         return cls(
             inputs=root / scans,
@@ -122,7 +143,13 @@ class ReconFolders:
         )
 
     def as_inputs(self) -> Inputs:
-        """Every folder and file read (outputs may not land there)."""
+        """Every folder and file read (outputs may not land there).
+
+        Returns
+        -------
+        Inputs
+            The folders and files the output guard protects.
+        """
         folders = (self.inputs.parent, self.inputs, self.healthy, self.recon, self.region)
         return Inputs.of(folders=(*folders, self.labels), files=(self.brain_mask,))
 
@@ -153,11 +180,28 @@ class ReconEvaluation:
     """Input names of the cases left out (their reasons are among ``problems``)."""
 
     def dataset_scale(self) -> float:
-        """The largest per-case robust maximum of the residual (0 without cases)."""
+        """The largest per-case robust maximum of the residual (0 without cases).
+
+        Returns
+        -------
+        float
+            The scale used with ``scale="dataset"``.
+        """
         return max((c.scale for c in self.cases), default=0.0)
 
     def scale_of(self, case: CaseRecon) -> float:
-        """The scale that divides ``case``'s residual in its score map."""
+        """The scale that divides ``case``'s residual in its score map.
+
+        Parameters
+        ----------
+        case : CaseRecon
+            One evaluated case.
+
+        Returns
+        -------
+        float
+            The dataset's scale, the case's own, or the fixed one, as the options say.
+        """
         if self.options.scale == "dataset":
             return self.dataset_scale()
         if self.options.scale == "case":
@@ -174,17 +218,36 @@ class ReconEvaluation:
         )
 
     def to_table(self) -> str:
-        """Return the per-region / per-degree summary as an aligned text table."""
+        """Return the per-region / per-degree summary as an aligned text table.
+
+        Returns
+        -------
+        str
+            The table.
+        """
         from napari_mood.services.recon_report import format_recon
 
         return format_recon(self, "table")
 
     def to_dict(self) -> dict[str, Any]:
-        """Return every number as plain data (NaN and infinities as None)."""
+        """Return every number as plain data (NaN and infinities as None).
+
+        Returns
+        -------
+        dict
+            JSON-able data: the dataset, options, cases skipped, the metrics per case and the
+            summary per region and degree.
+        """
         return recon_json(self)
 
     def to_json(self) -> str:
-        """Return :meth:`to_dict` as JSON text."""
+        """Return :meth:`to_dict` as JSON text.
+
+        Returns
+        -------
+        str
+            Indented JSON.
+        """
         from napari_mood.services.recon_report import format_recon
 
         return format_recon(self, "json")
@@ -225,6 +288,16 @@ def _by_stem(folder: Path | None) -> dict[str, Path]:
 def degree_cases(names: list[str]) -> list[str]:
     """The names that say a degree (``SUBJECT_REGION_degNN``): what the summary tabulates.
 
+    Parameters
+    ----------
+    names : list of str
+        Input file names.
+
+    Returns
+    -------
+    list of str
+        Those named ``SUBJECT_REGION_degNN``, in order.
+
     Examples
     --------
     >>> degree_cases(["s1_ad_deg00.nii.gz", "scan.nii.gz"])
@@ -234,7 +307,23 @@ def degree_cases(names: list[str]) -> list[str]:
 
 
 def find_recon_cases(folders: ReconFolders) -> list[str]:
-    """The input file names (sorted); an input folder without NIfTI files is an error."""
+    """The input file names (sorted); an input folder without NIfTI files is an error.
+
+    Parameters
+    ----------
+    folders : ReconFolders
+        The evaluation's folders.
+
+    Returns
+    -------
+    list of str
+        The input file names.
+
+    Raises
+    ------
+    MoodInputError
+        When the input folder is missing or holds no NIfTI file.
+    """
     if not folders.inputs.is_dir():
         raise MoodInputError(
             folders.inputs, "no such folder of inputs", "give the dataset that was reconstructed"
@@ -516,6 +605,22 @@ def write_score_maps(
     ``out`` becomes a MOOD method folder (``CASE.nii.gz`` + ``CASE.nii.gz.txt``) that
     ``napari-mood evaluate DATASET --pred NAME=OUT`` scores. The caller has checked
     ``out`` (:func:`napari_mood.services.output.check_output_folder`).
+
+    Parameters
+    ----------
+    result : ReconEvaluation
+        The evaluation whose cases are written.
+    folders : ReconFolders
+        Its folders (the cases are read again).
+    out : path-like
+        The method folder to write.
+    force : bool
+        Whether existing files are replaced.
+
+    Returns
+    -------
+    tuple of pathlib.Path
+        The files written.
     """
     reader, written = _Reader(folders), list[Path]()
     for case in result.cases:
@@ -622,6 +727,20 @@ def load_recon_view(folders: ReconFolders, case: str, *, scale: float | None = N
     ``scale`` divides the residual (default: the case's own robust maximum,
     :func:`~napari_mood.core.recon.residual_scale`). Raises MoodInputError naming a
     file that cannot be used.
+
+    Parameters
+    ----------
+    folders : ReconFolders
+        The evaluation's folders.
+    case : str
+        The input file name.
+    scale : float, optional
+        The residual's divisor.
+
+    Returns
+    -------
+    ReconView
+        The case's volumes in display order, its spacing and the scale used.
     """
     loaded = _Reader(folders).load(case)
     residual = residual_map(loaded.scan, loaded.recon)

@@ -112,7 +112,18 @@ class Joined:
     sums: np.ndarray
 
     def slab_ids(self, index: int) -> np.ndarray:
-        """Final id of each of slab ``index``'s provisional ids (1, 2, ...)."""
+        """Final id of each of slab ``index``'s provisional ids (1, 2, ...).
+
+        Parameters
+        ----------
+        index : int
+            The slab's position.
+
+        Returns
+        -------
+        numpy.ndarray
+            A view of :attr:`node_ids`.
+        """
         first = sum(self.counts[:index])
         return self.node_ids[first + 1 : first + self.counts[index] + 1]
 
@@ -174,7 +185,23 @@ class SlabLabeller:
         return tuple(self._counts)
 
     def add(self, part: np.ndarray) -> np.ndarray:
-        """Label the next slab (C-contiguous bool); return its provisional labels."""
+        """Label the next slab (C-contiguous bool); return its provisional labels.
+
+        Parameters
+        ----------
+        part : numpy.ndarray
+            The next planes of the mask.
+
+        Returns
+        -------
+        numpy.ndarray
+            The slab's provisional labels (1, 2, ... within the slab).
+
+        Raises
+        ------
+        ValueError
+            When ``part`` is not a C-contiguous 3-D bool array or does not fit the volume.
+        """
         if part.ndim != 3 or not part.flags.c_contiguous or part.dtype != np.bool_:
             raise ValueError("a slab must be a C-contiguous 3-D bool array")
         if part.shape[1:] != self.shape[1:] or self._start + part.shape[0] > self.shape[0]:
@@ -193,7 +220,14 @@ class SlabLabeller:
         return labels
 
     def join(self) -> Joined:
-        """Final ids of every provisional node and, with statistics, each object's."""
+        """Final ids of every provisional node and, with statistics, each object's.
+
+        Returns
+        -------
+        Joined
+            The number of objects, the final ids and, when asked for, sizes, centroids and
+            bounding boxes.
+        """
         node_ids = _components(self._edges, sum(self._counts) + 1)
         n = int(node_ids.max(initial=0))
         dtype = np.dtype(np.uint16 if n <= _UINT16_MAX else np.uint32)
@@ -329,6 +363,15 @@ def relabel(labels: np.ndarray, ids: np.ndarray, out: np.ndarray) -> None:
 
     ``ids`` holds the final id of each provisional one (:meth:`Joined.slab_ids`); a shift
     when they are consecutive, a table lookup otherwise.
+
+    Parameters
+    ----------
+    labels : numpy.ndarray
+        A slab's provisional labels.
+    ids : numpy.ndarray
+        Final id of each provisional id.
+    out : numpy.ndarray
+        Where the final labels are written (same shape).
     """
     if ids.size and ids[-1] - ids[0] == ids.size - 1 and bool(np.all(np.diff(ids) == 1)):
         out[...] = 0
