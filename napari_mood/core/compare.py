@@ -102,6 +102,18 @@ def difference(
     maps in [0, 1] are not copied) and a voxel is flagged when its value is
     ``>= threshold``, exactly as :func:`napari_mood.core.scores.flag`.
 
+    Parameters
+    ----------
+    scores_a, scores_b : numpy.ndarray
+        The two methods' score maps, same shape.
+    threshold_a, threshold_b : float
+        Each method's threshold.
+
+    Returns
+    -------
+    Difference
+        The label image and the voxel count of each label.
+
     Raises
     ------
     ValueError
@@ -172,7 +184,23 @@ class ComparisonTable:
     rows: tuple[ComparisonRow, ...]
 
     def row(self, method: str) -> ComparisonRow:
-        """Return a method's row; KeyError names the methods."""
+        """Return a method's row; KeyError names the methods.
+
+        Parameters
+        ----------
+        method : str
+            A method of the table.
+
+        Returns
+        -------
+        ComparisonRow
+            Its row.
+
+        Raises
+        ------
+        KeyError
+            When the table has no such method.
+        """
         for row in self.rows:
             if row.method == method:
                 return row
@@ -224,6 +252,11 @@ def case_comparison(
     counts : mapping of method -> ObjectCounts, optional
         A method's MOOD object counts at its threshold (``connectivity``), when already
         made (e.g. :func:`~napari_mood.core.objects.labelled_match`).
+
+    Returns
+    -------
+    ComparisonTable
+        One row per method, ranked by AP.
 
     Examples
     --------
@@ -303,6 +336,11 @@ def rank_intervals(
     accumulators : mapping of method -> sequence of CurveAccumulator
         Per-case accumulators, the same cases in the same order for every method.
 
+    Returns
+    -------
+    dict of str to RankInterval
+        Each method's rank, AP and their intervals.
+
     Raises
     ------
     ValueError
@@ -377,6 +415,22 @@ def dataset_comparison(
     Pixel, sample and object values are the evaluation's own (``napari-mood evaluate``);
     the rank and its interval come from :func:`rank_intervals` over the evaluation's
     ``case_accumulators`` (only when every method has the pixel task).
+
+    Parameters
+    ----------
+    evaluation : DatasetEvaluation
+        The dataset's evaluation.
+    n_boot : int
+        Bootstrap resamples of the rank intervals.
+    seed : int
+        Seed of the resampling.
+    ci : float
+        Coverage of the intervals.
+
+    Returns
+    -------
+    ComparisonTable
+        One row per method.
 
     Examples
     --------
@@ -466,6 +520,16 @@ def best_methods(table: ComparisonTable) -> dict[str, set[str]]:
 
     Columns whose ``better`` is None, and columns without any number, are left out.
 
+    Parameters
+    ----------
+    table : ComparisonTable
+        A comparison.
+
+    Returns
+    -------
+    dict of str to set of str
+        Per column key, the best method(s).
+
     Examples
     --------
     >>> rows = (ComparisonRow("a", 0.9, 0.9, 0.1, 0.8, 0.5, 0.5, 1, 3, 0, 0.4),
@@ -490,6 +554,18 @@ def best_methods(table: ComparisonTable) -> dict[str, set[str]]:
 def format_value(value: object, *, digits: int = 4) -> str:
     """Text of a value: ``""`` for None/NaN, ``digits`` decimals for floats.
 
+    Parameters
+    ----------
+    value : object
+        A cell's value.
+    digits : int
+        Decimals of a float.
+
+    Returns
+    -------
+    str
+        The text.
+
     Examples
     --------
     >>> format_value(0.123456), format_value(float("nan")), format_value(3)
@@ -504,6 +580,18 @@ def format_value(value: object, *, digits: int = 4) -> str:
 
 def format_cell(row: ComparisonRow, column: Column) -> str:
     """Text of a row's cell: the value, then its interval when the row has one.
+
+    Parameters
+    ----------
+    row : ComparisonRow
+        A method's row.
+    column : Column
+        The column.
+
+    Returns
+    -------
+    str
+        The text, e.g. ``'0.8500 [0.71, 0.91]'``.
 
     Examples
     --------
@@ -523,7 +611,18 @@ def format_cell(row: ComparisonRow, column: Column) -> str:
 
 
 def shown_columns(table: ComparisonTable) -> tuple[Column, ...]:
-    """Columns with at least one value in ``table`` (``method`` always)."""
+    """Columns with at least one value in ``table`` (``method`` always).
+
+    Parameters
+    ----------
+    table : ComparisonTable
+        A comparison.
+
+    Returns
+    -------
+    tuple of Column
+        The columns, in ``COLUMNS`` order.
+    """
     return tuple(
         c
         for c in COLUMNS
@@ -550,6 +649,20 @@ def format_table(
     ``name``); then the :class:`ComparisonRow` fields of :func:`shown_columns` (an
     interval as two more columns, ``*_low`` and ``*_high``). Floats keep full precision,
     undefined values are empty. ``order`` lists the methods in the order to write them.
+
+    Parameters
+    ----------
+    table : ComparisonTable
+        A comparison.
+    delimiter : str
+        The field separator.
+    order : sequence of str, optional
+        The methods in the order to write them (default: the table's).
+
+    Returns
+    -------
+    str
+        A header line and one line per method.
 
     Examples
     --------
@@ -587,6 +700,25 @@ def grid_shape(
 
     ``canvas`` and ``cell`` are (height, width): the canvas in pixels and one image in
     any unit (only its aspect ratio matters). Ties prefer fewer rows.
+
+    Parameters
+    ----------
+    n_cells : int
+        Number of images (at least 1).
+    canvas : tuple of float
+        ``(height, width)`` of the canvas in pixels.
+    cell : tuple of float
+        ``(height, width)`` of one image.
+
+    Returns
+    -------
+    tuple of int
+        ``(rows, columns)``.
+
+    Raises
+    ------
+    ValueError
+        When ``n_cells`` is below 1.
 
     Examples
     --------

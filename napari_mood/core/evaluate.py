@@ -283,6 +283,11 @@ def evaluate_case(
         The case's scan: only its header is read, to report a scan whose affine differs
         from its label's and to say whether the label or a map is on the wrong grid.
 
+    Returns
+    -------
+    CaseEvaluation
+        The case's GT voxel count, every method's results and the problems found.
+
     Examples
     --------
     >>> ev = evaluate_case("toy_0.nii.gz", label, {"m": m_path})  # doctest: +SKIP
@@ -477,7 +482,22 @@ def _object_summary(
 def case_maps(
     dataset: MoodDataset, methods: Mapping[str, MethodFolder], case: str
 ) -> dict[str, Path | None]:
-    """Return each method's pixel map path for ``case`` (None where it has none)."""
+    """Return each method's pixel map path for ``case`` (None where it has none).
+
+    Parameters
+    ----------
+    dataset : MoodDataset
+        The dataset.
+    methods : mapping of str to MethodFolder
+        The methods.
+    case : str
+        The case.
+
+    Returns
+    -------
+    dict of str to pathlib.Path or None
+        Per method, its map of ``case``.
+    """
     return {name: m.pixel.get(case) for name, m in methods.items()}
 
 
@@ -494,6 +514,24 @@ def summarise_dataset(
     ``evaluations`` are :func:`evaluate_case` results for the sorted pixel cases, from
     any process: merging integer histograms and counts makes the result independent of
     where and in which order cases were computed.
+
+    Parameters
+    ----------
+    dataset : MoodDataset
+        The dataset.
+    methods : mapping of str to MethodFolder
+        The methods evaluated.
+    evaluations : sequence of CaseEvaluation
+        The per-case results.
+    options : EvaluationOptions
+        The evaluation's options.
+    warn : bool
+        Whether the problems found are also emitted as warnings.
+
+    Returns
+    -------
+    DatasetEvaluation
+        The dataset's metrics per method, the per-case rows and the problems.
     """
     summaries, rows, problems, accs = _summarise(dataset, methods, evaluations, options)
     result = DatasetEvaluation(
