@@ -159,6 +159,18 @@ def rating_table(
 ) -> np.ndarray:
     """The count table of :func:`fleiss_kappa`: one row per item, one column per category.
 
+    Parameters
+    ----------
+    ratings : sequence of sequence of hashable
+        Per item, the rating of each reader.
+    categories : sequence of hashable
+        The possible ratings, in column order.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 counts, ``(items, categories)``.
+
     Examples
     --------
     >>> rating_table([["a", "a", "b"], ["b", "b", "b"]], categories=("a", "b")).tolist()

@@ -22,6 +22,18 @@ def read_json(path: str | os.PathLike[str], *, hint: str) -> object:
     too deeply for the parser, a number too long to convert) is a :class:`MoodInputError`
     naming the file, with ``hint`` saying what to give. A byte-order mark is dropped.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The JSON file.
+    hint : str
+        What to do about a file that cannot be read, for the message.
+
+    Returns
+    -------
+    object
+        The parsed value.
+
     Raises
     ------
     MoodInputError

@@ -162,6 +162,18 @@ def read_map(path: str | os.PathLike[str], *, mode: ScoreMode = "mood") -> Score
     copy of the file, no compressed copy held); anything else is read by ``read_scores``,
     which reports it. The result is the same either way.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A score map file.
+    mode : {"mood", "exact"}
+        How scores are read.
+
+    Returns
+    -------
+    ScoreRead
+        As :func:`~napari_mood.core.nifti.read_scores` returns it.
+
     Examples
     --------
     >>> read_map("method/toy_0.nii.gz").scores.dtype  # doctest: +SKIP
@@ -194,6 +206,11 @@ def read_scan(path: str | os.PathLike[str], *, small_above: int | None = None) -
         as float16 (rounded to 11 significant bits). A scan with a finite value beyond
         float16's range (+-65504) stays float32. None: always float32.
 
+    Returns
+    -------
+    Volume
+        The scan, its affine and path.
+
     Examples
     --------
     >>> read_scan("toy/toy_0.nii.gz").data.dtype  # doctest: +SKIP
@@ -213,6 +230,21 @@ def read_scan(path: str | os.PathLike[str], *, small_above: int | None = None) -
 
 def small_scan_dtype(stored: np.dtype, voxels: int, small_above: int | None) -> np.dtype:
     """The type :func:`read_scan` keeps a scan of ``voxels`` stored as ``stored`` in.
+
+    Parameters
+    ----------
+    stored : numpy.dtype
+        The file's voxel type.
+    voxels : int
+        The scan's voxel count.
+    small_above : int or None
+        The voxel count above which a scan is kept small.
+
+    Returns
+    -------
+    numpy.dtype
+        float32, except for a scan of more than ``small_above`` voxels: its own integer
+        type when of up to 16 bits, float16 when stored as floats.
 
     Examples
     --------

@@ -208,6 +208,16 @@ def iter_simulated_cases(
 
     The arguments are checked before the first case is made (a ValueError).
 
+    Parameters
+    ----------
+    scan, kind, count, n_anomalous, n_normal, size_range, body_mask, prefix, seed
+        As in :func:`simulate_cases`.
+
+    Yields
+    ------
+    SimulatedCase
+        The anomalous cases, then the normal ones.
+
     Examples
     --------
     >>> scan = np.full((32, 32, 32), 0.5)

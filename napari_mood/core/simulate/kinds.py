@@ -137,6 +137,11 @@ def add_cube(
     Parameters are those of :func:`add_sphere`; ``size`` is the half-width, so the cube
     has ``2 * floor(size) + 1`` voxels a side.
 
+    Returns
+    -------
+    Anomaly
+        The new scan, the cube's mask and its parameters.
+
     Examples
     --------
     >>> scan = np.full((32, 32, 32), 0.5)
@@ -240,6 +245,11 @@ def natural_image() -> np.ndarray:
 
     This is ``skimage.data.camera()`` (512 x 512, shipped inside scikit-image), or a
     deterministic procedural texture if that image cannot be loaded offline.
+
+    Returns
+    -------
+    numpy.ndarray
+        A 2-D image.
 
     Examples
     --------

@@ -68,6 +68,26 @@ def pet_like_scan(
     deviation ``noise`` is added inside the brain (``t1 > 0``), the outside stays 0, and
     values are clipped to [0, 1].
 
+    Parameters
+    ----------
+    t1 : numpy.ndarray
+        A T1 MRI in [0, 1], 0 outside the brain.
+    spacing : tuple of float
+        Voxel size in mm.
+    fwhm_mm : float
+        Resolution of the simulated scanner.
+    noise : float
+        Standard deviation of the noise.
+    gain : float
+        Global uptake factor.
+    seed : int or numpy.random.Generator, optional
+        Seed of the noise.
+
+    Returns
+    -------
+    numpy.ndarray
+        float32 scan in [0, 1].
+
     Examples
     --------
     >>> t1 = np.zeros((20, 20, 20))
@@ -100,6 +120,18 @@ def box_atlas(brain: np.ndarray, affine: np.ndarray) -> np.ndarray:
     frontal the rest. Left is ``x < 0``. 0 outside ``brain``. Simulated data only: these
     are boxes, not anatomy.
 
+    Parameters
+    ----------
+    brain : numpy.ndarray
+        A bool brain mask.
+    affine : numpy.ndarray
+        Its voxel-to-MNI affine.
+
+    Returns
+    -------
+    numpy.ndarray
+        Integer labels of ``brain``'s shape.
+
     Examples
     --------
     >>> affine = np.diag([10.0, 10.0, 10.0, 1.0])
@@ -129,6 +161,20 @@ def template_reconstruction(
     ``template > 0``): whatever the input, the output is a healthy-looking image of the
     input's overall intensity. A stand-in for a trained model in tests and demos.
 
+    Parameters
+    ----------
+    scan : numpy.ndarray
+        The input.
+    template : numpy.ndarray
+        A healthy template on the same grid.
+    brain : numpy.ndarray, optional
+        Where the means are taken.
+
+    Returns
+    -------
+    numpy.ndarray
+        The scaled template.
+
     Examples
     --------
     >>> template = np.array([0.0, 1.0, 2.0])
@@ -146,7 +192,18 @@ def template_reconstruction(
 
 
 def template_brain(template: np.ndarray) -> np.ndarray:
-    """The brain of :func:`template_reconstruction` by default: the template's voxels above 0."""
+    """The brain of :func:`template_reconstruction` by default: the template's voxels above 0.
+
+    Parameters
+    ----------
+    template : numpy.ndarray
+        The template.
+
+    Returns
+    -------
+    numpy.ndarray
+        Bool mask.
+    """
     return np.asarray(template) > 0
 
 
@@ -155,6 +212,16 @@ def template_problem(template: np.ndarray) -> str | None:
 
     A NaN or infinite voxel would be copied into every reconstruction; without a voxel
     above 0 there is no brain to scale.
+
+    Parameters
+    ----------
+    template : numpy.ndarray
+        The template.
+
+    Returns
+    -------
+    str or None
+        The problem in words.
 
     Examples
     --------

@@ -141,6 +141,17 @@ class UnitScan:
 def to_unit_range(scan: np.ndarray) -> UnitScan:
     """Rescale a scan's intensities linearly to [0, 1] (a constant scan becomes all 0).
 
+    Parameters
+    ----------
+    scan : numpy.ndarray
+        A scan of any real intensities.
+
+    Returns
+    -------
+    UnitScan
+        The scan in [0, 1], the original range when it was rescaled, and whether it was
+        constant.
+
     Raises
     ------
     ValueError
@@ -325,7 +336,33 @@ def choose_center(
     avoid: np.ndarray | None,
     rng: np.random.Generator,
 ) -> tuple[int, ...]:
-    """Random centre whose box ``[c - below, c + above]`` fits in the volume (see policies)."""
+    """Random centre whose box ``[c - below, c + above]`` fits in the volume (see policies).
+
+    Parameters
+    ----------
+    shape : tuple of int
+        The volume's shape.
+    below, above : tuple of int
+        The box's reach below and above the centre, per axis.
+    radius : float
+        The anomaly's reach from its centre, in voxels.
+    body : numpy.ndarray
+        Mask the centre preferably lies inside (by ``radius``).
+    avoid : numpy.ndarray or None
+        Mask of earlier anomalies to keep away from.
+    rng : numpy.random.Generator
+        The random generator.
+
+    Returns
+    -------
+    tuple of int
+        The centre.
+
+    Raises
+    ------
+    ValueError
+        When no centre leaves room for the anomaly.
+    """
     allowed = np.zeros(shape, dtype=bool)
     bounds = tuple(slice(b, n - a) for b, a, n in zip(below, above, shape, strict=True))
     allowed[bounds] = True
@@ -395,7 +432,22 @@ def place_region(
 def region_box(
     shape: tuple[int, ...], center: tuple[int, ...], below: Sequence[int], above: Sequence[int]
 ) -> tuple[slice, ...]:
-    """Slices of the box ``[c - below, c + above]`` cut at the volume border."""
+    """Slices of the box ``[c - below, c + above]`` cut at the volume border.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        The volume's shape.
+    center : tuple of int
+        The box's centre.
+    below, above : sequence of int
+        The box's reach below and above the centre, per axis.
+
+    Returns
+    -------
+    tuple of slice
+        One slice per axis.
+    """
     return tuple(
         slice(max(c - b, 0), min(c + a + 1, n))
         for c, b, a, n in zip(center, below, above, shape, strict=True)
