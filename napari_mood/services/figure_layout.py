@@ -110,6 +110,20 @@ LetterPlacement = Literal["first", "all", "none"]
 def text_width(text: str, *, size: float = TEXT_PT, bold: bool = False) -> float:
     r"""Width in points of ``text`` (its widest line) in the figures' font.
 
+    Parameters
+    ----------
+    text : str
+        The text (may hold line breaks).
+    size : float
+        Font size in points.
+    bold : bool
+        Whether the text is bold.
+
+    Returns
+    -------
+    float
+        The width in points.
+
     Examples
     --------
     >>> text_width("ab\nabcd") == text_width("abcd")
@@ -157,6 +171,18 @@ def wrap_text(text: str, width: float) -> str:
 
     Existing line breaks are kept; a single word wider than ``width`` stays whole on its
     line (:func:`plan_layout` never lets that happen).
+
+    Parameters
+    ----------
+    text : str
+        The text.
+    width : float
+        The room in points.
+
+    Returns
+    -------
+    str
+        The text with line breaks.
 
     Examples
     --------
@@ -338,11 +364,35 @@ class FigureLayout:
         return self.cell_pt + self.overhang_pt
 
     def wrap(self, text: str) -> str:
-        """``text`` broken into lines that fit a column (as the layout counted them)."""
+        """``text`` broken into lines that fit a column (as the layout counted them).
+
+        Parameters
+        ----------
+        text : str
+            A column text.
+
+        Returns
+        -------
+        str
+            The text with line breaks.
+        """
         return wrap_text(text, self.text_room)
 
     def wrap_inside(self, text: str, row: int) -> str:
-        """``text`` broken into lines that fit inside a row's image (as the layout counted)."""
+        """``text`` broken into lines that fit inside a row's image (as the layout counted).
+
+        Parameters
+        ----------
+        text : str
+            A text drawn on the image.
+        row : int
+            The row.
+
+        Returns
+        -------
+        str
+            The text with line breaks.
+        """
         return wrap_text(text, self.images[row][0] - _INSIDE_PAD_PT)
 
     def _x(self, x_pt: float) -> float:
@@ -352,32 +402,93 @@ class FigureLayout:
         return 1.0 - y_from_top_pt / self.height_pt
 
     def cell_left(self, col: int) -> float:
-        """Left edge of column ``col`` in points (after the letters' margins before it)."""
+        """Left edge of column ``col`` in points (after the letters' margins before it).
+
+        Parameters
+        ----------
+        col : int
+            The column.
+
+        Returns
+        -------
+        float
+            Points from the figure's left edge.
+        """
         sides = 2 * min(col, self.lettered_columns) + (col < self.lettered_columns)
         return self.left_pt + col * (self.cell_pt + GAP_PT) + sides * self.letter_side_pt
 
     def column_center(self, col: int) -> float:
-        """Horizontal centre of a column (figure fraction)."""
+        """Horizontal centre of a column (figure fraction).
+
+        Parameters
+        ----------
+        col : int
+            The column.
+
+        Returns
+        -------
+        float
+            Figure fraction.
+        """
         return self._x(self.cell_left(col) + self.cell_pt / 2)
 
     def image_box(self, row: int, col: int) -> tuple[float, float, float, float]:
-        """``[left, bottom, width, height]`` of a row's image in a column (figure fractions)."""
+        """``[left, bottom, width, height]`` of a row's image in a column (figure fractions).
+
+        Parameters
+        ----------
+        row, col : int
+            The cell.
+
+        Returns
+        -------
+        tuple of float
+            The box, as matplotlib's ``add_axes`` takes it.
+        """
         width, height = self.images[row]
         left = self.cell_left(col) + (self.cell_pt - width) / 2
         top = self.row_tops[row] + (self.row_heights[row] - height) / 2
         return self._x(left), self._y(top + height), width / self.width_pt, height / self.height_pt
 
     def title_y(self) -> float:
-        """Baseline region of the column titles: their bottom (figure fraction)."""
+        """Baseline region of the column titles: their bottom (figure fraction).
+
+        Returns
+        -------
+        float
+            Figure fraction.
+        """
         return self._y(self.top_pt - PAD_PT / 2)
 
     def row_label_xy(self, row: int) -> tuple[float, float]:
-        """Right edge and vertical centre of a row's (rotated) label."""
+        """Right edge and vertical centre of a row's (rotated) label.
+
+        Parameters
+        ----------
+        row : int
+            The row.
+
+        Returns
+        -------
+        tuple of float
+            ``(x, y)`` in figure fractions.
+        """
         centre = self.row_tops[row] + self.row_heights[row] / 2
         return self._x(self.left_pt - PAD_PT), self._y(centre)
 
     def note_y(self, row: int) -> float:
-        """Top of the annotation band under a row (figure fraction)."""
+        """Top of the annotation band under a row (figure fraction).
+
+        Parameters
+        ----------
+        row : int
+            The row.
+
+        Returns
+        -------
+        float
+            Figure fraction.
+        """
         return self._y(self.row_tops[row] + self.row_heights[row] + PAD_PT / 2)
 
     @property
@@ -386,14 +497,38 @@ class FigureLayout:
         return self.row_tops[last] + self.row_heights[last] + self.notes[last] + _BAR_TOP_PT
 
     def legend_box(self, col: int, *, fraction: float = 0.76) -> tuple[float, float, float, float]:
-        """Box of a column's colour bar (or legend graphic) under the grid."""
+        """Box of a column's colour bar (or legend graphic) under the grid.
+
+        Parameters
+        ----------
+        col : int
+            The column.
+        fraction : float
+            The bar's width as a fraction of the column's.
+
+        Returns
+        -------
+        tuple of float
+            ``[left, bottom, width, height]`` in figure fractions.
+        """
         width = fraction * self.cell_pt
         left = self.cell_left(col) + (self.cell_pt - width) / 2
         bottom = self._legend_top + _BAR_PT
         return self._x(left), self._y(bottom), width / self.width_pt, _BAR_PT / self.height_pt
 
     def legend_text_y(self, line: int) -> float:
-        """Top of text line ``line`` under the legend graphics (figure fraction)."""
+        """Top of text line ``line`` under the legend graphics (figure fraction).
+
+        Parameters
+        ----------
+        line : int
+            The line, 0 the first.
+
+        Returns
+        -------
+        float
+            Figure fraction.
+        """
         return self._y(self._legend_top + _BAR_PT + _TICKS_PT + line * LINE_PT)
 
 
@@ -423,6 +558,11 @@ def plan_layout(
         Texts drawn across the middle of an image without letters ("no map").
     scale_bar : bool
         Whether a scale bar (and its label) goes under the first column.
+
+    Returns
+    -------
+    FigureLayout
+        The figure's size and where each image, text and bar goes.
 
     Raises
     ------

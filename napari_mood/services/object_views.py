@@ -86,6 +86,20 @@ def compute_method_objects(
     when given, so readouts and regions at the same threshold reuse it); the image is
     filled from the labelled boxes only, in the smallest unsigned dtype that holds it.
 
+    Parameters
+    ----------
+    snapshot : MapSnapshot
+        The map at its threshold.
+    gt : numpy.ndarray or None
+        The ground truth (None: every object is a false positive).
+    cache : LabellingCache, optional
+        Labellings shared with other jobs.
+
+    Returns
+    -------
+    MethodObjects
+        The match and its label image.
+
     Raises
     ------
     ValueError
@@ -117,6 +131,16 @@ def shown_objects(match: ObjectMatch) -> tuple[np.ndarray, np.ndarray]:
 
     Both ascending; the label of the k-th shown object (counting from 1 over both) is
     k in :attr:`MethodObjects.image` and in :class:`ObjectsLayer`.
+
+    Parameters
+    ----------
+    match : ObjectMatch
+        A match.
+
+    Returns
+    -------
+    pred_ids, gt_ids : numpy.ndarray
+        The ids shown.
 
     Examples
     --------
@@ -199,6 +223,11 @@ def objects_layer(
     verdicts : mapping of int to str, optional
         Review verdicts of predicted objects, by predicted id (the ``verdict`` column).
 
+    Returns
+    -------
+    ObjectsLayer
+        The label image, one feature row per shown object and its colours.
+
     Examples
     --------
     >>> gt = np.zeros((1, 8), bool); gt[0, 1:3] = True; gt[0, 5:7] = True
@@ -237,7 +266,22 @@ def _feature_row(label: int, record: ObjectRecord, verdicts: Mapping[int, str]) 
 def match_methods(
     maps: Sequence[MapSnapshot], gt: Any, *, cache: LabellingCache | None = None
 ) -> tuple[MethodObjects, ...]:
-    """:func:`compute_method_objects` for every map (one worker job)."""
+    """:func:`compute_method_objects` for every map (one worker job).
+
+    Parameters
+    ----------
+    maps : sequence of MapSnapshot
+        The maps at their thresholds.
+    gt : array-like or None
+        The ground truth.
+    cache : LabellingCache, optional
+        Labellings shared with other jobs.
+
+    Returns
+    -------
+    tuple of MethodObjects
+        One per map, in order.
+    """
     truth = None if gt is None else np.asarray(gt)
     return tuple(compute_method_objects(snapshot, truth, cache=cache) for snapshot in maps)
 
@@ -261,6 +305,18 @@ def object_place(record: ObjectRecord, transform: DisplayTransform | None) -> Ob
     The mapping is the case's :class:`~napari_mood.core.orientation.DisplayTransform`
     (the one the status bar and review file use).
 
+    Parameters
+    ----------
+    record : ObjectRecord
+        An object (its centroid in display voxels).
+    transform : DisplayTransform or None
+        The case's display transform.
+
+    Returns
+    -------
+    ObjectPlace
+        The file voxel and RAS position (None without a transform).
+
     Examples
     --------
     >>> from napari_mood.core.objects import match_objects
@@ -282,6 +338,16 @@ def object_place(record: ObjectRecord, transform: DisplayTransform | None) -> Ob
 
 def matched_text(record: ObjectRecord) -> str:
     """What became of an object, for the table's "Match" column.
+
+    Parameters
+    ----------
+    record : ObjectRecord
+        An object.
+
+    Returns
+    -------
+    str
+        ``"GT 1"``, ``"pred 2, 3"``, ``"none"``, ``"missed"`` or ``"outside window"``.
 
     Examples
     --------
@@ -306,6 +372,18 @@ def listed_records(match: ObjectMatch, *, extra: bool) -> tuple[ObjectRecord, ..
     Only these records are built (a noisy map's thousands of discarded specks are not,
     unless ``extra``).
 
+    Parameters
+    ----------
+    match : ObjectMatch
+        A match.
+    extra : bool
+        Whether every predicted object is listed, not only TP and FP.
+
+    Returns
+    -------
+    tuple of ObjectRecord
+        The records listed.
+
     Examples
     --------
     >>> from napari_mood.core.objects import match_objects
@@ -319,7 +397,20 @@ def listed_records(match: ObjectMatch, *, extra: bool) -> tuple[ObjectRecord, ..
 
 
 def listed(record: ObjectRecord, extra: bool) -> bool:
-    """Whether the table lists ``record`` (TP, FP and missed GT; others when ``extra``)."""
+    """Whether the table lists ``record`` (TP, FP and missed GT; others when ``extra``).
+
+    Parameters
+    ----------
+    record : ObjectRecord
+        An object.
+    extra : bool
+        Whether other predicted objects are listed too.
+
+    Returns
+    -------
+    bool
+        Whether it is listed.
+    """
     if record.source == "gt":
         return record.kind == "FN"
     return record.kind in ("TP", "FP") or extra
@@ -327,6 +418,16 @@ def listed(record: ObjectRecord, extra: bool) -> bool:
 
 def window_text(window: tuple[float, float]) -> str:
     """The size window in words, e.g. ``"2–50"`` or ``"≥ 0"``.
+
+    Parameters
+    ----------
+    window : tuple of float
+        ``(lo, hi)`` in voxels.
+
+    Returns
+    -------
+    str
+        The text.
 
     Examples
     --------
@@ -338,7 +439,18 @@ def window_text(window: tuple[float, float]) -> str:
 
 
 def summary_html(results: Sequence[MethodObjects]) -> str:
-    """Return the summary (rich text): counts per method, then the size window used."""
+    """Return the summary (rich text): counts per method, then the size window used.
+
+    Parameters
+    ----------
+    results : sequence of MethodObjects
+        The methods' matches.
+
+    Returns
+    -------
+    str
+        A Qt rich-text table.
+    """
     cells = "".join(f"<th align='{a}'>{h}</th>" for h, a in SUMMARY_HEADER)
     rows = [f"<tr>{cells}</tr>"]
     for result in results:

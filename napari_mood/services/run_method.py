@@ -132,11 +132,23 @@ class MethodRun:
         return tuple(c.path for c in self.input_changes)
 
     def failed(self) -> tuple[CaseRun, ...]:
-        """The cases that produced no usable output (they score 0)."""
+        """The cases that produced no usable output (they score 0).
+
+        Returns
+        -------
+        tuple of CaseRun
+            The failed cases, in input order.
+        """
         return tuple(c for c in self.cases if c.status != "ok")
 
     def to_dict(self) -> dict[str, object]:
-        """A JSON-able summary (``napari-mood run --report``)."""
+        """A JSON-able summary (``napari-mood run --report``).
+
+        Returns
+        -------
+        dict
+            The command, task, time limit, every case, the failed cases and the input changes.
+        """
         return {
             "command": self.command,
             "task": self.task,
@@ -153,6 +165,16 @@ class MethodRun:
 
 def split_command(command: str) -> list[str]:
     """The words of a method's command, as a shell splits them.
+
+    Parameters
+    ----------
+    command : str
+        The command line.
+
+    Returns
+    -------
+    list of str
+        The words.
 
     Raises
     ------
@@ -180,6 +202,20 @@ def split_command(command: str) -> list[str]:
 
 def build_command(command: str, input_dir: Path, output_dir: Path) -> list[str]:
     """The argument list of one call: placeholders filled, or the two folders appended.
+
+    Parameters
+    ----------
+    command : str
+        The command line, with or without ``{input}`` and ``{output}``.
+    input_dir : pathlib.Path
+        The case's input folder.
+    output_dir : pathlib.Path
+        The case's output folder.
+
+    Returns
+    -------
+    list of str
+        The arguments.
 
     Examples
     --------
@@ -220,6 +256,11 @@ def _absolute(words: list[str], start: Path) -> list[str]:
 def check_program(command: str) -> None:
     """Refuse a command whose program cannot be started (before the first case).
 
+    Parameters
+    ----------
+    command : str
+        The command line.
+
     Raises
     ------
     MoodInputError
@@ -247,12 +288,35 @@ def check_program(command: str) -> None:
 
 
 def expected_output(case: str, task: RunTask) -> str:
-    """The file the method must write for ``case``: ``CASE.nii.gz`` or ``CASE.nii.gz.txt``."""
+    """The file the method must write for ``case``: ``CASE.nii.gz`` or ``CASE.nii.gz.txt``.
+
+    Parameters
+    ----------
+    case : str
+        The scan's file name.
+    task : {"pixel", "sample"}
+        The task run.
+
+    Returns
+    -------
+    str
+        The output's file name.
+    """
     return case if task == "pixel" else f"{case}.txt"
 
 
 def input_scans(folder: Path) -> tuple[Path, ...]:
     """The scans of an input folder (NIfTI files, hidden ones skipped), sorted.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        The folder of scans.
+
+    Returns
+    -------
+    tuple of pathlib.Path
+        The scans.
 
     Raises
     ------
@@ -393,6 +457,12 @@ def run_method(
     time_limit : float
         Seconds per case (MOOD: 600).
     progress : callable(done, total, case), optional
+
+    Returns
+    -------
+    MethodRun
+        Every case's status, time, return code and message, and the input entries the
+        method changed.
 
     Raises
     ------
