@@ -76,11 +76,33 @@ class DisplayCopy:
         return self.to_display(self.limits[0]), self.to_display(self.limits[1])
 
     def to_display(self, value: float) -> float:
-        """A value (e.g. a threshold) in display units."""
+        """A value (e.g. a threshold) in display units.
+
+        Parameters
+        ----------
+        value : float
+            A value in the data's units.
+
+        Returns
+        -------
+        float
+            The value in display units.
+        """
         return (float(value) - self.offset) / self.step
 
     def to_value(self, shown: float) -> float:
-        """A display value back in the data's units."""
+        """A display value back in the data's units.
+
+        Parameters
+        ----------
+        shown : float
+            A value in display units.
+
+        Returns
+        -------
+        float
+            The value in the data's units.
+        """
         return self.offset + self.step * float(shown)
 
 
@@ -99,6 +121,16 @@ def display_range(data: np.ndarray) -> tuple[float, float]:
     data ``(v, v + 1)``, so the range can always be drawn. Read slab by slab in memory
     order (no full-size temporary); float16 data is compared on its bit patterns, made
     order-preserving as int16, which numpy compares far faster than float16.
+
+    Parameters
+    ----------
+    data : numpy.ndarray
+        A scan or map of any real type.
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)`` with ``low < high``.
 
     Examples
     --------
@@ -189,6 +221,11 @@ def display_copy(
     limits : (float, float), optional
         Value range of integer display (default: [0, 1] for maps, the finite min/max
         of a scan). Ignored for float16.
+
+    Returns
+    -------
+    DisplayCopy
+        The copy and how its values map back to the data's.
 
     Examples
     --------
@@ -297,6 +334,11 @@ def build_pyramid(
     min_size : int
         Stop once the largest edge is at most this (>= 1).
 
+    Returns
+    -------
+    list of numpy.ndarray
+        The levels, finest first (``data`` itself first).
+
     Examples
     --------
     >>> spot = np.zeros((8, 8), dtype=np.float16); spot[5, 6] = 0.9
@@ -316,6 +358,18 @@ def build_pyramid(
 
 def level_for_volume(levels: list[np.ndarray], *, max_voxels: int = 256**3) -> int:
     """Index of the finest level with at most ``max_voxels`` voxels (the last if none).
+
+    Parameters
+    ----------
+    levels : list of numpy.ndarray
+        A pyramid, finest first.
+    max_voxels : int
+        The largest level size wanted.
+
+    Returns
+    -------
+    int
+        The level's index.
 
     Examples
     --------

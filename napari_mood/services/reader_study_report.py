@@ -116,7 +116,18 @@ def _agreements(study: ReaderStudy) -> tuple[PairAgreement, ...]:
 
 
 def study_tables(study: ReaderStudy) -> dict[str, tuple[tuple[str, ...], list[tuple[object, ...]]]]:
-    """The study's tables as ``name -> (columns, rows)`` (raw values, NaN for undefined)."""
+    """The study's tables as ``name -> (columns, rows)`` (raw values, NaN for undefined).
+
+    Parameters
+    ----------
+    study : ReaderStudy
+        The reader study.
+
+    Returns
+    -------
+    dict
+        ``readers``, ``agreement`` and ``times``: each its column names and rows.
+    """
     return {
         "readers": (COUNT_COLUMNS, [_count_row(c) for c in study.counts]),
         "agreement": (AGREEMENT_COLUMNS, [_agreement_row(p) for p in _agreements(study)]),
@@ -125,7 +136,18 @@ def study_tables(study: ReaderStudy) -> dict[str, tuple[tuple[str, ...], list[tu
 
 
 def study_files(study: ReaderStudy) -> dict[str, str]:
-    """Name -> text of every file of :data:`REPORT_FILES` (CSV: empty cell for NaN)."""
+    """Name -> text of every file of :data:`REPORT_FILES` (CSV: empty cell for NaN).
+
+    Parameters
+    ----------
+    study : ReaderStudy
+        The reader study.
+
+    Returns
+    -------
+    dict of str to str
+        The file names and their text.
+    """
     files = {f"{name}.csv": _csv(*table) for name, table in study_tables(study).items()}
     files["disagreements.csv"] = disagreements_csv(
         [(d.record, d.verdicts, d.blind) for d in study.disagreements], study.readers
@@ -143,6 +165,20 @@ def write_study(study: ReaderStudy, folder: str | os.PathLike[str], *, force: bo
 
     Write :func:`study_files` into ``folder`` (each atomically; check them first with the
     output guard: ``Planned(folder, ..., folder=True, names=REPORT_FILES)``).
+
+    Parameters
+    ----------
+    study : ReaderStudy
+        The reader study.
+    folder : str or os.PathLike
+        The report folder.
+    force : bool
+        Whether existing files are replaced.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
     """
     out = Path(folder)
     return [
@@ -153,6 +189,16 @@ def write_study(study: ReaderStudy, folder: str | os.PathLike[str], *, force: bo
 
 def study_frames(study: ReaderStudy) -> dict[str, pd.DataFrame]:
     """The tables as pandas DataFrames (``readers``, ``agreement``, ``times``, ``disagreements``).
+
+    Parameters
+    ----------
+    study : ReaderStudy
+        The reader study.
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        The tables by name.
 
     Raises
     ------
@@ -182,6 +228,23 @@ def format_study(study: ReaderStudy, fmt: StudyFormat) -> str:
 
     ``table`` (a report for people), ``csv`` (the verdicts per reader and method) or
     ``json`` (everything; NaN as null).
+
+    Parameters
+    ----------
+    study : ReaderStudy
+        The reader study.
+    fmt : {"table", "csv", "json"}
+        The format.
+
+    Returns
+    -------
+    str
+        The text.
+
+    Raises
+    ------
+    ValueError
+        When ``fmt`` is unknown.
     """
     if fmt == "json":
         return _json(study)
@@ -289,6 +352,16 @@ def plot_study(study: ReaderStudy) -> Figure:
 
     Needs matplotlib (the ``viewer`` extra). Save it with
     :func:`napari_mood.services.figures.save_figure`.
+
+    Parameters
+    ----------
+    study : ReaderStudy
+        The reader study.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
     """
     from matplotlib import rc_context
 
