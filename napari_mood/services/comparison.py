@@ -50,6 +50,22 @@ def dataset_table(
     are taken at ``thresholds[method]`` (:data:`~napari_mood.core.looks.DEFAULT_THRESHOLD`
     for methods not given).
 
+    Parameters
+    ----------
+    root : str or os.PathLike
+        The dataset folder.
+    thresholds : mapping of str to float
+        Each method's display threshold.
+    n_boot : int
+        Bootstrap resamples of the rank intervals.
+    seed : int
+        Seed of the resampling.
+
+    Returns
+    -------
+    TableResult
+        The table and the input problems met.
+
     Raises
     ------
     MoodInputError
@@ -77,6 +93,22 @@ def case_table(
     With ``cache`` (the session's), each map's histograms and labelling at its threshold
     are the ones the other panels use (computed once for all of them). No input
     problems to report.
+
+    Parameters
+    ----------
+    maps : sequence of MapSnapshot
+        The maps shown, each at its threshold.
+    gt : array-like
+        The case's ground truth.
+    name : str
+        The case's name.
+    cache : LabellingCache, optional
+        The session's histograms and labellings.
+
+    Returns
+    -------
+    TableResult
+        The table, without problems.
     """
     scores = {m.name: m.data for m in maps}
     thresholds = {m.name: m.threshold for m in maps}
@@ -96,7 +128,20 @@ def case_table(
 
 
 def describe_table(table: ComparisonTable, problems: tuple[Problem, ...]) -> str:
-    """One sentence saying what the table shows."""
+    """One sentence saying what the table shows.
+
+    Parameters
+    ----------
+    table : ComparisonTable
+        The table.
+    problems : tuple of Problem
+        The input problems met.
+
+    Returns
+    -------
+    str
+        The sentence.
+    """
     if table.scope == "case":
         return f"Case {table.name}: objects at each method's display threshold; rank by pixel AP."
     text = (
@@ -107,7 +152,22 @@ def describe_table(table: ComparisonTable, problems: tuple[Problem, ...]) -> str
 
 
 def problems_text(name: str, problems: tuple[Problem, ...], limit: int = 5) -> str:
-    """The first ``limit`` input problems of a dataset, one per line."""
+    """The first ``limit`` input problems of a dataset, one per line.
+
+    Parameters
+    ----------
+    name : str
+        The dataset's name.
+    problems : tuple of Problem
+        The problems.
+    limit : int
+        The most problems listed.
+
+    Returns
+    -------
+    str
+        The lines, a header line first.
+    """
     lines = [str(p) for p in problems[:limit]]
     more = len(problems) - limit
     tail = [f"... and {more} more (see `napari-mood evaluate {name}`)"] if more > 0 else []

@@ -95,7 +95,18 @@ class FigureCase:
 
     @classmethod
     def from_case_data(cls, case: CaseData) -> FigureCase:
-        """Display-ordered views of a case read by :func:`napari_mood.core.case.load_case`."""
+        """Display-ordered views of a case read by :func:`napari_mood.core.case.load_case`.
+
+        Parameters
+        ----------
+        case : CaseData
+            A case as read.
+
+        Returns
+        -------
+        FigureCase
+            The case in display order.
+        """
         show = case.transform.to_display
         return cls(
             name=case.stem,
@@ -160,6 +171,11 @@ def load_figure_cases(
     warn : bool
         Also warn about each case's other problems (a missing or unreadable map).
 
+    Returns
+    -------
+    list of FigureCase
+        The cases read, in order.
+
     Raises
     ------
     MoodInputError
@@ -211,6 +227,18 @@ def _without_scan(scan: Path, problem: str, hint: str, asked: bool) -> None:
 def resolve_case(dataset: MoodDataset, case: str) -> str:
     """Return the dataset's name of ``case`` given with or without ``.nii.gz``.
 
+    Parameters
+    ----------
+    dataset : MoodDataset
+        The dataset.
+    case : str
+        A case name.
+
+    Returns
+    -------
+    str
+        The name as the dataset spells it.
+
     Raises
     ------
     MoodInputError
@@ -227,7 +255,20 @@ def resolve_case(dataset: MoodDataset, case: str) -> str:
 
 
 def anomalous_cases(dataset: MoodDataset, *, limit: int = DEFAULT_MAX_CASES) -> list[str]:
-    """Return the first ``limit`` anomalous cases (:func:`napari_mood.core.case.is_anomalous`)."""
+    """Return the first ``limit`` anomalous cases (:func:`napari_mood.core.case.is_anomalous`).
+
+    Parameters
+    ----------
+    dataset : MoodDataset
+        The dataset.
+    limit : int
+        The most cases returned.
+
+    Returns
+    -------
+    list of str
+        The cases, in dataset order.
+    """
     return find_anomalous_cases(dataset, limit=limit)
 
 
@@ -327,7 +368,13 @@ def _indices_per_case(
 
 
 def check_row(row: FigureRow) -> None:
-    """Raise a ValueError when the row's slice is outside its plane."""
+    """Raise a ValueError when the row's slice is outside its plane.
+
+    Parameters
+    ----------
+    row : FigureRow
+        A figure row.
+    """
     depth = row.depth
     if row.index is not None and not 0 <= row.index < depth:
         raise ValueError(

@@ -42,6 +42,16 @@ def method_cmap(color: str) -> Colormap:
     """Matplotlib version of a method's viewer colormap (transparent at its low end).
 
     Masked values (at or below the threshold) are transparent.
+
+    Parameters
+    ----------
+    color : str
+        A ``#rrggbb`` colour.
+
+    Returns
+    -------
+    matplotlib.colors.Colormap
+        The colormap.
     """
     spec = method_colormap(color)
     stops = list(zip(spec["controls"], spec["colors"], strict=True))
@@ -55,6 +65,20 @@ def case_annotation(gt: np.ndarray | None, scores: np.ndarray, threshold: float)
     AP is the case's voxel AP (float16 scores, as the scorer and ``napari-mood evaluate``);
     Dice flags scores ``>= threshold``. Cases without anomalous voxels get ``max`` (the
     highest score, a false positive's strength).
+
+    Parameters
+    ----------
+    gt : numpy.ndarray or None
+        The case's ground truth.
+    scores : numpy.ndarray
+        The method's map.
+    threshold : float
+        The method's threshold.
+
+    Returns
+    -------
+    str
+        One or two lines.
 
     Examples
     --------

@@ -508,6 +508,20 @@ def save_figure(figure: Figure, path: str | os.PathLike[str], *, dpi: float = 30
     The file is written atomically; callers check it first with
     :func:`napari_mood.services.output.check_output_file` (inputs, existing files).
 
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+        The figure.
+    path : str or os.PathLike
+        The file.
+    dpi : float
+        Resolution of a PNG and of embedded images.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+
     Raises
     ------
     ValueError
@@ -537,6 +551,20 @@ def check_pixels(figure: Figure, dpi: float) -> None:
     Raise :class:`FigureTooLarge` when ``figure`` at ``dpi`` has more than
     :data:`MAX_FIGURE_PIXELS` (the message gives the highest dpi that fits), or a
     ValueError when it has no pixel on a side (the lowest dpi that gives one).
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+        The figure.
+    dpi : float
+        The resolution it will be saved at.
+
+    Raises
+    ------
+    FigureTooLarge
+        When it has too many pixels.
+    ValueError
+        When it has no pixel on a side.
     """
     width_in, height_in = (float(v) for v in figure.get_size_inches())
     if min(width_in, height_in) * dpi < 1:  # as Agg truncates: an empty image
@@ -585,6 +613,16 @@ def write_view_figure(request: ViewFigure) -> Path:
 
     The viewer's save dialog has asked before replacing a file; the path may still not be
     an input (the guard refuses it).
+
+    Parameters
+    ----------
+    request : ViewFigure
+        The case's arrays, the methods, the plane and the file.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
     """
     check_output_file(request.path, inputs=request.inputs, force=True, what="the figure")
     case = FigureCase(

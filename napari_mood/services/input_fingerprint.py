@@ -69,6 +69,16 @@ def fingerprint_folder(folder: Path) -> Fingerprint:
     of the file it leads to. Two fingerprints differ exactly where an entry is new,
     removed, or changed in kind, mode or bytes (times are ignored).
 
+    Parameters
+    ----------
+    folder : pathlib.Path
+        The folder.
+
+    Returns
+    -------
+    Fingerprint
+        Per relative path, its kind, mode and content digest.
+
     Examples
     --------
     >>> import tempfile
@@ -89,6 +99,16 @@ def compare_fingerprints(
     before: Mapping[str, object], after: Mapping[str, object]
 ) -> tuple[InputChange, ...]:
     """The entries that are new, changed or removed between two fingerprints, by path.
+
+    Parameters
+    ----------
+    before, after : mapping of str to object
+        Two fingerprints of one folder.
+
+    Returns
+    -------
+    tuple of InputChange
+        The changes, sorted by path.
 
     Examples
     --------

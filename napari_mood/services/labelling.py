@@ -97,6 +97,26 @@ def labelled(
 
     ``labels`` False: the predicted label image is kept only when small as runs
     (``keep_dense=False``; enough for counts, readouts and records).
+
+    Parameters
+    ----------
+    score : numpy.ndarray
+        A score map.
+    gt : numpy.ndarray or None
+        Its ground truth.
+    threshold : float
+        The threshold.
+    connectivity : {"full", "face"}
+        Object connectivity.
+    spacing : sequence of float, optional
+        Voxel size in mm.
+    labels : bool
+        Whether a dense predicted label image is kept.
+
+    Returns
+    -------
+    LabelledMatch
+        The match and its labelling.
     """
     truth = np.zeros(np.shape(score), dtype=bool) if gt is None else gt
     return labelled_match(
@@ -153,7 +173,13 @@ class LabellingCache:
             return len(self._entries)
 
     def stats(self) -> tuple[int, int]:
-        """``(hits, misses)`` so far."""
+        """``(hits, misses)`` so far.
+
+        Returns
+        -------
+        tuple of int
+            Hits and misses.
+        """
         with self._lock:
             return self._hits, self._misses
 
@@ -181,6 +207,26 @@ class LabellingCache:
         ``labels`` False (counts and readouts): a dense label image is neither made nor
         kept (:func:`labelled`). An entry without its label image is labelled again,
         and replaced, when ``labels`` is asked for.
+
+        Parameters
+        ----------
+        score : numpy.ndarray
+            A score map.
+        gt : numpy.ndarray or None
+            Its ground truth.
+        threshold : float
+            The threshold.
+        connectivity : {"full", "face"}
+            Object connectivity.
+        spacing : sequence of float, optional
+            Voxel size in mm.
+        labels : bool
+            Whether the predicted label image is needed.
+
+        Returns
+        -------
+        LabelledMatch
+            The match, shared with other callers.
         """
         value = check_threshold(threshold)
         key = self._key(score, gt, value, connectivity, spacing)
@@ -211,6 +257,18 @@ class LabellingCache:
 
         ``gt`` None: an all-normal ground truth (every count is a false positive).
         The accumulator is shared: copy it before adding to it.
+
+        Parameters
+        ----------
+        score : numpy.ndarray
+            A score map.
+        gt : numpy.ndarray or None
+            Its ground truth.
+
+        Returns
+        -------
+        CurveAccumulator
+            The shared accumulator.
 
         Examples
         --------

@@ -75,6 +75,22 @@ def pet_sample_files(
     Subject ``i`` is made from ``SAMPLE_SOURCES[i % 2]`` with gain ``_GAINS[i % 4]`` and
     noise seeded by ``(seed, i)``. :func:`iter_pet_sample_files` gives them one at a time.
 
+    Parameters
+    ----------
+    out : path-like
+        The sample's folder.
+    subjects : int
+        Number of subjects.
+    step : int
+        Subsampling step of the source volumes.
+    seed : int
+        Seed of the noise.
+
+    Returns
+    -------
+    dict of pathlib.Path to bytes
+        Every file and its content.
+
     Examples
     --------
     >>> files = pet_sample_files("pet", subjects=2, step=3)
@@ -90,6 +106,27 @@ def iter_pet_sample_files(
     """``(path, bytes)`` of each file of the sample, one at a time: template, atlas, scans.
 
     The arguments are checked before the first file is made (a ValueError).
+
+    Parameters
+    ----------
+    out : path-like
+        The sample's folder.
+    subjects : int
+        Number of subjects (at least 1).
+    step : int
+        Subsampling step, in ``1..MAX_STEP``.
+    seed : int
+        Seed of the noise.
+
+    Yields
+    ------
+    tuple of (pathlib.Path, bytes)
+        A file and its content.
+
+    Raises
+    ------
+    ValueError
+        When ``subjects`` or ``step`` is invalid.
     """
     if not (isinstance(step, int) and 1 <= step <= MAX_STEP) or not (
         isinstance(subjects, int) and subjects >= 1
@@ -127,6 +164,20 @@ def template_reconstruction_files(
     An input that cannot be read, is not on the template's grid, or whose reconstruction
     is not finite (a NaN or infinite voxel in the brain makes its mean NaN) is skipped
     with a :class:`~napari_mood.core.io.MoodInputWarning` naming it.
+
+    Parameters
+    ----------
+    inputs : path-like
+        The folder of inputs.
+    template : path-like
+        The healthy template.
+    out : path-like
+        The folder the reconstructions go to.
+
+    Returns
+    -------
+    dict of pathlib.Path to bytes
+        Every reconstruction and its content.
 
     Raises
     ------

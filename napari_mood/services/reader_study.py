@@ -175,7 +175,14 @@ class ReaderStudy:
     confidence: float = CONFIDENCE
 
     def to_dict(self) -> dict[str, Any]:
-        """Everything, JSON-ready (NaN as None)."""
+        """Everything, JSON-ready (NaN as None).
+
+        Returns
+        -------
+        dict
+            The journals, readers, methods, options, counts, agreement, times and
+            disagreements.
+        """
         return _clean(
             {
                 "journals": [str(p) for p in self.journals],
@@ -304,6 +311,12 @@ def reader_study(
         Coverage of the precision intervals (default 0.95, Wilson).
     warn : bool
         Also emit :attr:`ReaderStudy.warnings` as :class:`MoodInputWarning`.
+
+    Returns
+    -------
+    ReaderStudy
+        Per reader and method the verdict counts and precision, the agreement, the reading
+        times and the disagreements.
 
     Raises
     ------

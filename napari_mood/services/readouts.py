@@ -50,6 +50,20 @@ def compute_readouts(
     With a GT the objects come from the map's labelling at that threshold, taken from
     ``cache`` when given (shared with the objects and review jobs).
 
+    Parameters
+    ----------
+    maps : sequence of MapSnapshot
+        The maps shown, each at its threshold.
+    gt : array-like or None
+        The case's ground truth.
+    cache : LabellingCache, optional
+        Histograms and labellings shared with the other panels.
+
+    Returns
+    -------
+    dict of str to Readout
+        The readout of each map.
+
     Examples
     --------
     >>> gt = np.zeros((4, 4), bool); gt[1, 1] = True
@@ -88,6 +102,20 @@ def compute_voxel_readouts(
     kept in ``cache``: after the first call for a map, any threshold is answered without
     reading the volume. :func:`compute_readouts` adds the objects.
 
+    Parameters
+    ----------
+    maps : sequence of MapSnapshot
+        The maps shown, each at its threshold.
+    gt : array-like or None
+        The case's ground truth.
+    cache : LabellingCache, optional
+        Histograms and labellings shared with the other panels.
+
+    Returns
+    -------
+    dict of str to Readout
+        The voxel readout of each map.
+
     Examples
     --------
     >>> gt = np.zeros((4, 4), bool); gt[1, 1] = True
@@ -109,7 +137,22 @@ def compute_voxel_readouts(
 
 
 def best_on_case(maps: Mapping[str, Any], gt: Any, by: BestCriterion) -> ThresholdChoice:
-    """Best threshold of every map on the case shown (``best_case_threshold``)."""
+    """Best threshold of every map on the case shown (``best_case_threshold``).
+
+    Parameters
+    ----------
+    maps : mapping of str to array-like
+        The maps shown.
+    gt : array-like
+        The case's ground truth.
+    by : {"dice", "object_f1"}
+        The value maximised.
+
+    Returns
+    -------
+    ThresholdChoice
+        The best threshold of each map.
+    """
     best = {name: best_case_threshold(np.asarray(data), gt, by=by) for name, data in maps.items()}
     return ThresholdChoice(best, "this case")
 
@@ -122,6 +165,16 @@ def readout_text(readout: Readout) -> str:
     """Two short lines: what is flagged, then (with a GT) Dice and object counts.
 
     A voxel readout (objects not counted yet) says so on the second line.
+
+    Parameters
+    ----------
+    readout : Readout
+        A map's readout.
+
+    Returns
+    -------
+    str
+        The two lines.
 
     Examples
     --------
@@ -146,7 +199,18 @@ def readout_text(readout: Readout) -> str:
 
 
 def best_text(result: ThresholdChoice) -> str:
-    """One line per method found, then the methods left out."""
+    """One line per method found, then the methods left out.
+
+    Parameters
+    ----------
+    result : ThresholdChoice
+        The thresholds chosen.
+
+    Returns
+    -------
+    str
+        The lines.
+    """
     lines = [f"On {result.source}:"]
     lines += [
         f"{name}: {b.threshold:.3f} ({CRITERION_TEXT[b.criterion]} {_number(b.value)})"

@@ -287,7 +287,13 @@ class Scratch:
         self.made: list[Path] = []
 
     def root(self) -> Path:
-        """The run's temporary folder, made (again) when missing or not ours."""
+        """The run's temporary folder, made (again) when missing or not ours.
+
+        Returns
+        -------
+        pathlib.Path
+            The folder.
+        """
         if self.made:
             info = _lstat(self.made[-1])
             if info is not None and stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid():
@@ -310,7 +316,20 @@ def _lstat(path: Path) -> os.stat_result | None:
 
 @contextlib.contextmanager
 def case_folders(scan: Path, scratch: Scratch) -> Iterator[CaseFolders]:
-    """The folders of one case: a read-only copy of ``scan``, an empty output, work, tmp."""
+    """The folders of one case: a read-only copy of ``scan``, an empty output, work, tmp.
+
+    Parameters
+    ----------
+    scan : pathlib.Path
+        The case's scan.
+    scratch : Scratch
+        The run's temporary folder.
+
+    Yields
+    ------
+    CaseFolders
+        The folders, removed afterwards.
+    """
     root = Path(tempfile.mkdtemp(prefix="case-", dir=scratch.root()))
     folders = CaseFolders(root)
     try:
@@ -335,6 +354,15 @@ def execute_case(
     argv: list[str], time_limit: float, folders: CaseFolders
 ) -> tuple[int | None, float, bool]:
     """Run ``argv`` for one case, its output in the case's log (see module).
+
+    Parameters
+    ----------
+    argv : list of str
+        The command.
+    time_limit : float
+        Seconds the method may run.
+    folders : CaseFolders
+        The case's folders.
 
     Returns
     -------
