@@ -166,6 +166,9 @@ def load_case(
         are still being read, with the case so far (no maps; the problems found so far):
         a viewer shows the scan from then on. Not called when neither could be read (the
         grid then comes from a map). The scan and GT arrays it gets are those returned.
+    small_scan_above : int, optional
+        A scan of more voxels is kept small (float16, or its stored integers of up to 16
+        bits; :func:`napari_mood.core.streamed.read_scan`).
 
     Returns
     -------

@@ -335,6 +335,12 @@ def rank_intervals(
     ----------
     accumulators : mapping of method -> sequence of CurveAccumulator
         Per-case accumulators, the same cases in the same order for every method.
+    n_boot : int
+        Bootstrap resamples.
+    seed : int
+        Seed of the resampling (the same draws for every method).
+    ci : float
+        Coverage of the intervals, in (0, 1).
 
     Returns
     -------

@@ -279,6 +279,8 @@ def evaluate_case(
         The pixel label file.
     maps : mapping of method name -> Path or None
         Each method's map for this case (None: the method has none).
+    options : EvaluationOptions
+        Tasks, score mode, object rule and NaN policy.
     scan_path : Path, optional
         The case's scan: only its header is read, to report a scan whose affine differs
         from its label's and to say whether the label or a map is on the wrong grid.

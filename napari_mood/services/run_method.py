@@ -456,7 +456,10 @@ def run_method(
         Which file the method writes per case.
     time_limit : float
         Seconds per case (MOOD: 600).
+    force : bool
+        Whether existing outputs in ``output_dir`` may be replaced.
     progress : callable(done, total, case), optional
+        Called after each case.
 
     Returns
     -------
