@@ -52,7 +52,7 @@ def helper_metadata(role: str, method: str | None = None) -> dict[str, dict[str,
 
 
 def _copy_layer(layer: Any, *, name: str, role: str, method: str) -> Any:
-    """A layer showing the same array as ``layer`` (no array copy), marked as a helper."""
+    """Return a layer showing the same array as ``layer`` (no array copy), marked as a helper."""
     from napari.layers import Layer
 
     data, state, kind = layer.as_layer_data_tuple()
@@ -227,7 +227,7 @@ class CompareGrid:
         return copy
 
     def _legend(self, method: str, layer: Any) -> Any:
-        """A one-point layer drawn with opacity 0, for its colour bar over scores 0..1."""
+        """Return a one-point layer drawn with opacity 0, for its colour bar over scores 0..1."""
         legend = ScoreLegend(
             self._viewer,
             layer,
@@ -293,7 +293,7 @@ class CompareGrid:
 
 
 def _overlay_state(layer: Any) -> dict[str, dict[str, Any]]:
-    """The settings of a layer's overlays that :data:`CELL_OVERLAYS` changes."""
+    """Return the settings of a layer's overlays that :data:`CELL_OVERLAYS` changes."""
     return {
         overlay: {key: getattr(getattr(layer, overlay), key) for key in settings}
         for overlay, settings in CELL_OVERLAYS.items()

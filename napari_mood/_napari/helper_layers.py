@@ -31,7 +31,7 @@ R = TypeVar("R")
 
 
 def helper_levels(data: np.ndarray) -> Any:
-    """Data for a helper layer: the array itself or its display pyramid.
+    """Return the data of a helper layer: the array itself or its display pyramid.
 
     What a helper layer shows for ``data``: itself, or for a large volume its pyramid
     (:func:`display_levels`, max pooling, so a one-voxel object stays visible).
@@ -108,7 +108,7 @@ _CONTOURS: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
 
 
 def follow_display(viewer: Any) -> None:
-    """Helper labels drawn as outlines in 2-D are filled in 3-D (napari has no 3-D contours)."""
+    """Show helper labels as outlines in 2-D, filled in 3-D (napari has no 3-D contours)."""
     flat = viewer.dims.ndisplay == 2
     for layer in list(viewer.layers):
         wanted = _CONTOURS.get(layer)
@@ -135,7 +135,7 @@ def _refuse_editing(layer: Any) -> None:
 
 
 def helper_layers(viewer: Any, role: str, *, key: str = METADATA_KEY) -> Iterator[Any]:
-    """The viewer's layers whose ``metadata[key]["role"]`` is ``role``."""
+    """Yield the viewer's layers whose ``metadata[key]["role"]`` is ``role``."""
     for layer in list(viewer.layers):
         info = getattr(layer, "metadata", {}).get(key)
         if isinstance(info, dict) and info.get("role") == role:

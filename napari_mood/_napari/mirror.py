@@ -102,7 +102,7 @@ class LayerMirror:
             self._step_later()
 
     def copy_of(self, layer: Any) -> Any | None:
-        """The copy of a source layer, or None."""
+        """Return the copy of a source layer, or None."""
         entry = self._copies.get(id(layer))
         return None if entry is None else entry[1]
 
@@ -202,7 +202,7 @@ class LayerMirror:
         self._on_copy(copy)
 
     def _copier(self, layer: Any, copy: Any, name: str) -> Callable[..., None]:
-        """The handler that copies ``layer``'s property ``name`` to ``copy``.
+        """Return the handler that copies ``layer``'s property ``name`` to ``copy``.
 
         Scheduled, new data waits for the step (:meth:`_refill`), and so does every
         change of a copy whose new data waits (it would re-slice the old data).
@@ -241,7 +241,7 @@ class LayerMirror:
             self._target.layers.remove(copy)
 
     def _reorder(self) -> None:
-        """Copies in the source's order, below the target's own layers."""
+        """Put the copies in the source's order, below the target's own layers."""
         layers = self._target.layers
         copies = [entry[1] for layer in self._source if (entry := self._copies.get(id(layer)))]
         own = [layer for layer in layers if not any(layer is c for c in copies)]

@@ -74,7 +74,7 @@ LETTER_COLOR = CROSSHAIR_COLOR
 
 
 def camera_orientation(row_axis: int, col_axis: int, convention: Convention) -> tuple[str, str]:
-    """The ``camera.orientation2d`` napari needs for the displayed axes (see ``screen_flips``).
+    """Return the ``camera.orientation2d`` of the displayed axes (see ``screen_flips``).
 
     Examples
     --------
@@ -95,7 +95,7 @@ _OPEN: weakref.WeakSet[LinkedPlanes] = weakref.WeakSet()
 
 
 def planes_of(viewer: Any) -> list[LinkedPlanes]:
-    """The open :class:`LinkedPlanes` of a viewer, or of napari's proxy of it.
+    """Return the open :class:`LinkedPlanes` of a viewer, or of napari's proxy of it.
 
     napari hands each panel a ``PublicOnlyProxy`` of the viewer, never ``is`` the viewer
     itself: the proxy is unwrapped here, so every panel finds the planes.
@@ -114,7 +114,7 @@ def shows_slice_stack(viewer: Any) -> bool:
 
 
 def _is_slice_stack(layer: Any) -> bool:
-    """A layer of a box dataset (:mod:`napari_mood._napari.boxes`): slices, boxes."""
+    """Return a layer of a box dataset (:mod:`napari_mood._napari.boxes`): slices, boxes."""
     return BOXES_KEY in getattr(layer, "metadata", {})
 
 
@@ -388,12 +388,12 @@ class LinkedPlanes:
             call_after_paint(self._next_copies)
 
     def _copy_quietly(self, step: Callable[[], None]) -> None:
-        """A side view's first layer centres its sliders: that must not move the point."""
+        """Run ``step`` without moving the point (a side view's first layer centres its sliders)."""
         with self._quiet():
             step()
 
     def _on_copy(self, copy: Any) -> None:
-        """A layer reached a side view: lay the views out for it.
+        """Lay the views out for a layer that reached a side view.
 
         Also called while ``__init__`` builds the mirrors (their first copies), before
         both models exist; ``__init__`` lays everything out at its end then.
@@ -530,7 +530,7 @@ class LinkedPlanes:
         self._draw_crosshairs()
 
     def _on_mouse_drag(self, model: Any, event: Any) -> Iterator[None]:
-        """A click (press and release without moving) puts the point there."""
+        """Put the point where a click lands (press and release without moving)."""
         if event.button != 1 or model.dims.ndisplay != 2 or not _navigating(model):
             return
         start = tuple(event.position)
@@ -574,12 +574,12 @@ CROSSHAIR_PIXELS = 1.5
 
 
 def _screen_width(model: Any, pixels: float) -> float:
-    """The world width that is ``pixels`` screen pixels at the model's zoom."""
+    """Return the world width that is ``pixels`` screen pixels at the model's zoom."""
     return pixels / max(float(model.scene.camera.zoom), 1e-6)
 
 
 def _order(ndim: int, *axes: int) -> tuple[int, ...]:
-    """A dims order putting the last three axes as ``axes`` (leading axes unchanged)."""
+    """Return a dims order putting the last three axes as ``axes`` (leading axes unchanged)."""
     lead = ndim - 3
     return (*range(lead), *(lead + a for a in axes))
 
@@ -592,7 +592,7 @@ def _navigating(model: Any) -> bool:
 
 
 def _cross_lines(model: Any) -> np.ndarray:
-    """The crosshair as napari vectors ``(n, 2, ndim)``: a start and its span per line.
+    """Return the crosshair as napari vectors ``(n, 2, ndim)``: a start and its span per line.
 
     One line along each displayed axis, through the point, across the whole range.
     """
@@ -661,7 +661,7 @@ def _crosshair(model: Any) -> Any | None:
 
 
 def _ensure_crosshair(model: Any) -> None:
-    """A crosshair layer on top of ``model`` (it shows a volume)."""
+    """Add a crosshair layer on top of ``model`` (it shows a volume)."""
     crosshair = _crosshair(model)
     if crosshair is None:
         active = model.layers.selection.active

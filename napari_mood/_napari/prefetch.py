@@ -41,7 +41,7 @@ _BY_SESSION: weakref.WeakKeyDictionary[Any, CasePrefetch] = weakref.WeakKeyDicti
 
 
 def prefetch_for(session: Any) -> CasePrefetch:
-    """The one :class:`CasePrefetch` of a viewer's session (shared by its panels)."""
+    """Return the one :class:`CasePrefetch` of a viewer's session (shared by its panels)."""
     prefetch = _BY_SESSION.get(session)
     if prefetch is None:
         prefetch = _BY_SESSION[session] = CasePrefetch()
@@ -97,7 +97,7 @@ class CasePrefetch:
         self._jobs.pop(name, None)
 
     def result(self, name: str, case: str | None) -> Any | None:
-        """Result of job ``name`` on ``case``, if the read ahead made one.
+        """Return the result of job ``name`` on ``case``, if the read ahead made one.
 
         The result of job ``name`` on ``case``, when that case was handed over read
         ahead and the job gave one (it stays until the next case is handed over).
@@ -129,7 +129,7 @@ class CasePrefetch:
     def take(
         self, dataset: MoodDataset, case: str, methods: Mapping[str, MethodFolder]
     ) -> LoadedCase | None:
-        """The case read ahead, if it is the one asked for and ready.
+        """Return the case read ahead, if it is the one asked for and ready.
 
         The case, handed over now when it was read ahead and is read; else None
         (nothing changes: :meth:`load` in a worker then hands it over or reads it).
@@ -166,7 +166,7 @@ class CasePrefetch:
     def load(
         self, dataset: MoodDataset, case: str, methods: Mapping[str, MethodFolder]
     ) -> LoadedCase:
-        """The case (a worker job): handed over when read ahead, else read now.
+        """Return the case (a worker job): handed over when read ahead, else read now.
 
         A case read ahead is handed over once; an error met while reading it ahead is
         raised here, as reading it now would.

@@ -102,7 +102,7 @@ class SessionMethod:
         return scored_data(self.layer)
 
     def snapshot(self) -> MapSnapshot:
-        """What a background job needs of this map now (the array is not copied).
+        """Return what a background job needs of this map now (the array is not copied).
 
         Every panel takes its snapshots here, so their jobs share one labelling cache key
         (map, threshold, spacing = the layer's ``|scale|``).
@@ -224,7 +224,7 @@ class MoodSession:
         return None if not values else DisplayTransform.from_dict(values)
 
     def inputs(self) -> Inputs:
-        """The files and folders shown: outputs may not land in or on them (output guard).
+        """Return the files and folders shown: outputs may not land in or on them (output guard).
 
         The dataset folder, every layer's file and the folder of each method's map.
         """
@@ -402,7 +402,7 @@ class MoodSession:
             viewer.layers.selection.active = next(iter(self._methods.values()))
 
     def _case_layers(self) -> list[Any]:
-        """The viewer's scan, GT and method layers (tracked or not), bottom first."""
+        """Return the viewer's scan, GT and method layers (tracked or not), bottom first."""
         viewer = self.viewer
         if viewer is None:
             return []

@@ -424,7 +424,7 @@ FOCUS_MIN_EXTENT_MM = 40.0
 
 
 def unwrap_viewer(viewer: Any) -> Any:
-    """The viewer itself rather than napari's ``PublicOnlyProxy`` around it.
+    """Return the viewer itself rather than napari's ``PublicOnlyProxy`` around it.
 
     napari hands plugin widgets a proxy whose attributes are proxies too: a layer got
     through it is not ``is``-identical to the same layer in the layer list's events
@@ -521,7 +521,7 @@ class _ExportLook:
 
 
 def _is_legend(layer: Any) -> bool:
-    """A score colour bar of the compare grid's cells."""
+    """Return a score colour bar of the compare grid's cells."""
     return (layer.metadata.get(COMPARE_KEY) or {}).get("role") == "legend"
 
 

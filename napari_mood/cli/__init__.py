@@ -206,7 +206,7 @@ class _Diagnostics:
 
 
 def _reason(exc: BaseException) -> str:
-    """The OS's words for an error (``No space left on device``), else its text."""
+    """Return the OS's words for an error (``No space left on device``), else its text."""
     from napari_mood.core.io import one_line
 
     if isinstance(exc, OSError) and exc.strerror:
@@ -269,7 +269,7 @@ _READABLE = {
 
 
 def readable_category(category: type[Warning]) -> str:
-    """A warning class in words: ``UndefinedMetricWarning`` -> ``"undefined metric"``.
+    """Return a warning class in words: ``UndefinedMetricWarning`` -> ``"undefined metric"``.
 
     Examples
     --------

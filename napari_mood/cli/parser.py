@@ -28,10 +28,11 @@ class Lazy:
         self.target = target
 
     def __repr__(self) -> str:
+        """Show the target, not the function (nothing is imported)."""
         return f"Lazy({self.target!r})"
 
     def resolve(self) -> Callable[..., Any]:
-        """The function itself (its module imported now)."""
+        """Return the function itself (its module imported now)."""
         module, _, name = self.target.partition(":")
         return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
 
@@ -169,7 +170,7 @@ class CommandParser(argparse.ArgumentParser):
         return self
 
     def require_option(self, action: argparse.Action) -> None:
-        """``action`` must be given, by its name or by a deprecated alias."""
+        """Make ``action`` required, given by its name or by a deprecated alias."""
         action.required = False
         self._required_options.append(action)
 
@@ -239,7 +240,7 @@ def build_parser(*, complete: bool = False) -> argparse.ArgumentParser:
 
 
 def subcommand_parsers(parser: argparse.ArgumentParser) -> dict[str, CommandParser]:
-    """The subcommand parsers of ``parser`` by name (for tests and generated docs)."""
+    """Return the subcommand parsers of ``parser`` by name (for tests and generated docs)."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             return dict(action.choices)

@@ -97,7 +97,7 @@ class CategoryScore:
     baseline: bool = False
 
     def metric(self, name: Metric) -> float:
-        """The value of ``name``.
+        """Return the value of ``name``.
 
         Parameters
         ----------
@@ -256,7 +256,7 @@ def category_scores(
 def baseline_scores(
     pixel: Mapping[str, CurveAccumulator], sample: Mapping[str, SampleCase], *, seed: int = 0
 ) -> dict[str, tuple[dict[str, CurveAccumulator], dict[str, SampleCase]]]:
-    """The ``constant`` and ``random`` baselines on the same cases and labels as ``pixel`` / ``sample``.
+    """Return the ``constant`` and ``random`` baselines on the cases and labels of the inputs.
 
     Parameters
     ----------
@@ -349,7 +349,7 @@ def summarise_categories(rows: Sequence[CategoryScore], metric: Metric) -> tuple
 
 
 def best_overall(rows: Sequence[CategoryScore], metric: Metric) -> tuple[tuple[str, ...], float]:
-    """The method(s) with the best mean of ``metric`` over the groups (NaN groups left out).
+    """Return the method(s) with the best mean of ``metric`` over the groups (NaN groups left out).
 
     Parameters
     ----------

@@ -311,11 +311,13 @@ class CurveAccumulator:
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore a pickled accumulator, sharing the read-only mood code values again."""
         self.__dict__.update(state)
         if self._mode == "mood":
             self._values = code_values()
 
     def __repr__(self) -> str:
+        """Show the mode and the positive and total voxel counts."""
         return f"CurveAccumulator(mode={self._mode!r}, n_pos={self.n_pos}, n_total={self.n_total})"
 
     def add(self, scores: np.ndarray, labels: np.ndarray) -> None:

@@ -82,7 +82,7 @@ __all__ = ["case_maps", "evaluate_case", "summarise_dataset"]
 
 
 def _then(hint: str, consequence: str) -> str:
-    """What to do, then what happens to the case meanwhile."""
+    """Return what to do, then what happens to the case meanwhile."""
     return f"{hint}; {consequence}" if hint else consequence
 
 
@@ -204,7 +204,7 @@ def _score_method(
 
 
 def _max_score(scores: np.ndarray) -> float:
-    """The largest score (0 for no voxel).
+    """Return the largest score (0 for no voxel).
 
     Clipped float16 is compared on its codes: numpy's float16 ``max`` is ~20x slower
     than the uint16 one.
@@ -244,7 +244,7 @@ def _streamed_method(
 
 
 def _scan_grid(path: Path | None) -> Grid | None:
-    """A scan's grid from its header (None if there is no scan or it cannot be read)."""
+    """Return a scan's grid from its header (None if there is no scan or it cannot be read)."""
     try:
         return None if path is None else read_grid(path)
     except MoodInputError:
@@ -252,7 +252,7 @@ def _scan_grid(path: Path | None) -> Grid | None:
 
 
 def _scan_problems(grid: Grid | None, label: LabelRead, scan_path: Path | None) -> list[Problem]:
-    """A scan on the label's grid whose affine differs from the label's."""
+    """Report a scan on the label's grid whose affine differs from the label's."""
     if grid is None or scan_path is None or grid.shape != label.mask.shape:
         return []
     return check_scan_affine(grid, label, scan_path)

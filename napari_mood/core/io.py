@@ -140,7 +140,7 @@ def case_stem(name: str) -> str:
 
 
 def describe_entry(path: str | os.PathLike[str]) -> str:
-    """What a folder entry is, in words ("a folder", "a FIFO (named pipe)", ...).
+    """Return what a folder entry is, in words ("a folder", "a FIFO (named pipe)", ...).
 
     Links are followed; a link that leads nowhere is "a broken symbolic link".
 
@@ -240,7 +240,7 @@ _BOM = "\ufeff"
 
 
 def _first_line(path: Path) -> str:
-    """The first line as the official scorer reads it (UTF-8; a BOM is not skipped)."""
+    """Return the first line as the official scorer reads it (UTF-8; a BOM is not skipped)."""
     check_regular_file(path, what="text file")
     try:
         with path.open("r", encoding="utf-8", errors="strict") as handle:
@@ -615,7 +615,7 @@ def method_folder(path: str | os.PathLike[str], *, name: str | None = None) -> M
 
 
 def _shadowed(root: Path, pixel_dir: Path, sample_dir: Path) -> list[Path]:
-    """Maps (scores) directly in ``root`` although they are read from ``pixel/`` (``sample/``)."""
+    """Return the maps and scores in ``root`` shadowed by its ``pixel/`` / ``sample/`` folders."""
     found = list(_nifti_files(root)[0].values()) if pixel_dir != root else []
     found += list(_text_files(root)[0].values()) if sample_dir != root else []
     return sorted(found)

@@ -16,7 +16,7 @@ __all__ = ["read_json"]
 
 
 def read_json(path: str | os.PathLike[str], *, hint: str) -> object:
-    """The JSON value held by a file: the one JSON reader of input files.
+    """Return the JSON value held by a file: the one JSON reader of input files.
 
     Whatever keeps the file from being read (not readable, not UTF-8, not JSON, nested
     too deeply for the parser, a number too long to convert) is a :class:`MoodInputError`

@@ -138,7 +138,7 @@ def _looks_like_nifti(content: bytes) -> bool:
 
 
 def _header(content: bytes, *, with_extensions: bool = False) -> nib.Nifti1Header | None:
-    """The NIfTI header at the start of ``content``, or None when it does not parse."""
+    """Return the NIfTI header at the start of ``content``, or None when it does not parse."""
     sizeof_hdr = int.from_bytes(content[:4], "little") if len(content) >= 4 else 0
     klass = nib.Nifti2Header if sizeof_hdr in (540, 469893120) else nib.Nifti1Header
     try:
@@ -163,7 +163,7 @@ def _named_header(content: bytes, path: Path | None = None) -> nib.Nifti1Header 
 
 
 def quiet_header(head: bytes) -> nib.Nifti1Header | None:
-    """The NIfTI header at the start of ``head`` if it parses cleanly.
+    """Return the NIfTI header at the start of ``head`` if it parses cleanly.
 
     The NIfTI-1/2 header (with its extensions) at the start of ``head`` when nibabel
     parses it without a warning or a log message; None otherwise (a reader that takes
@@ -176,7 +176,7 @@ def quiet_header(head: bytes) -> nib.Nifti1Header | None:
 
 
 def header_grid(header: nib.Nifti1Header) -> tuple[int, ...]:
-    """The grid a header declares, without trailing singleton axes.
+    """Return the grid a header declares, without trailing singleton axes.
 
     The grid a header declares, trailing 1s beyond the third axis dropped (as the
     data are squeezed when read).
@@ -289,7 +289,7 @@ def _decompress(path: Path, raw: bytes) -> _Decoded:
 
 
 def _check_ratio(path: Path, needed: int, shape: tuple[int, ...], itemsize: int, size: int) -> None:
-    """A header promising more than deflate can expand the file to is refused at once."""
+    """Refuse at once a header promising more than deflate can expand the file to."""
     bound = size * DEFLATE_MAX_RATIO + _HEADER_BYTES
     if needed > bound:
         raise MoodInputError(
@@ -361,7 +361,7 @@ def _load(path: Path) -> tuple[nib.Nifti1Image, bytes]:
 
 
 def _voxel_view(img: nib.Nifti1Image, content: bytes) -> np.ndarray | None:
-    """The stored voxels as a read-only view, or None when the header scales them.
+    """Return the stored voxels as a read-only view, or None when the header scales them.
 
     The stored voxels as a read-only view of the decoded bytes (no copy, no cast), or
     None when the header scales them (then nibabel's reading applies).
@@ -457,7 +457,7 @@ def _check_voxel_type(path: Path, img: nib.Nifti1Image) -> None:
 
 
 def _check_size(path: Path, img: nib.Nifti1Image, available: int) -> None:
-    """The header's data must fit in the file (refused before anything is allocated)."""
+    """Refuse a header whose data would not fit in the file (before anything is allocated)."""
     header = img.header
     itemsize = np.dtype(img.get_data_dtype()).itemsize
     offset = max(int(header["vox_offset"]), int(header.sizeof_hdr))
@@ -527,7 +527,7 @@ class Grid:
 
 
 def read_grid(path: str | os.PathLike[str]) -> Grid:
-    """The voxel grid of a NIfTI file from its header only (cheap: no voxel is read).
+    """Return the voxel grid of a NIfTI file from its header only (cheap: no voxel is read).
 
     Parameters
     ----------
@@ -564,7 +564,7 @@ def read_grid(path: str | os.PathLike[str]) -> Grid:
 
 
 def read_shape(path: str | os.PathLike[str]) -> tuple[int, ...]:
-    """The voxel-grid shape of a NIfTI file from its header only (see :func:`read_grid`).
+    """Return the voxel-grid shape of a NIfTI file from its header only (see :func:`read_grid`).
 
     Parameters
     ----------
@@ -684,7 +684,7 @@ def _stored_in_unit_range(stored: np.ndarray) -> bool:
 
 
 def _in_unit_range(scores: np.ndarray) -> bool:
-    """True when every value is in [0, 1] (no NaN, no -0.0), checked cheaply."""
+    """Return whether every value is in [0, 1] (no NaN, no -0.0), checked cheaply."""
     if scores.size == 0:
         return True
     if scores.dtype == np.float16:

@@ -625,7 +625,7 @@ def listing_batch_ap(
     seed: int = DEFAULT_SEED,
     splits: Sequence[Sequence[int]] | None = None,
 ) -> BatchAP:
-    """The MOOD challenge score: mean pooled AP over random batches of label-folder entries.
+    """Return the MOOD challenge score: mean pooled AP over random batches of label-folder entries.
 
     Exactly ``bootstrap_dir``: batches index ``listing`` (``sorted(os.listdir(label_dir))``,
     stray and hidden entries included; :func:`mood_splits`, or ``splits``, e.g. an

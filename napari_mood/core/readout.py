@@ -150,7 +150,7 @@ def readout_from_match(
     threshold: float | None = None,
     voxel_volume: float | None = None,
 ) -> Readout:
-    """The :func:`threshold_readout` of a map against its GT, from its labelled match.
+    """Return the :func:`threshold_readout` of a map against its GT, from its labelled match.
 
     Equal to ``threshold_readout(scores, gt, threshold=threshold)`` (MOOD criterion, the
     case's own size window) without labelling again. ``threshold`` defaults to the one
@@ -200,7 +200,7 @@ def voxel_readout(
     voxel_volume: float | None = None,
     with_gt: bool = True,
 ) -> Readout:
-    """The voxel part of :func:`threshold_readout` from a map's histograms (no labelling).
+    """Return the voxel part of :func:`threshold_readout` from a map's histograms (no labelling).
 
     ``flagged``, ``flagged_mm3`` and ``dice`` equal those of :func:`threshold_readout`
     on the arrays the histograms were made from (``histograms.add(scores, gt)``);

@@ -86,7 +86,7 @@ class ReconMetrics:
 
 
 def non_finite_voxels(data: np.ndarray) -> str:
-    """What is not finite in ``data``, as words ('' when every voxel is finite).
+    """Return what is not finite in ``data``, as words ('' when every voxel is finite).
 
     Parameters
     ----------
@@ -160,7 +160,7 @@ def brain_mask_problem(mask: np.ndarray) -> str:
 
 
 def case_brain(healthy: np.ndarray, brain: np.ndarray | None = None) -> np.ndarray:
-    """The brain mask of a case: ``brain != 0`` when given, else ``healthy > 0``.
+    """Return the brain mask of a case: ``brain != 0`` when given, else ``healthy > 0``.
 
     Parameters
     ----------
@@ -201,7 +201,7 @@ def check_recon_case(
     brain: np.ndarray | None = None,
     region: np.ndarray | None = None,
 ) -> CaseProblem | None:
-    """The first reason the arrays of one case cannot give finite metrics (None: none).
+    """Return the first reason the arrays of one case cannot give finite metrics (None: none).
 
     The one rule of which cases are measured, checked before any metric:
 
@@ -396,7 +396,7 @@ def recon_metrics(
 
 
 def residual_map(scan: np.ndarray, recon: np.ndarray) -> np.ndarray:
-    """The anomaly map of a reconstruction: ``|scan - recon|`` (float32).
+    """Return the anomaly map of a reconstruction: ``|scan - recon|`` (float32).
 
     Parameters
     ----------
@@ -422,7 +422,7 @@ def residual_map(scan: np.ndarray, recon: np.ndarray) -> np.ndarray:
 
 
 def residual_scale(residual: np.ndarray, brain: np.ndarray) -> float:
-    """A robust maximum of the residual: its 99.9th percentile inside the brain.
+    """Return a robust maximum of the residual: its 99.9th percentile inside the brain.
 
     Parameters
     ----------
@@ -446,7 +446,7 @@ def residual_scale(residual: np.ndarray, brain: np.ndarray) -> float:
 
 
 def residual_scores(residual: np.ndarray, brain: np.ndarray, *, scale: float) -> np.ndarray:
-    """A MOOD score map: ``clip(residual / scale, 0, 1)`` in the brain, 0 outside (float32).
+    """Return a MOOD score map: ``clip(residual / scale, 0, 1)`` in the brain, 0 outside (float32).
 
     A scale of 0 (nothing differs anywhere) gives a map of zeros.
 
@@ -621,7 +621,7 @@ class DegreeRow:
 
 
 def _metric(case: CaseRecon, where: Where) -> ReconMetrics | None:
-    """The case's metrics in ``where``; None without them or when its MSE is not finite."""
+    """Return the case's metrics in ``where``; None without them or when its MSE is not finite."""
     found = case.brain if where == "brain" else case.anomaly
     return found if found is not None and math.isfinite(found.mse) else None
 
@@ -701,7 +701,7 @@ def _rows(
 def summarise_recon(
     cases: Sequence[CaseRecon], *, test: TTest = "welch", alpha: float = 0.05
 ) -> tuple[DegreeRow, ...]:
-    """The per-region, per-mask, per-degree table of simulated cases.
+    """Return the per-region, per-mask, per-degree table of simulated cases.
 
     Cases without a degree are left out, and so is a mask's metrics whose MSE is not
     finite (an empty mask): ``n_cases``, the means and the tests all count the same

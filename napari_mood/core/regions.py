@@ -111,7 +111,7 @@ def flagged_regions(
 def regions_from_match(
     match: ObjectMatch, *, scope: RegionScope = "window"
 ) -> tuple[FlaggedRegion, ...]:
-    """The ranked flagged regions of an already computed (MOOD-criterion) match.
+    """Return the ranked flagged regions of an already computed (MOOD-criterion) match.
 
     Parameters
     ----------

@@ -87,6 +87,7 @@ class EvaluationOptions:
     connectivity: obj.Connectivity = "full"
 
     def __post_init__(self) -> None:
+        """Refuse an unknown task, mode, NaN policy, sample rule, connectivity or threshold."""
         for task in self.tasks:
             check_choice("task", task, get_args(Task))
         check_mode(self.mode)
@@ -225,7 +226,7 @@ class DatasetEvaluation:
     )
 
     def ranked_methods(self) -> list[str]:
-        """Method names by decreasing pixel AP (else sample AP, else object F1).
+        """Return the method names by decreasing pixel AP (else sample AP, else object F1).
 
         Returns
         -------

@@ -66,7 +66,7 @@ class CropBox:
 
 
 def _check_volume(array: np.ndarray, name: str, axis: int = 0) -> np.ndarray:
-    """The volume with ``axis`` moved first (a view)."""
+    """Return the volume with ``axis`` moved first (a view)."""
     array = np.asarray(array)
     if array.ndim != 3:
         raise ValueError(f"{name} must be a 3-D (display-ordered) volume, got shape {array.shape}")

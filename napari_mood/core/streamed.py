@@ -229,7 +229,7 @@ def read_scan(path: str | os.PathLike[str], *, small_above: int | None = None) -
 
 
 def small_scan_dtype(stored: np.dtype, voxels: int, small_above: int | None) -> np.dtype:
-    """The type :func:`read_scan` keeps a scan of ``voxels`` stored as ``stored`` in.
+    """Return the type :func:`read_scan` keeps a scan of ``voxels`` stored as ``stored`` in.
 
     Parameters
     ----------
@@ -329,7 +329,7 @@ def _streamed(
 
 
 def _is_regular(path: Path) -> bool:
-    """A regular file (never open a FIFO or a device: reading could block)."""
+    """Return whether ``path`` is a regular file (a FIFO or device could block a read)."""
     try:
         return stat.S_ISREG(path.stat().st_mode)
     except OSError:
@@ -396,7 +396,7 @@ def _plain_layout(
 
 
 def _plain_grid(header: nib.Nifti1Header) -> tuple[int, ...] | None:
-    """The grid of a header with unscaled real float voxels, else None.
+    """Return the grid of a header with unscaled real float voxels, else None.
 
     The grid of unscaled real float voxels (trailing 1s dropped as the reader does),
     2-D or 3-D with a voxel; None for anything else.
@@ -408,7 +408,7 @@ def _plain_grid(header: nib.Nifti1Header) -> tuple[int, ...] | None:
 
 
 def _scan_grid(header: nib.Nifti1Header) -> tuple[int, ...] | None:
-    """The grid of unscaled voxels of one real number (integer or float), 2-D or 3-D."""
+    """Return the grid of unscaled voxels of one real number (integer or float), 2-D or 3-D."""
     dtype = np.dtype(header.get_data_dtype())
     if dtype.kind not in "iuf" or dtype.itemsize > 8:  # no RGB, complex or float128
         return None

@@ -193,7 +193,7 @@ def default_values(kind: SweepKind, preset: str = "brain") -> tuple[float, ...]:
 
 
 def body_centre(scan: np.ndarray) -> tuple[int, ...]:
-    """The body's (``scan > 0``) centre of mass rounded to a voxel; the volume's centre if empty.
+    """Return the voxel at the centre of mass of ``scan > 0`` (the volume's centre if empty).
 
     Parameters
     ----------

@@ -89,6 +89,7 @@ class Problem:
     method: str | None = None
 
     def __str__(self) -> str:
+        """Show ``PATH: message -> hint`` (the path and hint when there are any)."""
         where = f"{self.path}: " if self.path is not None else ""
         hint = f" -> {self.hint}" if self.hint else ""
         return f"{where}{self.message}{hint}"
@@ -443,7 +444,7 @@ def _shadowed(method: MethodFolder, name: str) -> Problem:
 
 
 def _some(paths: Sequence[Path], limit: int = 3) -> str:
-    """The first few names, and how many more."""
+    """Return the first few names, and how many more."""
     names = ", ".join(p.name for p in paths[:limit])
     return names + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
 
@@ -542,7 +543,7 @@ def _validate_pixel_case(
 
 
 def _label_against_scan(case: str, label: LabelRead, scan_path: Path | None) -> list[Problem]:
-    """A label on another grid than its scan (then every map is wrongly blamed)."""
+    """Report a label on another grid than its scan (then every map is wrongly blamed)."""
     if scan_path is None:
         return []
     try:

@@ -146,7 +146,7 @@ def mood_case_files(
     scans_folder: str = "toy",
     scan_levels: int | None = None,
 ) -> dict[Path, bytes]:
-    r"""The files of one case of a MOOD-layout dataset: scan, pixel label and sample label.
+    r"""Return the files of one case of a MOOD-layout dataset: scan, pixel label and sample label.
 
     Nothing is written: :func:`napari_mood.services.writers.write_mood_case` writes them
     through the output guard.
@@ -216,7 +216,7 @@ def method_case_files(
     *,
     map_levels: int | None = None,
 ) -> dict[Path, bytes]:
-    r"""The files of a method's output for one case: pixel score map and/or sample score.
+    r"""Return the files of a method's output for one case: pixel score map and/or sample score.
 
     Nothing is written (see :func:`napari_mood.services.writers.write_method_case`).
 

@@ -84,7 +84,7 @@ class AdjudicationItem:
     verdicts: tuple[tuple[str, Verdict], ...]
 
     def location(self) -> ReviewRecord:
-        """A record placed at the region (for :func:`match_reviews`; its verdict is a filler).
+        """Return a record placed at the region (for ``match_reviews``; its verdict is a filler).
 
         Returns
         -------
@@ -144,7 +144,7 @@ class AdjudicationList:
         return tuple(dict.fromkeys(found))
 
     def of_case(self, case: str, method: str) -> tuple[AdjudicationItem, ...]:
-        """The disputed regions of one case and method.
+        """Return the disputed regions of one case and method.
 
         Parameters
         ----------
@@ -181,7 +181,7 @@ class AdjudicationList:
     def regions(
         self, regions: Iterable[FlaggedRegion], *, case: str, method: str
     ) -> tuple[FlaggedRegion, ...]:
-        """The disputed ones among a case's ``regions`` (their order kept).
+        """Return the disputed ones among a case's ``regions`` (their order kept).
 
         Parameters
         ----------
@@ -212,7 +212,7 @@ class AdjudicationList:
         return tuple(r for r in shown if r.object_id in matched)
 
     def item_of(self, region: FlaggedRegion, *, case: str, method: str) -> AdjudicationItem | None:
-        """The disputed region ``region`` is (what each reader said), or None.
+        """Return the disputed item at ``region`` (what each reader said), or None.
 
         Parameters
         ----------
@@ -247,7 +247,7 @@ Dispute = tuple[ReviewRecord, Sequence[tuple[str, str]], bool]
 
 
 def adjudication_list(disputes: Iterable[Dispute], readers: Sequence[str]) -> AdjudicationList:
-    """The disputed regions of a reader study as a list to adjudicate (no file needed).
+    """Return the disputed regions of a reader study as a list to adjudicate (no file needed).
 
     The same list :func:`read_adjudication` reads back from :func:`disagreements_csv`.
 
@@ -307,7 +307,7 @@ def _point(values: Sequence[float]) -> str:
 
 
 def disagreements_csv(disputes: Iterable[Dispute], readers: Sequence[str]) -> str:
-    """The adjudication file: ``(record placing the region, (reader, verdict)..., blind)``.
+    """Return the text of the adjudication file: one row per disputed region.
 
     Parameters
     ----------

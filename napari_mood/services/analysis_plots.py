@@ -64,7 +64,7 @@ def colors_for(methods: Sequence[str]) -> dict[str, str]:
 
 
 def new_figure(width: float = WIDTH_IN, height: float = 2.6, *, ncols: int = 1) -> Figure:
-    """A figure with ``ncols`` axes side by side, made under FIGURE_RC.
+    """Return a figure with ``ncols`` axes side by side, made under FIGURE_RC.
 
     Parameters
     ----------

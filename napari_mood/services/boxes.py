@@ -191,7 +191,7 @@ def find_box_methods(
     preds: Sequence[tuple[str, Path]] = (),
     maps: Sequence[tuple[str, Path]] = (),
 ) -> dict[str, BoxMethod]:
-    """The methods to score: those given, else ``predictions/*`` and ``maps/*`` of the dataset.
+    """Return the methods to score: those given, else the dataset's predictions/ and maps/.
 
     Parameters
     ----------
@@ -363,9 +363,11 @@ class BoxBenchmark:
         return sorted(self.results, key=key)
 
     def __str__(self) -> str:
+        """Show the summary table (:meth:`to_table`)."""
         return self.to_table()
 
     def __repr__(self) -> str:
+        """Show the dataset, the number of images and the methods, best first."""
         return (
             f"<BoxBenchmark {self.dataset.root.name}: {len(self.images)} images, "
             f"methods {', '.join(self.ranked())}>"

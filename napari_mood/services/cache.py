@@ -90,7 +90,7 @@ class CacheKey:
 
 
 def file_stamp(path: Path | None) -> list[Any]:
-    """What identifies a file's content without reading it (see the module docs).
+    """Return what identifies a file's content without reading it (see the module docs).
 
     Parameters
     ----------
@@ -341,7 +341,7 @@ class ResultCache:
 
     @staticmethod
     def key(kind: str, *parts: Any) -> CacheKey:
-        """The key of an entry: the cache format, the package version, ``kind`` and ``parts``.
+        """Return the key of an entry: cache format, package version, ``kind`` and ``parts``.
 
         Parameters
         ----------
@@ -396,7 +396,7 @@ class ResultCache:
             self._give_up(error)
 
     def get_label(self, key: CacheKey) -> LabelEntry | None:
-        """A stored label entry ``(gt_voxels, problems)``, or None.
+        """Return a stored label entry ``(gt_voxels, problems)``, or None.
 
         Parameters
         ----------
@@ -437,7 +437,7 @@ class ResultCache:
         )
 
     def get_method(self, key: CacheKey) -> MethodEntry | None:
-        """A stored method entry ``(MethodCase, problems)``, or None.
+        """Return a stored method entry ``(MethodCase, problems)``, or None.
 
         Parameters
         ----------

@@ -88,7 +88,7 @@ def dataset_table(
 def case_table(
     maps: Sequence[MapSnapshot], gt: Any, name: str, *, cache: LabellingCache | None = None
 ) -> TableResult:
-    """The comparison table of the case shown, objects at each map's threshold.
+    """Return the comparison table of the case shown, objects at each map's threshold.
 
     With ``cache`` (the session's), each map's histograms and labelling at its threshold
     are the ones the other panels use (computed once for all of them). No input
@@ -152,7 +152,7 @@ def describe_table(table: ComparisonTable, problems: tuple[Problem, ...]) -> str
 
 
 def problems_text(name: str, problems: tuple[Problem, ...], limit: int = 5) -> str:
-    """The first ``limit`` input problems of a dataset, one per line.
+    """Return the first ``limit`` input problems of a dataset, one per line.
 
     Parameters
     ----------

@@ -76,7 +76,7 @@ class DisplayCopy:
         return self.to_display(self.limits[0]), self.to_display(self.limits[1])
 
     def to_display(self, value: float) -> float:
-        """A value (e.g. a threshold) in display units.
+        """Return a value (e.g. a threshold) in display units.
 
         Parameters
         ----------
@@ -91,7 +91,7 @@ class DisplayCopy:
         return (float(value) - self.offset) / self.step
 
     def to_value(self, shown: float) -> float:
-        """A display value back in the data's units.
+        """Return a display value back in the data's units.
 
         Parameters
         ----------
@@ -115,7 +115,7 @@ def _slabs(shape: tuple[int, ...]) -> list[slice]:
 
 
 def display_range(data: np.ndarray) -> tuple[float, float]:
-    """The finite minimum and maximum of ``data``: the range a scan opens with.
+    """Return the finite minimum and maximum of ``data``: the range a scan opens with.
 
     NaN and +-inf are skipped; all-non-finite (or empty) data gives ``(0, 1)``, constant
     data ``(v, v + 1)``, so the range can always be drawn. Read slab by slab in memory
@@ -316,7 +316,7 @@ def _pool_slab(part: np.ndarray, method: PoolMethod) -> np.ndarray:
 
 
 def _non_negative(part: np.ndarray) -> bool:
-    """True for float16 data without negative values or NaN (uint16 order = value order)."""
+    """Return whether float16 data has no negative value or NaN (uint16 order = value order)."""
     return part.size == 0 or int(part.view(np.uint16).max()) <= 0x7C00
 
 

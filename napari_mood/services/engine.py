@@ -83,7 +83,7 @@ class _TaskResult:
 
 
 def default_workers() -> int:
-    """Number of local worker processes by default: the usable cores.
+    """Return the number of local worker processes by default: the usable cores.
 
     Returns
     -------

@@ -86,9 +86,11 @@ class MoodEvaluation:
     stats: EngineStats
 
     def __str__(self) -> str:
+        """Show the summary table (:meth:`to_table`)."""
         return self.to_table()
 
     def __repr__(self) -> str:
+        """Show the dataset, the number of cases, the methods (best first) and the tasks."""
         tasks = ",".join(self.result.options.tasks)
         return (
             f"<MoodEvaluation {self.result.dataset}: {len(self.result.cases)} cases, "
@@ -205,7 +207,7 @@ def _methods(
 def _asked_options(
     tasks: Sequence[Task] | None, options: EvaluationOptions | None
 ) -> EvaluationOptions | None:
-    """The options asked for, checked before any file is read (None: by the labels found)."""
+    """Return the options asked for, checked before any file is read (None: by the labels found)."""
     if tasks is None:
         return options
     if not tasks:
@@ -310,7 +312,7 @@ class ThresholdChoice:
     problems: tuple[str, ...] = ()
 
     def thresholds(self) -> dict[str, float]:
-        """``{method: threshold}`` of the methods found.
+        """Return ``{method: threshold}`` of the methods found.
 
         Returns
         -------
@@ -321,7 +323,7 @@ class ThresholdChoice:
 
 
 def check_toy(toy: PathLike | MoodDataset) -> MoodDataset:
-    """The toy dataset thresholds are chosen on: it needs pixel labels (object F1, Dice).
+    """Return the toy dataset thresholds are chosen on: it needs pixel labels (object F1, Dice).
 
     Parameters
     ----------

@@ -74,6 +74,7 @@ class FigureCase:
     spacing: tuple[float, ...] = (1.0, 1.0, 1.0)
 
     def __post_init__(self) -> None:
+        """Refuse arrays that are not 3-D of one shape, or a spacing that is not positive."""
         shapes = {a.shape for a in (self.scan, self.gt, *self.maps.values()) if a is not None}
         if len(shapes) != 1 or len(next(iter(shapes))) != 3:
             raise ValueError(
@@ -130,6 +131,7 @@ class FigureRow:
     plane: Plane = "axial"
 
     def __post_init__(self) -> None:
+        """Refuse an unknown plane."""
         if self.plane not in PLANES:
             raise ValueError(f"plane must be one of {list(PLANES)}, got {self.plane!r}")
 
@@ -217,7 +219,7 @@ def _load_figure_case(
 
 
 def _without_scan(scan: Path, problem: str, hint: str, asked: bool) -> None:
-    """An asked-for case without a scan is an error; a chosen one is left out, warned."""
+    """Refuse an asked-for case without a scan; warn and leave out a chosen one."""
     if asked:
         raise MoodInputError(scan, problem, f"{hint}, or leave the case out of --cases")
     message = f"{scan}: {problem} ({hint}); the case is left out of the figure"

@@ -97,7 +97,7 @@ def case_annotation(gt: np.ndarray | None, scores: np.ndarray, threshold: float)
 def thresholds_for(
     methods: Sequence[str], thresholds: float | Mapping[str, float]
 ) -> dict[str, float]:
-    """The threshold each method's outline is drawn at.
+    """Return the threshold each method's outline is drawn at.
 
     Parameters
     ----------
@@ -128,7 +128,7 @@ def thresholds_for(
 
 
 def colors_for(methods: Sequence[str], colors: Mapping[str, str] | None) -> dict[str, str]:
-    """The colour of each method: the one given, else the palette's colour at its position.
+    """Return the colour of each method: the one given, else the palette's colour at its position.
 
     Parameters
     ----------
@@ -214,7 +214,7 @@ def _row_index(row: FigureRow, methods: Sequence[str]) -> int:
 
 
 def _plane_box(body: np.ndarray | None, view: PlaneView, shape: tuple[int, int]) -> CropBox:
-    """The body's bounding box over every slice of the plane, on screen."""
+    """Return the body's bounding box over every slice of the plane, on screen."""
     if body is None:
         return CropBox((0, shape[0]), (0, shape[1]))
     projection = np.asarray(body.any(axis=view.slice_axis, keepdims=True))
@@ -268,7 +268,7 @@ def row_images(
     annotate: bool,
     crop: bool,
 ) -> list[RowImages]:
-    """The cropped, screen-oriented images of every row of a figure.
+    """Return the cropped, screen-oriented images of every row of a figure.
 
     Parameters
     ----------

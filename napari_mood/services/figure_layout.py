@@ -153,7 +153,7 @@ def _letter_side() -> float:
 
 
 def _words(line: str) -> list[tuple[str, str]]:
-    """The pieces a wrap may not split, each with what joins it to the next (" " or "")."""
+    """Return the pieces a wrap may not split, each with what joins it to the next (" " or "")."""
     pieces: list[tuple[str, str]] = []
     for chunk in line.split():
         parts = _BREAK.findall(chunk)
@@ -217,6 +217,7 @@ class RowExtent:
     notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        """Refuse an image extent that is not positive."""
         if not (self.width_mm > 0 and self.height_mm > 0):
             raise ValueError(f"row {self.label!r}: image extent must be positive")
 

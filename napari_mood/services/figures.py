@@ -414,7 +414,7 @@ def _draw_outline(ax: Axes, mask: np.ndarray | None) -> None:
 
 
 def _draw_no_map(ax: Axes, cells: RowImages, text: str) -> None:
-    """An empty light-grey panel saying "no map" (no scan, no letters: nothing to read)."""
+    """Draw an empty light-grey panel saying "no map" (no scan, no letters: nothing to read)."""
     ax.set_axis_off()
     ax.imshow(np.full(cells.shape, 0.12), cmap="Greys", vmin=0, vmax=1, aspect=cells.aspect)
     ax.text(
@@ -450,7 +450,7 @@ def _draw_legend(
 def _legend_name(
     figure: Figure, ax: Axes, layout: FigureLayout, col: int, text: str, *, line: int = 1
 ) -> None:
-    """A legend caption from line ``line`` under the legend graphics, wrapped to its column."""
+    """Draw a legend caption from line ``line`` under the legend graphics, wrapped to its column."""
     ax.text(
         layout.column_center(col), layout.legend_text_y(line), layout.wrap(text),
         transform=figure.transFigure, ha="center", va="top", fontsize=TEXT_PT,
@@ -459,7 +459,7 @@ def _legend_name(
 
 
 def _draw_scale_bar(figure: Figure, layout: FigureLayout) -> None:
-    """A black bar of ``layout.scale_bar_mm`` at the images' scale, its length under it."""
+    """Draw a black bar of ``layout.scale_bar_mm`` at the images' scale, its length under it."""
     length = layout.scale_bar_mm * layout.points_per_mm
     ax = figure.add_axes(layout.legend_box(0, fraction=length / layout.cell_pt))
     ax.set_axis_off()

@@ -17,7 +17,7 @@ FORMATS = ("table", "csv", "json")
 
 
 def format_result(result: DatasetEvaluation, fmt: str) -> str:
-    """The result in one of :data:`FORMATS`.
+    """Return the result in one of :data:`FORMATS`.
 
     Parameters
     ----------
@@ -154,7 +154,7 @@ def format_csv(result: DatasetEvaluation) -> str:
 
 
 def format_json(result: DatasetEvaluation) -> str:
-    """The stable JSON documented in the README (NaN written as null).
+    """Return the stable JSON documented in the README (NaN written as null).
 
     Parameters
     ----------

@@ -36,6 +36,7 @@ class InputChange:
     change: Change
 
     def __str__(self) -> str:
+        """Show the entry's path."""
         return self.path
 
 
@@ -49,7 +50,7 @@ def _digest(path: Path) -> str:
 
 
 def _entry(path: Path) -> tuple[Any, ...]:
-    """What an entry is, by content: kind, mode, and the bytes' digest (links not followed)."""
+    """Return an entry's kind, mode and content digest (links not followed)."""
     try:
         info = path.lstat()
     except FileNotFoundError:
@@ -98,7 +99,7 @@ def fingerprint_folder(folder: Path) -> Fingerprint:
 def compare_fingerprints(
     before: Mapping[str, object], after: Mapping[str, object]
 ) -> tuple[InputChange, ...]:
-    """The entries that are new, changed or removed between two fingerprints, by path.
+    """Return the entries that are new, changed or removed between two fingerprints, by path.
 
     Parameters
     ----------

@@ -169,6 +169,7 @@ class LabellingCache:
         self._misses = 0
 
     def __len__(self) -> int:
+        """Return the number of entries held."""
         with self._lock:
             return len(self._entries)
 
@@ -198,7 +199,7 @@ class LabellingCache:
         spacing: Sequence[float] | None = None,
         labels: bool = True,
     ) -> LabelledMatch:
-        """The labelled match of ``score`` at ``threshold``, computed at most once per key.
+        """Return the labelled match of ``score`` at ``threshold``, computed at most once per key.
 
         Entries are shared between thresholds that flag the same voxels: the result
         reports the threshold it was computed at; ``result.match_at(threshold)`` and
@@ -282,7 +283,7 @@ class LabellingCache:
         return self._cached(key, score, gt, lambda: _histograms(score, gt))
 
     def _cached(self, key: Hashable, score: Any, gt: Any, compute: Callable[[], Any]) -> Any:
-        """The entry for ``key``, computed by ``compute`` at most once while it lives."""
+        """Return the entry for ``key``, computed by ``compute`` at most once while it lives."""
         score_ref, gt_ref = _weak(score), None if gt is None else _weak(gt)
         if score_ref is None or (gt is not None and gt_ref is None):
             return compute()
@@ -304,7 +305,7 @@ class LabellingCache:
         return (id(score), gt_id, threshold_code(value), connectivity, spacing_key)
 
     def _claim(self, key: Hashable, score_ref: Any, gt_ref: Any) -> tuple[Future, bool]:
-        """The future for ``key`` and whether this caller must compute it."""
+        """Return the future for ``key`` and whether this caller must compute it."""
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None and entry.alive():

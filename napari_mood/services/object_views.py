@@ -214,7 +214,7 @@ FEATURE_COLUMNS: tuple[str, ...] = (
 def objects_layer(
     result: MethodObjects, *, verdicts: Mapping[int, str] | None = None
 ) -> ObjectsLayer:
-    """The TP / FP / FN image of ``result`` with per-object features (no copy of it).
+    """Return the TP / FP / FN image of ``result`` with per-object features (no copy of it).
 
     Parameters
     ----------
@@ -300,7 +300,7 @@ class ObjectPlace:
 
 
 def object_place(record: ObjectRecord, transform: DisplayTransform | None) -> ObjectPlace:
-    """The file voxel and RAS millimetres of ``record``'s centroid (a displayed index).
+    """Return the file voxel and RAS millimetres of ``record``'s centroid (a displayed index).
 
     The mapping is the case's :class:`~napari_mood.core.orientation.DisplayTransform`
     (the one the status bar and review file use).
@@ -337,7 +337,7 @@ def object_place(record: ObjectRecord, transform: DisplayTransform | None) -> Ob
 
 
 def matched_text(record: ObjectRecord) -> str:
-    """What became of an object, for the table's "Match" column.
+    """Return what became of an object, for the table's "Match" column.
 
     Parameters
     ----------
@@ -367,7 +367,7 @@ def matched_text(record: ObjectRecord) -> str:
 
 
 def listed_records(match: ObjectMatch, *, extra: bool) -> tuple[ObjectRecord, ...]:
-    """The records :func:`listed` keeps, in the match's order (predicted, then GT, by id).
+    """Return the records :func:`listed` keeps, in the match's order (predicted, then GT, by id).
 
     Only these records are built (a noisy map's thousands of discarded specks are not,
     unless ``extra``).
@@ -417,7 +417,7 @@ def listed(record: ObjectRecord, extra: bool) -> bool:
 
 
 def window_text(window: tuple[float, float]) -> str:
-    """The size window in words, e.g. ``"2–50"`` or ``"≥ 0"``.
+    """Return the size window in words, e.g. ``"2–50"`` or ``"≥ 0"``.
 
     Parameters
     ----------

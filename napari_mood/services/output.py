@@ -65,6 +65,7 @@ class Inputs:
 
     def __post_init__(self) -> None:
         # resolved once here, whoever builds it: a relative or linked path compares as itself
+        """Resolve every path once, so a relative or linked path compares as itself."""
         object.__setattr__(self, "folders", _resolved(Path(p) for p in self.folders))
         object.__setattr__(self, "files", _resolved(Path(p) for p in self.files))
 
@@ -77,7 +78,7 @@ class Inputs:
         folders: Iterable[PathLike | None] = (),
         files: Iterable[PathLike | None] = (),
     ) -> Inputs:
-        """The inputs of a dataset and its methods, plus other folders and files.
+        """Return the inputs of a dataset and its methods, plus other folders and files.
 
         Parameters
         ----------
@@ -105,7 +106,7 @@ class Inputs:
 
     @classmethod
     def around(cls, paths: Iterable[PathLike]) -> Inputs:
-        """The inputs of paths opened as they are: a folder, or a file and its folder.
+        """Return the inputs of paths opened as they are: a folder, or a file and its folder.
 
         Used where the paths are not a known dataset (``napari-mood view FILE ...``): a
         file's own folder counts as an input folder, since it may be a dataset's.
@@ -127,7 +128,7 @@ class Inputs:
         )
 
     def holder(self, path: Path) -> Path | None:
-        """The input folder or file ``path`` is in or on (resolved), else None.
+        """Return the input folder or file ``path`` is in or on (resolved), else None.
 
         Parameters
         ----------
@@ -149,6 +150,7 @@ class Inputs:
         return None
 
     def __add__(self, other: Inputs) -> Inputs:
+        """Return the inputs of both."""
         return Inputs(self.folders + other.folders, self.files + other.files)
 
 
@@ -180,7 +182,7 @@ def _refuse_inputs(path: Path, inputs: Inputs, what: str) -> None:
 
 
 def _writable_place(path: Path, what: str, *, start: Path) -> None:
-    """The nearest existing ancestor of ``start`` must be a folder where a file can be made.
+    """Refuse a path whose nearest existing ancestor is no folder where a file can be made.
 
     Checked by creating (and removing) an empty temporary file there: permissions alone
     do not tell (``/proc``, read-only mounts, root). Refusals name ``path``.
@@ -222,7 +224,7 @@ def _kind(path: Path) -> str:
 
 
 def _refuse_special(path: Path, what: str) -> None:
-    """A FIFO, a device or a socket (or a link to one) is never replaced by a file."""
+    """Refuse to replace a FIFO, a device or a socket (or a link to one) by a file."""
     kind = describe_entry(path)
     if path.exists() and kind.split(" (")[0] not in ("a file", "a folder"):
         raise OutputRefused(
@@ -707,7 +709,7 @@ def staged_folder(
 
 
 def _staging_target(shown: Path, what: str) -> Path:
-    """The real place of a folder output (links resolved: the swap happens there)."""
+    """Return the real place of a folder output (links resolved: the swap happens there)."""
     if shown.is_symlink() and not shown.exists():
         raise OutputRefused(
             shown, f"{what} is a broken symbolic link", "remove the link or point it to a folder"
@@ -746,7 +748,7 @@ def _refuse_unreplaceable(target: Path, shown: Path, *, force: bool, what: str) 
 
 
 def _refuse_inputs_inside(target: Path, shown: Path, inputs: Inputs, what: str) -> None:
-    """A folder replaced whole must not hold an input (it would be removed with it)."""
+    """Refuse to replace a folder whole that holds an input (it would be removed with it)."""
     for held in (*inputs.folders, *inputs.files):
         if held.is_relative_to(target):
             raise OutputRefused(
@@ -773,7 +775,7 @@ def _carry(source: Path, copy: Path) -> None:
 
 
 def _folder_mode(target: Path) -> int:
-    """The replaced folder's permission bits, else a new folder's (``0o777 & ~umask``)."""
+    """Return the replaced folder's permission bits, else a new folder's (``0o777 & ~umask``)."""
     try:
         return stat.S_IMODE(target.stat().st_mode)
     except FileNotFoundError:

@@ -70,7 +70,7 @@ def _source(name: str, step: int) -> tuple[np.ndarray, np.ndarray]:
 def pet_sample_files(
     out: PathLike, *, subjects: int = 2, step: int = 1, seed: int = DEFAULT_SEED
 ) -> dict[Path, bytes]:
-    """The files of the simulated PET-like sample (nothing written; see the module).
+    """Return the files of the simulated PET-like sample (nothing written; see the module).
 
     Subject ``i`` is made from ``SAMPLE_SOURCES[i % 2]`` with gain ``_GAINS[i % 4]`` and
     noise seeded by ``(seed, i)``. :func:`iter_pet_sample_files` gives them one at a time.
@@ -157,7 +157,7 @@ def _sample_files(root: Path, subjects: int, step: int, seed: int) -> Iterator[t
 def template_reconstruction_files(
     inputs: PathLike, template: PathLike, out: PathLike
 ) -> dict[Path, bytes]:
-    """The toy method's reconstruction of every NIfTI input in ``inputs`` (nothing written).
+    """Return the toy method's reconstruction of every NIfTI input in ``inputs`` (nothing written).
 
     Each is :func:`~napari_mood.core.simulate.pet_like.template_reconstruction` of the
     input with the template read from ``template``, on the input's grid and affine.
@@ -208,7 +208,7 @@ def template_reconstruction_files(
 
 
 def _reconstruct_one(path: Path, model: Volume) -> bytes:
-    """The NIfTI bytes of one input's reconstruction; a MoodInputError names what is wrong."""
+    """Return the NIfTI bytes of one input's reconstruction (MoodInputError when unusable)."""
     scan = read_volume(path)
     if scan.shape != model.shape:
         raise MoodInputError(

@@ -67,7 +67,7 @@ _HINT = "write it with evaluate --format json --out FILE"
 
 
 def _kind(value: object) -> str:
-    """What a JSON value is, in JSON's words."""
+    """Return what a JSON value is, in JSON's words."""
     if value is None:
         return "null"
     names = {bool: "a boolean", str: "a string", list: "a list", dict: "an object"}
@@ -87,7 +87,7 @@ def _object(path: Path, where: str, value: object) -> Mapping[str, Any]:
 
 
 def _ap(path: Path, where: str, value: object) -> float | None:
-    """An AP as results hold it: a number in [0, 1], or null (no score: counts 0)."""
+    """Return an AP as results hold it: a number in [0, 1], or null (no score: counts 0)."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -98,7 +98,7 @@ def _ap(path: Path, where: str, value: object) -> float | None:
 
 
 def _batch_aps(path: Path, where: str, value: object) -> list[float]:
-    """The APs of the batches (null: a batch without a positive, NaN)."""
+    """Return the APs of the batches (null: a batch without a positive, NaN)."""
     if not isinstance(value, list):
         raise _bad(path, where, value, "a list of APs")
     aps = [_ap(path, f"{where}[{i}]", v) for i, v in enumerate(value)]
@@ -140,7 +140,7 @@ def _task_input(
 def read_rankings(
     path: str | os.PathLike[str], *, label: str | None = None, tasks: Sequence[str] = TASKS
 ) -> list[RankingInput]:
-    """The rankings of one ``evaluate --format json`` file (one per task it scored).
+    """Return the rankings of one ``evaluate --format json`` file (one per task it scored).
 
     The file's schema is checked where it is used: ``methods`` an object; per method and
     task an object whose ``ap`` (or ``batch_ap.mean``) is a number in [0, 1] or null and
@@ -295,7 +295,7 @@ def analyse_rankings(
 
 
 def rankings_csv(analysis: RankAnalysis) -> str:
-    """``method, <label> score, <label> rank ..., consensus[, toy consensus]`` by consensus.
+    """Return ``method, <label> score, <label> rank ..., consensus[, toy consensus]`` rows.
 
     Parameters
     ----------

@@ -255,7 +255,7 @@ class _Event:
 
 
 def _journal_names(paths: Sequence[Path]) -> dict[Path, str]:
-    """The reader name of rows without a reviewer: the file name, with its folder if needed."""
+    """Return the reader name of rows without a reviewer: the file's name (and folder if needed)."""
     stems = [p.stem for p in paths]
     return {p: (f"{p.parent.name}/{p.stem}" if stems.count(p.stem) > 1 else p.stem) for p in paths}
 

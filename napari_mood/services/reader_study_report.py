@@ -64,7 +64,7 @@ _SHOWN_DISAGREEMENTS = 20  # in the table text; every one is in the files
 
 
 def _cell(value: object) -> str:
-    """A CSV cell: full precision, empty for NaN."""
+    """Return a CSV cell: full precision, empty for NaN."""
     if isinstance(value, float):
         return "" if math.isnan(value) else repr(value)
     return str(value)
@@ -116,7 +116,7 @@ def _agreements(study: ReaderStudy) -> tuple[PairAgreement, ...]:
 
 
 def study_tables(study: ReaderStudy) -> dict[str, tuple[tuple[str, ...], list[tuple[object, ...]]]]:
-    """The study's tables as ``name -> (columns, rows)`` (raw values, NaN for undefined).
+    """Return the study's tables as ``name -> (columns, rows)`` (raw values, NaN for undefined).
 
     Parameters
     ----------
@@ -188,7 +188,7 @@ def write_study(study: ReaderStudy, folder: str | os.PathLike[str], *, force: bo
 
 
 def study_frames(study: ReaderStudy) -> dict[str, pd.DataFrame]:
-    """The tables as pandas DataFrames (``readers``, ``agreement``, ``times``, ``disagreements``).
+    """Return the study's tables as pandas DataFrames.
 
     Parameters
     ----------
@@ -198,7 +198,7 @@ def study_frames(study: ReaderStudy) -> dict[str, pd.DataFrame]:
     Returns
     -------
     dict of str to pandas.DataFrame
-        The tables by name.
+        ``readers``, ``agreement``, ``times`` and ``disagreements``.
 
     Raises
     ------
@@ -394,7 +394,7 @@ def plot_study(study: ReaderStudy) -> Figure:
 def _precision_points(
     study: ReaderStudy, reader: str
 ) -> tuple[list[int], list[float], list[float], list[float]]:
-    """Method positions, precision and interval of ``reader`` (undefined ones left out)."""
+    """Return method positions, precision and interval of ``reader`` (undefined ones left out)."""
     mine = {c.method: c for c in study.counts if c.reader == reader}
     rows = [(m, mine.get(method)) for m, method in enumerate(study.methods)]
     kept = [(m, c) for m, c in rows if c is not None and not math.isnan(c.precision)]

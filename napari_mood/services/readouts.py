@@ -37,7 +37,7 @@ CRITERION_TEXT = {"dice": "Dice", "object_f1": "object F1"}
 
 
 def _map_and_truth(snapshot: MapSnapshot, gt: Any) -> tuple[np.ndarray, Any]:
-    """The map as an array and the GT when its shape matches (else None: counts only)."""
+    """Return the map as an array and the GT when its shape matches (else None: counts only)."""
     data = np.asarray(snapshot.data)
     return data, gt if gt is not None and np.shape(gt) == data.shape else None
 
@@ -96,7 +96,7 @@ def compute_readouts(
 def compute_voxel_readouts(
     maps: Sequence[MapSnapshot], gt: Any, *, cache: LabellingCache | None = None
 ) -> dict[str, Readout]:
-    """The voxel part of every map's readout (counts, Dice; ``objects`` None), at once.
+    """Return the voxel part of every map's readout (counts, Dice; ``objects`` None), at once.
 
     The numbers come from each map's histograms against the GT (:func:`voxel_readout`),
     kept in ``cache``: after the first call for a map, any threshold is answered without

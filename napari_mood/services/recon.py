@@ -110,7 +110,7 @@ class ReconFolders:
         region: PathLike | None = None,
         brain_mask: PathLike | None = None,
     ) -> ReconFolders:
-        """The folders of a simulated dataset (defaults as in the module's layout).
+        """Return the folders of a simulated dataset (defaults as in the module's layout).
 
         Parameters
         ----------
@@ -180,7 +180,7 @@ class ReconEvaluation:
     """Input names of the cases left out (their reasons are among ``problems``)."""
 
     def dataset_scale(self) -> float:
-        """The largest per-case robust maximum of the residual (0 without cases).
+        """Return the largest per-case robust maximum of the residual (0 without cases).
 
         Returns
         -------
@@ -190,7 +190,7 @@ class ReconEvaluation:
         return max((c.scale for c in self.cases), default=0.0)
 
     def scale_of(self, case: CaseRecon) -> float:
-        """The scale that divides ``case``'s residual in its score map.
+        """Return the scale that divides ``case``'s residual in its score map.
 
         Parameters
         ----------
@@ -209,9 +209,11 @@ class ReconEvaluation:
         return float(self.options.scale)
 
     def __str__(self) -> str:
+        """Show the summary table (:meth:`to_table`)."""
         return self.to_table()
 
     def __repr__(self) -> str:
+        """Show the dataset and the numbers of cases, skipped cases and summary rows."""
         return (
             f"<ReconEvaluation {self.dataset}: {len(self.cases)} cases, "
             f"{len(self.skipped)} skipped, {len(self.rows)} summary rows>"
@@ -286,7 +288,7 @@ def _by_stem(folder: Path | None) -> dict[str, Path]:
 
 
 def degree_cases(names: list[str]) -> list[str]:
-    """The names that say a degree (``SUBJECT_REGION_degNN``): what the summary tabulates.
+    """Return the names that say a degree (``SUBJECT_REGION_degNN``): what the summary tabulates.
 
     Parameters
     ----------
@@ -307,7 +309,7 @@ def degree_cases(names: list[str]) -> list[str]:
 
 
 def find_recon_cases(folders: ReconFolders) -> list[str]:
-    """The input file names (sorted); an input folder without NIfTI files is an error.
+    """Return the input file names (sorted); an input folder without NIfTI files is an error.
 
     Parameters
     ----------
@@ -442,7 +444,7 @@ def _check_case(
 def _region_mask(
     region: Volume | None, brain: np.ndarray
 ) -> tuple[np.ndarray | None, tuple[str, ...]]:
-    """The region's mask (None when empty) and a note when none of it is in the brain."""
+    """Return the region's mask (None when empty) and a note when none of it is in the brain."""
     mask = None if region is None else region.data > 0.5
     if region is None or mask is None or not mask.any():
         return None, ()
@@ -496,7 +498,7 @@ def _cases(
 
 
 def _missing_regions(folders: ReconFolders) -> str | None:
-    """The warning when the region folder is missing (None when it is there)."""
+    """Return the warning when the region folder is missing (None when it is there)."""
     region, labels = folders.region, folders.labels
     if region is None or region.is_dir():
         return None
@@ -589,7 +591,7 @@ def evaluate_recon(
 
 
 def planned_map_names(names: list[str]) -> list[str]:
-    """The files :func:`write_score_maps` writes into its folder."""
+    """Return the files :func:`write_score_maps` writes into its folder."""
     return [f"{case_stem(n)}{suffix}" for n in names for suffix in (".nii.gz", ".nii.gz.txt")]
 
 
@@ -640,7 +642,7 @@ def _number(value: float) -> float | None:
 
 
 def recon_json(result: ReconEvaluation) -> dict[str, object]:
-    """The evaluation as plain data (NaN and infinities as None)."""
+    """Return the evaluation as plain data (NaN and infinities as None)."""
 
     def metrics(m: object) -> dict[str, object] | None:
         if m is None:

@@ -27,7 +27,7 @@ FORMATS = ("table", "csv", "json")
 
 
 def format_recon(result: ReconEvaluation, fmt: str) -> str:
-    """The evaluation in one of :data:`FORMATS` (table: summary; csv: one row per case).
+    """Return the evaluation in one of :data:`FORMATS` (table: summary; csv: one row per case).
 
     Parameters
     ----------

@@ -142,7 +142,7 @@ ALL_CATEGORIES = "All categories"
 def category_choices(
     categories: Mapping[str, CaseCategory],
 ) -> dict[str, frozenset[str] | None]:
-    """The browser's category filter: ``{label: cases}``, every case first (None).
+    """Return the browser's category filter: ``{label: cases}``, every case first (None).
 
     Categories in order of name, then ``"category / sub-category"`` entries.
 
@@ -192,7 +192,7 @@ def _is_header(path: Path, row: Sequence[str]) -> bool:
 
 
 def _names(path: Path, row_number: int, row: Sequence[str]) -> tuple[str, str]:
-    """The case and category of a row: neither may be empty."""
+    """Return the case and category of a row: neither may be empty."""
     case, category = row[0].strip(), row[1].strip()
     for what, text in (("case", case), ("category", category)):
         if not text:

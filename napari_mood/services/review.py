@@ -214,7 +214,7 @@ def with_verdict(
 
 
 def same_key_verdict(records: Iterable[ReviewRecord], new: ReviewRecord) -> ReviewRecord | None:
-    """The stored verdict of ``new``'s reviewer that ``new`` replaces in a file (same key).
+    """Return the stored verdict of ``new``'s reviewer that ``new`` replaces in a file (same key).
 
     A file keeps one verdict per key (``review_store``): a verdict given blind on a region
     the same reviewer judged in the open replaces it; undo puts this one back.
@@ -317,7 +317,7 @@ def _distance2(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 def check_time(text: str) -> datetime:
-    """The ``time`` column as an aware datetime (UTC when no zone); ValueError if bad.
+    """Return the ``time`` column as an aware datetime (UTC when no zone); ValueError if bad.
 
     Parameters
     ----------

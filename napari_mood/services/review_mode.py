@@ -59,7 +59,7 @@ class ReviewMode:
 
     @staticmethod
     def tag_of(record: ReviewRecord) -> str:
-        """The :attr:`tag` of the mode ``record`` was given in.
+        """Return the :attr:`tag` of the mode ``record`` was given in.
 
         Parameters
         ----------
@@ -98,7 +98,7 @@ class ReviewMode:
         return not self.blind or (record.blind_seed is not None and not record.adjudication)
 
     def stored(self, records: Iterable[ReviewRecord]) -> tuple[ReviewRecord, ...]:
-        """The stored verdicts this mode shows.
+        """Return the stored verdicts this mode shows.
 
         Parameters
         ----------
@@ -113,7 +113,7 @@ class ReviewMode:
         return tuple(r for r in records if self.shows(r))
 
     def regions(self, found: FoundRegions) -> tuple[FlaggedRegion, ...]:
-        """The regions walked, in review order (shuffled in blind review).
+        """Return the regions walked, in review order (shuffled in blind review).
 
         Parameters
         ----------
@@ -133,7 +133,7 @@ class ReviewMode:
         return tuple(regions[i] for i in order)
 
     def queue(self, queue: ReviewQueue, *, method: str) -> ReviewQueue:
-        """The cases walked: in adjudication only those with a disputed region.
+        """Return the cases walked: in adjudication only those with a disputed region.
 
         Parameters
         ----------

@@ -46,7 +46,7 @@ __all__ = [
 
 
 def new_seed() -> int:
-    """A fresh seed for a blind review (a positive 31-bit integer).
+    """Return a fresh seed for a blind review (a positive 31-bit integer).
 
     Returns
     -------
@@ -57,7 +57,7 @@ def new_seed() -> int:
 
 
 def stored_seed(records: Iterable[ReviewRecord], reviewer: str) -> int:
-    """The seed of ``reviewer``'s latest blind verdict in ``records``, or a new one.
+    """Return the seed of ``reviewer``'s latest blind verdict in ``records``, or a new one.
 
     A blind review resumed later walks the same order.
 
@@ -84,7 +84,7 @@ def _rng(seed: int, *parts: str) -> np.random.Generator:
 
 
 def region_order(count: int, *, seed: int | None, case: str, method: str) -> tuple[int, ...]:
-    """Indices of ``count`` ranked regions in review order.
+    """Return the indices of ``count`` ranked regions in review order.
 
     Parameters
     ----------
@@ -137,7 +137,7 @@ def _letters(index: int) -> str:
 
 
 def method_root(map_path: Path) -> Path:
-    """The method folder of a map file (``M/case.nii.gz`` or ``M/pixel/case.nii.gz``).
+    """Return the method folder of a map file (``M/case.nii.gz`` or ``M/pixel/case.nii.gz``).
 
     Parameters
     ----------
@@ -163,7 +163,7 @@ class ReviewQueue:
     seed: int | None = None
 
     def step(self, current: str | None, delta: int) -> str | None:
-        """The case ``delta`` places from ``current`` (None past either end).
+        """Return the case ``delta`` places from ``current`` (None past either end).
 
         Parameters
         ----------
@@ -204,7 +204,7 @@ class ReviewQueue:
 def review_queue(
     dataset: Path, maps: Mapping[str, Path], *, method: str, seed: int | None = None
 ) -> ReviewQueue:
-    """The queue of cases of ``dataset`` that ``method`` has a map for.
+    """Return the queue of cases of ``dataset`` that ``method`` has a map for.
 
     Parameters
     ----------

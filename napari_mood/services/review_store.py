@@ -150,7 +150,7 @@ def _parse_point(text: str) -> tuple[float, ...]:
 
 
 def _event_from_row(row: Mapping[str, str | None]) -> tuple[ReviewRecord, bool]:
-    """A journal row as (record, withdrawn)."""
+    """Return a journal row as (record, withdrawn)."""
     cell = {c: (row.get(c) or "") for c in REVIEW_COLUMNS}
     verdict = cell["verdict"]
     withdrawn = verdict == WITHDRAWN
@@ -277,7 +277,7 @@ def _fold(events: Iterable[tuple[ReviewRecord, bool]]) -> tuple[ReviewRecord, ..
 
 
 def read_reviews(path: str | os.PathLike[str]) -> tuple[ReviewRecord, ...]:
-    """The current verdicts of a review file (the journal folded); a missing file has none.
+    """Return the current verdicts of a review file (the journal folded); a missing file has none.
 
     Parameters
     ----------
@@ -430,7 +430,7 @@ def _append_rows(path: Path, rows: Sequence[Sequence[str]]) -> None:
 
 
 def _header_of(descriptor: int) -> tuple[str, ...]:
-    """The columns of an existing journal (an older one may lack the newer columns)."""
+    """Return the columns of an existing journal (an older one may lack the newer columns)."""
     first = os.pread(descriptor, 65536, 0).decode("utf-8", "replace").lstrip("\ufeff")
     names = next(csv.reader([first.splitlines()[0] if first else ""]), [])
     return tuple(names) if set(names) >= {"case", "verdict"} else REVIEW_COLUMNS

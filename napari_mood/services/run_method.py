@@ -132,7 +132,7 @@ class MethodRun:
         return tuple(c.path for c in self.input_changes)
 
     def failed(self) -> tuple[CaseRun, ...]:
-        """The cases that produced no usable output (they score 0).
+        """Return the cases that produced no usable output (they score 0).
 
         Returns
         -------
@@ -142,7 +142,7 @@ class MethodRun:
         return tuple(c for c in self.cases if c.status != "ok")
 
     def to_dict(self) -> dict[str, object]:
-        """A JSON-able summary (``napari-mood run --report``).
+        """Return a JSON-able summary (``napari-mood run --report``).
 
         Returns
         -------
@@ -164,7 +164,7 @@ class MethodRun:
 
 
 def split_command(command: str) -> list[str]:
-    """The words of a method's command, as a shell splits them.
+    """Return the words of a method's command, as a shell splits them.
 
     Parameters
     ----------
@@ -201,7 +201,7 @@ def split_command(command: str) -> list[str]:
 
 
 def build_command(command: str, input_dir: Path, output_dir: Path) -> list[str]:
-    """The argument list of one call: placeholders filled, or the two folders appended.
+    """Return the argument list of one call: placeholders filled, or the two folders appended.
 
     Parameters
     ----------
@@ -228,7 +228,7 @@ def build_command(command: str, input_dir: Path, output_dir: Path) -> list[str]:
 
 
 def _fill(words: list[str], input_dir: Path, output_dir: Path) -> list[str]:
-    """The command's words with the placeholders filled, or the two folders appended."""
+    """Return the command's words with the placeholders filled, or the two folders appended."""
     if not any(p in word for word in words for p in PLACEHOLDERS):
         return [*words, str(input_dir), str(output_dir)]
     return [
@@ -288,7 +288,7 @@ def check_program(command: str) -> None:
 
 
 def expected_output(case: str, task: RunTask) -> str:
-    """The file the method must write for ``case``: ``CASE.nii.gz`` or ``CASE.nii.gz.txt``.
+    """Return the file the method must write for ``case``: ``CASE.nii.gz`` or ``CASE.nii.gz.txt``.
 
     Parameters
     ----------
@@ -306,7 +306,7 @@ def expected_output(case: str, task: RunTask) -> str:
 
 
 def input_scans(folder: Path) -> tuple[Path, ...]:
-    """The scans of an input folder (NIfTI files, hidden ones skipped), sorted.
+    """Return the scans of an input folder (NIfTI files, hidden ones skipped), sorted.
 
     Parameters
     ----------
@@ -346,7 +346,7 @@ def input_scans(folder: Path) -> tuple[Path, ...]:
 
 
 def _tail(log: Path) -> str:
-    """The last lines of the method's output, read from the end of the log only."""
+    """Return the last lines of the method's output, read from the end of the log only."""
     try:
         with log.open("rb") as stream:
             size = stream.seek(0, os.SEEK_END)
@@ -424,7 +424,7 @@ def _run_case(
 
 
 def _prepare(command: str) -> list[str]:
-    """The command's words, relative paths made absolute, its program checked."""
+    """Return the command's words, relative paths made absolute, its program checked."""
     check_program(command)
     try:
         start = Path.cwd()

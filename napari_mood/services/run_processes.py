@@ -80,7 +80,7 @@ _RUN_FOLDER = re.compile(rf"{re.escape(RUN_PREFIX)}(\d+-\d+)-\w+")
 
 
 def _marker_of(pid: int) -> str | None:
-    """The ``NAPARI_MOOD_RUN_CASE`` of a process (Linux), or None (unmarked, gone, not ours)."""
+    """Return a process's ``NAPARI_MOOD_RUN_CASE`` (Linux), or None (unmarked, gone, not ours)."""
     key = f"{CASE_MARKER}=".encode()
     try:
         environ = Path("/proc", str(pid), "environ").read_bytes()
@@ -163,7 +163,7 @@ def _alive(pid: int) -> bool:
 
 
 def _pid_namespace() -> int:
-    """The PID namespace of this process (Linux; 0 elsewhere): a PID means something only there."""
+    """Return this process's PID namespace (Linux; else 0): a PID means something only there."""
     try:
         return os.stat("/proc/self/ns/pid").st_ino
     except OSError:
@@ -205,7 +205,7 @@ def _prctl() -> Callable[..., int]:
 
 
 def _die_with_parent() -> Callable[[], None] | None:
-    """A ``preexec_fn`` giving the method SIGKILL when napari-mood dies (Linux), or None.
+    """Return a ``preexec_fn`` giving the method SIGKILL when napari-mood dies (Linux), or None.
 
     The signal comes when the *thread* that started the method ends: the caller waits for
     the method in that thread, so it ends with the case or with napari-mood.
@@ -287,7 +287,7 @@ class Scratch:
         self.made: list[Path] = []
 
     def root(self) -> Path:
-        """The run's temporary folder, made (again) when missing or not ours.
+        """Return the run's temporary folder, made (again) when missing or not ours.
 
         Returns
         -------
@@ -316,7 +316,7 @@ def _lstat(path: Path) -> os.stat_result | None:
 
 @contextlib.contextmanager
 def case_folders(scan: Path, scratch: Scratch) -> Iterator[CaseFolders]:
-    """The folders of one case: a read-only copy of ``scan``, an empty output, work, tmp.
+    """Yield the folders of one case: a read-only copy of ``scan``, an empty output, work, tmp.
 
     Parameters
     ----------
@@ -345,7 +345,7 @@ def case_folders(scan: Path, scratch: Scratch) -> Iterator[CaseFolders]:
 
 
 def _environment(folders: CaseFolders, marker: str) -> dict[str, str]:
-    """The method's environment: ours, with the case's temporary folder and marker."""
+    """Return the method's environment: ours, with the case's temporary folder and marker."""
     tmp = str(folders.tmp)
     return {**os.environ, "TMPDIR": tmp, "TMP": tmp, "TEMP": tmp, CASE_MARKER: marker}
 

@@ -77,7 +77,7 @@ class SweepInfo:
 
 
 def sweep_files(out: Path, kind: SweepKind, n_cases: int, prefix: str | None = None) -> list[str]:
-    """The files a sweep of ``n_cases`` writes into ``out`` (relative), sweep.json last.
+    """Return the files a sweep of ``n_cases`` writes into ``out`` (relative), sweep.json last.
 
     Parameters
     ----------
@@ -170,7 +170,7 @@ def write_sweep(
 
 
 def labelled_cases(info: SweepInfo, dataset: MoodDataset, folder: Path) -> SweepInfo:
-    """The sweep's cases that ``dataset`` labels (pixel task), those missing named.
+    """Return the sweep's cases that ``dataset`` labels (pixel task), those missing named.
 
     Parameters
     ----------

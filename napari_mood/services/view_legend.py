@@ -32,7 +32,7 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 def legend_strip(
     width: int, entries: Sequence[tuple[str, str]], *, font_size: int = 13
 ) -> np.ndarray:
-    """An RGB strip ``width`` pixels wide with a swatch and a name per ``(name, colour)``.
+    """Return an RGB strip ``width`` pixels wide with a swatch and a name per ``(name, colour)``.
 
     Entries wrap onto more lines when they do not fit.
 

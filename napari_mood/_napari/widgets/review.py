@@ -411,7 +411,7 @@ class ReviewWidget(QWidget):
     def _draft_key(
         self, object_id: int, record: ReviewRecord | None = None
     ) -> tuple[str, str, int, str]:
-        """Notes drafted in one mode are not shown in another (blind review shows none)."""
+        """Return a note draft's key (case, method, object id, mode): drafts stay in their mode."""
         if record is not None:
             return record.case, record.method, object_id, ReviewMode.tag_of(record)
         found, tag = self._found, self.mode.tag
@@ -757,7 +757,7 @@ class ReviewWidget(QWidget):
         self._c.readers.setVisible(self._adjudication is not None)
 
     def _say(self, text: str) -> None:
-        """A message in the panel (until the next move) and in napari's status bar."""
+        """Show a message in the panel (until the next move) and in napari's status bar."""
         self._c.queue_label.setText(text)
         self._viewer.status = text
 

@@ -178,7 +178,7 @@ class ReviewView:
 
 
 def _names_methods(dock: QDockWidget) -> bool:
-    """The napari layer list and controls, and every napari-mood panel but the three planes."""
+    """Return napari's layer list and controls, and every napari-mood panel but the planes'."""
     if dock.objectName() in NAPARI_DOCKS:
         return True
     modules = {type(w).__module__ for w in dock.findChildren(QWidget)}  # napari wraps panels
@@ -187,7 +187,7 @@ def _names_methods(dock: QDockWidget) -> bool:
 
 
 def review_layer(viewer: Any) -> Any:
-    """The outline layer of the regions under review (None when not shown)."""
+    """Return the outline layer of the regions under review (None when not shown)."""
     return next(helper_layers(viewer, REVIEW_ROLE), None)
 
 

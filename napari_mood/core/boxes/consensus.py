@@ -32,7 +32,7 @@ MergeRule = Literal["mean", "union"]
 
 
 def readers_of(boxes: BoxSet) -> tuple[str, ...]:
-    """The readers of ``boxes`` in order of first appearance (``""``: none named).
+    """Return the readers of ``boxes`` in order of first appearance (``""``: none named).
 
     Parameters
     ----------
@@ -50,7 +50,7 @@ def readers_of(boxes: BoxSet) -> tuple[str, ...]:
 def merge_readers(
     boxes: BoxSet, *, min_iou: float = 0.3, how: MergeRule = "mean", keep_single: bool = True
 ) -> BoxSet:
-    """The consensus of two readers' boxes (see the module's rule).
+    """Return the consensus of two readers' boxes (see the module's rule).
 
     Parameters
     ----------

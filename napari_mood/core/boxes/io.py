@@ -90,7 +90,7 @@ COLUMN_NAMES: dict[str, tuple[str, ...]] = {
 
 
 def image_id_of(name: str) -> str:
-    """The image id a file name or CSV value names: its last part without ``.png``.
+    """Return the image id a file name or CSV value names: its last part without ``.png``.
 
     Parameters
     ----------
@@ -216,7 +216,7 @@ def read_image_size(path: PathLike) -> tuple[int, int]:
 
 
 def read_png(path: PathLike) -> np.ndarray:
-    """The pixels of a PNG as a 2-D array (colour images: their luminance).
+    """Return the pixels of a PNG as a 2-D array (colour images: their luminance).
 
     The header is checked first (see :func:`read_image_size`): a file that lies about
     its size is refused before any pixel is allocated.
@@ -233,7 +233,7 @@ def read_png(path: PathLike) -> np.ndarray:
 
 @contextlib.contextmanager
 def _opened_png(path: Path) -> Iterator[Any]:
-    """The PIL image of a PNG whose declared size was checked (nothing decoded yet)."""
+    """Open a PNG as a PIL image once its declared size is checked (nothing decoded yet)."""
     from PIL import Image, UnidentifiedImageError
 
     check_regular_file(path, what="PNG file")
@@ -305,7 +305,7 @@ def _check_pixels(path: Path, width: int, height: int) -> None:
 
 
 def read_score_map(path: PathLike) -> np.ndarray:
-    """A 2-D score map in [0, 1]: a ``.npy`` array, or a PNG scaled by its type's maximum.
+    """Return a 2-D score map in [0, 1]: a ``.npy`` array, or a PNG scaled by its type's maximum.
 
     8-bit PNG values are divided by 255, 16-bit by 65535; ``.npy`` values are taken as they
     are (a value outside [0, 1] or NaN is refused, naming the file). The header of either
@@ -341,7 +341,7 @@ def read_score_map(path: PathLike) -> np.ndarray:
 
 
 def _read_npy(path: Path) -> np.ndarray:
-    """A 2-D real ``.npy`` array as float64, its header checked against the file first."""
+    """Return a 2-D real ``.npy`` array as float64, its header checked against the file first."""
     check_regular_file(path, what="score map")
     _check_npy_header(path)
     try:

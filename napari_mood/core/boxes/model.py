@@ -103,10 +103,11 @@ class BoxSet:
         return cls.build([], [])
 
     def __len__(self) -> int:
+        """Return the number of boxes."""
         return len(self.images)
 
     def take(self, rows: Iterable[int] | np.ndarray) -> BoxSet:
-        """The boxes at ``rows`` (indices or a boolean mask), in that order.
+        """Return the boxes at ``rows`` (indices or a boolean mask), in that order.
 
         Parameters
         ----------
@@ -155,7 +156,7 @@ class BoxSet:
         )
 
     def above(self, min_score: float) -> BoxSet:
-        """The boxes whose score is ``>= min_score``.
+        """Return the boxes whose score is ``>= min_score``.
 
         Parameters
         ----------

@@ -154,7 +154,7 @@ class Components:
 
 
 def tight_crop(mask: np.ndarray) -> tuple[slice, ...] | None:
-    """The smallest box holding every True voxel of ``mask`` (None when there is none).
+    """Return the smallest box holding every True voxel of ``mask`` (None when there is none).
 
     Parameters
     ----------
@@ -177,7 +177,7 @@ def tight_crop(mask: np.ndarray) -> tuple[slice, ...] | None:
 
 
 def crop_offset(crop: tuple[slice, ...]) -> np.ndarray:
-    """The crop's first voxel (int64), added to crop coordinates to get volume ones.
+    """Return the crop's first voxel (int64), added to crop coordinates to get volume ones.
 
     Parameters
     ----------
@@ -356,7 +356,7 @@ def centroids_of(labels: np.ndarray, ids: np.ndarray, n: int) -> tuple[np.ndarra
 
 
 def truth_mask(gt: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """The anomalous voxels of ``gt`` (:func:`~napari_mood.core.scores.gt_mask`) for scores of ``shape``.
+    """Return the anomalous voxels of ``gt`` (``gt_mask``) for scores of ``shape``.
 
     Parameters
     ----------
@@ -382,7 +382,7 @@ def truth_mask(gt: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def read_keys(score: np.ndarray, mode: ScoreMode) -> np.ndarray:
-    """A 2-D or 3-D score map as ordered keys (:func:`~napari_mood.core.scores.score_keys`).
+    """Return a 2-D or 3-D score map as ordered keys (:func:`~napari_mood.core.scores.score_keys`).
 
     Parameters
     ----------

@@ -65,7 +65,7 @@ def corner_points(obj: np.ndarray) -> np.ndarray:
 
 
 def build_hull(obj: np.ndarray, origin: np.ndarray) -> Hull:
-    """The convex hull of the corners of ``obj``'s voxels (a crop at ``origin``).
+    """Return the convex hull of the corners of ``obj``'s voxels (a crop at ``origin``).
 
     Parameters
     ----------

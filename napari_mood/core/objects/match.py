@@ -128,7 +128,7 @@ def _is_binary(keys: np.ndarray, mode: ScoreMode) -> bool:
 
 
 def resolve_threshold(keys: np.ndarray, threshold: float | None, mode: ScoreMode) -> float:
-    """The threshold given, else :data:`BINARY_THRESHOLD` for a binary map (else ValueError).
+    """Return the threshold given, else :data:`BINARY_THRESHOLD` for a binary map (else ValueError).
 
     Parameters
     ----------
@@ -228,7 +228,7 @@ def _all_records(
     scores: tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
     geometry: Geometry,
 ) -> ObjectRecords:
-    """Records of every predicted object, then of every GT object, built when asked for.
+    """Return the records of every predicted object, then of every GT object, built when asked for.
 
     ``scores``: the max and mean score of each predicted, then each GT, object.
     """
@@ -388,7 +388,7 @@ def _match_components(
     geometry: Geometry,
     options: _MatchOptions,
 ) -> ObjectMatch:
-    """The MOOD rule on labelled predicted and GT components (:func:`match_objects`)."""
+    """Apply the MOOD rule to labelled predicted and GT components (:func:`match_objects`)."""
     window, assignment = _assign(pred, truth, options)
     scores = (object_scores(pred, keys, options.mode), object_scores(truth, keys, options.mode))
     objects = _all_records(pred, truth, assignment, scores, geometry)
@@ -652,7 +652,7 @@ def _unlabelled(comp: Components) -> Components:
 def _overlap_voxels(
     keys: np.ndarray, key: int | np.number, gt_mask: np.ndarray, crop: tuple[slice, ...]
 ) -> int:
-    """Flagged GT voxels, counted inside the GT's box only."""
+    """Count the flagged GT voxels, inside the GT's box only."""
     if gt_mask[crop].size == 0:
         return 0
     return int(np.count_nonzero((keys[crop] >= key) & gt_mask[crop]))

@@ -107,7 +107,7 @@ class SourceColumns:
         matches: Sequence[tuple[int, ...]],
         scores: tuple[np.ndarray, np.ndarray],
     ) -> SourceColumns:
-        """The columns of ``comp`` (its label image is not kept).
+        """Return the columns of ``comp`` (its label image is not kept).
 
         Parameters
         ----------
@@ -161,7 +161,7 @@ class SourceColumns:
         return np.flatnonzero(np.isin(self.kinds, codes))
 
     def records(self, rows: np.ndarray, geometry: Geometry) -> list[ObjectRecord]:
-        """The records of ``rows``; the columns turn into Python values in bulk.
+        """Return the records of ``rows``; the columns turn into Python values in bulk.
 
         Parameters
         ----------
@@ -223,6 +223,7 @@ class ObjectRecords(Sequence[ObjectRecord]):
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
+        """Return the number of predicted and GT objects (no record is built)."""
         return self._sides["pred"].n + self._sides["gt"].n
 
     @overload
@@ -232,26 +233,33 @@ class ObjectRecords(Sequence[ObjectRecord]):
     def __getitem__(self, index: slice) -> tuple[ObjectRecord, ...]: ...
 
     def __getitem__(self, index: int | slice) -> ObjectRecord | tuple[ObjectRecord, ...]:
+        """Return the record (or records) at ``index`` of :meth:`as_tuple`."""
         return self.as_tuple()[index]
 
     def __iter__(self) -> Iterator[ObjectRecord]:
+        """Iterate over every record (built on first use)."""
         return iter(self.as_tuple())
 
     def __eq__(self, other: object) -> bool:
+        """Compare the records with another set or with a tuple of records."""
         if isinstance(other, ObjectRecords | tuple):
             return self.as_tuple() == tuple(other)
         return NotImplemented
 
     def __hash__(self) -> int:
+        """Hash the records, consistently with ``==`` on a tuple of them."""
         return hash(self.as_tuple())
 
     def __repr__(self) -> str:
+        """Show the records as a tuple."""
         return repr(self.as_tuple())
 
     def __getstate__(self) -> dict[str, Any]:
+        """Pickle the columns and geometry only (records are rebuilt, the lock is not kept)."""
         return {"sides": self._sides, "geometry": self._geometry}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore the columns and geometry with a new lock and no records built."""
         self._sides = state["sides"]
         self._geometry = state["geometry"]
         self._all = None
@@ -271,7 +279,7 @@ class ObjectRecords(Sequence[ObjectRecord]):
             return self._all
 
     def select(self, source: Source, kinds: Collection[str]) -> tuple[ObjectRecord, ...]:
-        """Records of the ``source`` objects whose kind is in ``kinds``, ascending id.
+        """Return the records of the ``source`` objects whose kind is in ``kinds``, ascending id.
 
         Parameters
         ----------

@@ -90,7 +90,7 @@ def check_window(window: tuple[float, float]) -> tuple[float, float]:
 
 
 def window_from_sizes(gt_sizes: np.ndarray) -> tuple[float, float]:
-    """The default size window: half the smallest, twice the biggest GT object (or all).
+    """Return the default size window: half the smallest, twice the biggest GT object (or all).
 
     Parameters
     ----------

@@ -62,7 +62,7 @@ class RunLengths:
         return int(self.values.nbytes + self.lengths.nbytes)
 
     def dense(self, out: np.ndarray | None = None) -> np.ndarray:
-        """The array, C-ordered.
+        """Return the array, C-ordered.
 
         Written into ``out`` (C-contiguous, of ``shape``) when given, a few thousand runs
         at a time (no temporary of the array's size).
@@ -195,7 +195,7 @@ class RunWriter:
         self._at = end
 
     def result(self, shape: tuple[int, ...]) -> RunLengths:
-        """The runs written, as the :class:`RunLengths` of an array of ``shape``.
+        """Return the runs written, as the :class:`RunLengths` of an array of ``shape``.
 
         Parameters
         ----------
@@ -253,7 +253,7 @@ def concatenate_runs(runs: Sequence[RunLengths], shape: tuple[int, ...]) -> RunL
 
 
 def count_runs(labels: np.ndarray) -> int:
-    """Runs of equal values in a C-contiguous array, in C order (0 when it is empty).
+    """Count the runs of equal values in a C-contiguous array, in C order (0 when it is empty).
 
     Parameters
     ----------
@@ -315,7 +315,7 @@ def _changed(flat: np.ndarray, start: int) -> np.ndarray:
 
 
 def dense(labels: np.ndarray | RunLengths) -> np.ndarray:
-    """The array behind :func:`compact`'s result (itself when it was kept dense).
+    """Return the array behind :func:`compact`'s result (itself when it was kept dense).
 
     Parameters
     ----------

@@ -112,7 +112,7 @@ class Joined:
     sums: np.ndarray
 
     def slab_ids(self, index: int) -> np.ndarray:
-        """Final id of each of slab ``index``'s provisional ids (1, 2, ...).
+        """Return the final id of each of slab ``index``'s provisional ids (1, 2, ...).
 
         Parameters
         ----------
@@ -220,7 +220,7 @@ class SlabLabeller:
         return labels
 
     def join(self) -> Joined:
-        """Final ids of every provisional node and, with statistics, each object's.
+        """Return the final ids of every provisional node and, with statistics, each object's.
 
         Returns
         -------
@@ -301,13 +301,13 @@ def _slab_stats(labels: np.ndarray, start: int) -> _Stats:
 
 
 def _nodes(plane: np.ndarray, first: int) -> np.ndarray:
-    """A plane of provisional labels as node ids (0 stays background)."""
+    """Return a plane of provisional labels as node ids (0 stays background)."""
     nodes = plane.astype(np.int64)
     return np.where(nodes > 0, nodes + first, 0)
 
 
 def _components(edges: list[np.ndarray], nodes: int) -> np.ndarray:
-    """Final object id (1-based) of every provisional node (node 0: background)."""
+    """Return the final object id (1-based) of every provisional node (node 0: background)."""
     pairs = np.concatenate(edges) if edges else np.zeros(0, dtype=np.int64)
     if pairs.size == 0:
         return np.arange(nodes, dtype=np.int64)
@@ -346,7 +346,7 @@ def _face_pairs(below: np.ndarray, above: np.ndarray, neighbours: Neighbours) ->
 
 
 def _assemble(shape: tuple[int, ...], parts: list[np.ndarray], joined: Joined) -> np.ndarray:
-    """The final label image, filled slab by slab (each slab's provisional labels freed)."""
+    """Return the final label image, filled slab by slab (each slab's provisional labels freed)."""
     if len(parts) == 1:  # numbered as they will stay
         return parts.pop().astype(joined.dtype, copy=False)
     out = np.empty(shape, dtype=joined.dtype)

@@ -204,7 +204,7 @@ def iter_simulated_cases(
     prefix: str = "case",
     seed: Seed = None,
 ) -> Iterator[SimulatedCase]:
-    """The cases of :func:`simulate_cases`, one at a time (one scan in memory at once).
+    """Yield the cases of :func:`simulate_cases`, one at a time (one scan in memory at once).
 
     The arguments are checked before the first case is made (a ValueError).
 

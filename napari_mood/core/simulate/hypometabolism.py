@@ -90,7 +90,7 @@ def fwhm_to_sigma(fwhm_mm: float, spacing: Sequence[float]) -> tuple[float, ...]
 
 
 def region_from_atlas(atlas: np.ndarray, labels: Sequence[int] | None = None) -> np.ndarray:
-    """The region of a label atlas (or of a mask) as a boolean array.
+    """Return the region of a label atlas (or of a mask) as a boolean array.
 
     Parameters
     ----------
@@ -279,7 +279,7 @@ def _check_degree(degree: float) -> float:
 def simulate_hypometabolism(
     healthy: np.ndarray, profile: HypometabolismProfile, *, degree: float
 ) -> np.ndarray:
-    """The diseased scan: ``healthy * (1 - degree * profile.profile)``.
+    """Return the diseased scan: ``healthy * (1 - degree * profile.profile)``.
 
     Parameters
     ----------
@@ -316,7 +316,7 @@ def simulate_hypometabolism(
 
 
 def degree_percent(degree: float) -> int:
-    """The degree in whole per cent; a degree that is not a whole per cent is refused.
+    """Return the degree in whole per cent; a degree that is not a whole per cent is refused.
 
     Parameters
     ----------
@@ -346,7 +346,7 @@ def degree_percent(degree: float) -> int:
 
 
 def check_region_name(name: str) -> str:
-    """A region name for case names: letters, digits and '-' only (no '_').
+    """Return a region name for case names: letters, digits and '-' only (no '_').
 
     Parameters
     ----------

@@ -61,7 +61,7 @@ def pet_like_scan(
     gain: float = 1.0,
     seed: Seed = None,
 ) -> np.ndarray:
-    """A simulated PET-like scan (float32 in [0, 1]) from a T1 MRI in [0, 1].
+    """Return a simulated PET-like scan (float32 in [0, 1]) from a T1 MRI in [0, 1].
 
     Uptake is :data:`T1_TO_UPTAKE` of the T1 intensity, times ``gain`` (a subject's global
     metabolism), blurred with a Gaussian of ``fwhm_mm``; Gaussian noise of standard
@@ -155,7 +155,7 @@ def box_atlas(brain: np.ndarray, affine: np.ndarray) -> np.ndarray:
 def template_reconstruction(
     scan: np.ndarray, template: np.ndarray, *, brain: np.ndarray | None = None
 ) -> np.ndarray:
-    """A toy "pseudo-healthy reconstruction": the healthy template scaled to the scan.
+    """Return a toy "pseudo-healthy reconstruction": the healthy template scaled to the scan.
 
     ``template * mean(scan[brain]) / mean(template[brain])`` (``brain`` defaults to
     ``template > 0``): whatever the input, the output is a healthy-looking image of the
@@ -192,7 +192,7 @@ def template_reconstruction(
 
 
 def template_brain(template: np.ndarray) -> np.ndarray:
-    """The brain of :func:`template_reconstruction` by default: the template's voxels above 0.
+    """Return the default brain of :func:`template_reconstruction`: the template's voxels above 0.
 
     Parameters
     ----------

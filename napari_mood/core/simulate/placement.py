@@ -208,7 +208,7 @@ def check_unit(name: str, value: float) -> float:
 
 
 def body_of(arr: np.ndarray, body_mask: np.ndarray | None) -> np.ndarray:
-    """The body mask anomalies are placed in.
+    """Return the body mask anomalies are placed in.
 
     Parameters
     ----------
@@ -236,7 +236,7 @@ def body_of(arr: np.ndarray, body_mask: np.ndarray | None) -> np.ndarray:
 
 
 def avoid_of(arr: np.ndarray, avoid: np.ndarray | None) -> np.ndarray | None:
-    """The voxels a new anomaly keeps its distance from (earlier anomalies).
+    """Return the voxels a new anomaly keeps its distance from (earlier anomalies).
 
     Parameters
     ----------
@@ -267,7 +267,7 @@ def avoid_of(arr: np.ndarray, avoid: np.ndarray | None) -> np.ndarray | None:
 def resolve_size(
     size: float | None, size_range: tuple[int, int], rng: np.random.Generator
 ) -> float:
-    """The anomaly's size in voxels: the one given, or drawn from ``size_range``.
+    """Return the anomaly's size in voxels: the one given, or drawn from ``size_range``.
 
     Parameters
     ----------
@@ -393,7 +393,7 @@ def place_region(
     avoid: np.ndarray | None,
     rng: np.random.Generator,
 ) -> tuple[int, ...]:
-    """The centre of a new anomaly: the one given (checked), else a random one that fits.
+    """Return the centre of a new anomaly: the one given (checked), else a random one that fits.
 
     Parameters
     ----------
