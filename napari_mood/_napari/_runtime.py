@@ -50,6 +50,9 @@ def thaw_objects(*_: object) -> None:
 
 
 def quicken_thread_switches(interval: float = SWITCH_INTERVAL) -> None:
-    """Let a thread asking for the GIL get it after ``interval`` seconds at most, unless a
-    shorter interval is already set."""
+    """Cap the interpreter's thread switch interval at ``interval`` seconds.
+
+    Let a thread asking for the GIL get it after ``interval`` seconds at most, unless a
+    shorter interval is already set.
+    """
     sys.setswitchinterval(min(interval, sys.getswitchinterval()))

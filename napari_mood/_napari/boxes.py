@@ -58,7 +58,7 @@ PRED_TEXT = {"string": "{confidence:.2f}", "size": 8, "color": "white", "anchor"
 
 
 def is_box_dataset(path: str | os.PathLike[str]) -> bool:
-    """A folder holding ``boxes.csv`` and PNG slices (in it or in ``images/``)."""
+    """Return a folder holding ``boxes.csv`` and PNG slices (in it or in ``images/``)."""
     folder = Path(path)
     if not (folder.is_dir() and (folder / BOXES_FILE).is_file()):
         return False
@@ -79,7 +79,7 @@ def _read(path: str | list[str]) -> list[LayerData]:
 
 
 def rectangles(boxes: BoxSet, order: Sequence[str]) -> list[np.ndarray]:
-    """napari rectangles ``(4, 3)``: (slice index, row, column) corners on pixel edges.
+    """Rectangles for napari, ``(4, 3)``: (slice index, row, column) corners on pixel edges.
 
     Examples
     --------

@@ -97,9 +97,12 @@ class PanelDocking:
         return True
 
     def dock_rest(self) -> None:
-        """Dock every panel not docked yet; the window repaints once, at the end (not
+        """Dock every panel not docked yet, repainting the window once.
+
+        Dock every panel not docked yet; the window repaints once, at the end (not
         after each dock, when a case is drawn that costs a canvas redraw each). Other
-        events are handled between two docks: the window answers meanwhile."""
+        events are handled between two docks: the window answers meanwhile.
+        """
         from qtpy.QtWidgets import QApplication
 
         with no_repaint(self._viewer):

@@ -59,7 +59,7 @@ def helper_metadata(role: str, method: str | None = None) -> dict[str, dict[str,
 
 
 def _copy_layer(layer: Any, *, name: str, role: str, method: str) -> Any:
-    """A layer showing the same array as ``layer`` (no array copy), marked as a helper."""
+    """Return a layer showing the same array as ``layer`` (no array copy), marked as a helper."""
     from napari.layers import Layer
 
     data, state, kind = layer.as_layer_data_tuple()
@@ -84,8 +84,11 @@ class _SavedView:
 
 @dataclass(frozen=True)
 class _Cell:
-    """One grid cell: the method's layer between its scan and GT (either may be absent),
-    and its colour bar on top."""
+    """One cell of the comparison grid.
+
+    The method's layer between its scan and GT (either may be absent),
+    and its colour bar on top.
+    """
 
     method: str
     layer: Any
@@ -189,8 +192,11 @@ class CompareGrid:
         self._viewer.canvas.grid.shape = self._shape()
 
     def _show_cell(self, cell: _Cell, shown: bool) -> None:
-        """Show the method, its colour bar and, if they were shown before the grid, its
-        scan and GT."""
+        """Show or hide one grid cell's layers and colour bar.
+
+        Show the method, its colour bar and, if they were shown before the grid, its
+        scan and GT.
+        """
         for layer in cell.layers:
             layer.visible = shown and (layer is cell.layer or self._base_visible[id(layer)])
         cell.legend.visible = shown
@@ -228,7 +234,7 @@ class CompareGrid:
         return copy
 
     def _legend(self, method: str, layer: Any) -> Any:
-        """A one-point layer drawn with opacity 0, for its colour bar over scores 0..1."""
+        """Return a one-point layer drawn with opacity 0, for its colour bar over scores 0..1."""
         legend = ScoreLegend(
             self._viewer,
             layer,
@@ -294,7 +300,7 @@ class CompareGrid:
 
 
 def _overlay_state(layer: Any) -> dict[str, dict[str, Any]]:
-    """The settings of a layer's overlays that :data:`CELL_OVERLAYS` changes."""
+    """Return the settings of a layer's overlays that :data:`CELL_OVERLAYS` changes."""
     return {
         overlay: {key: getattr(getattr(layer, overlay), key) for key in settings}
         for overlay, settings in CELL_OVERLAYS.items()

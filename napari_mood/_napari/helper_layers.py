@@ -31,12 +31,14 @@ R = TypeVar("R")
 
 
 def helper_levels(data: np.ndarray) -> Any:
-    """What a helper layer shows for ``data``: itself, or for a large volume its pyramid
+    """Return the data of a helper layer: the array itself or its display pyramid.
+
+    What a helper layer shows for ``data``: itself, or for a large volume its pyramid
     (:func:`display_levels`, max pooling, so a one-voxel object stays visible).
 
     Made by the worker job that makes ``data`` (:func:`shown_with`) and handed to
     :func:`add_helper_labels` / :func:`set_helper_data` as ``levels``: the GUI thread then
-    only adds the layer (a 512^3 pyramid on the GUI thread stalled it for 0.1-1 s).
+    only adds the layer (building a large volume's pyramid there would freeze the window).
     """
     return display_levels(data, pool="max")
 
@@ -92,8 +94,11 @@ def add_helper_labels(
 
 
 def set_helper_data(layer: Any, data: np.ndarray, *, levels: Any = None) -> None:
-    """Show new data in a helper layer (kept non-editable); ``levels`` as in
-    :func:`add_helper_labels`."""
+    """Show new data in a helper layer, keeping it non-editable.
+
+    Show new data in a helper layer (kept non-editable); ``levels`` as in
+    :func:`add_helper_labels`.
+    """
     layer.data = helper_levels(data) if levels is None else levels
     layer.editable = False  # napari makes a Labels layer editable again on new data
 
@@ -103,7 +108,7 @@ _CONTOURS: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
 
 
 def follow_display(viewer: Any) -> None:
-    """Helper labels drawn as outlines in 2-D are filled in 3-D (napari has no 3-D contours)."""
+    """Show helper labels as outlines in 2-D, filled in 3-D (napari has no 3-D contours)."""
     flat = viewer.dims.ndisplay == 2
     for layer in list(viewer.layers):
         wanted = _CONTOURS.get(layer)
@@ -130,7 +135,7 @@ def _refuse_editing(layer: Any) -> None:
 
 
 def helper_layers(viewer: Any, role: str, *, key: str = METADATA_KEY) -> Iterator[Any]:
-    """The viewer's layers whose ``metadata[key]["role"]`` is ``role``."""
+    """Yield the viewer's layers whose ``metadata[key]["role"]`` is ``role``."""
     for layer in list(viewer.layers):
         info = getattr(layer, "metadata", {}).get(key)
         if isinstance(info, dict) and info.get("role") == role:

@@ -100,12 +100,14 @@ def refill_layer(layer: Any, item: LayerData) -> None:
 
 
 def set_layer_data(layer: Any, data: Any) -> None:
-    """``layer.data = data``, sliced once: a pyramid of the same level shapes keeps the
+    """Give ``layer`` new data, sliced once.
+
+    ``layer.data = data``, sliced once: a pyramid of the same level shapes keeps the
     level and the region the view chose.
 
     napari's data setter puts a multiscale layer back to its coarsest level and slices
-    it; the next draw picks the finest level again and slices it again: every layer of a
-    256^3 case was sliced and uploaded twice per case switch, in each view. When the new
+    it; the next draw picks the finest level again and slices it again: every layer would
+    be sliced and uploaded twice per case switch, in each view. When the new
     pyramid's levels have the old ones' shapes, the setter's slicing is held and the
     layer is sliced once, at the level and region it had.
     """

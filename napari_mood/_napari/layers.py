@@ -63,7 +63,7 @@ PYRAMID_SMALLEST_EDGE = 128
 
 
 def display_levels(data: Any, *, pool: PoolMethod) -> Any:
-    """What a layer shows for ``data``: itself, or for a large volume a pyramid.
+    """Return what a layer shows for ``data``: itself, or for a large volume a pyramid.
 
     Volumes of more than :data:`PYRAMID_MIN_VOXELS` voxels become ``[data, data/2, ...]``
     (:func:`napari_mood.services.display.build_pyramid`; ``"max"`` pooling for maps and
@@ -80,13 +80,13 @@ def display_levels(data: Any, *, pool: PoolMethod) -> Any:
 
 
 def scored_data(layer: Any) -> Any:
-    """The full-resolution data of a layer (level 0 of a multiscale one): what is scored."""
+    """Return the full-resolution data of a layer (level 0 of a multiscale one): what is scored."""
     data = layer.data
     return data[0] if getattr(layer, "multiscale", False) else data
 
 
 def gt_label_data(mask: np.ndarray) -> np.ndarray:
-    """What a ground truth's Labels layer holds: its bool ``mask`` seen as uint8, no copy.
+    """Return what a ground truth's Labels layer holds: its bool ``mask`` seen as uint8, no copy.
 
     napari's Labels layer copies a bool array into uint8 (one byte per voxel: 134 MB at
     512^3); a uint8 view of the mask is kept as it is. The view is not writeable (painting
@@ -111,7 +111,7 @@ def gt_label_data(mask: np.ndarray) -> np.ndarray:
 
 
 def gt_truth(data: Any) -> Any:
-    """The ground truth a GT layer's full-resolution ``data`` holds, as scored: bool, no copy.
+    """Return the GT a GT layer's full-resolution ``data`` holds, as scored: bool, no copy.
 
     The data of :func:`gt_label_data` (a read-only uint8 view of a bool mask: voxels 0
     and 1) is seen as bool, so the jobs that score against it (each would otherwise make

@@ -101,7 +101,7 @@ class NeutralNames:
         entry.shown = layer.name  # napari may have made it unique ("Method A [1]")
 
     def _on_layer_name(self, event: Any) -> None:
-        """Renamed while blind: a real name is hidden again, a neutral one kept."""
+        """Hide a real name again when a layer is renamed while blind (a neutral one is kept)."""
         layer = event.source
         entry = self._renamed.get(id(layer))
         if entry is None or layer.name == entry.shown:

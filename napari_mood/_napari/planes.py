@@ -75,7 +75,7 @@ LETTER_COLOR = CROSSHAIR_COLOR
 
 
 def camera_orientation(row_axis: int, col_axis: int, convention: Convention) -> tuple[str, str]:
-    """napari's ``camera.orientation2d`` for the displayed axes (see ``screen_flips``).
+    """Return the ``camera.orientation2d`` of the displayed axes (see ``screen_flips``).
 
     Examples
     --------
@@ -96,7 +96,7 @@ _OPEN: weakref.WeakSet[LinkedPlanes] = weakref.WeakSet()
 
 
 def planes_of(viewer: Any) -> list[LinkedPlanes]:
-    """The open :class:`LinkedPlanes` of a viewer, or of napari's proxy of it.
+    """Return the open :class:`LinkedPlanes` of a viewer, or of napari's proxy of it.
 
     napari hands each panel a ``PublicOnlyProxy`` of the viewer, never ``is`` the viewer
     itself: the proxy is unwrapped here, so every panel finds the planes.
@@ -115,7 +115,7 @@ def shows_slice_stack(viewer: Any) -> bool:
 
 
 def _is_slice_stack(layer: Any) -> bool:
-    """A layer of a box dataset (:mod:`napari_mood._napari.boxes`): slices, boxes."""
+    """Return a layer of a box dataset (:mod:`napari_mood._napari.boxes`): slices, boxes."""
     return BOXES_KEY in getattr(layer, "metadata", {})
 
 
@@ -327,8 +327,11 @@ class LinkedPlanes:
         model.dims.set_current_step(axis, min(max(current + steps, 0), last))
 
     def zoom_by(self, model: Any, factor: float, around: Sequence[float] | None = None) -> None:
-        """Zoom ``model`` by ``factor``, keeping the world point ``around`` where it is on
-        screen (the pointer; default the centre). Linked, the other views follow."""
+        """Zoom one view by ``factor`` around a world point.
+
+        Zoom ``model`` by ``factor``, keeping the world point ``around`` where it is on
+        screen (the pointer; default the centre). Linked, the other views follow.
+        """
         camera = model.scene.camera
         centre = np.asarray(camera.center[-2:], dtype=float)
         if around is not None:
@@ -367,10 +370,13 @@ class LinkedPlanes:
         self._lay_out()
 
     def _schedule_copies(self, step: Callable[[], None]) -> None:
-        """Make the side views' copies after the main canvas's repaint, quietly, one side
+        """Queue a side-view update to run after the main canvas has painted.
+
+        Make the side views' copies after the main canvas's repaint, quietly, one side
         view per event-loop turn: that view draws before the next one's copies are made
-        (the window answers between two; both at once were a block of over a second for
-        a 256^3 case)."""
+        (the window answers between two; making both at once would block it for a
+        large case).
+        """
         self._steps.append(step)
         if len(self._steps) == 1:
             call_after_paint(self._next_copies)
@@ -383,12 +389,12 @@ class LinkedPlanes:
             call_after_paint(self._next_copies)
 
     def _copy_quietly(self, step: Callable[[], None]) -> None:
-        """A side view's first layer centres its sliders: that must not move the point."""
+        """Run ``step`` without moving the point (a side view's first layer centres its sliders)."""
         with self._quiet():
             step()
 
     def _on_copy(self, copy: Any) -> None:
-        """A layer reached a side view: lay the views out for it.
+        """Lay the views out for a layer that reached a side view.
 
         Also called while ``__init__`` builds the mirrors (their first copies), before
         both models exist; ``__init__`` lays everything out at its end then.
@@ -463,9 +469,12 @@ class LinkedPlanes:
         return next((m for m in self.views if m.scene.camera is camera), None)
 
     def _follow_camera(self, source: Any, factor: float) -> None:
-        """The other views zoom by ``factor`` and take ``source``'s centre along the axes
+        """Make the other views follow ``source``'s zoom and centre.
+
+        The other views zoom by ``factor`` and take ``source``'s centre along the axes
         they share; not in napari's grid (its cells are a comparison with a camera of
-        their own, refitted when the grid comes and goes)."""
+        their own, refitted when the grid comes and goes).
+        """
         paused = self.viewer.canvas.grid.enabled
         if not self.linked or self._syncing or self._closed or paused or not _flat(source):
             return
@@ -522,7 +531,7 @@ class LinkedPlanes:
         self._draw_crosshairs()
 
     def _on_mouse_drag(self, model: Any, event: Any) -> Iterator[None]:
-        """A click (press and release without moving) puts the point there."""
+        """Put the point where a click lands (press and release without moving)."""
         if event.button != 1 or model.dims.ndisplay != 2 or not _navigating(model):
             return
         start = tuple(event.position)
@@ -566,12 +575,12 @@ CROSSHAIR_PIXELS = 1.5
 
 
 def _screen_width(model: Any, pixels: float) -> float:
-    """The world width that is ``pixels`` screen pixels at the model's zoom."""
+    """Return the world width that is ``pixels`` screen pixels at the model's zoom."""
     return pixels / max(float(model.scene.camera.zoom), 1e-6)
 
 
 def _order(ndim: int, *axes: int) -> tuple[int, ...]:
-    """A dims order putting the last three axes as ``axes`` (leading axes unchanged)."""
+    """Return a dims order putting the last three axes as ``axes`` (leading axes unchanged)."""
     lead = ndim - 3
     return (*range(lead), *(lead + a for a in axes))
 
@@ -584,7 +593,7 @@ def _navigating(model: Any) -> bool:
 
 
 def _cross_lines(model: Any) -> np.ndarray:
-    """The crosshair as napari vectors ``(n, 2, ndim)``: a start and its span per line.
+    """Return the crosshair as napari vectors ``(n, 2, ndim)``: a start and its span per line.
 
     One line along each displayed axis, through the point, across the whole range.
     """
@@ -606,8 +615,11 @@ def _to_data(layer: Any, lines: np.ndarray) -> np.ndarray:
 
 
 def _follow_grid(crosshair: Any, model: Any) -> None:
-    """The crosshair on the case's voxel grid (scale, translate): a layer with a finer
-    grid would make napari's sliders step by it (1 mm steps over 2 mm slices)."""
+    """Put the crosshair on the case's voxel grid.
+
+    The crosshair on the case's voxel grid (scale, translate): a layer with a finer
+    grid would make napari's sliders step by it (1 mm steps over 2 mm slices).
+    """
     reference = next((layer for layer in model.layers if _mirrored(layer)), None)
     if reference is None or reference.ndim != crosshair.ndim:
         return
@@ -650,7 +662,7 @@ def _crosshair(model: Any) -> Any | None:
 
 
 def _ensure_crosshair(model: Any) -> None:
-    """A crosshair layer on top of ``model`` (it shows a volume)."""
+    """Add a crosshair layer on top of ``model`` (it shows a volume)."""
     crosshair = _crosshair(model)
     if crosshair is None:
         active = model.layers.selection.active

@@ -40,7 +40,7 @@ _BY_SESSION: weakref.WeakKeyDictionary[Any, CasePrefetch] = weakref.WeakKeyDicti
 
 
 def prefetch_for(session: Any) -> CasePrefetch:
-    """The one :class:`CasePrefetch` of a viewer's session (shared by its panels)."""
+    """Return the one :class:`CasePrefetch` of a viewer's session (shared by its panels)."""
     prefetch = _BY_SESSION.get(session)
     if prefetch is None:
         prefetch = _BY_SESSION[session] = CasePrefetch()
@@ -84,8 +84,11 @@ class CasePrefetch:
         self._results: tuple[str, dict[str, Any]] = ("", {})  # of the case handed over
 
     def add_job(self, name: str, prepare: Callable[[], AheadJob | None]) -> None:
-        """Make something of each case read ahead: ``prepare()`` (on the main thread, when
-        a read ahead starts) returns the job to run on that case, or None for none."""
+        """Register a job to run on each case read ahead.
+
+        Make something of each case read ahead: ``prepare()`` (on the main thread, when
+        a read ahead starts) returns the job to run on that case, or None for none.
+        """
         self._jobs[name] = prepare
 
     def remove_job(self, name: str) -> None:
@@ -93,8 +96,11 @@ class CasePrefetch:
         self._jobs.pop(name, None)
 
     def result(self, name: str, case: str | None) -> Any | None:
-        """The result of job ``name`` on ``case``, when that case was handed over read
-        ahead and the job gave one (it stays until the next case is handed over)."""
+        """Return the result of job ``name`` on ``case``, if the read ahead made one.
+
+        The result of job ``name`` on ``case``, when that case was handed over read
+        ahead and the job gave one (it stays until the next case is handed over).
+        """
         held_case, results = self._results
         return results.get(name) if case is not None and case == held_case else None
 
@@ -122,8 +128,11 @@ class CasePrefetch:
     def take(
         self, dataset: MoodDataset, case: str, methods: Mapping[str, MethodFolder]
     ) -> LoadedCase | None:
-        """The case, handed over now when it was read ahead and is read; else None
-        (nothing changes: :meth:`load` in a worker then hands it over or reads it)."""
+        """Return the case read ahead, if it is the one asked for and ready.
+
+        The case, handed over now when it was read ahead and is read; else None
+        (nothing changes: :meth:`load` in a worker then hands it over or reads it).
+        """
         with self._lock:
             future = self._future
             if future is None or self._key != _key(dataset, case, methods) or not future.done():
@@ -141,8 +150,11 @@ class CasePrefetch:
         case: str,
         methods: Mapping[str, MethodFolder],
     ) -> None:
-        """Show ``case``: at once when read ahead (no worker round trip), else read by
-        ``opener`` (a :class:`LatestWorker` whose result goes to ``shown``)."""
+        """Show ``case``, from the read ahead when possible.
+
+        Show ``case``: at once when read ahead (no worker round trip), else read by
+        ``opener`` (a :class:`LatestWorker` whose result goes to ``shown``).
+        """
         ahead = self.take(dataset, case, methods)
         if ahead is None:
             opener.submit(self.load, dataset, case, methods)
@@ -153,7 +165,7 @@ class CasePrefetch:
     def load(
         self, dataset: MoodDataset, case: str, methods: Mapping[str, MethodFolder]
     ) -> LoadedCase:
-        """The case (a worker job): handed over when read ahead, else read now.
+        """Return the case (a worker job): handed over when read ahead, else read now.
 
         A case read ahead is handed over once; an error met while reading it ahead is
         raised here, as reading it now would.
@@ -191,11 +203,14 @@ _REGIONS_SHOWN = shown_with(find_regions, lambda found: found.labels)
 
 
 def review_regions_job(method: str, threshold: float, scope: RegionScope) -> AheadJob:
-    """The review panel's job on a case read ahead: ``method``'s flagged regions at
+    """Job that finds the review panel's regions on a case read ahead.
+
+    The review panel's job on a case read ahead: ``method``'s flagged regions at
     ``threshold`` (the one its layer keeps across cases), as the panel's own worker
     returns them (:func:`~napari_mood.services.review_regions.find_regions` with the
     labels' display levels), with ``scope``: ``(scope, (found, levels))``. None when the
-    case has no map of ``method``."""
+    case has no map of ``method``.
+    """
 
     def job(loaded: LoadedCase) -> Any:
         tuples = {_layer_key(kwargs): (data, kwargs) for data, kwargs, _ in loaded.layers}

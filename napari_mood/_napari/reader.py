@@ -220,10 +220,13 @@ def _load_dataset(
 
 
 def _load_case(dataset: MoodDataset | None, case: str, **options: Any) -> CaseData:
-    """:func:`~napari_mood.io.case.load_case`, a large scan read small (only shown):
+    """Load a case for display, reading a large scan at reduced precision.
+
+    :func:`~napari_mood.io.case.load_case`, a large scan read small (only shown):
     the scan of a volume the viewer shows multiscale (more than
     :data:`~napari_mood._napari.layers.PYRAMID_MIN_VOXELS` voxels) is float16, or its
-    stored integers of up to 16 bits: 268 MB instead of 537 MB at 512^3."""
+    stored integers of up to 16 bits: 268 MB instead of 537 MB at 512^3.
+    """
     return load_case(dataset, case, small_scan_above=layer_rules.PYRAMID_MIN_VOXELS, **options)
 
 

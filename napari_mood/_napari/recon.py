@@ -76,7 +76,7 @@ def _outline(view: ReconView, gt: np.ndarray, cell: str) -> LayerData:
 
 
 def recon_layer_data(view: ReconView, *, threshold: float = 0.5) -> list[LayerData]:
-    """The layers of one case in grid order (no napari import).
+    """Return the layers of one case in grid order (no napari import).
 
     Cells: input | reconstruction | residual | healthy; with an anomaly region each cell
     holds its image and then the region's outline (one uint8 array shared by the four

@@ -26,7 +26,7 @@ LEGEND_MIN_SHARE = 0.03
 def legend_colors(
     colormap: Any, limits: tuple[float, float], *, samples: int = LEGEND_SAMPLES
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Controls over 0..1 and the RGBA colours a map shows each score in.
+    """Return the controls over 0..1 and the RGBA colours a map shows each score in.
 
     ``colormap`` is the map's napari colormap stretched over its contrast ``limits``:
     a score below the lower limit (the threshold) is not drawn (transparent), a score
@@ -54,7 +54,7 @@ def legend_colors(
 
 
 def legend_colormap(layer: Any) -> Any:
-    """The colour bar's colormap for a method layer (:func:`legend_colors`)."""
+    """Return the colour bar's colormap for a method layer (:func:`legend_colors`)."""
     from napari.utils.colormaps import Colormap
 
     controls, colors = legend_colors(layer.colormap, tuple(layer.contrast_limits))

@@ -102,7 +102,7 @@ class SessionMethod:
         return scored_data(self.layer)
 
     def snapshot(self) -> MapSnapshot:
-        """What a background job needs of this map now (the array is not copied).
+        """Return what a background job needs of this map now (the array is not copied).
 
         Every panel takes its snapshots here, so their jobs share one labelling cache key
         (map, threshold, spacing = the layer's ``|scale|``).
@@ -224,7 +224,7 @@ class MoodSession:
         return None if not values else DisplayTransform.from_dict(values)
 
     def inputs(self) -> Inputs:
-        """The files and folders shown: outputs may not land in or on them (output guard).
+        """Return the files and folders shown: outputs may not land in or on them (output guard).
 
         The dataset folder, every layer's file and the folder of each method's map.
         """
@@ -338,8 +338,11 @@ class MoodSession:
             viewer.layers.selection.active = next(iter(self._methods.values()))
 
     def _swap_layers(self, viewer: Any, old: list[Any], layers: Sequence[LayerData]) -> None:
-        """Old layers of the same kind take the new arrays (:func:`pair_layers`); the rest
-        are removed or made; the case's layers end in the order of ``layers``."""
+        """Put the case's layers in the viewer, reusing layers of the same kind.
+
+        Old layers of the same kind take the new arrays (:func:`pair_layers`); the rest
+        are removed or made; the case's layers end in the order of ``layers``.
+        """
         from napari.layers import Layer
 
         index = min((viewer.layers.index(x) for x in old), default=len(viewer.layers))
@@ -368,9 +371,12 @@ class MoodSession:
         return self._maps_coming
 
     def expect_maps(self) -> None:
-        """Say that the shown case's maps are being read and will join through
+        """Mark the shown case's score maps as still being read.
+
+        Say that the shown case's maps are being read and will join through
         :meth:`complete_case` (widgets say so instead of "no score map"); emits
-        ``methods_changed``."""
+        ``methods_changed``.
+        """
         self._maps_coming = True
         self.methods_changed.emit()
 
@@ -396,7 +402,7 @@ class MoodSession:
             viewer.layers.selection.active = next(iter(self._methods.values()))
 
     def _case_layers(self) -> list[Any]:
-        """The viewer's scan, GT and method layers (tracked or not), bottom first."""
+        """Return the viewer's scan, GT and method layers (tracked or not), bottom first."""
         viewer = self.viewer
         if viewer is None:
             return []
@@ -568,7 +574,9 @@ class MoodSession:
 
 @contextmanager
 def no_repaint(viewer: Any) -> Iterator[None]:
-    """Hold the window's repaints while a case's layers are swapped or panels are docked
+    """Hold the window's repaints while layers or panels change.
+
+    Hold the window's repaints while a case's layers are swapped or panels are docked
     (one paint at the end; napari's QMainWindow is not public, so without it nothing is held).
 
     Each inserted layer becomes the selected one, and napari's layer controls then

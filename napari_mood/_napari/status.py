@@ -43,7 +43,7 @@ def scanner_text(transform: DisplayTransform, display_index: Sequence[float]) ->
 
 
 def status_info(name: str, coordinates: str = "") -> dict[str, str]:
-    """A status in napari's own format: every key its status bar reads (napari 0.9).
+    """Return a status in napari's own format: every key its status bar reads (napari 0.9).
 
     Examples
     --------

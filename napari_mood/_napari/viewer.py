@@ -239,8 +239,11 @@ def build_viewer(
 
 
 def _dock_while(docking: PanelDocking | None, done: Callable[[], bool]) -> None:
-    """Dock panels one by one until ``done()`` (or every panel is docked), handling the
-    window's events between two."""
+    """Dock panels one by one until ``done()`` or all are docked.
+
+    Dock panels one by one until ``done()`` (or every panel is docked), handling the
+    window's events between two.
+    """
     from qtpy.QtWidgets import QApplication
 
     while docking is not None and not done():
@@ -250,8 +253,11 @@ def _dock_while(docking: PanelDocking | None, done: Callable[[], bool]) -> None:
 
 
 def _draw_now(viewer: Any) -> None:
-    """Paint napari's main canvas at once (a synchronous Qt repaint), so the case is on
-    screen before queued work (the side views filling in, docking) runs."""
+    """Repaint napari's main canvas synchronously.
+
+    Paint napari's main canvas at once (a synchronous Qt repaint), so the case is on
+    screen before queued work (the side views filling in, docking) runs.
+    """
     qt_viewer = getattr(viewer.window, "_qt_viewer", None)  # private: skipped if renamed
     native = getattr(getattr(qt_viewer, "canvas", None), "native", None)
     if native is not None and hasattr(native, "repaint"):
@@ -418,7 +424,7 @@ FOCUS_MIN_EXTENT_MM = 40.0
 
 
 def unwrap_viewer(viewer: Any) -> Any:
-    """The viewer itself rather than napari's ``PublicOnlyProxy`` around it.
+    """Return the viewer itself rather than napari's ``PublicOnlyProxy`` around it.
 
     napari hands plugin widgets a proxy whose attributes are proxies too: a layer got
     through it is not ``is``-identical to the same layer in the layer list's events
@@ -474,7 +480,9 @@ def _legend_entries(layers: Sequence[Any]) -> list[tuple[str, str]]:
 
 
 class _ExportLook:
-    """Context: scale bar on and a colour bar over scores 0..1 for each shown method, then
+    """Show a scale bar and score colour bars for the duration of the context.
+
+    Context: scale bar on and a colour bar over scores 0..1 for each shown method, then
     back as they were.
 
     The colour bars are :class:`~napari_mood._napari.score_legend.ScoreLegend` helpers, not
@@ -513,12 +521,14 @@ class _ExportLook:
 
 
 def _is_legend(layer: Any) -> bool:
-    """A score colour bar of the compare grid's cells."""
+    """Return a score colour bar of the compare grid's cells."""
     return (layer.metadata.get(COMPARE_KEY) or {}).get("role") == "legend"
 
 
 def export_view(viewer: Any, path: str | os.PathLike[str], method_layers: Sequence[Any]) -> Path:
-    """Save the canvas as a PNG with a scale bar, the methods' colour bars and a legend strip
+    """Save the canvas with scale bar, colour bars and a method legend as a PNG.
+
+    Save the canvas as a PNG with a scale bar, the methods' colour bars and a legend strip
     naming each method's colour (:mod:`napari_mood.services.view_legend`); returns it.
 
     The scale bar's unit is the layers' ``units`` (mm for napari-mood layers).

@@ -123,7 +123,9 @@ class StdoutUnusable(Exception):
 
 
 class _StandardOutput:
-    """``sys.stdout`` during a command: the first failed write or flush is remembered
+    """Standard output wrapper that remembers the first failed write.
+
+    ``sys.stdout`` during a command: the first failed write or flush is remembered
     (``problem``) and raised as :class:`StdoutUnusable`; a broken pipe stays a
     :class:`BrokenPipeError` (the reader went away: not an error).
 
@@ -167,8 +169,11 @@ class _StandardOutput:
 
 
 class _Diagnostics:
-    """``sys.stderr`` during a command: messages that cannot be written (standard error
-    closed, a full device) are dropped; the exit status still tells."""
+    """Standard error wrapper that drops messages it cannot write.
+
+    ``sys.stderr`` during a command: messages that cannot be written (standard error
+    closed, a full device) are dropped; the exit status still tells.
+    """
 
     def __init__(self, stream: TextIO | None) -> None:
         self.stream = stream
@@ -201,7 +206,7 @@ class _Diagnostics:
 
 
 def _reason(exc: BaseException) -> str:
-    """The OS's words for an error (``No space left on device``), else its text."""
+    """Return the OS's words for an error (``No space left on device``), else its text."""
     from napari_mood.io.errors import one_line
 
     if isinstance(exc, OSError) and exc.strerror:
@@ -220,8 +225,11 @@ def _flush_quietly(stdout: _StandardOutput) -> None:
 
 
 def _hold_descriptor(descriptor: int) -> None:
-    """Put ``/dev/null`` on a closed descriptor, so that no file opened later takes its
-    number (a child process writing to its standard output would write into it)."""
+    """Reserve a closed file descriptor by opening ``/dev/null`` on it.
+
+    Put ``/dev/null`` on a closed descriptor, so that no file opened later takes its
+    number (a child process writing to its standard output would write into it).
+    """
     try:
         os.fstat(descriptor)
     except OSError:
@@ -232,9 +240,12 @@ def _hold_descriptor(descriptor: int) -> None:
 
 
 def _discard_stdout() -> None:
-    """Point the descriptor of standard output at ``/dev/null`` once it has failed: what
+    """Redirect standard output's descriptor to ``/dev/null`` after a failure.
+
+    Point the descriptor of standard output at ``/dev/null`` once it has failed: what
     is left in Python's buffer then goes nowhere at exit, without a second message
-    ("Exception ignored ... BrokenPipeError")."""
+    ("Exception ignored ... BrokenPipeError").
+    """
     stream = sys.stdout.stream if isinstance(sys.stdout, _StandardOutput) else sys.stdout
     try:
         descriptor = stream.fileno() if stream is not None else -1
@@ -258,7 +269,7 @@ _READABLE = {
 
 
 def readable_category(category: type[Warning]) -> str:
-    """A warning class in words: ``UndefinedMetricWarning`` -> ``"undefined metric"``.
+    """Return a warning class in words: ``UndefinedMetricWarning`` -> ``"undefined metric"``.
 
     Examples
     --------

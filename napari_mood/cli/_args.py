@@ -63,7 +63,7 @@ class _AppendPred(argparse.Action):
 
 
 def _output(text: str) -> Path:
-    """An output path: not empty (an empty path would mean the current folder)."""
+    """Return an output path: not empty (an empty path would mean the current folder)."""
     if not text.strip():
         raise argparse.ArgumentTypeError("must not be empty: give a path")
     return Path(text)
@@ -73,7 +73,7 @@ SCREENSHOT_SUFFIXES = (".png",)
 
 
 def _screenshot(text: str) -> Path:
-    """A window screenshot: a PNG file path (napari writes the format its name says)."""
+    """Return a window screenshot: a PNG file path (napari writes the format its name says)."""
     path = _output(text)
     if path.suffix.lower() not in SCREENSHOT_SUFFIXES:
         raise argparse.ArgumentTypeError(f"must be a .png file, got {text!r}")
@@ -117,17 +117,17 @@ def _integer(text: str, *, minimum: int) -> int:
 
 
 def _count(text: str) -> int:
-    """A whole number >= 0."""
+    """Return a whole number >= 0."""
     return _integer(text, minimum=0)
 
 
 def _positive(text: str) -> int:
-    """A whole number >= 1."""
+    """Return a whole number >= 1."""
     return _integer(text, minimum=1)
 
 
 def _batches(text: str) -> int:
-    """A number of batches: 0 .. MAX_BATCHES (each costs an AP over a batch of cases)."""
+    """Return a number of batches: 0 .. MAX_BATCHES (each costs an AP over a batch of cases)."""
     value = _integer(text, minimum=0)
     if value > MAX_BATCHES:
         raise argparse.ArgumentTypeError(
@@ -138,7 +138,7 @@ def _batches(text: str) -> int:
 
 
 def _dpi(text: str) -> float:
-    """A resolution: MIN_DPI .. MAX_DPI (beyond it one figure needs gigabytes)."""
+    """Return a resolution: MIN_DPI .. MAX_DPI (beyond it one figure needs gigabytes)."""
     try:
         value = float(text)
     except ValueError:
@@ -152,7 +152,7 @@ def _dpi(text: str) -> float:
 
 
 def _width(text: str) -> float:
-    """A figure width in mm: a journal preset or a length with a unit."""
+    """Return a figure width in mm: a journal preset or a length with a unit."""
     try:
         return parse_width(text)
     except ValueError as exc:
@@ -240,7 +240,7 @@ def _bounded(text: str, *, minimum: int, maximum: int, why: str) -> int:
 
 
 def _cases(text: str) -> int:
-    """A number of simulated cases: 0 .. MAX_CASES."""
+    """Return a number of simulated cases: 0 .. MAX_CASES."""
     return _bounded(text, minimum=0, maximum=MAX_CASES, why="each case is a whole scan written")
 
 
@@ -278,7 +278,7 @@ def _intensities(text: str) -> tuple[float, ...]:
 
 
 def _radius(text: str) -> float:
-    """A sphere radius in voxels: 0 .. MAX_RADIUS (the sweep's bound)."""
+    """Return a sphere radius in voxels: 0 .. MAX_RADIUS (the sweep's bound)."""
     from napari_mood.services.simulation import check_values
 
     try:
@@ -346,7 +346,7 @@ def _figure_cases(text: str) -> int:
 
 
 def _subfolder(text: str) -> str:
-    """``--scans``: a folder name inside the dataset (a path could read anything on disk)."""
+    """Parse ``--scans``: a folder name inside the dataset (a path could read anything on disk)."""
     try:
         return _name_part(text)
     except argparse.ArgumentTypeError:
@@ -366,7 +366,7 @@ def _reader_name(text: str) -> str:
 
 
 def _figure_file(text: str) -> Path:
-    """An output figure whose extension napari-mood writes (refused before any work)."""
+    """Return an output figure whose extension napari-mood writes (refused before any work)."""
     from napari_mood.services.figure_files import check_figure_path
 
     try:
@@ -454,7 +454,7 @@ def _absent_or(kind: Any) -> Callable[[str], Any]:
 
 
 def require(parser: argparse.ArgumentParser, action: argparse.Action) -> None:
-    """``action`` must be given (checked after parsing, so an alias counts)."""
+    """Make ``action`` required, checked after parsing so that an alias counts."""
     require_option = getattr(parser, "require_option", None)
     if require_option is not None:
         require_option(action)

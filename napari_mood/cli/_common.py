@@ -1,5 +1,8 @@
-"""What several subcommands share: the methods to evaluate, a terminal progress bar,
-optional dependencies refused in one line before any work."""
+"""Helpers shared by several subcommands.
+
+What several subcommands share: the methods to evaluate, a terminal progress bar,
+optional dependencies refused in one line before any work.
+"""
 
 from __future__ import annotations
 
@@ -105,11 +108,11 @@ class ProgressBar:
 
 
 def aligned_csv(text: str) -> str:
-    """CSV text as an aligned table (``--format table``): numbers right, text left.
+    r"""CSV text as an aligned table (``--format table``): numbers right, text left.
 
     Examples
     --------
-    >>> print(aligned_csv("method,score\\nab,0.5\\n"), end="")
+    >>> print(aligned_csv("method,score\nab,0.5\n"), end="")
     method  score
     ab        0.5
     """
@@ -134,8 +137,11 @@ def _is_number(text: str) -> bool:
 
 
 def formatted_csv(text: str, kind: str) -> str:
-    """A CSV result as ``--format`` says: ``table`` aligned, ``csv`` as is, ``json`` a list
-    of one object per row (values kept as the CSV's text)."""
+    """Render a CSV result in the ``--format`` asked for.
+
+    A CSV result as ``--format`` says: ``table`` aligned, ``csv`` as is, ``json`` a list
+    of one object per row (values kept as the CSV's text).
+    """
     if kind == "csv":
         return text
     if kind == "json":

@@ -112,7 +112,7 @@ def _print_stats(found: MoodEvaluation) -> None:
 
 
 def read_splits(path: Path, dataset: MoodDataset, tasks: Sequence[Task]) -> list[list[int]]:
-    """An official ``splits.json``: a JSON list of batches of label-folder indices.
+    """Return an official ``splits.json``: a JSON list of batches of label-folder indices.
 
     The indices must fit the label folder of each task scored with batches (pixel and
     object tasks use ``pixel/``, the sample task ``sample/``).
@@ -182,7 +182,7 @@ def _warn_unused(args: argparse.Namespace, options: EvaluationOptions) -> None:
 def _read_categories(
     args: argparse.Namespace, dataset: MoodDataset
 ) -> dict[str, CaseCategory] | None:
-    """The report's categories, read before the work (``--categories`` or the dataset's own)."""
+    """Return the report's categories (``--categories`` or the dataset's own), read first."""
     if args.report is None:
         return None
     path = args.categories
@@ -197,7 +197,7 @@ def _read_categories(
 
 
 def _check_toy(args: argparse.Namespace, options: EvaluationOptions) -> None:
-    """The toy set must have pixel labels: refused before any work."""
+    """Refuse a toy set without pixel labels, before any work."""
     if args.toy is not None and "object" in options.tasks and args.threshold == "auto":
         check_toy(args.toy)
 

@@ -109,7 +109,7 @@ def parse_methods(text: str) -> list[str]:
 
 
 def unknown_method_names(names: Sequence[str] | None, methods: Sequence[str]) -> str | None:
-    """What is wrong with ``--methods`` names, given the methods found; or None.
+    """Return what is wrong with ``--methods`` names, given the methods found; or None.
 
     Examples
     --------
@@ -124,7 +124,9 @@ def unknown_method_names(names: Sequence[str] | None, methods: Sequence[str]) ->
 
 
 def narrow_message(error: FigureTooNarrow, methods: int) -> str:
-    """One line for a ``--width`` whose columns cannot hold a word at 7 pt: how many of
+    """Explain why the figure's columns do not fit ``--width``.
+
+    One line for a ``--width`` whose columns cannot hold a word at 7 pt: how many of
     the ``methods`` fit (pick them with ``--methods``) or the width that holds them all.
 
     Examples
@@ -217,7 +219,7 @@ def _threshold_value(text: str, what: str) -> float:
 
 
 def unknown_threshold_names(thresholds: Thresholds | None, methods: Sequence[str]) -> str | None:
-    """What is wrong with ``--threshold NAME=T`` names, given the methods found; or None.
+    """Return what is wrong with ``--threshold NAME=T`` names, given the methods found; or None.
 
     Examples
     --------
@@ -234,7 +236,7 @@ def unknown_threshold_names(thresholds: Thresholds | None, methods: Sequence[str
 
 
 def check_args(args: argparse.Namespace) -> str | None:
-    """What is wrong with ``--slices`` given ``--planes`` and ``--cases``; or None.
+    """Return what is wrong with ``--slices`` given ``--planes`` and ``--cases``; or None.
 
     Checked after parsing, before any file is read: slices of a plane that is not drawn,
     and, with several ``--cases``, a number of slices per plane other than one per case.
@@ -321,13 +323,13 @@ def _drawn_thresholds(given: Thresholds | None, methods: Mapping[str, MethodFold
 
 
 def _usage_error(message: str) -> int:
-    """A usage error found once the methods or the figure's size are known: exit status 2."""
+    """Print a usage error found once the methods or the figure's size are known; return 2."""
     print(f"napari-mood: error: {message}", file=sys.stderr)
     return 2
 
 
 def _out_of_scale(dataset: MoodDataset, row: FigureRow, exc: ValueError) -> MoodInputError:
-    """A row that cannot be drawn at one scale: its file and its voxels in that plane."""
+    """Return a row that cannot be drawn at one scale: its file and its voxels in that plane."""
     from napari_mood.services.figures import resolve_case
 
     name = resolve_case(dataset, row.case.name)

@@ -28,20 +28,25 @@ class Lazy:
         self.target = target
 
     def __repr__(self) -> str:
+        """Show the target, not the function (nothing is imported)."""
         return f"Lazy({self.target!r})"
 
     def resolve(self) -> Callable[..., Any]:
-        """The function itself (its module imported now)."""
+        """Return the function itself (its module imported now)."""
         module, _, name = self.target.partition(":")
         return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
 
     def __call__(self, *args: Any) -> Any:
+        """Call the function, importing its module first."""
         return self.resolve()(*args)
 
 
 class Command(NamedTuple):
-    """One subcommand: its name, one-line help, the function adding its options
-    (``module:function``, called with the subcommand's parser) and a short example."""
+    """Description of one subcommand.
+
+    One subcommand: its name, one-line help, the function adding its options
+    (``module:function``, called with the subcommand's parser) and a short example.
+    """
 
     name: str
     help: str
@@ -165,13 +170,18 @@ class CommandParser(argparse.ArgumentParser):
         return self
 
     def require_option(self, action: argparse.Action) -> None:
-        """``action`` must be given, by its name or by a deprecated alias."""
+        """Make ``action`` required, given by its name or by a deprecated alias."""
         action.required = False
         self._required_options.append(action)
 
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
+        """Parse ``args`` after adding the options, checking the required ones.
+
+        An option registered with :meth:`require_option` counts as given when it or one
+        of its deprecated aliases is.
+        """
         self.ensure_built()
         parsed, rest = super().parse_known_args(args, namespace)
         missing = [a for a in self._required_options if getattr(parsed, a.dest, None) is None]
@@ -187,9 +197,11 @@ class CommandParser(argparse.ArgumentParser):
         return parsed, rest
 
     def format_help(self) -> str:
+        """Help text of the parser, its options added first."""
         return self.ensure_built()._format_help()
 
     def format_usage(self) -> str:
+        """Usage line of the parser, its options added first."""
         return self.ensure_built()._format_usage()
 
     def _format_help(self) -> str:
@@ -231,7 +243,7 @@ def build_parser(*, complete: bool = False) -> argparse.ArgumentParser:
 
 
 def subcommand_parsers(parser: argparse.ArgumentParser) -> dict[str, CommandParser]:
-    """The subcommand parsers of ``parser`` by name (for tests and generated docs)."""
+    """Return the subcommand parsers of ``parser`` by name (for tests and generated docs)."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             return dict(action.choices)

@@ -32,12 +32,12 @@ __all__ = ["add_categories", "add_rank", "add_run", "add_sweep", "add_sweep_repo
 
 
 def _plotting(args: argparse.Namespace) -> list[Need]:
-    """The analyses draw with matplotlib (their services import it)."""
+    """Return the optional dependency the analyses need: matplotlib (their services use it)."""
     return [("matplotlib", None, args.command)]
 
 
 def _seconds(text: str) -> float:
-    """A positive, finite number of seconds."""
+    """Return a positive, finite number of seconds."""
     try:
         value = float(text)
     except ValueError:
@@ -48,7 +48,7 @@ def _seconds(text: str) -> float:
 
 
 def _method_command(text: str) -> str:
-    """A method's command that splits like a shell line (not empty, quotes balanced)."""
+    """Return a method's command that splits like a shell line (not empty, quotes balanced)."""
     from napari_mood.services.run_method import split_command
 
     try:

@@ -34,7 +34,7 @@ def file_pair(text: str) -> tuple[str, Path]:
 
 
 def check_unit(text: str) -> float:
-    """A number in [0, 1] (an IoU, a confidence)."""
+    """Return a number in [0, 1] (an IoU, a confidence)."""
     from napari_mood.services.options import check_threshold
 
     try:
@@ -44,7 +44,7 @@ def check_unit(text: str) -> float:
 
 
 def check_iou(text: str) -> float:
-    """An IoU threshold in (0, 1]: at 0 every pair of boxes would match."""
+    """Return an IoU threshold in (0, 1]: at 0 every pair of boxes would match."""
     value = check_unit(text)
     if value == 0.0:
         raise argparse.ArgumentTypeError(

@@ -23,7 +23,7 @@ MAX_GAP_MINUTES = 24 * 60.0
 
 
 def _minutes(text: str) -> float:
-    """A positive number of minutes, at most a day."""
+    """Return a positive number of minutes, at most a day."""
     try:
         value = float(text)
     except ValueError:

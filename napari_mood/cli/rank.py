@@ -75,7 +75,7 @@ def _write(args: argparse.Namespace, analysis, text: str) -> None:  # noqa: ANN0
 
 
 def _rank_data(analysis) -> dict:  # noqa: ANN001
-    """What ``ranks.json`` and ``--format json`` hold."""
+    """Return what ``ranks.json`` and ``--format json`` hold."""
     tau = analysis.tau_b
     return {
         "rankings": analysis.rankings,

@@ -17,7 +17,7 @@ MAX_GAP_MINUTES_DEFAULT = MAX_GAP_S / 60
 
 
 def check_args(args: argparse.Namespace) -> str | None:
-    """A usage problem (exit 2, before any file is read), or None."""
+    """Return a usage problem (exit 2, before any file is read), or None."""
     seen: dict[str, Path] = {}
     for journal in args.journals:
         key = os.path.realpath(Path(journal).expanduser())  # the path only: nothing is read

@@ -17,7 +17,7 @@ __all__ = ["format_run", "main"]
 
 
 def format_run(run: MethodRun) -> str:
-    """The run as an aligned table, then one summary line."""
+    """Return the run as an aligned table, then one summary line."""
     width = max([len(c.case) for c in run.cases] + [4])
     lines = [f"{'case':<{width}}  {'status':<11} {'seconds':>8}  message"]
     for c in run.cases:
@@ -47,7 +47,7 @@ def _csv(run: MethodRun) -> str:
 
 
 def _formatted(run: MethodRun, kind: str) -> str:
-    """The run as ``--format`` says: an aligned table, CSV (one row per case) or JSON."""
+    """Return the run as ``--format`` says: an aligned table, CSV (one row per case) or JSON."""
     if kind == "json":
         return _json(run)
     return _csv(run) if kind == "csv" else format_run(run)

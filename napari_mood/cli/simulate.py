@@ -23,7 +23,7 @@ KINDS = ("sphere", "cube", "shuffle", "slab", "pet", "mixed")
 
 
 def unit_scan(path: Path, data: np.ndarray) -> np.ndarray:
-    """The scan in [0, 1]; non-finite voxels refused, rescaling and constancy reported."""
+    """Return the scan in [0, 1]; non-finite voxels refused, rescaling and constancy reported."""
     try:
         found = to_unit_range(data)
     except ValueError as exc:
@@ -87,7 +87,7 @@ def _write_cases(
 
 
 def scan_inputs(scan: Path) -> Inputs:
-    """The scan, its folder and, when it lives in a dataset, the whole dataset.
+    """Return the scan, its folder and, when it lives in a dataset, the whole dataset.
 
     The scan is checked first: a missing scan is named as such, not as an output
     refused inside the folder it would have been in.

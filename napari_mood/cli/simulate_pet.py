@@ -71,7 +71,7 @@ def region_name(mask: Path, labels: Sequence[int] | None) -> str:
 
 
 def check_pet_args(args: argparse.Namespace) -> str | None:
-    """A usage problem of the PET options, or None (checked before any work)."""
+    """Return a usage problem of the PET options, or None (checked before any work)."""
     pet_only = [
         name
         for name, value in (("--atlas-labels", args.atlas_labels), ("--degree", args.degree), ("--smooth", args.smooth),
@@ -140,7 +140,7 @@ def _profile(args: argparse.Namespace, atlas: Volume, fwhm: float) -> Hypometabo
 
 
 def _warn_whole_atlas(atlas: Volume, region: np.ndarray) -> None:
-    """An atlas given without --atlas-labels: its whole labelled part is the region (say so)."""
+    """Warn that an atlas given without --atlas-labels makes its whole labelled part the region."""
     labels = np.unique(atlas.data[region])
     if labels.size > 1:
         shown = ", ".join(f"{v:g}" for v in labels[:5]) + (" ..." if labels.size > 5 else "")
@@ -239,7 +239,7 @@ def _of_region(relative: str, region: str) -> bool:
 
 
 def _kept(out: Path, region: str, *, force: bool) -> tuple[list[str], bool]:
-    """The files of an existing PET dataset that stay, and the force the staging needs.
+    """Return the files of an existing PET dataset that stay, and the force the staging needs.
 
     Regions live side by side in one generated dataset: a new ``--region-name`` is added
     (the others kept, no ``--force`` needed), an existing one is replaced whole with

@@ -42,7 +42,7 @@ _OTHER_KIND = {
 
 
 def check_args(args: argparse.Namespace) -> str | None:
-    """A usage problem: an option of the other sweep kind (checked before any work)."""
+    """Return a usage problem: an option of the other sweep kind (checked before any work)."""
     given = [flag for dest, flag in _OTHER_KIND[args.kind] if getattr(args, dest) is not None]
     if not given:
         return None

@@ -26,7 +26,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _formatted(problems: Sequence[Problem], n_cases: int, kind: str) -> str:
-    """The problems as ``--format`` says: lines and a summary, CSV, or JSON."""
+    """Return the problems as ``--format`` says: lines and a summary, CSV, or JSON."""
     if kind == "json":
         n_err = sum(p.severity == "error" for p in problems)
         data = {

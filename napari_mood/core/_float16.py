@@ -58,17 +58,23 @@ _LAYOUTS = {4: _Layout(np.int32, F32_ONE, 13, 112 << 23, 113 << 23, 0.5)}  # flo
 
 
 def memory_order_axes(arr: np.ndarray) -> tuple[int, ...]:
-    """Axes of ``arr`` from largest to smallest stride: ``arr.transpose(axes)`` is C-ordered
-    when ``arr`` is contiguous in any axis order (e.g. Fortran-ordered NIfTI data)."""
+    """Axes of ``arr`` ordered from largest to smallest stride.
+
+    Axes of ``arr`` from largest to smallest stride: ``arr.transpose(axes)`` is C-ordered
+    when ``arr`` is contiguous in any axis order (e.g. Fortran-ordered NIfTI data).
+    """
     return tuple(int(a) for a in np.argsort([-abs(st) for st in arr.strides], kind="stable"))
 
 
 def memory_walk(arr: np.ndarray) -> tuple[tuple[int, ...], tuple[slice, ...]]:
-    """How to view ``arr`` in memory order: ``arr.transpose(axes)[steps]`` runs forward
+    """Axis order and steps that walk ``arr`` in memory order.
+
+    How to view ``arr`` in memory order: ``arr.transpose(axes)[steps]`` runs forward
     along every axis, largest stride first, so it is C-contiguous whenever ``arr`` is
     contiguous in some axis order and direction (a Fortran-ordered NIfTI volume, or its
     display view with flipped axes). Apply the same walk to arrays of the same shape
-    (:func:`walked`) to visit their voxels in the same order."""
+    (:func:`walked`) to visit their voxels in the same order.
+    """
     axes = memory_order_axes(arr)
     strides = arr.transpose(axes).strides
     return axes, tuple(slice(None, None, -1) if st < 0 else slice(None) for st in strides)
@@ -172,8 +178,11 @@ def _nan_count(flat: np.ndarray) -> int:
 
 
 class ChunkCoder:
-    """Float16 codes of native float32 / float64 chunks of at most ``size`` voxels,
-    reusing one set of work arrays (for readers that decode a file chunk by chunk)."""
+    """Convert float chunks to float16 codes with reused work arrays.
+
+    Float16 codes of native float32 / float64 chunks of at most ``size`` voxels,
+    reusing one set of work arrays (for readers that decode a file chunk by chunk).
+    """
 
     def __init__(self, size: int = CHUNK) -> None:
         self._buffers = _Buffers(_LAYOUTS[4], np.dtype(np.float32), size)

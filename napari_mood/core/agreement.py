@@ -157,7 +157,19 @@ def fleiss_kappa(counts: np.ndarray) -> Agreement:
 def rating_table(
     ratings: Sequence[Sequence[Hashable]], *, categories: Sequence[Hashable]
 ) -> np.ndarray:
-    """The count table of :func:`fleiss_kappa`: one row per item, one column per category.
+    """Return the count table of :func:`fleiss_kappa`: one row per item, one column per category.
+
+    Parameters
+    ----------
+    ratings : sequence of sequence of hashable
+        Per item, the rating of each reader.
+    categories : sequence of hashable
+        The possible ratings, in column order.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 counts, ``(items, categories)``.
 
     Examples
     --------
@@ -175,7 +187,7 @@ def rating_table(
 def wilson_interval(
     successes: int, trials: int, *, confidence: float = 0.95
 ) -> tuple[float, float]:
-    """The Wilson score interval of the proportion ``successes / trials``.
+    """Return the Wilson score interval of the proportion ``successes / trials``.
 
     Parameters
     ----------
@@ -212,7 +224,7 @@ def wilson_interval(
 
 
 def _kappa(observed: float, expected: float, used: int) -> float:
-    """``used``: the number of categories rated at all."""
+    """Return the kappa of two agreements (NaN when ``used``, the categories rated, is <= 1)."""
     if used <= 1:  # every rating in one category: chance agreement 1, kappa 0 / 0
         return math.nan
     return (observed - expected) / (1.0 - expected)

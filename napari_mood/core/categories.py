@@ -97,7 +97,18 @@ class CategoryScore:
     baseline: bool = False
 
     def metric(self, name: Metric) -> float:
-        """The value of ``name``."""
+        """Return the value of ``name``.
+
+        Parameters
+        ----------
+        name : str
+            One of ``METRICS``.
+
+        Returns
+        -------
+        float
+            The value (NaN when undefined).
+        """
         return float(getattr(self, name))
 
 
@@ -107,6 +118,18 @@ def category_groups(
     """``{group: (parent category, cases)}`` ordered by difficulty order, then name.
 
     A group's order is the smallest order of its cases (groups without one come last).
+
+    Parameters
+    ----------
+    categories : mapping of str to CaseCategory
+        The category of each case.
+    level : {"category", "subcategory"}
+        Which level groups the cases.
+
+    Returns
+    -------
+    dict of str to (str, list of str)
+        Per group, its parent category and its cases (sorted).
 
     Examples
     --------
@@ -194,6 +217,11 @@ def category_scores(
     seed : int or None
         Seed of the random baseline; None leaves both baselines out.
 
+    Returns
+    -------
+    tuple of CategoryScore
+        One row per group and method (then baseline), groups in difficulty order.
+
     Examples
     --------
     >>> acc = CurveAccumulator(); acc.add(np.array([0.9, 0.1]), np.array([True, False]))
@@ -228,7 +256,21 @@ def category_scores(
 def baseline_scores(
     pixel: Mapping[str, CurveAccumulator], sample: Mapping[str, SampleCase], *, seed: int = 0
 ) -> dict[str, tuple[dict[str, CurveAccumulator], dict[str, SampleCase]]]:
-    """The ``constant`` and ``random`` baselines on the same cases and labels as ``pixel`` / ``sample``.
+    """Return the ``constant`` and ``random`` baselines on the cases and labels of the inputs.
+
+    Parameters
+    ----------
+    pixel : mapping of str to CurveAccumulator
+        Per-case voxel counts of one method (their labels are used).
+    sample : mapping of str to SampleCase
+        Per-case ``(label, score)`` of one method.
+    seed : int
+        Seed of the random baseline.
+
+    Returns
+    -------
+    dict
+        ``{"constant": (pixel, sample), "random": (pixel, sample)}``, by case as the inputs.
 
     Examples
     --------
@@ -270,7 +312,25 @@ def _lower_is_better(metric: Metric) -> bool:
 
 
 def summarise_categories(rows: Sequence[CategoryScore], metric: Metric) -> tuple[CategoryBest, ...]:
-    """Per group (in row order): median over the methods and the best method (baselines out)."""
+    """Per group (in row order): median over the methods and the best method (baselines out).
+
+    Parameters
+    ----------
+    rows : sequence of CategoryScore
+        Rows of :func:`category_scores`.
+    metric : str
+        One of ``METRICS``.
+
+    Returns
+    -------
+    tuple of CategoryBest
+        One entry per group.
+
+    Raises
+    ------
+    ValueError
+        When ``metric`` is unknown.
+    """
     check_choice("metric", metric, METRICS)
     out = []
     for group in dict.fromkeys(r.group for r in rows):
@@ -289,7 +349,26 @@ def summarise_categories(rows: Sequence[CategoryScore], metric: Metric) -> tuple
 
 
 def best_overall(rows: Sequence[CategoryScore], metric: Metric) -> tuple[tuple[str, ...], float]:
-    """The method(s) with the best mean of ``metric`` over the groups (NaN groups left out)."""
+    """Return the method(s) with the best mean of ``metric`` over the groups (NaN groups left out).
+
+    Parameters
+    ----------
+    rows : sequence of CategoryScore
+        Rows of :func:`category_scores`.
+    metric : str
+        One of ``METRICS``.
+
+    Returns
+    -------
+    tuple
+        The best method(s) (sorted; ties share) and their mean; ``((), nan)`` when no
+        method has a value.
+
+    Raises
+    ------
+    ValueError
+        When ``metric`` is unknown.
+    """
     check_choice("metric", metric, METRICS)
     means = {}
     for method in dict.fromkeys(r.method for r in rows if not r.baseline):

@@ -93,6 +93,18 @@ def difference(
     maps in [0, 1] are not copied) and a voxel is flagged when its value is
     ``>= threshold``, exactly as :func:`napari_mood.core.scores.flag`.
 
+    Parameters
+    ----------
+    scores_a, scores_b : numpy.ndarray
+        The two methods' score maps, same shape.
+    threshold_a, threshold_b : float
+        Each method's threshold.
+
+    Returns
+    -------
+    Difference
+        The label image and the voxel count of each label.
+
     Raises
     ------
     ValueError
@@ -163,7 +175,23 @@ class ComparisonTable:
     rows: tuple[ComparisonRow, ...]
 
     def row(self, method: str) -> ComparisonRow:
-        """Return a method's row; KeyError names the methods."""
+        """Return a method's row; KeyError names the methods.
+
+        Parameters
+        ----------
+        method : str
+            A method of the table.
+
+        Returns
+        -------
+        ComparisonRow
+            Its row.
+
+        Raises
+        ------
+        KeyError
+            When the table has no such method.
+        """
         for row in self.rows:
             if row.method == method:
                 return row
@@ -215,6 +243,11 @@ def case_comparison(
     counts : mapping of method -> ObjectCounts, optional
         A method's MOOD object counts at its threshold (``connectivity``), when already
         made (e.g. :func:`~napari_mood.core.objects.labelled_match`).
+
+    Returns
+    -------
+    ComparisonTable
+        One row per method, ranked by AP.
 
     Examples
     --------
@@ -293,6 +326,17 @@ def rank_intervals(
     ----------
     accumulators : mapping of method -> sequence of CurveAccumulator
         Per-case accumulators, the same cases in the same order for every method.
+    n_boot : int
+        Bootstrap resamples.
+    seed : int
+        Seed of the resampling (the same draws for every method).
+    ci : float
+        Coverage of the intervals, in (0, 1).
+
+    Returns
+    -------
+    dict of str to RankInterval
+        Each method's rank, AP and their intervals.
 
     Raises
     ------
@@ -368,6 +412,22 @@ def dataset_comparison(
     Pixel, sample and object values are the evaluation's own (``napari-mood evaluate``);
     the rank and its interval come from :func:`rank_intervals` over the evaluation's
     ``case_accumulators`` (only when every method has the pixel task).
+
+    Parameters
+    ----------
+    evaluation : DatasetEvaluation
+        The dataset's evaluation.
+    n_boot : int
+        Bootstrap resamples of the rank intervals.
+    seed : int
+        Seed of the resampling.
+    ci : float
+        Coverage of the intervals.
+
+    Returns
+    -------
+    ComparisonTable
+        One row per method.
 
     Examples
     --------

@@ -44,6 +44,23 @@ def check_labels(labels: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
     Strict :func:`~napari_mood.core.scores.gt_mask`: values other than 0 and 1 raise
     ValueError.
+
+    Parameters
+    ----------
+    labels : numpy.ndarray
+        Ground truth of 0s and 1s (or bools).
+    shape : tuple of int
+        The shape of the scores ``labels`` goes with.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``labels`` as bool.
+
+    Raises
+    ------
+    ValueError
+        When the shapes differ or ``labels`` holds a value other than 0 and 1.
     """
     arr = np.asarray(labels)
     if arr.shape != shape:
@@ -56,6 +73,20 @@ def code_histograms(codes: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, 
 
     Both arrays are walked in the memory order of ``codes``, flipped axes included (a
     display view of a map), a slab of rows at a time: no full-size copy is made.
+
+    Parameters
+    ----------
+    codes : numpy.ndarray
+        Float16 score codes (uint16), any shape and memory layout.
+    labels : numpy.ndarray
+        Bool ground truth of the same shape.
+
+    Returns
+    -------
+    pos : numpy.ndarray
+        Per code, the number of GT voxels with that code.
+    total : numpy.ndarray
+        Per code, the number of voxels with that code.
     """
     walk = memory_walk(codes)
     kept = [n for n in codes.shape if n != 1] or [1]  # slabs along a real axis (views)
@@ -78,6 +109,15 @@ def count_codes(codes: np.ndarray, labels: np.ndarray, pos: np.ndarray, total: n
     """Add the 1-D ``codes`` to the histograms of :func:`code_histograms`, in place.
 
     ``labels`` (bool, beside ``codes``) says which go to ``pos``; all go to ``total``.
+
+    Parameters
+    ----------
+    codes : numpy.ndarray
+        1-D float16 score codes.
+    labels : numpy.ndarray
+        1-D bools beside ``codes``.
+    pos, total : numpy.ndarray
+        The histograms to add to (int64, ``N_CODES`` bins); modified in place.
     """
     total += np.bincount(codes, minlength=N_CODES)
     pos += np.bincount(codes[labels], minlength=N_CODES)
@@ -169,6 +209,11 @@ class Curve:
         The first point is ``(0, 1)`` (nothing flagged), as in scikit-learn; then one point
         per operating point. Plot it as a step curve (``drawstyle="steps-post"`` reversed,
         or ``where="pre"``) to show what average precision integrates.
+
+        Returns
+        -------
+        recall, precision : numpy.ndarray
+            The curve's points, recall increasing, starting at ``(0, 1)``.
         """
         return np.concatenate([[0.0], self.recall]), np.concatenate([[1.0], self.precision])
 
@@ -177,6 +222,20 @@ def curve_from_histogram(values: np.ndarray, pos: np.ndarray, total: np.ndarray)
     """Build a :class:`Curve` from a table sorted by ASCENDING distinct ``values``.
 
     Entries with ``total == 0`` are skipped: they are not operating points.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        Distinct score values, ascending.
+    pos : numpy.ndarray
+        Per value, the number of GT voxels scored with it.
+    total : numpy.ndarray
+        Per value, the number of voxels scored with it.
+
+    Returns
+    -------
+    Curve
+        One operating point per value with voxels, highest threshold first.
 
     Examples
     --------
@@ -223,8 +282,8 @@ class CurveAccumulator:
         check_mode(mode)
         self._mode: ScoreMode = mode
         n_bins = N_CODES if mode == "mood" else 0
-        # mood mode: the read-only code values, shared (a copy per accumulator was a third
-        # of the memory of the per-case histograms an evaluation keeps)
+        # mood mode: the read-only code values, shared (a copy per accumulator would be a
+        # third of the memory of the per-case histograms an evaluation keeps)
         self._values = code_values() if mode == "mood" else np.empty(0)
         self._pos = np.zeros(n_bins, dtype=np.int64)
         self._total = np.zeros(n_bins, dtype=np.int64)
@@ -252,11 +311,13 @@ class CurveAccumulator:
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore a pickled accumulator, sharing the read-only mood code values again."""
         self.__dict__.update(state)
         if self._mode == "mood":
             self._values = code_values()
 
     def __repr__(self) -> str:
+        """Show the mode and the positive and total voxel counts."""
         return f"CurveAccumulator(mode={self._mode!r}, n_pos={self.n_pos}, n_total={self.n_total})"
 
     def add(self, scores: np.ndarray, labels: np.ndarray) -> None:
@@ -264,6 +325,18 @@ class CurveAccumulator:
 
         NaN scores raise ValueError: decide the NaN policy before calling. Inputs are not
         modified.
+
+        Parameters
+        ----------
+        scores : numpy.ndarray
+            A score map (or any array of scores).
+        labels : numpy.ndarray
+            Ground truth of the same shape, 0/1 or bool.
+
+        Raises
+        ------
+        ValueError
+            When the shapes differ, ``labels`` is not binary or a score is NaN.
         """
         scores = np.asarray(scores)
         labels = check_labels(labels, scores.shape)
@@ -276,11 +349,28 @@ class CurveAccumulator:
             self._values, self._pos, self._total = _merge_tables([self.histogram(), table])
 
     def merge(self, other: CurveAccumulator) -> CurveAccumulator:
-        """Return a new accumulator holding the counts of ``self`` and ``other``."""
+        """Return a new accumulator holding the counts of ``self`` and ``other``.
+
+        Parameters
+        ----------
+        other : CurveAccumulator
+            An accumulator of the same mode.
+
+        Returns
+        -------
+        CurveAccumulator
+            A new accumulator; ``self`` and ``other`` are unchanged.
+        """
         return merge_accumulators([self, other])
 
     def copy(self) -> CurveAccumulator:
-        """Return an independent copy."""
+        """Return an independent copy.
+
+        Returns
+        -------
+        CurveAccumulator
+            An accumulator with the same mode and counts, sharing no array with this one.
+        """
         return CurveAccumulator.from_histogram(*self.histogram(), mode=self._mode)
 
     def histogram(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -289,6 +379,15 @@ class CurveAccumulator:
         In mood mode ``values`` is every float16 value of the codes ``0..ONE_CODE`` (as
         float64), with zero counts where no voxel has that value; in exact mode only the
         distinct values seen. Restore with :meth:`from_histogram`.
+
+        Returns
+        -------
+        values : numpy.ndarray
+            Score values, ascending (float64).
+        pos : numpy.ndarray
+            Per value, the GT voxels counted (int64).
+        total : numpy.ndarray
+            Per value, all voxels counted (int64).
         """
         return self._values.copy(), self._pos.copy(), self._total.copy()
 
@@ -301,14 +400,41 @@ class CurveAccumulator:
         *,
         mode: ScoreMode = "mood",
     ) -> CurveAccumulator:
-        """Rebuild an accumulator from the arrays returned by :meth:`histogram`."""
+        """Rebuild an accumulator from the arrays returned by :meth:`histogram`.
+
+        Parameters
+        ----------
+        values, pos, total : numpy.ndarray
+            The table :meth:`histogram` returns.
+        mode : {"mood", "exact"}
+            The score mode the table was counted in.
+
+        Returns
+        -------
+        CurveAccumulator
+            An accumulator holding those counts.
+
+        Raises
+        ------
+        ValueError
+            When the arrays differ in length, counts are not ``0 <= pos <= total`` or the
+            values do not fit ``mode``.
+        TypeError
+            When ``pos`` or ``total`` is not an integer array.
+        """
         acc = cls(mode=mode)
         values, pos, total = _checked_table(values, pos, total, mode=mode)
         acc._values, acc._pos, acc._total = values, pos, total
         return acc
 
     def curve(self) -> Curve:
-        """Return the exact :class:`Curve` of every voxel added so far."""
+        """Return the exact :class:`Curve` of every voxel added so far.
+
+        Returns
+        -------
+        Curve
+            The precision-recall / ROC operating points of the counts.
+        """
         return curve_from_histogram(self._values, self._pos, self._total)
 
 
@@ -338,6 +464,21 @@ def _checked_table(
 def merge_accumulators(accumulators: Iterable[CurveAccumulator]) -> CurveAccumulator:
     """Return a new accumulator holding the counts of all ``accumulators`` (same mode).
 
+    Parameters
+    ----------
+    accumulators : iterable of CurveAccumulator
+        At least one accumulator, all of one mode.
+
+    Returns
+    -------
+    CurveAccumulator
+        A new accumulator; the inputs are unchanged.
+
+    Raises
+    ------
+    ValueError
+        When ``accumulators`` is empty or mixes modes.
+
     Examples
     --------
     >>> a, b = CurveAccumulator(), CurveAccumulator()
@@ -366,6 +507,21 @@ def merge_accumulators(accumulators: Iterable[CurveAccumulator]) -> CurveAccumul
 
 def curve_from_arrays(scores: np.ndarray, labels: np.ndarray, *, mode: ScoreMode = "mood") -> Curve:
     """Return the exact :class:`Curve` of ``scores`` against bool ``labels``.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        A score map (NaN raises ValueError).
+    labels : numpy.ndarray
+        Ground truth of the same shape, 0/1 or bool.
+    mode : {"mood", "exact"}
+        ``"mood"`` quantises scores to float16 as the official scorer does; ``"exact"``
+        keeps their float32 values.
+
+    Returns
+    -------
+    Curve
+        One operating point per distinct score value.
 
     Examples
     --------

@@ -57,6 +57,21 @@ def average_precision_from_curve(curve: Curve) -> float:
     scores form one operating point). Without any positive voxel it returns 0.0 and emits
     an :class:`UndefinedMetricWarning`, as scikit-learn does.
 
+    Parameters
+    ----------
+    curve : Curve
+        The operating points of a score map against its ground truth.
+
+    Returns
+    -------
+    float
+        Average precision in [0, 1]; 0.0 without a positive voxel.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        When the curve has no positive voxel.
+
     Examples
     --------
     >>> from napari_mood.core.curves import curve_from_arrays
@@ -81,6 +96,20 @@ def average_precision(scores: np.ndarray, labels: np.ndarray, *, mode: ScoreMode
     ``mode="mood"`` quantises to float16 and clips to [0, 1] like the official scorer;
     ``mode="exact"`` clips in float32. See :func:`average_precision_from_curve`.
 
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        A score map (NaN raises ValueError).
+    labels : numpy.ndarray
+        Ground truth of the same shape, 0/1 or bool.
+    mode : {"mood", "exact"}
+        Score quantisation.
+
+    Returns
+    -------
+    float
+        Average precision in [0, 1]; 0.0 (with a warning) without a positive voxel.
+
     Examples
     --------
     >>> average_precision(np.array([0.1, 0.4, 0.35, 0.8]), np.array([0, 0, 1, 1]))
@@ -95,6 +124,23 @@ def average_precision_from_histograms(pos: np.ndarray, total: np.ndarray) -> np.
     ``pos`` and ``total`` are 2-D ``(rows, bins)`` counts (int or float multiplicities)
     whose bins are ordered by ASCENDING score. No warning is emitted; callers decide what
     a NaN row means.
+
+    Parameters
+    ----------
+    pos : numpy.ndarray
+        ``(rows, bins)`` counts of positive voxels per bin.
+    total : numpy.ndarray
+        ``(rows, bins)`` counts of all voxels per bin.
+
+    Returns
+    -------
+    numpy.ndarray
+        One average precision per row (float64), NaN where the row has no positive.
+
+    Raises
+    ------
+    ValueError
+        When ``pos`` and ``total`` are not 2-D arrays of one shape.
 
     Examples
     --------
@@ -146,6 +192,21 @@ def auroc_from_curve(curve: Curve) -> float:
     Equal to ``sklearn.metrics.roc_auc_score``. NaN with an :class:`UndefinedMetricWarning`
     when only one class is present.
 
+    Parameters
+    ----------
+    curve : Curve
+        The operating points of a score map against its ground truth.
+
+    Returns
+    -------
+    float
+        AUROC in [0, 1], or NaN when one class is missing.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        When the curve has no positive or no negative voxel.
+
     Examples
     --------
     >>> from napari_mood.core.curves import curve_from_arrays
@@ -172,6 +233,20 @@ def auroc(scores: np.ndarray, labels: np.ndarray, *, mode: ScoreMode = "mood") -
 
     See :func:`auroc_from_curve`.
 
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        A score map (NaN raises ValueError).
+    labels : numpy.ndarray
+        Ground truth of the same shape, 0/1 or bool.
+    mode : {"mood", "exact"}
+        Score quantisation.
+
+    Returns
+    -------
+    float
+        AUROC in [0, 1], or NaN (with a warning) when one class is missing.
+
     Examples
     --------
     >>> auroc(np.array([0.1, 0.4, 0.35, 0.8]), np.array([0, 0, 1, 1]))
@@ -185,6 +260,23 @@ def fpr_at_tpr(curve: Curve, *, tpr: float = 0.95) -> float:
 
     Only real operating points count (no interpolation between them). NaN when there is
     no positive voxel (no warning) or no negative voxel.
+
+    Parameters
+    ----------
+    curve : Curve
+        The operating points of a score map against its ground truth.
+    tpr : float
+        The true-positive rate to reach, in (0, 1].
+
+    Returns
+    -------
+    float
+        The false-positive rate in [0, 1], or NaN.
+
+    Raises
+    ------
+    ValueError
+        When ``tpr`` is outside (0, 1].
 
     Examples
     --------
@@ -235,6 +327,23 @@ def confusion_at(curve: Curve, threshold: float) -> Confusion:
     that is the float16 value (so ``0.3`` does not flag a voxel stored as
     ``float16(0.3) = 0.2998``).
 
+    Parameters
+    ----------
+    curve : Curve
+        The operating points of a score map against its ground truth.
+    threshold : float
+        The score from which a voxel is flagged, in [0, 1].
+
+    Returns
+    -------
+    Confusion
+        TP, FP, FN, TN, precision, recall, F1 and Dice at ``threshold``.
+
+    Raises
+    ------
+    ValueError
+        When ``threshold`` is not a number in [0, 1].
+
     Examples
     --------
     >>> from napari_mood.core.curves import curve_from_arrays
@@ -268,6 +377,25 @@ def best_threshold(curve: Curve, *, by: Literal["dice", "f1"] = "dice") -> tuple
     Searched over the curve's operating points (its distinct score values); ties go to
     the HIGHEST threshold. With no positive voxel every point scores 0.0, so the highest
     score value is returned with 0.0. An empty curve raises ValueError.
+
+    Parameters
+    ----------
+    curve : Curve
+        The operating points of a score map against its ground truth.
+    by : {"dice", "f1"}
+        The value maximised (the same for binary voxels).
+
+    Returns
+    -------
+    threshold : float
+        The best operating point's score value.
+    value : float
+        Its Dice.
+
+    Raises
+    ------
+    ValueError
+        When ``by`` is unknown or the curve is empty.
 
     Examples
     --------
@@ -456,6 +584,12 @@ def slice_scores(
     mode : {"mood", "exact"}
         Score quantisation, as in :class:`~napari_mood.core.curves.CurveAccumulator`.
 
+    Returns
+    -------
+    SliceScores
+        Per slice along ``axis``: GT and flagged voxel counts, Dice, AP, maximum and mean
+        score.
+
     Examples
     --------
     >>> s = slice_scores(np.array([[0.9, 0.1], [0.2, 0.3]]), np.array([[1, 0], [0, 0]]),
@@ -514,6 +648,23 @@ def sample_score_from_pixel(scores: np.ndarray, *, how: SampleHow = "max") -> fl
     top 1 % of voxel scores (``ceil(0.01 * n)`` voxels, at least one). Computed on the
     scores as given, in float64 (the sample scorer clips to [0, 1] afterwards). NaN raises
     ValueError.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        A voxel score map (not empty, no NaN).
+    how : {"max", "mean", "top1"}
+        How the voxel scores are reduced.
+
+    Returns
+    -------
+    float
+        The sample score (not clipped).
+
+    Raises
+    ------
+    ValueError
+        When ``how`` is unknown, ``scores`` is empty or holds NaN.
 
     Examples
     --------

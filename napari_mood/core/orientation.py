@@ -74,7 +74,23 @@ class DisplayTransform:
         return tuple(self.file_shape[a] for a in self.perm)
 
     def to_display(self, array: np.ndarray) -> np.ndarray:
-        """Return a display-ordered view of a file-ordered array (no copy)."""
+        """Return a display-ordered view of a file-ordered array (no copy).
+
+        Parameters
+        ----------
+        array : numpy.ndarray
+            An array on the scan's file grid.
+
+        Returns
+        -------
+        numpy.ndarray
+            A transposed and flipped view.
+
+        Raises
+        ------
+        ValueError
+            When ``array`` is not on the scan's grid.
+        """
         if tuple(array.shape) != self.file_shape:
             raise ValueError(
                 f"array shape {array.shape} differs from the scan grid {self.file_shape}"
@@ -84,13 +100,35 @@ class DisplayTransform:
         return np.flip(view, axis=flips) if flips else view
 
     def to_file(self, array: np.ndarray) -> np.ndarray:
-        """Inverse of :meth:`to_display` (a view)."""
+        """Inverse of :meth:`to_display` (a view).
+
+        Parameters
+        ----------
+        array : numpy.ndarray
+            An array in display order.
+
+        Returns
+        -------
+        numpy.ndarray
+            A view in file order.
+        """
         flips = tuple(k for k, f in enumerate(self.flip) if f)
         view = np.flip(array, axis=flips) if flips else array
         return np.transpose(view, np.argsort(self.perm))
 
     def display_to_file_index(self, index: np.ndarray) -> np.ndarray:
-        """Map display voxel coordinates (``(..., ndim)``, may be fractional) to file ones."""
+        """Map display voxel coordinates (``(..., ndim)``, may be fractional) to file ones.
+
+        Parameters
+        ----------
+        index : numpy.ndarray
+            ``(..., ndim)`` voxel coordinates in display order.
+
+        Returns
+        -------
+        numpy.ndarray
+            The same points in file order (float64).
+        """
         index = np.asarray(index, dtype=np.float64)
         out = np.empty_like(index)
         for k, axis in enumerate(self.perm):
@@ -99,11 +137,28 @@ class DisplayTransform:
         return out
 
     def display_index_to_world(self, index: np.ndarray) -> np.ndarray:
-        """Map display voxel coordinates to scanner coordinates (RAS+, mm, the affine's)."""
+        """Map display voxel coordinates to scanner coordinates (RAS+, mm, the affine's).
+
+        Parameters
+        ----------
+        index : numpy.ndarray
+            ``(..., ndim)`` voxel coordinates in display order.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(..., 3)`` world coordinates.
+        """
         return self.file_index_to_world(self.display_to_file_index(index))
 
     def to_dict(self) -> dict[str, list[float] | list[int] | list[bool] | list[list[float]]]:
-        """Plain lists (for layer metadata); :meth:`from_dict` reads them back."""
+        """Plain lists (for layer metadata); :meth:`from_dict` reads them back.
+
+        Returns
+        -------
+        dict
+            ``file_shape``, ``perm``, ``flip``, ``spacing`` and ``affine`` as lists.
+        """
         return {
             "file_shape": list(self.file_shape),
             "perm": list(self.perm),
@@ -115,6 +170,16 @@ class DisplayTransform:
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> DisplayTransform:
         """Inverse of :meth:`to_dict`.
+
+        Parameters
+        ----------
+        values : mapping
+            What :meth:`to_dict` returned (e.g. read back from layer metadata).
+
+        Returns
+        -------
+        DisplayTransform
+            The transform.
 
         Examples
         --------
@@ -131,7 +196,18 @@ class DisplayTransform:
         )
 
     def file_index_to_world(self, index: np.ndarray) -> np.ndarray:
-        """Map file voxel coordinates to world (scanner, mm) coordinates with the affine."""
+        """Map file voxel coordinates to world (scanner, mm) coordinates with the affine.
+
+        Parameters
+        ----------
+        index : numpy.ndarray
+            ``(..., ndim)`` voxel coordinates in file order (2-D points get a third coordinate 0).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(..., 3)`` world coordinates.
+        """
         index = np.asarray(index, dtype=np.float64)
         padded = np.zeros(index.shape[:-1] + (3,))
         padded[..., : index.shape[-1]] = index
@@ -147,6 +223,16 @@ def display_transform(shape: tuple[int, ...], affine: np.ndarray) -> DisplayTran
         File array shape (2-D or 3-D).
     affine : ndarray
         4 x 4 voxel-to-world matrix of the scan.
+
+    Returns
+    -------
+    DisplayTransform
+        The axis order and flips that show the grid S, A, R (3-D), and back.
+
+    Raises
+    ------
+    ValueError
+        When the grid is not 2-D or 3-D.
 
     Examples
     --------
@@ -223,6 +309,23 @@ def screen_flips(
     left (the anterior-posterior axis never flips), and the left-right axis runs from the
     patient's right on the screen's left in the radiological convention.
 
+    Parameters
+    ----------
+    row_axis, col_axis : int
+        The display axes (0 S, 1 A, 2 R) on the screen's rows and columns.
+    convention : {"radiological", "neurological"}
+        Which side of the screen the patient's right is on.
+
+    Returns
+    -------
+    tuple of bool
+        Whether rows and columns are drawn reversed.
+
+    Raises
+    ------
+    ValueError
+        When the axes are invalid or the convention is unknown.
+
     Examples
     --------
     >>> screen_flips(1, 2), screen_flips(0, 1)
@@ -243,6 +346,18 @@ def edge_letters(
     """Patient directions at the screen's (top, bottom, left, right) edges.
 
     Row 0 of an unflipped view is drawn at the top, column 0 at the left.
+
+    Parameters
+    ----------
+    row_axis, col_axis : int
+        The display axes on the screen's rows and columns.
+    flip_rows, flip_cols : bool
+        Whether they are drawn reversed.
+
+    Returns
+    -------
+    tuple of str
+        One letter (S, I, A, P, R, L) per edge.
 
     Examples
     --------
@@ -267,6 +382,23 @@ def plane_view(plane: Plane, *, convention: Convention = "radiological") -> Plan
     patient), in axial and coronal planes; ``neurological``: the patient's left on the
     left. Sagittal planes look the same in both (anterior on the left). See
     :func:`screen_flips`.
+
+    Parameters
+    ----------
+    plane : {"axial", "coronal", "sagittal"}
+        The plane.
+    convention : {"radiological", "neurological"}
+        Which side of the screen the patient's right is on.
+
+    Returns
+    -------
+    PlaneView
+        The slice, row and column axes, their flips and the edge letters.
+
+    Raises
+    ------
+    ValueError
+        When ``plane`` is unknown.
 
     Examples
     --------
@@ -295,6 +427,27 @@ def oriented_plane(
     """Slice ``index`` of a display-ordered volume as it appears on screen (a view).
 
     Row 0 of the result is the top of the screen, column 0 its left.
+
+    Parameters
+    ----------
+    volume : numpy.ndarray
+        A 3-D volume in display order.
+    index : int
+        The slice along the plane's axis.
+    plane : {"axial", "coronal", "sagittal"}
+        The plane.
+    convention : {"radiological", "neurological"}
+        Which side of the screen the patient's right is on.
+
+    Returns
+    -------
+    numpy.ndarray
+        A 2-D view.
+
+    Raises
+    ------
+    ValueError
+        When ``volume`` is not 3-D or ``index`` is outside it.
 
     Examples
     --------

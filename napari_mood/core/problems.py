@@ -58,6 +58,7 @@ class Problem:
     method: str | None = None
 
     def __str__(self) -> str:
+        """Return ``FILE: message -> hint``, the one-line form of the problem."""
         where = f"{self.path}: " if self.path is not None else ""
         hint = f" -> {self.hint}" if self.hint else ""
         return f"{where}{self.message}{hint}"

@@ -35,6 +35,18 @@ def rank_methods(values: Mapping[str, float], *, higher_is_better: bool = True) 
 
     All NaN methods share the rank after the last non-NaN one.
 
+    Parameters
+    ----------
+    values : mapping of str to float
+        One value per method (NaN allowed).
+    higher_is_better : bool
+        Whether the highest value ranks first.
+
+    Returns
+    -------
+    dict of str to int
+        The rank of each method, 1 the best.
+
     Examples
     --------
     >>> rank_methods({"a": 0.9, "b": 0.5, "c": 0.9, "d": float("nan")})
@@ -70,6 +82,21 @@ def consensus_rank(rankings: Sequence[Mapping[str, int]]) -> dict[str, int]:
     method ``m``), which the rearrangement inequality makes smallest by giving the
     smallest ranks to the smallest sums.
 
+    Parameters
+    ----------
+    rankings : sequence of mapping of str to int
+        At least one ranking, all of the same methods.
+
+    Returns
+    -------
+    dict of str to int
+        A strict ranking ``1..n`` of the methods.
+
+    Raises
+    ------
+    ValueError
+        When ``rankings`` is empty or the rankings rank different methods.
+
     Examples
     --------
     >>> consensus_rank([{"a": 1, "b": 2, "c": 3}, {"a": 3, "b": 1, "c": 2}])
@@ -93,6 +120,21 @@ def consensus_rank(rankings: Sequence[Mapping[str, int]]) -> dict[str, int]:
 def ranking_distance(rank_a: Mapping[str, float], rank_b: Mapping[str, float]) -> float:
     """Squared Euclidean distance of two rankings: ``sum_m (a_m - b_m) ** 2``.
 
+    Parameters
+    ----------
+    rank_a, rank_b : mapping of str to float
+        Two rankings of the same methods.
+
+    Returns
+    -------
+    float
+        The sum of squared rank differences.
+
+    Raises
+    ------
+    ValueError
+        When the rankings rank different methods.
+
     Examples
     --------
     >>> ranking_distance({"a": 1, "b": 2, "c": 3}, {"a": 3, "b": 2, "c": 1})
@@ -106,6 +148,18 @@ def score_ranks(scores: Mapping[str, float | None], methods: Sequence[str]) -> d
     """Rank ``methods`` by score, higher first; a missing, None or NaN score counts 0.
 
     Ties share the minimum rank (challengeR's ``ties.method = "min"``).
+
+    Parameters
+    ----------
+    scores : mapping of str to float or None
+        The score of each method that has one.
+    methods : sequence of str
+        The methods to rank.
+
+    Returns
+    -------
+    dict of str to int
+        The rank of each of ``methods``, 1 the best.
 
     Examples
     --------
@@ -135,6 +189,27 @@ def bootstrap_consensus(
     (NaN batches left out; a method without batches or scores scores 0), ranks them with
     :func:`score_ranks` and merges the rankings with :func:`consensus_rank`. With one
     ranking this is that ranking's bootstrap (ties "min").
+
+    Parameters
+    ----------
+    batch_scores : sequence of mapping of str to sequence of float
+        Per ranking, the per-batch scores of each method.
+    methods : sequence of str
+        The methods to rank.
+    n_boot : int
+        Number of resamples (at least 1).
+    seed : int
+        Seed of the resampling.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 ranks, one row per resample, one column per method.
+
+    Raises
+    ------
+    ValueError
+        When ``n_boot`` is below 1.
 
     Examples
     --------
@@ -178,6 +253,21 @@ def kendall_tau_b(rank_a: Mapping[str, float], rank_b: Mapping[str, float]) -> f
     """Kendall's tau-b between two rankings of the same methods (ties accounted for).
 
     NaN when fewer than two methods or when one ranking is all tied.
+
+    Parameters
+    ----------
+    rank_a, rank_b : mapping of str to float
+        Two rankings of the same methods.
+
+    Returns
+    -------
+    float
+        Tau-b in [-1, 1], or NaN.
+
+    Raises
+    ------
+    ValueError
+        When the rankings rank different methods.
 
     Examples
     --------
@@ -256,6 +346,30 @@ def bootstrap_ci(
 
     Cases are resampled with replacement (``numpy.random.default_rng(seed)``). NaN values
     raise ValueError: drop or fill them first.
+
+    Parameters
+    ----------
+    per_case_values : sequence of float or numpy.ndarray
+        One value per case (no NaN).
+    statistic : {"mean", "median"}
+        The statistic bootstrapped.
+    n_boot : int
+        Number of resamples.
+    seed : int
+        Seed of the resampling.
+    ci : float
+        Coverage of the interval, in (0, 1).
+
+    Returns
+    -------
+    BootstrapResult
+        The statistic of all cases, the interval and the resampled statistics.
+
+    Raises
+    ------
+    ValueError
+        When ``statistic`` is unknown, there is no case, ``n_boot`` or ``ci`` is invalid, or
+        a value is NaN.
 
     Examples
     --------
@@ -340,6 +454,27 @@ def bootstrap_ap(
     estimate is the pooled AP of all cases. A resample (or the whole set) without any
     positive voxel scores 0.0, with one :class:`UndefinedMetricWarning` saying how many.
 
+    Parameters
+    ----------
+    accumulators_per_case : sequence of CurveAccumulator
+        One accumulator per case, all of one mode.
+    n_boot : int
+        Number of resamples.
+    seed : int
+        Seed of the resampling.
+    ci : float
+        Coverage of the interval, in (0, 1).
+
+    Returns
+    -------
+    BootstrapResult
+        The pooled AP of all cases, the interval and the resampled APs.
+
+    Raises
+    ------
+    ValueError
+        When there is no case or ``n_boot`` or ``ci`` is invalid.
+
     Examples
     --------
     >>> accs = []
@@ -399,6 +534,27 @@ def mood_splits(
     generator). The indices point into the label folder's listing,
     ``sorted(os.listdir(folder))``, every entry included.
 
+    Parameters
+    ----------
+    n_entries : int
+        Length of the label folder's listing.
+    n_runs : int
+        Number of batches.
+    batch_size : int
+        Entries per batch, in ``[1, n_entries]``.
+    seed : int
+        Seed of Python's :class:`random.Random`, as the official script uses.
+
+    Returns
+    -------
+    tuple of tuple of int
+        ``n_runs`` batches of ``batch_size`` indices.
+
+    Raises
+    ------
+    ValueError
+        When ``batch_size`` or ``n_runs`` is out of range.
+
     Examples
     --------
     >>> mood_splits(5, n_runs=2, batch_size=2, seed=123)
@@ -419,6 +575,18 @@ def check_splits(splits: Sequence[Sequence[int]], n_entries: int) -> tuple[tuple
     listing): integers in ``[-n_entries, n_entries)``, negative ones counted from the end;
     they are returned normalised to ``[0, n_entries)``. An empty batch is kept (it scores
     NaN, see :func:`listing_batch_ap`).
+
+    Parameters
+    ----------
+    splits : sequence of sequence of int
+        The batches, as lists of indices.
+    n_entries : int
+        Length of the listing the indices point into.
+
+    Returns
+    -------
+    tuple of tuple of int
+        The batches with indices in ``[0, n_entries)``.
 
     Raises
     ------
@@ -457,7 +625,7 @@ def listing_batch_ap(
     seed: int = DEFAULT_SEED,
     splits: Sequence[Sequence[int]] | None = None,
 ) -> BatchAP:
-    """The MOOD challenge score: mean pooled AP over random batches of label-folder entries.
+    """Return the MOOD challenge score: mean pooled AP over random batches of label-folder entries.
 
     Exactly ``bootstrap_dir``: batches index ``listing`` (``sorted(os.listdir(label_dir))``,
     stray and hidden entries included; :func:`mood_splits`, or ``splits``, e.g. an
@@ -471,6 +639,26 @@ def listing_batch_ap(
 
     A batch without a positive scores 0.0 (as scikit-learn), with one
     :class:`UndefinedMetricWarning` saying how many.
+
+    Parameters
+    ----------
+    listing : sequence of str
+        The label folder's entries, sorted as ``os.listdir`` gives them.
+    accumulators : mapping of str to CurveAccumulator
+        One accumulator per scorable entry of ``listing``.
+    n_runs : int
+        Number of batches drawn (when ``splits`` is None).
+    batch_size : int
+        Entries per batch drawn.
+    seed : int
+        Seed of the draw.
+    splits : sequence of sequence of int, optional
+        Batches to use instead of drawing them (checked with :func:`check_splits`).
+
+    Returns
+    -------
+    BatchAP
+        The batches, the AP of each and their mean.
 
     Examples
     --------
@@ -529,6 +717,18 @@ def batch_average_precision(
     splits: Sequence[Sequence[int]] | None = None,
 ) -> BatchAP:
     """:func:`listing_batch_ap` when every listed entry is a readable case (in order).
+
+    Parameters
+    ----------
+    accumulators_per_case : sequence of CurveAccumulator
+        One accumulator per case, in listing order.
+    n_runs, batch_size, seed, splits
+        As in :func:`listing_batch_ap`.
+
+    Returns
+    -------
+    BatchAP
+        The batches, the AP of each and their mean.
 
     Examples
     --------

@@ -150,11 +150,25 @@ def readout_from_match(
     threshold: float | None = None,
     voxel_volume: float | None = None,
 ) -> Readout:
-    """The :func:`threshold_readout` of a map against its GT, from its labelled match.
+    """Return the :func:`threshold_readout` of a map against its GT, from its labelled match.
 
     Equal to ``threshold_readout(scores, gt, threshold=threshold)`` (MOOD criterion, the
     case's own size window) without labelling again. ``threshold`` defaults to the one
     the match was computed at; any threshold flagging the same voxels may be given.
+
+    Parameters
+    ----------
+    labelled : LabelledMatch
+        The map's labelled match against its GT.
+    threshold : float, optional
+        The threshold to report (default: the match's).
+    voxel_volume : float, optional
+        The volume of one voxel in mm^3, for ``flagged_mm3``.
+
+    Returns
+    -------
+    Readout
+        Flagged voxels, their volume, Dice and the object counts.
 
     Examples
     --------
@@ -186,7 +200,7 @@ def voxel_readout(
     voxel_volume: float | None = None,
     with_gt: bool = True,
 ) -> Readout:
-    """The voxel part of :func:`threshold_readout` from a map's histograms (no labelling).
+    """Return the voxel part of :func:`threshold_readout` from a map's histograms (no labelling).
 
     ``flagged``, ``flagged_mm3`` and ``dice`` equal those of :func:`threshold_readout`
     on the arrays the histograms were made from (``histograms.add(scores, gt)``);
@@ -203,6 +217,11 @@ def voxel_readout(
         Volume of one voxel in mm^3, for ``flagged_mm3``.
     with_gt : bool
         False: the map has no ground truth, ``dice`` is None (counts only).
+
+    Returns
+    -------
+    Readout
+        Flagged voxels, their volume and Dice (None without GT); no object counts.
 
     Examples
     --------
@@ -241,6 +260,24 @@ def best_case_threshold(
     0.01 .. 0.99 (:func:`napari_mood.core.objects.best_object_threshold`). Ties go to
     the highest threshold.
 
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        A score map.
+    gt : numpy.ndarray
+        Its ground truth.
+    by : {"dice", "object_f1"}
+        The value maximised.
+    connectivity : {"full", "face"}
+        Object connectivity (``object_f1``).
+    mode : {"mood", "exact"}
+        How scores are read.
+
+    Returns
+    -------
+    BestThreshold
+        The threshold, the criterion and the value reached.
+
     Raises
     ------
     ValueError
@@ -276,6 +313,18 @@ def best_case_threshold(
 def match_method_names(names: Sequence[str], available: Iterable[str]) -> MethodMatch:
     """Pair method names with folder names (exact, case-sensitive match).
 
+    Parameters
+    ----------
+    names : sequence of str
+        The session's methods.
+    available : iterable of str
+        The method folders found.
+
+    Returns
+    -------
+    MethodMatch
+        The names found and the names missing, each in ``names`` order.
+
     Examples
     --------
     >>> match_method_names(["a", "b"], ["b", "c"])
@@ -297,6 +346,18 @@ def best_dataset_thresholds(
     ``object_threshold="auto"`` (grid 0.01 .. 0.99, best dataset F1);
     ``by="dice"``: the pooled best-Dice threshold of the pixel task. Methods without the
     needed summary are left out.
+
+    Parameters
+    ----------
+    evaluation : DatasetEvaluation
+        A dataset evaluation (with the object threshold search for ``object_f1``).
+    by : {"object_f1", "dice"}
+        The value maximised.
+
+    Returns
+    -------
+    dict of str to BestThreshold
+        The best threshold of each method that has the summary needed.
 
     Examples
     --------

@@ -86,7 +86,17 @@ class ReconMetrics:
 
 
 def non_finite_voxels(data: np.ndarray) -> str:
-    """What is not finite in ``data``, as words ('' when every voxel is finite).
+    """Return what is not finite in ``data``, as words ('' when every voxel is finite).
+
+    Parameters
+    ----------
+    data : numpy.ndarray
+        Any array.
+
+    Returns
+    -------
+    str
+        The counts of NaN, +inf and -inf voxels, or ``''``.
 
     Examples
     --------
@@ -118,6 +128,16 @@ def brain_mask_problem(mask: np.ndarray) -> str:
     A brain mask is finite, has a nonzero voxel and holds 0 and one other value (a 0/1
     or 0/255 mask; a probability map or a label atlas is refused, not guessed at).
 
+    Parameters
+    ----------
+    mask : numpy.ndarray
+        The brain mask given.
+
+    Returns
+    -------
+    str
+        The problem in words, or ``''``.
+
     Examples
     --------
     >>> brain_mask_problem(np.array([0, 1, 1]))
@@ -140,7 +160,19 @@ def brain_mask_problem(mask: np.ndarray) -> str:
 
 
 def case_brain(healthy: np.ndarray, brain: np.ndarray | None = None) -> np.ndarray:
-    """The brain mask of a case: ``brain != 0`` when given, else ``healthy > 0``.
+    """Return the brain mask of a case: ``brain != 0`` when given, else ``healthy > 0``.
+
+    Parameters
+    ----------
+    healthy : numpy.ndarray
+        The healthy original.
+    brain : numpy.ndarray, optional
+        A brain mask given for every case.
+
+    Returns
+    -------
+    numpy.ndarray
+        Bool mask.
 
     Examples
     --------
@@ -169,7 +201,7 @@ def check_recon_case(
     brain: np.ndarray | None = None,
     region: np.ndarray | None = None,
 ) -> CaseProblem | None:
-    """The first reason the arrays of one case cannot give finite metrics (None: none).
+    """Return the first reason the arrays of one case cannot give finite metrics (None: none).
 
     The one rule of which cases are measured, checked before any metric:
 
@@ -179,6 +211,24 @@ def check_recon_case(
        voxel: an all-zero healthy original has none;
     3. the healthy original is not constant inside the brain (its range is the
        ``data_range`` of PSNR and SSIM).
+
+    Parameters
+    ----------
+    scan : numpy.ndarray
+        The input (healthy or with a simulated anomaly).
+    healthy : numpy.ndarray
+        The healthy original.
+    recon : numpy.ndarray
+        The method's reconstruction.
+    brain : numpy.ndarray, optional
+        A brain mask given for every case.
+    region : numpy.ndarray, optional
+        The anomaly region.
+
+    Returns
+    -------
+    CaseProblem or None
+        Which array fails, how, and what to do; None when the case can be measured.
 
     Examples
     --------
@@ -220,6 +270,23 @@ def _empty_brain(healthy: np.ndarray, *, given: bool) -> CaseProblem:
 def healthy_data_range(healthy: np.ndarray, brain: np.ndarray) -> float:
     """``max - min`` of the healthy original inside the brain mask (the ``data_range``).
 
+    Parameters
+    ----------
+    healthy : numpy.ndarray
+        The healthy original.
+    brain : numpy.ndarray
+        The brain mask.
+
+    Returns
+    -------
+    float
+        The range.
+
+    Raises
+    ------
+    ValueError
+        When the mask is empty.
+
     Examples
     --------
     >>> healthy_data_range(np.array([5.0, 1.0, 3.0]), np.array([False, True, True]))
@@ -233,6 +300,23 @@ def healthy_data_range(healthy: np.ndarray, brain: np.ndarray) -> float:
 
 def ssim_map(healthy: np.ndarray, recon: np.ndarray, *, data_range: float) -> np.ndarray:
     """scikit-image's SSIM map of ``recon`` against ``healthy`` (float64, same shape).
+
+    Parameters
+    ----------
+    healthy, recon : numpy.ndarray
+        The healthy original and the reconstruction.
+    data_range : float
+        The value range of SSIM (:func:`healthy_data_range`).
+
+    Returns
+    -------
+    numpy.ndarray
+        The local SSIM of each voxel.
+
+    Raises
+    ------
+    ValueError
+        When the shapes differ or an axis is shorter than SSIM's window.
 
     Examples
     --------
@@ -280,6 +364,11 @@ def recon_metrics(
     ssim : ndarray, optional
         A precomputed :func:`ssim_map` of the pair (so two masks share one map).
 
+    Returns
+    -------
+    ReconMetrics
+        MSE, MAE, PSNR, SSIM, the voxel count and the data range.
+
     Examples
     --------
     >>> healthy, recon = np.zeros((8, 8)), np.full((8, 8), 0.1)
@@ -307,7 +396,25 @@ def recon_metrics(
 
 
 def residual_map(scan: np.ndarray, recon: np.ndarray) -> np.ndarray:
-    """The anomaly map of a reconstruction: ``|scan - recon|`` (float32)."""
+    """Return the anomaly map of a reconstruction: ``|scan - recon|`` (float32).
+
+    Parameters
+    ----------
+    scan : numpy.ndarray
+        The input.
+    recon : numpy.ndarray
+        Its reconstruction.
+
+    Returns
+    -------
+    numpy.ndarray
+        float32 map of the same shape.
+
+    Raises
+    ------
+    ValueError
+        When the shapes differ.
+    """
     a, b = np.asarray(scan, dtype=np.float64), np.asarray(recon, dtype=np.float64)
     if a.shape != b.shape:
         raise ValueError(f"shapes differ: {a.shape} and {b.shape}")
@@ -315,7 +422,19 @@ def residual_map(scan: np.ndarray, recon: np.ndarray) -> np.ndarray:
 
 
 def residual_scale(residual: np.ndarray, brain: np.ndarray) -> float:
-    """A robust maximum of the residual: its 99.9th percentile inside the brain.
+    """Return a robust maximum of the residual: its 99.9th percentile inside the brain.
+
+    Parameters
+    ----------
+    residual : numpy.ndarray
+        A residual map.
+    brain : numpy.ndarray
+        The brain mask.
+
+    Returns
+    -------
+    float
+        The percentile (``RESIDUAL_QUANTILE``), 0.0 for an empty mask.
 
     Examples
     --------
@@ -327,9 +446,28 @@ def residual_scale(residual: np.ndarray, brain: np.ndarray) -> float:
 
 
 def residual_scores(residual: np.ndarray, brain: np.ndarray, *, scale: float) -> np.ndarray:
-    """A MOOD score map: ``clip(residual / scale, 0, 1)`` in the brain, 0 outside (float32).
+    """Return a MOOD score map: ``clip(residual / scale, 0, 1)`` in the brain, 0 outside (float32).
 
     A scale of 0 (nothing differs anywhere) gives a map of zeros.
+
+    Parameters
+    ----------
+    residual : numpy.ndarray
+        A residual map.
+    brain : numpy.ndarray
+        The brain mask.
+    scale : float
+        The divisor (non-negative, finite).
+
+    Returns
+    -------
+    numpy.ndarray
+        float32 scores in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        When ``scale`` is negative or not finite.
 
     Examples
     --------
@@ -369,6 +507,16 @@ def bonferroni(p_values: Sequence[float]) -> tuple[float, ...]:
 
     NaN p-values stay NaN and do not count in ``m``.
 
+    Parameters
+    ----------
+    p_values : sequence of float
+        The family's p-values.
+
+    Returns
+    -------
+    tuple of float
+        The corrected p-values, in order.
+
     Examples
     --------
     >>> bonferroni([0.01, 0.2, float("nan")])
@@ -384,12 +532,26 @@ def mse_test(
     *,
     test: TTest = "welch",
 ) -> tuple[float, float]:
-    """t statistic and two-sided p-value of ``diseased`` against ``healthy`` MSEs.
+    """T statistic and two-sided p-value of ``diseased`` against ``healthy`` MSEs.
 
     ``welch``: independent two-sample t-test without equal variances
     (``scipy.stats.ttest_ind(..., equal_var=False)``); ``student``: with equal variances;
     ``paired``: ``scipy.stats.ttest_rel`` (the two sequences pair up, same order). With
     fewer than 2 values in a group (or pairs), or both groups constant, (NaN, NaN).
+
+    Parameters
+    ----------
+    healthy : sequence of float
+        MSEs of the degree-0 cases.
+    diseased : sequence of float
+        MSEs of the cases of one degree.
+    test : {"welch", "student", "paired"}
+        The t-test.
+
+    Returns
+    -------
+    tuple of float
+        ``(t, p)``.
 
     Examples
     --------
@@ -459,7 +621,7 @@ class DegreeRow:
 
 
 def _metric(case: CaseRecon, where: Where) -> ReconMetrics | None:
-    """The case's metrics in ``where``; None without them or when its MSE is not finite."""
+    """Return the case's metrics in ``where``; None without them or when its MSE is not finite."""
     found = case.brain if where == "brain" else case.anomaly
     return found if found is not None and math.isfinite(found.mse) else None
 
@@ -539,7 +701,7 @@ def _rows(
 def summarise_recon(
     cases: Sequence[CaseRecon], *, test: TTest = "welch", alpha: float = 0.05
 ) -> tuple[DegreeRow, ...]:
-    """The per-region, per-mask, per-degree table of simulated cases.
+    """Return the per-region, per-mask, per-degree table of simulated cases.
 
     Cases without a degree are left out, and so is a mask's metrics whose MSE is not
     finite (an empty mask): ``n_cases``, the means and the tests all count the same
@@ -547,6 +709,25 @@ def summarise_recon(
     against degree 0 (:func:`mse_test`); the Bonferroni family is those tests (one per
     degree of that region and mask). ``paired`` pairs cases by subject. Means skip NaN
     values (PSNR and SSIM of a constant healthy original).
+
+    Parameters
+    ----------
+    cases : sequence of CaseRecon
+        The measured cases.
+    test : {"welch", "student", "paired"}
+        The t-test of each degree against degree 0.
+    alpha : float
+        The significance level (on the Bonferroni-corrected p-values), in (0, 1).
+
+    Returns
+    -------
+    tuple of DegreeRow
+        One row per region, mask and degree.
+
+    Raises
+    ------
+    ValueError
+        When ``test`` is unknown or ``alpha`` is outside (0, 1).
 
     Examples
     --------

@@ -111,7 +111,19 @@ def flagged_regions(
 def regions_from_match(
     match: ObjectMatch, *, scope: RegionScope = "window"
 ) -> tuple[FlaggedRegion, ...]:
-    """The ranked flagged regions of an already computed (MOOD-criterion) match.
+    """Return the ranked flagged regions of an already computed (MOOD-criterion) match.
+
+    Parameters
+    ----------
+    match : ObjectMatch
+        A MOOD-criterion match.
+    scope : {"window", "all"}
+        ``window`` leaves out the objects discarded by the size window; ``all`` keeps them.
+
+    Returns
+    -------
+    tuple of FlaggedRegion
+        The predicted objects, in review order (:func:`rank_regions`).
 
     Examples
     --------
@@ -140,6 +152,16 @@ def _region(record: ObjectRecord) -> FlaggedRegion:
 
 def rank_regions(regions: Iterable[FlaggedRegion]) -> tuple[FlaggedRegion, ...]:
     """Order regions for review: highest max score first, then biggest, then lowest id.
+
+    Parameters
+    ----------
+    regions : iterable of FlaggedRegion
+        The regions.
+
+    Returns
+    -------
+    tuple of FlaggedRegion
+        The regions, sorted.
 
     Examples
     --------

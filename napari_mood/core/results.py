@@ -87,6 +87,7 @@ class EvaluationOptions:
     connectivity: obj.Connectivity = "full"
 
     def __post_init__(self) -> None:
+        """Refuse an unknown task, mode, NaN policy, sample rule, connectivity or threshold."""
         for task in self.tasks:
             check_choice("task", task, get_args(Task))
         check_mode(self.mode)
@@ -102,7 +103,18 @@ class EvaluationOptions:
         return "pixel" in self.tasks or "object" in self.tasks or self.sample_from_pixel is not None
 
     def thresholds_for(self, method: str) -> tuple[float, ...]:
-        """Object thresholds to describe a method's cases at."""
+        """Object thresholds to describe a method's cases at.
+
+        Parameters
+        ----------
+        method : str
+            The method.
+
+        Returns
+        -------
+        tuple of float
+            The method's own threshold, the fixed one, or the default grid (``"auto"``).
+        """
         if isinstance(self.object_threshold, Mapping):
             return (float(self.object_threshold[method]),)
         if self.object_threshold == "auto":
@@ -214,11 +226,24 @@ class DatasetEvaluation:
     )
 
     def ranked_methods(self) -> list[str]:
-        """Method names by decreasing pixel AP (else sample AP, else object F1)."""
+        """Return the method names by decreasing pixel AP (else sample AP, else object F1).
+
+        Returns
+        -------
+        list of str
+            The methods, best first.
+        """
         return sorted(self.methods, key=lambda name: -_headline(self.methods[name]))
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the stable JSON-able structure documented in the README."""
+        """Return the stable JSON-able structure documented in the README.
+
+        Returns
+        -------
+        dict
+            The dataset, cases, score mode, each method's summary (best first), the per-case
+            rows and the problems; NaN as None.
+        """
         methods = {name: _summary_dict(self.methods[name]) for name in self.ranked_methods()}
         return {
             "dataset": self.dataset,

@@ -70,7 +70,18 @@ _TOP_MARGIN = 1e-3  # upper contrast limit above a threshold of 1
 
 
 def check_mode(mode: str) -> None:
-    """Raise a ValueError naming the valid modes unless ``mode`` is one of them."""
+    """Raise a ValueError naming the valid modes unless ``mode`` is one of them.
+
+    Parameters
+    ----------
+    mode : str
+        The score mode given.
+
+    Raises
+    ------
+    ValueError
+        When ``mode`` is not ``"mood"`` or ``"exact"``.
+    """
     check_choice("mode", mode, SCORE_MODES)
 
 
@@ -78,6 +89,23 @@ def check_threshold(threshold: float | str, *, name: str = "threshold") -> float
     """Return ``threshold`` as a float; ValueError unless it is a finite number in [0, 1].
 
     ``-0.0`` is returned as ``0.0`` (it would print as "-0.00").
+
+    Parameters
+    ----------
+    threshold : float or str
+        The threshold given (a string is parsed as a float).
+    name : str
+        The option's name, for the message.
+
+    Returns
+    -------
+    float
+        The threshold, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        When it is not a number, is NaN or lies outside [0, 1].
 
     Examples
     --------
@@ -102,7 +130,13 @@ def check_threshold(threshold: float | str, *, name: str = "threshold") -> float
 
 
 def code_values() -> np.ndarray:
-    """Return the float64 value of every code ``0 .. ONE_CODE`` (read-only)."""
+    """Return the float64 value of every code ``0 .. ONE_CODE`` (read-only).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``ONE_CODE + 1`` float64 values, ascending; index = code.
+    """
     return _CODE_VALUES
 
 
@@ -121,7 +155,18 @@ def _nan_error(n_nan: int) -> ValueError:
 
 
 def check_no_nan(scores: np.ndarray) -> None:
-    """Raise a ValueError naming the NaN count if float ``scores`` contain NaN."""
+    """Raise a ValueError naming the NaN count if float ``scores`` contain NaN.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        Scores of any dtype (only floats can hold NaN).
+
+    Raises
+    ------
+    ValueError
+        When a score is NaN.
+    """
     arr = np.asarray(scores)
     if arr.dtype.kind == "f":
         n_nan = int(np.count_nonzero(np.isnan(arr)))
@@ -149,6 +194,23 @@ def to_mood_codes(scores: np.ndarray) -> np.ndarray:
     * other floats (long double) are cast once, then clipped on the bit pattern.
 
     The codes keep the memory order of ``scores``. NaN raises ValueError.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        Real scores of any dtype and shape.
+
+    Returns
+    -------
+    numpy.ndarray
+        uint16 codes in ``0 .. ONE_CODE``, of ``scores``' shape.
+
+    Raises
+    ------
+    ValueError
+        When a score is NaN.
+    TypeError
+        When ``scores`` is not real (complex, object, strings).
 
     Examples
     --------
@@ -186,6 +248,16 @@ def to_mood_scores(scores: np.ndarray) -> np.ndarray:
 
     A view of :func:`to_mood_codes` (no copy for float16 input already in [0, 1]).
 
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        Real scores of any dtype and shape (NaN raises ValueError).
+
+    Returns
+    -------
+    numpy.ndarray
+        float16 scores in [0, 1], of ``scores``' shape.
+
     Examples
     --------
     >>> to_mood_scores(np.array([0.3, 7.0])).tolist()
@@ -198,6 +270,16 @@ def to_exact_values(scores: np.ndarray) -> np.ndarray:
     """Return ``scores`` as a new float32 array clipped to [0, 1] (``-0.0`` -> ``+0.0``).
 
     NaN raises ValueError.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        Real scores of any dtype and shape.
+
+    Returns
+    -------
+    numpy.ndarray
+        float32 scores in [0, 1].
 
     Examples
     --------
@@ -217,6 +299,18 @@ def to_exact_values(scores: np.ndarray) -> np.ndarray:
 def score_keys(scores: np.ndarray, *, mode: ScoreMode = "mood") -> np.ndarray:
     """Return scores as ordered keys: float16 codes (``mood``) or clipped float32 (``exact``).
 
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        Real scores of any dtype and shape (NaN raises ValueError).
+    mode : {"mood", "exact"}
+        How scores are read.
+
+    Returns
+    -------
+    numpy.ndarray
+        Keys that order like the scores as read: uint16 codes or float32 values.
+
     Examples
     --------
     >>> score_keys(np.array([0.25, 1.5]), mode="exact").tolist()
@@ -228,6 +322,16 @@ def score_keys(scores: np.ndarray, *, mode: ScoreMode = "mood") -> np.ndarray:
 
 def threshold_code(threshold: float) -> int:
     """Return the smallest code whose float16 value is ``>= threshold``.
+
+    Parameters
+    ----------
+    threshold : float
+        A threshold in [0, 1].
+
+    Returns
+    -------
+    int
+        The code: ``codes >= threshold_code(t)`` flags exactly the scores ``>= t``.
 
     Examples
     --------
@@ -243,6 +347,18 @@ def threshold_code(threshold: float) -> int:
 def key_threshold(threshold: float, *, mode: ScoreMode = "mood") -> int | np.float32:
     """Return the smallest key ``k`` with ``keys >= k`` exactly ``value >= threshold``.
 
+    Parameters
+    ----------
+    threshold : float
+        A threshold in [0, 1].
+    mode : {"mood", "exact"}
+        How scores are read.
+
+    Returns
+    -------
+    int or numpy.float32
+        A float16 code (``mood``) or a float32 value (``exact``).
+
     Examples
     --------
     >>> float(key_threshold(0.1, mode="exact")) >= 0.1
@@ -257,7 +373,20 @@ def key_threshold(threshold: float, *, mode: ScoreMode = "mood") -> int | np.flo
 
 
 def key_values(keys: np.ndarray, *, mode: ScoreMode = "mood") -> np.ndarray:
-    """Return the float64 score values of keys (the inverse of :func:`score_keys`)."""
+    """Return the float64 score values of keys (the inverse of :func:`score_keys`).
+
+    Parameters
+    ----------
+    keys : numpy.ndarray
+        Keys from :func:`score_keys`.
+    mode : {"mood", "exact"}
+        The mode the keys were made in.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 score values.
+    """
     if mode == "mood":
         return _CODE_VALUES[keys]
     return np.asarray(keys, dtype=np.float64)
@@ -268,6 +397,20 @@ def flag(scores: np.ndarray, threshold: float, *, mode: ScoreMode = "mood") -> n
 
     Scores are read as the pixel task reads them (``mode``); the threshold is never
     rounded to the score dtype.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        A score map (NaN raises ValueError).
+    threshold : float
+        A threshold in [0, 1].
+    mode : {"mood", "exact"}
+        How scores are read.
+
+    Returns
+    -------
+    numpy.ndarray
+        Bool mask of ``scores``' shape.
 
     Examples
     --------
@@ -283,6 +426,25 @@ def gt_mask(values: np.ndarray, *, strict: bool = False) -> np.ndarray:
     Equal to the official ``clip(rint(value), 0, 1) == 1`` for every real value.
     ``strict=True`` (labels handed to metric functions) refuses values other than 0
     and 1. Integer masks are compared without a float copy.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        A ground-truth volume (bool, integer or float).
+    strict : bool
+        Whether values other than 0 and 1 are refused.
+
+    Returns
+    -------
+    numpy.ndarray
+        Bool mask of ``values``' shape (``values`` itself when it is bool).
+
+    Raises
+    ------
+    TypeError
+        When ``values`` is neither bool nor numbers.
+    ValueError
+        With ``strict``, when a value is neither 0 nor 1.
 
     Examples
     --------
@@ -312,6 +474,16 @@ def display_threshold(threshold: float) -> float:
     float16 value below it flags exactly the same scores with ``>=`` and with ``>``.
     A threshold of 0, or one that is no float16 value, is returned unchanged.
 
+    Parameters
+    ----------
+    threshold : float
+        A threshold in [0, 1].
+
+    Returns
+    -------
+    float
+        The threshold to give the viewer as its lower contrast limit.
+
     Examples
     --------
     >>> display_threshold(1.0)
@@ -328,6 +500,16 @@ def display_threshold(threshold: float) -> float:
 
 def threshold_limits(threshold: float) -> tuple[float, float]:
     """Return the contrast limits that show the scores above ``threshold`` in a viewer.
+
+    Parameters
+    ----------
+    threshold : float
+        A threshold in [0, 1].
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)`` with ``high > low`` (above 1 when the threshold is 1).
 
     Examples
     --------

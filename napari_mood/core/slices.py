@@ -66,7 +66,7 @@ class CropBox:
 
 
 def _check_volume(array: np.ndarray, name: str, axis: int = 0) -> np.ndarray:
-    """The volume with ``axis`` moved first (a view)."""
+    """Return the volume with ``axis`` moved first (a view)."""
     array = np.asarray(array)
     if array.ndim != 3:
         raise ValueError(f"{name} must be a 3-D (display-ordered) volume, got shape {array.shape}")
@@ -77,6 +77,18 @@ def _check_volume(array: np.ndarray, name: str, axis: int = 0) -> np.ndarray:
 
 def largest_area_slice(mask: np.ndarray, *, axis: int = 0) -> int | None:
     """Return the index (along ``axis``) of the slice with the most mask voxels; None when empty.
+
+    Parameters
+    ----------
+    mask : numpy.ndarray
+        A 3-D bool mask.
+    axis : int
+        The display axis the slices are taken along.
+
+    Returns
+    -------
+    int or None
+        The slice index.
 
     Examples
     --------
@@ -99,6 +111,18 @@ def highest_score_slice(scores: np.ndarray, *, axis: int = 0) -> int:
 
     Ties (several slices reaching the same maximum, common for binary maps) go to the
     slice with the largest score sum, then to the lowest index. NaN counts as 0.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        A 3-D score map.
+    axis : int
+        The display axis the slices are taken along.
+
+    Returns
+    -------
+    int
+        The slice index.
 
     Examples
     --------
@@ -130,6 +154,11 @@ def choose_slice(
     axis : int
         Display axis the slices are taken along (0 axial, 1 coronal, 2 sagittal).
 
+    Returns
+    -------
+    int
+        The slice index.
+
     Examples
     --------
     >>> choose_slice(None, None, 9)
@@ -156,6 +185,16 @@ def body_mask(scan: np.ndarray, *, level: float = BODY_LEVEL) -> np.ndarray:
     level : float
         Fraction in [0, 1) of the robust intensity range.
 
+    Returns
+    -------
+    numpy.ndarray
+        Bool mask of the scan's shape.
+
+    Raises
+    ------
+    ValueError
+        When ``level`` is outside [0, 1).
+
     Examples
     --------
     >>> body_mask(np.array([[0.0, 0.01], [0.5, 1.0]])).tolist()
@@ -173,6 +212,23 @@ def body_mask(scan: np.ndarray, *, level: float = BODY_LEVEL) -> np.ndarray:
 
 def mask_box(mask: np.ndarray, *, margin: int = BODY_MARGIN) -> CropBox:
     """Return the bounding box of a 2-D mask grown by ``margin``; the full extent when empty.
+
+    Parameters
+    ----------
+    mask : numpy.ndarray
+        A 2-D bool mask.
+    margin : int
+        Voxels added on each side (clipped to the image).
+
+    Returns
+    -------
+    CropBox
+        The box.
+
+    Raises
+    ------
+    ValueError
+        When ``mask`` is not 2-D or ``margin`` is negative.
 
     Examples
     --------
@@ -213,6 +269,16 @@ def body_box(scan: np.ndarray, *, level: float = BODY_LEVEL, margin: int = BODY_
         Fraction in [0, 1) of the robust intensity range.
     margin : int
         Voxels added on each side (clipped to the image).
+
+    Returns
+    -------
+    CropBox
+        The box.
+
+    Raises
+    ------
+    ValueError
+        When ``scan`` is not 2-D or 3-D.
 
     Examples
     --------

@@ -93,6 +93,21 @@ def parse_values(text: str) -> tuple[float, ...]:
     built, so ``0:1e12:1`` is refused at once. A listed value given twice (two identical
     cases) and an empty item (``5,,6``) are refused.
 
+    Parameters
+    ----------
+    text : str
+        A list or range of values.
+
+    Returns
+    -------
+    tuple of float
+        The values, ascending.
+
+    Raises
+    ------
+    ValueError
+        When the text does not parse, a value repeats, or there are too many values.
+
     Examples
     --------
     >>> parse_values("0:20:5"), parse_values("0.5,0.1")
@@ -150,6 +165,18 @@ def _listed_values(text: str) -> list[float]:
 def default_values(kind: SweepKind, preset: str = "brain") -> tuple[float, ...]:
     """Radii ``0, step, ..., max`` (size) or intensities ``0.0, 0.05, ..., 1.0`` (contrast).
 
+    Parameters
+    ----------
+    kind : {"size", "contrast"}
+        The sweep.
+    preset : str
+        The body part, which sets the radii (``PRESETS``).
+
+    Returns
+    -------
+    tuple of float
+        The values.
+
     Examples
     --------
     >>> len(default_values("size")), default_values("size", "abdomen")[-1]
@@ -166,7 +193,17 @@ def default_values(kind: SweepKind, preset: str = "brain") -> tuple[float, ...]:
 
 
 def body_centre(scan: np.ndarray) -> tuple[int, ...]:
-    """The body's (``scan > 0``) centre of mass rounded to a voxel; the volume's centre if empty.
+    """Return the voxel at the centre of mass of ``scan > 0`` (the volume's centre if empty).
+
+    Parameters
+    ----------
+    scan : numpy.ndarray
+        The scan.
+
+    Returns
+    -------
+    tuple of int
+        The centre voxel.
 
     Examples
     --------
@@ -183,6 +220,23 @@ def body_centre(scan: np.ndarray) -> tuple[int, ...]:
 
 def check_values(kind: SweepKind, values: Sequence[float]) -> tuple[float, ...]:
     """Radii (``size``: 0 .. :data:`MAX_RADIUS` voxels) or intensities (``contrast``: in [0, 1]).
+
+    Parameters
+    ----------
+    kind : {"size", "contrast"}
+        The sweep.
+    values : sequence of float
+        The radii or intensities.
+
+    Returns
+    -------
+    tuple of float
+        The values.
+
+    Raises
+    ------
+    ValueError
+        When there is no value or one is out of range.
 
     Examples
     --------
@@ -228,6 +282,11 @@ def sweep_cases(
         Intensity of the size sweep's sphere.
     prefix : str, optional
         Start of the case names (default: the kind): ``size_000``, ``size_001``, ...
+
+    Yields
+    ------
+    tuple
+        ``(SweepCase, scan, mask)``: the case, the scan with its sphere, and the sphere.
 
     Examples
     --------

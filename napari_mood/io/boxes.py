@@ -90,7 +90,17 @@ COLUMN_NAMES: dict[str, tuple[str, ...]] = {
 
 
 def image_id_of(name: str) -> str:
-    """The image id a file name or CSV value names: its last part without ``.png``.
+    """Return the image id a file name or CSV value names: its last part without ``.png``.
+
+    Parameters
+    ----------
+    name : str
+        A PNG file name or path, or an id.
+
+    Returns
+    -------
+    str
+        The id.
 
     Examples
     --------
@@ -122,6 +132,20 @@ def discover_box_dataset(
     root: PathLike, *, boxes: PathLike | None = None, images: PathLike | None = None
 ) -> BoxDataset:
     """Find the slices (``root/images`` or ``root``) and the box file (``root/boxes.csv``).
+
+    Parameters
+    ----------
+    root : path-like
+        The dataset folder.
+    boxes : path-like, optional
+        The ground-truth box file, when it is not ``root/boxes.csv``.
+    images : path-like, optional
+        The folder of the PNG slices, when it is not ``root/images`` or ``root``.
+
+    Returns
+    -------
+    BoxDataset
+        The root, the slices by image id with their sizes, and the box file.
 
     Raises
     ------
@@ -192,7 +216,7 @@ def read_image_size(path: PathLike) -> tuple[int, int]:
 
 
 def read_png(path: PathLike) -> np.ndarray:
-    """The pixels of a PNG as a 2-D array (colour images: their luminance).
+    """Return the pixels of a PNG as a 2-D array (colour images: their luminance).
 
     The header is checked first (see :func:`read_image_size`): a file that lies about
     its size is refused before any pixel is allocated.
@@ -209,7 +233,7 @@ def read_png(path: PathLike) -> np.ndarray:
 
 @contextlib.contextmanager
 def _opened_png(path: Path) -> Iterator[Any]:
-    """The PIL image of a PNG whose declared size was checked (nothing decoded yet)."""
+    """Open a PNG as a PIL image once its declared size is checked (nothing decoded yet)."""
     from PIL import Image, UnidentifiedImageError
 
     check_regular_file(path, what="PNG file")
@@ -281,11 +305,26 @@ def _check_pixels(path: Path, width: int, height: int) -> None:
 
 
 def read_score_map(path: PathLike) -> np.ndarray:
-    """A 2-D score map in [0, 1]: a ``.npy`` array, or a PNG scaled by its type's maximum.
+    """Return a 2-D score map in [0, 1]: a ``.npy`` array, or a PNG scaled by its type's maximum.
 
     8-bit PNG values are divided by 255, 16-bit by 65535; ``.npy`` values are taken as they
     are (a value outside [0, 1] or NaN is refused, naming the file). The header of either
     is checked before any pixel is read (:data:`MAX_SLICE_PIXELS`, the size of the file).
+
+    Parameters
+    ----------
+    path : path-like
+        A ``.npy`` or ``.png`` file.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 2-D map.
+
+    Raises
+    ------
+    MoodInputError
+        When the file cannot be read, is too large or holds values outside [0, 1].
     """
     path = Path(path)
     if path.suffix.lower() == ".npy":
@@ -302,7 +341,7 @@ def read_score_map(path: PathLike) -> np.ndarray:
 
 
 def _read_npy(path: Path) -> np.ndarray:
-    """A 2-D real ``.npy`` array as float64, its header checked against the file first."""
+    """Return a 2-D real ``.npy`` array as float64, its header checked against the file first."""
     check_regular_file(path, what="score map")
     _check_npy_header(path)
     try:
@@ -369,7 +408,13 @@ class BoxFile:
     """``(line, line it repeats)`` of the first such row (JSON: item numbers)."""
 
     def repeat_note(self) -> str | None:
-        """``"FILE: N row(s) repeat an earlier row exactly (first: line A = line B)"``."""
+        """``"FILE: N row(s) repeat an earlier row exactly (first: line A = line B)"``.
+
+        Returns
+        -------
+        str or None
+            The note, or None when no row repeats.
+        """
         if not self.repeats or self.first_repeat is None:
             return None
         where = "item" if self.path.suffix.lower() == ".json" else "line"
@@ -381,7 +426,18 @@ class BoxFile:
 
 
 def find_box_predictions(root: PathLike) -> dict[str, Path]:
-    """``DATASET/predictions/NAME.csv|json`` -> ``{NAME: path}`` (none: empty)."""
+    """``DATASET/predictions/NAME.csv|json`` -> ``{NAME: path}`` (none: empty).
+
+    Parameters
+    ----------
+    root : path-like
+        The dataset folder.
+
+    Returns
+    -------
+    dict of str to pathlib.Path
+        The prediction files by name (sorted).
+    """
     folder = Path(root) / PREDICTIONS_FOLDER
     if not folder.is_dir():
         return {}
@@ -398,6 +454,18 @@ def read_box_file(path: PathLike, *, sizes: Mapping[str, tuple[int, int]]) -> Bo
     Rows with a problem are left out and listed in :attr:`BoxFile.problems`; the caller
     decides (ground truth: an error; predictions: a warning). A file that cannot be used
     at all (unreadable, no image or box columns) raises :class:`MoodInputError`.
+
+    Parameters
+    ----------
+    path : path-like
+        A ``.csv`` or ``.json`` box file.
+    sizes : mapping of str to (int, int)
+        The size of each image, to check and convert coordinates.
+
+    Returns
+    -------
+    BoxFile
+        The boxes, which optional columns the file had, and the problem rows.
     """
     path = check_regular_file(path, what="box file")
     if path.suffix.lower() == ".json":
@@ -484,8 +552,11 @@ def _json_records(path: Path) -> tuple[list[_Record], set[str]]:
 
 
 def _json_text(value: object) -> str:
-    """A JSON scalar as the CSV reader would see it; a list, an object or null as a word
-    (never its text, which may be huge or nested deeply)."""
+    """Text of a JSON value as the CSV reader would see it.
+
+    A JSON scalar as the CSV reader would see it; a list, an object or null as a word
+    (never its text, which may be huge or nested deeply).
+    """
     if value is None or isinstance(value, bool):
         return "null" if value is None else str(value).lower()
     if isinstance(value, str | int | float):

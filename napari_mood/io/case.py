@@ -167,6 +167,9 @@ def load_case(
         are still being read, with the case so far (no maps; the problems found so far):
         a viewer shows the scan from then on. Not called when neither could be read (the
         grid then comes from a map). The scan and GT arrays it gets are those returned.
+    small_scan_above : int, optional
+        A scan of more voxels is kept small (float16, or its stored integers of up to 16
+        bits; :func:`napari_mood.io.streamed.read_scan`).
 
     Returns
     -------
@@ -448,6 +451,18 @@ def methods_from_files(
 ) -> dict[str, MethodFolder]:
     """Wrap single map files (``{method: path}``) as method folders holding ``case``.
 
+    Parameters
+    ----------
+    case : str
+        The case the maps belong to.
+    files : mapping of str to path
+        One map file per method.
+
+    Returns
+    -------
+    dict of str to MethodFolder
+        One method folder per file, holding ``case`` only.
+
     Examples
     --------
     >>> methods_from_files("c.nii.gz", {"A": "/x/A.nii.gz"})["A"].pixel
@@ -465,6 +480,18 @@ def is_anomalous(sample_label: int | None, gt_voxels: int | None) -> bool:
     The one rule for "anomalous case" (reader, figures, dataset browser). A case with
     neither label is normal.
 
+    Parameters
+    ----------
+    sample_label : int or None
+        The case's sample label, when it has one.
+    gt_voxels : int or None
+        The number of GT voxels, when the case has a pixel label.
+
+    Returns
+    -------
+    bool
+        Whether the case is anomalous.
+
     Examples
     --------
     >>> is_anomalous(1, None), is_anomalous(None, 12), is_anomalous(0, 12), is_anomalous(None, None)
@@ -476,7 +503,20 @@ def is_anomalous(sample_label: int | None, gt_voxels: int | None) -> bool:
 
 
 def case_is_anomalous(dataset: MoodDataset, case: str) -> bool:
-    """Read a case's labels and apply :func:`is_anomalous`; unreadable labels count as normal."""
+    """Read a case's labels and apply :func:`is_anomalous`; unreadable labels count as normal.
+
+    Parameters
+    ----------
+    dataset : MoodDataset
+        The dataset.
+    case : str
+        One of its cases.
+
+    Returns
+    -------
+    bool
+        Whether the case is anomalous.
+    """
     try:
         sample = dataset.sample_labels.get(case)
         if sample is not None:
@@ -489,7 +529,20 @@ def case_is_anomalous(dataset: MoodDataset, case: str) -> bool:
 
 
 def anomalous_cases(dataset: MoodDataset, *, limit: int | None = None) -> list[str]:
-    """Return the dataset's anomalous cases in order (at most ``limit``)."""
+    """Return the dataset's anomalous cases in order (at most ``limit``).
+
+    Parameters
+    ----------
+    dataset : MoodDataset
+        The dataset.
+    limit : int, optional
+        Stop after this many (labels of later cases are not read).
+
+    Returns
+    -------
+    list of str
+        The anomalous cases.
+    """
     found: list[str] = []
     for case in dataset.cases:
         if limit is not None and len(found) >= limit:
@@ -501,6 +554,16 @@ def anomalous_cases(dataset: MoodDataset, *, limit: int | None = None) -> list[s
 
 def first_anomalous_case(dataset: MoodDataset) -> str:
     """Return the first anomalous case (:func:`is_anomalous`), else the first case.
+
+    Parameters
+    ----------
+    dataset : MoodDataset
+        The dataset.
+
+    Returns
+    -------
+    str
+        A case name.
 
     Raises
     ------
@@ -548,6 +611,16 @@ def find_case_folder_layout(path: str | os.PathLike[str]) -> PathLayout:
     """Decide what a path is: a NIfTI file, a dataset, a case folder or a methods folder.
 
     Never raises for a path that does not exist or cannot be listed: it is ``unknown``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        What the user asked to open.
+
+    Returns
+    -------
+    PathLayout
+        Its kind and what was found in it.
 
     Examples
     --------
@@ -607,6 +680,16 @@ def guess_file_role(path: str | os.PathLike[str]) -> FileRole:
     ground truth; a file in a case folder (next to ``scan.nii.gz``), in a folder under
     ``methods/``, or next to sample scores (``*.nii.gz.txt``) is a method's map; anything
     else is a scan.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A NIfTI file.
+
+    Returns
+    -------
+    {"scan", "gt", "method"}
+        The role.
 
     Examples
     --------

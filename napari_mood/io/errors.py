@@ -36,11 +36,21 @@ class MoodInputError(ValueError):
 
 
 def one_line(text: str) -> str:
-    """``text`` on one line: every run of whitespace (line breaks too) becomes one space.
+    r"""``text`` on one line: every run of whitespace (line breaks too) becomes one space.
+
+    Parameters
+    ----------
+    text : str
+        Any text (an error message, a library's complaint).
+
+    Returns
+    -------
+    str
+        The text with its whitespace runs collapsed.
 
     Examples
     --------
-    >>> one_line("got 0 bytes from object\\n - could the file be damaged?")
+    >>> one_line("got 0 bytes from object\n - could the file be damaged?")
     'got 0 bytes from object - could the file be damaged?'
     """
     return " ".join(str(text).split())
@@ -51,9 +61,19 @@ class MoodInputWarning(UserWarning):
 
 
 def describe_entry(path: str | os.PathLike[str]) -> str:
-    """What a folder entry is, in words ("a folder", "a FIFO (named pipe)", ...).
+    """Return what a folder entry is, in words ("a folder", "a FIFO (named pipe)", ...).
 
     Links are followed; a link that leads nowhere is "a broken symbolic link".
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The entry to describe.
+
+    Returns
+    -------
+    str
+        Its kind in words, or ``"missing"``.
 
     Examples
     --------
@@ -86,6 +106,18 @@ def check_regular_file(path: str | os.PathLike[str], *, what: str = "file") -> P
     """Refuse, before opening it, anything that is not a regular file (links followed).
 
     A FIFO or a device is never opened: reading it could block forever or never end.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to be read.
+    what : str
+        What the file should be, for the message ("NIfTI file").
+
+    Returns
+    -------
+    pathlib.Path
+        ``path`` as a :class:`~pathlib.Path`.
 
     Raises
     ------

@@ -16,11 +16,23 @@ __all__ = ["read_json"]
 
 
 def read_json(path: str | os.PathLike[str], *, hint: str) -> object:
-    """The JSON value held by a file: the one JSON reader of input files.
+    """Return the JSON value held by a file: the one JSON reader of input files.
 
     Whatever keeps the file from being read (not readable, not UTF-8, not JSON, nested
     too deeply for the parser, a number too long to convert) is a :class:`MoodInputError`
     naming the file, with ``hint`` saying what to give. A byte-order mark is dropped.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The JSON file.
+    hint : str
+        What to do about a file that cannot be read, for the message.
+
+    Returns
+    -------
+    object
+        The parsed value.
 
     Raises
     ------

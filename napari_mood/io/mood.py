@@ -52,12 +52,33 @@ METHODS_FOLDER = "methods"
 
 
 def is_nifti(path: str | os.PathLike[str]) -> bool:
-    """Return True when the file name ends with ``.nii`` or ``.nii.gz``."""
+    """Return True when the file name ends with ``.nii`` or ``.nii.gz``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file name or path (the file need not exist).
+
+    Returns
+    -------
+    bool
+        Whether the name has a NIfTI ending (case-insensitive).
+    """
     return str(path).lower().endswith(NIFTI_SUFFIXES)
 
 
 def case_stem(name: str) -> str:
     """Return a case name without ``.nii.gz`` / ``.nii`` / ``.txt`` endings.
+
+    Parameters
+    ----------
+    name : str
+        A file name of a scan, label, map or score.
+
+    Returns
+    -------
+    str
+        The case's name.
 
     Examples
     --------
@@ -76,7 +97,7 @@ _BOM = "\ufeff"
 
 
 def _first_line(path: Path) -> str:
-    """The first line as the official scorer reads it (UTF-8; a BOM is not skipped)."""
+    """Return the first line as the official scorer reads it (UTF-8; a BOM is not skipped)."""
     check_regular_file(path, what="text file")
     try:
         with path.open("r", encoding="utf-8", errors="strict") as handle:
@@ -100,6 +121,16 @@ def _first_line(path: Path) -> str:
 def read_sample_label(path: str | os.PathLike[str]) -> int:
     """Read a sample label: ``int`` of the first line (``0`` or ``1``).
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A sample label file (``CASE.nii.gz.txt``).
+
+    Returns
+    -------
+    int
+        The label.
+
     Raises
     ------
     MoodInputError
@@ -119,6 +150,18 @@ def read_sample_score(path: str | os.PathLike[str], *, clip: bool = True) -> flo
     """Read a sample score: ``float`` of the first line, clipped to [0, 1] (``clip``).
 
     NaN is returned as NaN (the caller applies the NaN policy).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A sample score file (``CASE.nii.gz.txt``).
+    clip : bool
+        Whether the score is clipped to [0, 1].
+
+    Returns
+    -------
+    float
+        The score (NaN kept).
 
     Raises
     ------
@@ -234,6 +277,12 @@ def discover_dataset(
     labels : path-like, optional
         Label folder (holding ``pixel/`` and/or ``sample/``) when it is elsewhere.
 
+    Returns
+    -------
+    MoodDataset
+        Where the scans and the pixel and sample labels of each case are, and the files
+        ignored.
+
     Raises
     ------
     MoodInputError
@@ -295,6 +344,13 @@ LABELS_NEEDED = {"pixel": "pixel", "object": "pixel", "sample": "sample"}
 
 def check_labels_for(dataset: MoodDataset, tasks: Iterable[str]) -> None:
     """Refuse to score a task without its labels (it would print AP 0 for everything).
+
+    Parameters
+    ----------
+    dataset : MoodDataset
+        The dataset to score.
+    tasks : iterable of str
+        The tasks asked for (``"pixel"``, ``"sample"``, ...: keys of ``LABELS_NEEDED``).
 
     Raises
     ------
@@ -368,6 +424,19 @@ def method_folder(path: str | os.PathLike[str], *, name: str | None = None) -> M
 
     A folder with ``pixel/`` and ``sample/`` subfolders is also accepted.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The method's folder.
+    name : str, optional
+        The method's name (default: the folder's name).
+
+    Returns
+    -------
+    MethodFolder
+        The method's maps and scores by case, the files ignored and the files one of its
+        subfolders hides.
+
     Raises
     ------
     MoodInputError
@@ -403,7 +472,7 @@ def method_folder(path: str | os.PathLike[str], *, name: str | None = None) -> M
 
 
 def _shadowed(root: Path, pixel_dir: Path, sample_dir: Path) -> list[Path]:
-    """Maps (scores) directly in ``root`` although they are read from ``pixel/`` (``sample/``)."""
+    """Return the maps and scores in ``root`` shadowed by its ``pixel/`` / ``sample/`` folders."""
     found = list(_nifti_files(root)[0].values()) if pixel_dir != root else []
     found += list(_text_files(root)[0].values()) if sample_dir != root else []
     return sorted(found)
@@ -420,6 +489,16 @@ def _other_files(folder: Path) -> set[Path]:
 
 def discover_methods(parent: str | os.PathLike[str]) -> dict[str, MethodFolder]:
     """Index every subfolder of ``parent`` that holds maps or scores, by folder name.
+
+    Parameters
+    ----------
+    parent : str or os.PathLike
+        A folder with one subfolder per method.
+
+    Returns
+    -------
+    dict of str to MethodFolder
+        The methods by folder name; subfolders without outputs are skipped with a warning.
 
     Raises
     ------
@@ -452,6 +531,16 @@ def methods_beside(root: str | os.PathLike[str]) -> dict[str, MethodFolder]:
 
     The one rule for "a dataset's default methods" (command line, widgets, reader).
 
+    Parameters
+    ----------
+    root : str or os.PathLike
+        The dataset folder.
+
+    Returns
+    -------
+    dict of str to MethodFolder
+        The methods by folder name; empty when ``root/methods/`` does not exist.
+
     Raises
     ------
     MoodInputError
@@ -478,6 +567,20 @@ def find_methods(
     its given name; with neither, the dataset's own ``root/methods/``
     (:func:`methods_beside`).
 
+    Parameters
+    ----------
+    root : str or os.PathLike
+        The dataset folder.
+    preds : str or os.PathLike, optional
+        A folder with one subfolder per method (``--preds``).
+    pred : mapping of str to path, optional
+        Method folders by name (``--pred NAME=DIR``).
+
+    Returns
+    -------
+    dict of str to MethodFolder
+        The methods by name.
+
     Raises
     ------
     MoodInputError
@@ -503,6 +606,16 @@ def find_methods(
 def resolve_path(path: str | os.PathLike[str]) -> Path:
     """``path`` with ``~`` expanded and links resolved; a link loop is a one-line error.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Any path.
+
+    Returns
+    -------
+    pathlib.Path
+        The absolute path with links resolved.
+
     Raises
     ------
     MoodInputError
@@ -520,6 +633,13 @@ def check_methods_apart(dataset: MoodDataset, folders: Iterable[str | os.PathLik
     """Refuse a method folder (or ``--preds`` parent) that is the dataset, its labels or scans.
 
     Scoring ``toy_label/pixel`` as a method gives AP 1 and the scans give nonsense.
+
+    Parameters
+    ----------
+    dataset : MoodDataset
+        The dataset being scored.
+    folders : iterable of path
+        The method folders and ``--preds`` parents given.
 
     Raises
     ------

@@ -139,7 +139,7 @@ def _looks_like_nifti(content: bytes) -> bool:
 
 
 def _header(content: bytes, *, with_extensions: bool = False) -> nib.Nifti1Header | None:
-    """The NIfTI header at the start of ``content``, or None when it does not parse."""
+    """Return the NIfTI header at the start of ``content``, or None when it does not parse."""
     sizeof_hdr = int.from_bytes(content[:4], "little") if len(content) >= 4 else 0
     klass = nib.Nifti2Header if sizeof_hdr in (540, 469893120) else nib.Nifti1Header
     try:
@@ -150,8 +150,11 @@ def _header(content: bytes, *, with_extensions: bool = False) -> nib.Nifti1Heade
 
 
 def _named_header(content: bytes, path: Path | None = None) -> nib.Nifti1Header | None:
-    """:func:`_header`, what nibabel says about it re-emitted naming ``path``, or dropped
-    without a path (the caller reads the whole file next, which reports it)."""
+    """Parse a NIfTI header, re-emitting nibabel's complaints with the file's name.
+
+    :func:`_header`, what nibabel says about it re-emitted naming ``path``, or dropped
+    without a path (the caller reads the whole file next, which reports it).
+    """
     with warnings.catch_warnings(record=True) as caught, _nibabel_log() as logged:
         warnings.simplefilter("always")
         header = _header(content)
@@ -161,9 +164,12 @@ def _named_header(content: bytes, path: Path | None = None) -> nib.Nifti1Header 
 
 
 def quiet_header(head: bytes) -> nib.Nifti1Header | None:
-    """The NIfTI-1/2 header (with its extensions) at the start of ``head`` when nibabel
+    """Return the NIfTI header at the start of ``head`` if it parses cleanly.
+
+    The NIfTI-1/2 header (with its extensions) at the start of ``head`` when nibabel
     parses it without a warning or a log message; None otherwise (a reader that takes
-    only clean files then leaves the file to :func:`load_nifti`, which reports them)."""
+    only clean files then leaves the file to :func:`load_nifti`, which reports them).
+    """
     with warnings.catch_warnings(record=True) as caught, _nibabel_log() as logged:
         warnings.simplefilter("always")
         header = _header(head, with_extensions=True)
@@ -171,8 +177,11 @@ def quiet_header(head: bytes) -> nib.Nifti1Header | None:
 
 
 def header_grid(header: nib.Nifti1Header) -> tuple[int, ...]:
-    """The grid a header declares, trailing 1s beyond the third axis dropped (as the
-    data are squeezed when read)."""
+    """Return the grid a header declares, without trailing singleton axes.
+
+    The grid a header declares, trailing 1s beyond the third axis dropped (as the
+    data are squeezed when read).
+    """
     shape = tuple(int(s) for s in header.get_data_shape())
     while len(shape) > 3 and shape[-1] == 1:
         shape = shape[:-1]
@@ -281,7 +290,7 @@ def _decompress(path: Path, raw: bytes) -> _Decoded:
 
 
 def _check_ratio(path: Path, needed: int, shape: tuple[int, ...], itemsize: int, size: int) -> None:
-    """A header promising more than deflate can expand the file to is refused at once."""
+    """Refuse at once a header promising more than deflate can expand the file to."""
     bound = size * DEFLATE_MAX_RATIO + _HEADER_BYTES
     if needed > bound:
         raise MoodInputError(
@@ -318,6 +327,16 @@ def load_nifti(path: str | os.PathLike[str]) -> nib.Nifti1Image:
     nibabel's warnings about the file are re-emitted as :class:`MoodInputWarning`
     naming it.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``.nii`` or ``.nii.gz`` file.
+
+    Returns
+    -------
+    nibabel.Nifti1Image
+        The image, its data decoded in memory.
+
     Raises
     ------
     MoodInputError
@@ -343,8 +362,11 @@ def _load(path: Path) -> tuple[nib.Nifti1Image, bytes]:
 
 
 def _voxel_view(img: nib.Nifti1Image, content: bytes) -> np.ndarray | None:
-    """The stored voxels as a read-only view of the decoded bytes (no copy, no cast), or
-    None when the header scales them (then nibabel's reading applies)."""
+    """Return the stored voxels as a read-only view, or None when the header scales them.
+
+    The stored voxels as a read-only view of the decoded bytes (no copy, no cast), or
+    None when the header scales them (then nibabel's reading applies).
+    """
     proxy = img.dataobj
     if not isinstance(proxy, nib.arrayproxy.ArrayProxy):
         return None
@@ -436,7 +458,7 @@ def _check_voxel_type(path: Path, img: nib.Nifti1Image) -> None:
 
 
 def _check_size(path: Path, img: nib.Nifti1Image, available: int) -> None:
-    """The header's data must fit in the file (refused before anything is allocated)."""
+    """Refuse a header whose data would not fit in the file (before anything is allocated)."""
     header = img.header
     itemsize = np.dtype(img.get_data_dtype()).itemsize
     offset = max(int(header["vox_offset"]), int(header.sizeof_hdr))
@@ -460,8 +482,11 @@ def _data(path: Path, read: Callable[[], np.ndarray]) -> np.ndarray:
 
 
 def _check_dims(path: Path, shape: tuple[int, ...]) -> None:
-    """The one check of the dimensions a header declares: none, zero or negative sizes
-    are refused (sizes beyond the file are :func:`_check_ratio`'s and :func:`_check_size`'s)."""
+    """Refuse a header that declares no voxels or negative sizes.
+
+    The one check of the dimensions a header declares: none, zero or negative sizes
+    are refused (sizes beyond the file are :func:`_check_ratio`'s and :func:`_check_size`'s).
+    """
     if not shape or 0 in shape:
         raise MoodInputError(
             path,
@@ -503,7 +528,17 @@ class Grid:
 
 
 def read_grid(path: str | os.PathLike[str]) -> Grid:
-    """The voxel grid of a NIfTI file from its header only (cheap: no voxel is read).
+    """Return the voxel grid of a NIfTI file from its header only (cheap: no voxel is read).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``.nii`` or ``.nii.gz`` file.
+
+    Returns
+    -------
+    Grid
+        The shape (trailing singleton axes beyond the third dropped) and the affine.
 
     Raises
     ------
@@ -530,7 +565,17 @@ def read_grid(path: str | os.PathLike[str]) -> Grid:
 
 
 def read_shape(path: str | os.PathLike[str]) -> tuple[int, ...]:
-    """The voxel-grid shape of a NIfTI file from its header only (see :func:`read_grid`).
+    """Return the voxel-grid shape of a NIfTI file from its header only (see :func:`read_grid`).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``.nii`` or ``.nii.gz`` file.
+
+    Returns
+    -------
+    tuple of int
+        The shape the data have once read.
 
     Raises
     ------
@@ -550,6 +595,16 @@ def read_volume(path: str | os.PathLike[str], *, dtype: type = np.float32) -> Vo
     dtype : numpy float type
         Type of the returned data (scaling from the header is applied).
 
+    Returns
+    -------
+    Volume
+        The data (singleton axes beyond the third dropped), the affine and the path.
+
+    Raises
+    ------
+    MoodInputError
+        When the file cannot be read as one real-valued volume (see :func:`load_nifti`).
+
     Examples
     --------
     >>> vol = read_volume("scan.nii.gz")  # doctest: +SKIP
@@ -567,6 +622,24 @@ def read_scores(path: str | os.PathLike[str], *, mode: ScoreMode = "mood") -> Sc
     In ``mood`` mode the data are read with ``get_fdata(dtype=np.float16)`` (as the
     official scorer) and clipped to [0, 1]; ``exact`` keeps float32. NaN voxels stay NaN
     and are counted, as are infinities and values outside [0, 1] (before clipping).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``.nii`` or ``.nii.gz`` file.
+    mode : {"mood", "exact"}
+        How scores are read.
+
+    Returns
+    -------
+    ScoreRead
+        The clipped scores, the affine and the counts of NaN, infinite and out-of-range
+        voxels.
+
+    Raises
+    ------
+    MoodInputError
+        When the file cannot be read (see :func:`load_nifti`).
 
     Examples
     --------
@@ -595,8 +668,11 @@ def read_scores(path: str | os.PathLike[str], *, mode: ScoreMode = "mood") -> Sc
 
 
 def _stored_in_unit_range(stored: np.ndarray) -> bool:
-    """True when every stored value is in [0, 1] (no NaN, no -0.0), from the bit patterns:
-    a float's pattern read as a signed integer is in [0, pattern(1.0)] exactly then."""
+    """Whether every stored value is in [0, 1], decided on the bit patterns.
+
+    True when every stored value is in [0, 1] (no NaN, no -0.0), from the bit patterns:
+    a float's pattern read as a signed integer is in [0, pattern(1.0)] exactly then.
+    """
     if stored.size == 0 or stored.dtype == np.bool_:
         return True
     if stored.dtype.kind == "f" and stored.dtype.isnative and stored.dtype.itemsize in (2, 4, 8):
@@ -609,7 +685,7 @@ def _stored_in_unit_range(stored: np.ndarray) -> bool:
 
 
 def _in_unit_range(scores: np.ndarray) -> bool:
-    """True when every value is in [0, 1] (no NaN, no -0.0), checked cheaply."""
+    """Return whether every value is in [0, 1] (no NaN, no -0.0), checked cheaply."""
     if scores.size == 0:
         return True
     if scores.dtype == np.float16:
@@ -645,6 +721,21 @@ def read_label(path: str | os.PathLike[str]) -> LabelRead:
     """Read a binary GT mask: ``clip(rint(value), 0, 1) == 1`` as the official scorer.
 
     Integer files without scaling are compared without a float copy.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``.nii`` or ``.nii.gz`` file.
+
+    Returns
+    -------
+    LabelRead
+        The bool mask, the affine and the number of voxels not 0 or 1 after rounding.
+
+    Raises
+    ------
+    MoodInputError
+        When the file cannot be read (see :func:`load_nifti`).
 
     Examples
     --------

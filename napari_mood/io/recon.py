@@ -61,7 +61,28 @@ class ReconFolders:
         region: PathLike | None = None,
         brain_mask: PathLike | None = None,
     ) -> ReconFolders:
-        """The folders of a simulated dataset (defaults as in the module's layout)."""
+        """Return the folders of a simulated dataset (defaults as in the module's layout).
+
+        Parameters
+        ----------
+        dataset : path-like
+            The simulated dataset's folder.
+        recon : path-like
+            The folder of the reconstructions.
+        scans : str
+            The subfolder of the inputs (its labels in ``SCANS_label/pixel``).
+        healthy : path-like, optional
+            The healthy originals (default ``DATASET/healthy``).
+        region : path-like, optional
+            The anomaly regions (default ``DATASET/region``).
+        brain_mask : path-like, optional
+            One brain mask for every case.
+
+        Returns
+        -------
+        ReconFolders
+            The folders of one reconstruction evaluation.
+        """
         root = Path(dataset)
         return cls(
             inputs=root / scans,
@@ -81,7 +102,17 @@ def _by_stem(folder: Path | None) -> dict[str, Path]:
 
 
 def degree_cases(names: list[str]) -> list[str]:
-    """The names that say a degree (``SUBJECT_REGION_degNN``): what the summary tabulates.
+    """Return the names that say a degree (``SUBJECT_REGION_degNN``): what the summary tabulates.
+
+    Parameters
+    ----------
+    names : list of str
+        Input file names.
+
+    Returns
+    -------
+    list of str
+        Those named ``SUBJECT_REGION_degNN``, in order.
 
     Examples
     --------
@@ -92,7 +123,23 @@ def degree_cases(names: list[str]) -> list[str]:
 
 
 def find_recon_cases(folders: ReconFolders) -> list[str]:
-    """The input file names (sorted); an input folder without NIfTI files is an error."""
+    """Return the input file names (sorted); an input folder without NIfTI files is an error.
+
+    Parameters
+    ----------
+    folders : ReconFolders
+        The evaluation's folders.
+
+    Returns
+    -------
+    list of str
+        The input file names.
+
+    Raises
+    ------
+    MoodInputError
+        When the input folder is missing or holds no NIfTI file.
+    """
     if not folders.inputs.is_dir():
         raise MoodInputError(
             folders.inputs, "no such folder of inputs", "give the dataset that was reconstructed"
@@ -127,7 +174,7 @@ class ReconReader:
         self._brain: Volume | None = None
 
     def brain_mask(self) -> Volume | None:
-        """The ``--brain-mask`` volume, read and checked once (None when not given).
+        """Return the ``--brain-mask`` volume, read and checked once (None when not given).
 
         Raises
         ------
@@ -227,7 +274,7 @@ def _check_case(
 def _region_mask(
     region: Volume | None, brain: np.ndarray
 ) -> tuple[np.ndarray | None, tuple[str, ...]]:
-    """The region's mask (None when empty) and a note when none of it is in the brain."""
+    """Return the region's mask (None when empty) and a note when none of it is in the brain."""
     mask = None if region is None else region.data > 0.5
     if region is None or mask is None or not mask.any():
         return None, ()
@@ -247,7 +294,7 @@ def _same_grid(scan: Volume, other: Volume) -> None:
 
 
 def missing_regions(folders: ReconFolders) -> str | None:
-    """The warning when the region folder is missing (None when it is there)."""
+    """Return the warning when the region folder is missing (None when it is there)."""
     region, labels = folders.region, folders.labels
     if region is None or region.is_dir():
         return None

@@ -162,6 +162,18 @@ def read_map(path: str | os.PathLike[str], *, mode: ScoreMode = "mood") -> Score
     copy of the file, no compressed copy held); anything else is read by ``read_scores``,
     which reports it. The result is the same either way.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A score map file.
+    mode : {"mood", "exact"}
+        How scores are read.
+
+    Returns
+    -------
+    ScoreRead
+        As :func:`~napari_mood.io.nifti.read_scores` returns it.
+
     Examples
     --------
     >>> read_map("method/toy_0.nii.gz").scores.dtype  # doctest: +SKIP
@@ -194,6 +206,11 @@ def read_scan(path: str | os.PathLike[str], *, small_above: int | None = None) -
         as float16 (rounded to 11 significant bits). A scan with a finite value beyond
         float16's range (+-65504) stays float32. None: always float32.
 
+    Returns
+    -------
+    Volume
+        The scan, its affine and path.
+
     Examples
     --------
     >>> read_scan("toy/toy_0.nii.gz").data.dtype  # doctest: +SKIP
@@ -212,7 +229,22 @@ def read_scan(path: str | os.PathLike[str], *, small_above: int | None = None) -
 
 
 def small_scan_dtype(stored: np.dtype, voxels: int, small_above: int | None) -> np.dtype:
-    """The type :func:`read_scan` keeps a scan of ``voxels`` stored as ``stored`` in.
+    """Return the type :func:`read_scan` keeps a scan of ``voxels`` stored as ``stored`` in.
+
+    Parameters
+    ----------
+    stored : numpy.dtype
+        The file's voxel type.
+    voxels : int
+        The scan's voxel count.
+    small_above : int or None
+        The voxel count above which a scan is kept small.
+
+    Returns
+    -------
+    numpy.dtype
+        float32, except for a scan of more than ``small_above`` voxels: its own integer
+        type when of up to 16 bits, float16 when stored as floats.
 
     Examples
     --------
@@ -297,7 +329,7 @@ def _streamed(
 
 
 def _is_regular(path: Path) -> bool:
-    """A regular file (never open a FIFO or a device: reading could block)."""
+    """Return whether ``path`` is a regular file (a FIFO or device could block a read)."""
     try:
         return stat.S_ISREG(path.stat().st_mode)
     except OSError:
@@ -319,8 +351,11 @@ def _open(path: Path) -> Iterator[BinaryIO]:
 
 @contextmanager
 def _inflating(path: Path) -> Iterator[BinaryIO]:
-    """ISA-L's gzip reader (the one ``igzip.open`` makes) fed :data:`INFLATE_BLOCK` bytes
-    at a time; ``igzip.open`` itself with an ISA-L that no longer has it."""
+    """Open a gzip file with ISA-L's reader, fed in fixed-size blocks.
+
+    ISA-L's gzip reader (the one ``igzip.open`` makes) fed :data:`INFLATE_BLOCK` bytes
+    at a time; ``igzip.open`` itself with an ISA-L that no longer has it.
+    """
     try:
         from isal.isal_zlib import _GzipReader
     except ImportError:  # pragma: no cover - another python-isal
@@ -361,8 +396,11 @@ def _plain_layout(
 
 
 def _plain_grid(header: nib.Nifti1Header) -> tuple[int, ...] | None:
-    """The grid of unscaled real float voxels (trailing 1s dropped as the reader does),
-    2-D or 3-D with a voxel; None for anything else."""
+    """Return the grid of a header with unscaled real float voxels, else None.
+
+    The grid of unscaled real float voxels (trailing 1s dropped as the reader does),
+    2-D or 3-D with a voxel; None for anything else.
+    """
     dtype = np.dtype(header.get_data_dtype())
     if dtype.kind != "f" or dtype.itemsize not in (4, 8):  # NIfTI has no float16
         return None
@@ -370,7 +408,7 @@ def _plain_grid(header: nib.Nifti1Header) -> tuple[int, ...] | None:
 
 
 def _scan_grid(header: nib.Nifti1Header) -> tuple[int, ...] | None:
-    """The grid of unscaled voxels of one real number (integer or float), 2-D or 3-D."""
+    """Return the grid of unscaled voxels of one real number (integer or float), 2-D or 3-D."""
     dtype = np.dtype(header.get_data_dtype())
     if dtype.kind not in "iuf" or dtype.itemsize > 8:  # no RGB, complex or float128
         return None
@@ -393,9 +431,12 @@ def _decode(
     into: np.ndarray | None = None,
     step: int | None = None,
 ) -> None:
-    """Inflate and convert the voxels ``step`` (default :data:`CHUNK`) at a time (file order: F order), handing
+    """Inflate and convert a file's voxels to float16 codes chunk by chunk.
+
+    Inflate and convert the voxels ``step`` (default :data:`CHUNK`) at a time (file order: F order), handing
     each chunk's codes to ``each(start, codes)``; written into ``into`` (flat uint16 of
-    every voxel) when given, else into one reused chunk. Raises :class:`_NotPlain`."""
+    every voxel) when given, else into one reused chunk. Raises :class:`_NotPlain`.
+    """
     dtype = layout.dtype
     size = min(step or CHUNK, layout.count)
     chunk_codes = np.empty(0 if into is not None else size, dtype=np.uint16)
@@ -412,9 +453,12 @@ def _decode(
 
 
 def _voxel_steps(stream: BinaryIO, layout: _Layout, step: int) -> Iterator[tuple[int, np.ndarray]]:
-    """``(start, voxels)`` for every ``step`` voxels in file order, as stored (one reused
+    """Yield the stored voxels of a stream in chunks of ``step``.
+
+    ``(start, voxels)`` for every ``step`` voxels in file order, as stored (one reused
     buffer: use each before the next). Raises :class:`_NotPlain` when the stream ends
-    early or holds data after the voxels."""
+    early or holds data after the voxels.
+    """
     count, dtype = layout.count, layout.dtype
     size = min(step, count)
     raw = np.empty(size * dtype.itemsize, dtype=np.uint8)

@@ -48,6 +48,24 @@ def check_shape(
 
     ``what`` the file at ``path`` is ("map", "label", "scan") is named in the hint.
 
+    Parameters
+    ----------
+    shape : sequence of int
+        The file's shape.
+    reference : sequence of int
+        The shape it must have.
+    path : pathlib.Path or None
+        The file, for the report.
+    reference_name : str
+        What ``reference`` is the shape of, in the message.
+    what : str
+        What the file is, in the hint.
+
+    Returns
+    -------
+    list of Problem
+        One error, or none when the shapes agree.
+
     Examples
     --------
     >>> [p.kind for p in check_shape((2, 3), (2, 4), None)]
@@ -68,6 +86,16 @@ def check_shape(
 
 def affine_deviation(affine: np.ndarray, reference: np.ndarray) -> float:
     """Return the largest absolute difference between two 4 x 4 affines.
+
+    Parameters
+    ----------
+    affine, reference : numpy.ndarray
+        Two 4 x 4 affines.
+
+    Returns
+    -------
+    float
+        The largest absolute element-wise difference.
 
     Examples
     --------
@@ -92,6 +120,26 @@ def check_affine(
     voxel for voxel, which is wrong if it was written in another orientation. An affine
     holding NaN or infinity is reported as such (a damaged header); a non-finite
     ``reference`` is not compared (its own file is reported).
+
+    Parameters
+    ----------
+    affine : numpy.ndarray
+        The file's 4 x 4 affine.
+    reference : numpy.ndarray
+        The affine it is compared with.
+    path : pathlib.Path or None
+        The file, for the report.
+    tolerance : float
+        The largest difference accepted.
+    reference_name : str
+        What ``reference`` is the affine of, in the message.
+    what : str
+        What the file is, in the message.
+
+    Returns
+    -------
+    list of Problem
+        One warning, or none.
 
     Examples
     --------
@@ -129,7 +177,18 @@ def check_affine(
 
 
 def check_scores(read: ScoreRead) -> list[Problem]:
-    """Report NaN, infinite and out-of-range values found while reading a score map."""
+    """Report NaN, infinite and out-of-range values found while reading a score map.
+
+    Parameters
+    ----------
+    read : ScoreRead
+        A score map as read, with its counts.
+
+    Returns
+    -------
+    list of Problem
+        An error for NaN voxels, warnings for infinite and out-of-range ones.
+    """
     problems: list[Problem] = []
     if read.n_nan:
         problems.append(
@@ -161,7 +220,18 @@ def check_scores(read: ScoreRead) -> list[Problem]:
 
 
 def check_label(read: LabelRead) -> list[Problem]:
-    """Report label voxels that are not 0 or 1 after rounding."""
+    """Report label voxels that are not 0 or 1 after rounding.
+
+    Parameters
+    ----------
+    read : LabelRead
+        A label as read, with its count of non-binary voxels.
+
+    Returns
+    -------
+    list of Problem
+        One warning, or none.
+    """
     if not read.n_nonbinary:
         return []
     return [
@@ -178,7 +248,24 @@ def check_label(read: LabelRead) -> list[Problem]:
 def check_case_names(
     expected: Iterable[str], found: Mapping[str, Path], folder: Path, *, what: str
 ) -> list[Problem]:
-    """Report cases missing from ``found`` and extra files in it (compared with ``expected``)."""
+    """Report cases missing from ``found`` and extra files in it (compared with ``expected``).
+
+    Parameters
+    ----------
+    expected : iterable of str
+        The cases that have a label.
+    found : mapping of str to pathlib.Path
+        The files found, by case.
+    folder : pathlib.Path
+        The folder the files were looked for in.
+    what : str
+        What the files are ("map", "sample score"), in the messages.
+
+    Returns
+    -------
+    list of Problem
+        An error per missing case, a warning per extra file.
+    """
     expected_set = set(expected)
     problems = [
         Problem(
@@ -217,6 +304,21 @@ def validate_dataset(
 
     Reads every label and (with ``read_maps``) every map once.
 
+    Parameters
+    ----------
+    dataset : MoodDataset
+        The dataset.
+    methods : mapping of str to MethodFolder
+        The methods to check, by name.
+    read_maps : bool
+        Whether the methods' maps are read and checked (else only the folders, labels and
+        scans are).
+
+    Returns
+    -------
+    list of Problem
+        Every problem found, folder problems first, then case by case.
+
     Examples
     --------
     >>> problems = validate_dataset(ds, methods)  # doctest: +SKIP
@@ -236,6 +338,18 @@ def ignored_problems(dataset: MoodDataset, methods: Mapping[str, MethodFolder]) 
 
     Also one line per method folder holding maps or scores directly although it has a
     ``pixel/`` or ``sample/`` subfolder (only the subfolder is read).
+
+    Parameters
+    ----------
+    dataset : MoodDataset
+        The dataset.
+    methods : mapping of str to MethodFolder
+        The methods, by name.
+
+    Returns
+    -------
+    list of Problem
+        One line per file or folder that is not read.
     """
     found = [_ignored(p, "not a label or scan file (ignored)", None) for p in dataset.ignored]
     for name, method in methods.items():
@@ -271,7 +385,7 @@ def _shadowed(method: MethodFolder, name: str) -> Problem:
 
 
 def _some(paths: Sequence[Path], limit: int = 3) -> str:
-    """The first few names, and how many more."""
+    """Return the first few names, and how many more."""
     names = ", ".join(p.name for p in paths[:limit])
     return names + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
 
@@ -282,6 +396,20 @@ def unscored_problems(
     """One line per method folder listing its maps / scores of cases without a label.
 
     ``validate`` reports each file (:func:`check_case_names`); a run says it once.
+
+    Parameters
+    ----------
+    dataset : MoodDataset
+        The dataset.
+    methods : mapping of str to MethodFolder
+        The methods, by name.
+    pixel, sample : bool
+        Whether the pixel and sample tasks are scored.
+
+    Returns
+    -------
+    list of Problem
+        At most one warning per method folder and task.
     """
     found: list[Problem] = []
     for name, method in methods.items():
@@ -356,7 +484,7 @@ def _validate_pixel_case(
 
 
 def _label_against_scan(case: str, label: LabelRead, scan_path: Path | None) -> list[Problem]:
-    """A label on another grid than its scan (then every map is wrongly blamed)."""
+    """Report a label on another grid than its scan (then every map is wrongly blamed)."""
     if scan_path is None:
         return []
     try:
@@ -379,6 +507,20 @@ def _label_against_scan(case: str, label: LabelRead, scan_path: Path | None) -> 
 
 def check_scan_affine(scan: Grid, label: LabelRead, scan_path: Path) -> list[Problem]:
     """Report a scan whose affine differs from its label's (maps are compared with the label).
+
+    Parameters
+    ----------
+    scan : Grid
+        The scan's grid.
+    label : LabelRead
+        The case's label as read.
+    scan_path : pathlib.Path
+        The scan file, for the report.
+
+    Returns
+    -------
+    list of Problem
+        One warning, or none.
 
     Examples
     --------
@@ -449,6 +591,12 @@ def _validate_sample_case(
 
 
 def emit(problems: Iterable[Problem]) -> None:
-    """Emit every problem as a :class:`MoodInputWarning` (for API users)."""
+    """Emit every problem as a :class:`MoodInputWarning` (for API users).
+
+    Parameters
+    ----------
+    problems : iterable of Problem
+        The problems to report.
+    """
     for problem in problems:
         warnings.warn(str(problem), MoodInputWarning, stacklevel=2)

@@ -1,4 +1,4 @@
-"""The bytes of MOOD-layout cases and method outputs (the counterpart of the readers in :mod:`.mood` and :mod:`.nifti`).
+r"""The bytes of MOOD-layout cases and method outputs (the counterpart of ``io.py``).
 
 Pure: these functions return ``{path: bytes}`` plans and write nothing; the files are
 written by :mod:`napari_mood.services.writers` through the output guard (inputs never
@@ -8,7 +8,7 @@ Layout (official MOOD naming; ``NAME`` has no extension)::
 
     OUT/toy/NAME.nii.gz                     scan
     OUT/toy_label/pixel/NAME.nii.gz         pixel label, uint8 0/1
-    OUT/toy_label/sample/NAME.nii.gz.txt    sample label, "1\\n" or "0\\n"
+    OUT/toy_label/sample/NAME.nii.gz.txt    sample label, "1\n" or "0\n"
     METHOD/NAME.nii.gz                      pixel score map
     METHOD/NAME.nii.gz.txt                  sample score, one float and a newline
 
@@ -75,7 +75,7 @@ def nifti_gz_bytes(
     *,
     levels: int | None = None,
 ) -> bytes:
-    """Return the deterministic ``.nii.gz`` bytes of an array.
+    r"""Return the deterministic ``.nii.gz`` bytes of an array.
 
     Parameters
     ----------
@@ -97,7 +97,7 @@ def nifti_gz_bytes(
     Examples
     --------
     >>> blob = nifti_gz_bytes(np.zeros((2, 2, 2)), np.eye(4), levels=255)
-    >>> blob[:2] == b"\\x1f\\x8b", nib.Nifti1Image.from_bytes(gzip.decompress(blob)).shape
+    >>> blob[:2] == b"\x1f\x8b", nib.Nifti1Image.from_bytes(gzip.decompress(blob)).shape
     (True, (2, 2, 2))
     """
     slope = None
@@ -146,7 +146,7 @@ def mood_case_files(
     scans_folder: str = "toy",
     scan_levels: int | None = None,
 ) -> dict[Path, bytes]:
-    """The files of one case of a MOOD-layout dataset: scan, pixel label and sample label.
+    r"""Return the files of one case of a MOOD-layout dataset: scan, pixel label and sample label.
 
     Nothing is written: :func:`napari_mood.services.writers.write_mood_case` writes them
     through the output guard.
@@ -183,7 +183,7 @@ def mood_case_files(
     >>> [p.as_posix() for p in files]
     ['out/toy/toy_0.nii.gz', 'out/toy_label/pixel/toy_0.nii.gz', 'out/toy_label/sample/toy_0.nii.gz.txt']
     >>> list(files.values())[2]
-    b'0\\n'
+    b'0\n'
     """
     stem = _checked_stem(name)
     if not scans_folder or any(sep in scans_folder for sep in "/\\"):
@@ -216,7 +216,7 @@ def method_case_files(
     *,
     map_levels: int | None = None,
 ) -> dict[Path, bytes]:
-    """The files of a method's output for one case: pixel score map and/or sample score.
+    r"""Return the files of a method's output for one case: pixel score map and/or sample score.
 
     Nothing is written (see :func:`napari_mood.services.writers.write_method_case`).
 
@@ -245,7 +245,7 @@ def method_case_files(
     Examples
     --------
     >>> method_case_files("my_method", "toy_0", sample_score=0.25)
-    {PosixPath('my_method/toy_0.nii.gz.txt'): b'0.25\\n'}
+    {PosixPath('my_method/toy_0.nii.gz.txt'): b'0.25\n'}
     """
     stem = _checked_stem(name)
     if score_map is None and sample_score is None:

@@ -84,7 +84,13 @@ class AdjudicationItem:
     verdicts: tuple[tuple[str, Verdict], ...]
 
     def location(self) -> ReviewRecord:
-        """A record placed at the region (for :func:`match_reviews`; its verdict is a filler)."""
+        """Return a record placed at the region (for ``match_reviews``; its verdict is a filler).
+
+        Returns
+        -------
+        ReviewRecord
+            A record at the region's place.
+        """
         return ReviewRecord(
             case=self.case,
             method=self.method,
@@ -112,27 +118,84 @@ class AdjudicationList:
     path: Path | None = None
 
     def methods(self) -> tuple[str, ...]:
-        """Methods with a disputed region, first seen first."""
+        """Methods with a disputed region, first seen first.
+
+        Returns
+        -------
+        tuple of str
+            The methods.
+        """
         return tuple(dict.fromkeys(i.method for i in self.items))
 
     def cases(self, method: str | None = None) -> tuple[str, ...]:
-        """Cases with a disputed region (of ``method`` when given), first seen first."""
+        """Cases with a disputed region (of ``method`` when given), first seen first.
+
+        Parameters
+        ----------
+        method : str, optional
+            Only this method's regions.
+
+        Returns
+        -------
+        tuple of str
+            The cases.
+        """
         found = (i.case for i in self.items if method is None or i.method == method)
         return tuple(dict.fromkeys(found))
 
     def of_case(self, case: str, method: str) -> tuple[AdjudicationItem, ...]:
-        """The disputed regions of one case and method."""
+        """Return the disputed regions of one case and method.
+
+        Parameters
+        ----------
+        case : str
+            The case.
+        method : str
+            The method.
+
+        Returns
+        -------
+        tuple of AdjudicationItem
+            The items, in list order.
+        """
         return tuple(i for i in self.items if i.case == case and i.method == method)
 
     def restrict(self, queue: ReviewQueue, *, method: str) -> ReviewQueue:
-        """``queue`` walking only the cases with a disputed region of ``method``."""
+        """``queue`` walking only the cases with a disputed region of ``method``.
+
+        Parameters
+        ----------
+        queue : ReviewQueue
+            A review queue.
+        method : str
+            The method adjudicated.
+
+        Returns
+        -------
+        ReviewQueue
+            The queue with only those cases (in its order).
+        """
         disputed = set(self.cases(method))
         return replace(queue, cases=tuple(c for c in queue.cases if c in disputed))
 
     def regions(
         self, regions: Iterable[FlaggedRegion], *, case: str, method: str
     ) -> tuple[FlaggedRegion, ...]:
-        """The disputed ones among a case's ``regions`` (their order kept).
+        """Return the disputed ones among a case's ``regions`` (their order kept).
+
+        Parameters
+        ----------
+        regions : iterable of FlaggedRegion
+            The regions found on the case.
+        case : str
+            The case.
+        method : str
+            The method.
+
+        Returns
+        -------
+        tuple of FlaggedRegion
+            The regions that are disputed.
 
         Examples
         --------
@@ -149,7 +212,22 @@ class AdjudicationList:
         return tuple(r for r in shown if r.object_id in matched)
 
     def item_of(self, region: FlaggedRegion, *, case: str, method: str) -> AdjudicationItem | None:
-        """The disputed region ``region`` is (what each reader said), or None."""
+        """Return the disputed item at ``region`` (what each reader said), or None.
+
+        Parameters
+        ----------
+        region : FlaggedRegion
+            A region found on the case.
+        case : str
+            The case.
+        method : str
+            The method.
+
+        Returns
+        -------
+        AdjudicationItem or None
+            The item at the region's place.
+        """
         place = self._matched((region,), case=case, method=method).get(region.object_id)
         items = self.of_case(case, method)
         return next((i for i in items if i.location() == place), None)
@@ -169,9 +247,22 @@ Dispute = tuple[ReviewRecord, Sequence[tuple[str, str]], bool]
 
 
 def adjudication_list(disputes: Iterable[Dispute], readers: Sequence[str]) -> AdjudicationList:
-    """The disputed regions of a reader study as a list to adjudicate (no file needed).
+    """Return the disputed regions of a reader study as a list to adjudicate (no file needed).
 
     The same list :func:`read_adjudication` reads back from :func:`disagreements_csv`.
+
+    Parameters
+    ----------
+    disputes : iterable of tuple
+        Per disputed region: a record placing it, each reader's ``(reader, verdict)`` and
+        whether it was reviewed blind.
+    readers : sequence of str
+        The study's readers, in column order.
+
+    Returns
+    -------
+    AdjudicationList
+        One item per disputed region.
 
     Examples
     --------
@@ -216,7 +307,21 @@ def _point(values: Sequence[float]) -> str:
 
 
 def disagreements_csv(disputes: Iterable[Dispute], readers: Sequence[str]) -> str:
-    """The adjudication file: ``(record placing the region, (reader, verdict)..., blind)``."""
+    """Return the text of the adjudication file: one row per disputed region.
+
+    Parameters
+    ----------
+    disputes : iterable of tuple
+        Per disputed region: a record placing it, each reader's ``(reader, verdict)`` and
+        whether it was reviewed blind.
+    readers : sequence of str
+        The study's readers, in column order.
+
+    Returns
+    -------
+    str
+        CSV text with a header line.
+    """
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow([*ADJUDICATION_COLUMNS, *(f"{READER_PREFIX}{r}" for r in readers)])
@@ -237,6 +342,16 @@ def disagreements_csv(disputes: Iterable[Dispute], readers: Sequence[str]) -> st
 
 def read_adjudication(path: str | os.PathLike[str]) -> AdjudicationList:
     """Read a ``disagreements.csv`` written by ``napari-mood review-report``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ``disagreements.csv`` file.
+
+    Returns
+    -------
+    AdjudicationList
+        The disputed regions and the readers.
 
     Raises
     ------

@@ -23,7 +23,23 @@ WIDTH_IN = 3.5  # one journal column (89 mm)
 
 
 def check_formats(formats: Sequence[str]) -> tuple[str, ...]:
-    """Figure types among png, svg, pdf (ValueError naming the valid ones)."""
+    """Figure types among png, svg, pdf (ValueError naming the valid ones).
+
+    Parameters
+    ----------
+    formats : sequence of str
+        Figure types given (case and a leading dot ignored).
+
+    Returns
+    -------
+    tuple of str
+        The types, without repeats.
+
+    Raises
+    ------
+    ValueError
+        When a type is unknown or none is given.
+    """
     found = tuple(dict.fromkeys(f.strip().lower().lstrip(".") for f in formats if f.strip()))
     bad = [f for f in found if f not in FIGURE_FORMATS]
     if bad or not found:
@@ -32,12 +48,36 @@ def check_formats(formats: Sequence[str]) -> tuple[str, ...]:
 
 
 def colors_for(methods: Sequence[str]) -> dict[str, str]:
-    """Each method's viewer colour, by its position in ``methods``."""
+    """Each method's viewer colour, by its position in ``methods``.
+
+    Parameters
+    ----------
+    methods : sequence of str
+        The methods, in the order that sets their colours.
+
+    Returns
+    -------
+    dict of str to str
+        A ``#rrggbb`` colour per method.
+    """
     return {name: method_color(i) for i, name in enumerate(methods)}
 
 
 def new_figure(width: float = WIDTH_IN, height: float = 2.6, *, ncols: int = 1) -> Figure:
-    """A figure with ``ncols`` axes side by side, made under FIGURE_RC."""
+    """Return a figure with ``ncols`` axes side by side, made under FIGURE_RC.
+
+    Parameters
+    ----------
+    width, height : float
+        Size in inches.
+    ncols : int
+        Number of axes.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     with rc_context(FIGURE_RC):
         fig = Figure(figsize=(width, height), layout="constrained")
         fig.subplots(1, ncols, squeeze=False)
@@ -47,5 +87,22 @@ def new_figure(width: float = WIDTH_IN, height: float = 2.6, *, ncols: int = 1) 
 def save_formats(
     figure: Figure, stem: Path, formats: Sequence[str], *, dpi: float = 300
 ) -> list[Path]:
-    """Save ``figure`` as ``stem.png`` / ``.svg`` / ``.pdf``; returns the paths."""
+    """Save ``figure`` as ``stem.png`` / ``.svg`` / ``.pdf``; returns the paths.
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+        The figure.
+    stem : pathlib.Path
+        The path without extension.
+    formats : sequence of str
+        The figure types.
+    dpi : float
+        Resolution of PNGs and embedded images.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
+    """
     return [save_figure(figure, stem.with_suffix(f".{kind}"), dpi=dpi) for kind in formats]

@@ -34,7 +34,22 @@ _LINE_PT = 0.9
 
 
 def images_by_misses(result: BoxBenchmark, method: str, *, limit: int = 6) -> list[str]:
-    """Images with ground truth, most missed boxes first (then most FPs, then image order)."""
+    """Images with ground truth, most missed boxes first (then most FPs, then image order).
+
+    Parameters
+    ----------
+    result : BoxBenchmark
+        A box evaluation.
+    method : str
+        One of its methods.
+    limit : int
+        The most images returned.
+
+    Returns
+    -------
+    list of str
+        Image ids.
+    """
     counts = [c for c in result.results[method].per_image if c.gt > 0]
     counts.sort(key=lambda c: (-c.missed, -c.false_positives, result.images.index(c.image)))
     return [c.image for c in counts[:limit]]
@@ -43,7 +58,29 @@ def images_by_misses(result: BoxBenchmark, method: str, *, limit: int = 6) -> li
 def make_box_figure(
     result: BoxBenchmark, method: str, images: Sequence[str], *, columns: int = 3
 ) -> Figure:
-    """One panel per image (rows of ``columns``), a legend and the counting IoU in the title."""
+    """One panel per image (rows of ``columns``), a legend and the counting IoU in the title.
+
+    Parameters
+    ----------
+    result : BoxBenchmark
+        A box evaluation.
+    method : str
+        The method drawn.
+    images : sequence of str
+        The images drawn, in order.
+    columns : int
+        Panels per row.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    Raises
+    ------
+    ValueError
+        When ``method`` is unknown or ``images`` is empty.
+    """
     if method not in result.results:
         raise ValueError(f"unknown method {method!r}; methods: {', '.join(result.results)}")
     if not images:
@@ -121,6 +158,25 @@ def write_box_figure(
     images: Sequence[str] | None = None,
     dpi: float = 300,
 ) -> Path:
-    """Draw (default: the images with the most misses) and save atomically as PNG, SVG or PDF."""
+    """Draw (default: the images with the most misses) and save atomically as PNG, SVG or PDF.
+
+    Parameters
+    ----------
+    result : BoxBenchmark
+        A box evaluation.
+    method : str
+        The method drawn.
+    path : pathlib.Path
+        The file (its extension chooses the format).
+    images : sequence of str, optional
+        The images drawn.
+    dpi : float
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+    """
     chosen = list(images) if images is not None else images_by_misses(result, method)
     return save_figure(make_box_figure(result, method, chosen), path, dpi=dpi)

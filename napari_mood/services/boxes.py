@@ -106,6 +106,25 @@ def load_ground_truth(
 ) -> GroundTruth:
     """Read the dataset's boxes and choose the readers (see the module's rules).
 
+    Parameters
+    ----------
+    dataset : BoxDataset
+        The box dataset (its ground-truth file and image sizes).
+    reader : str, optional
+        One reader's name, or ``"consensus"``; None takes the consensus of exactly two
+        readers, else the file as it is.
+    merge : {"mean", "union"}
+        How a consensus pair becomes one box.
+    merge_iou : float
+        The IoU from which two readers' boxes are a pair.
+    keep_single : bool
+        Whether a box only one reader marked stays in the consensus.
+
+    Returns
+    -------
+    GroundTruth
+        The boxes scored against, the file, the reader chosen and every reader.
+
     Raises
     ------
     MoodInputError
@@ -174,7 +193,27 @@ def find_box_methods(
     preds: Sequence[tuple[str, Path]] = (),
     maps: Sequence[tuple[str, Path]] = (),
 ) -> dict[str, BoxMethod]:
-    """The methods to score: those given, else ``predictions/*`` and ``maps/*`` of the dataset."""
+    """Return the methods to score: those given, else the dataset's predictions/ and maps/.
+
+    Parameters
+    ----------
+    dataset : BoxDataset
+        The box dataset.
+    preds : sequence of (str, pathlib.Path)
+        Named box files (``--pred``).
+    maps : sequence of (str, pathlib.Path)
+        Named score-map folders (``--maps``).
+
+    Returns
+    -------
+    dict of str to BoxMethod
+        The methods by name.
+
+    Raises
+    ------
+    MoodInputError
+        When a name is given twice or no method is found.
+    """
     found = [BoxMethod(n, p, "boxes") for n, p in preds] + [
         BoxMethod(n, p, "maps") for n, p in maps
     ]
@@ -212,7 +251,29 @@ class LoadedMethod:
 def load_method(
     method: BoxMethod, dataset: BoxDataset, *, threshold: float = 0.5, strict: bool = False
 ) -> LoadedMethod:
-    """Read a method's boxes (a file) or make them from its score maps at ``threshold``."""
+    """Read a method's boxes (a file) or make them from its score maps at ``threshold``.
+
+    Parameters
+    ----------
+    method : BoxMethod
+        A box file or a score-map folder.
+    dataset : BoxDataset
+        The dataset (image sizes, slices).
+    threshold : float
+        The score from which a map's voxels make boxes.
+    strict : bool
+        Whether a problem row of a box file is an error rather than a note.
+
+    Returns
+    -------
+    LoadedMethod
+        The boxes and the problems found reading them.
+
+    Raises
+    ------
+    MoodInputError
+        With ``strict``, when a row has a problem; when a file or map cannot be read.
+    """
     if method.kind == "maps":
         return _from_maps(method, dataset, threshold)
     read = read_box_file(method.path, sizes=dataset.sizes)
@@ -289,7 +350,13 @@ class BoxBenchmark:
     threshold: float | None = None
 
     def ranked(self) -> list[str]:
-        """Methods by mAP@[50:95], then mAP@50 (NaN last), then name."""
+        """Methods by mAP@[50:95], then mAP@50 (NaN last), then name.
+
+        Returns
+        -------
+        list of str
+            The method names, best first.
+        """
 
         def key(name: str) -> tuple[float, float, str]:
             r = self.results[name]
@@ -298,9 +365,11 @@ class BoxBenchmark:
         return sorted(self.results, key=key)
 
     def __str__(self) -> str:
+        """Show the summary table (:meth:`to_table`)."""
         return self.to_table()
 
     def __repr__(self) -> str:
+        """Show the dataset, the number of images and the methods, best first."""
         return (
             f"<BoxBenchmark {self.dataset.root.name}: {len(self.images)} images, "
             f"methods {', '.join(self.ranked())}>"
@@ -322,11 +391,24 @@ class BoxBenchmark:
         return format_box_result(self, "table", per_image=per_image)
 
     def to_dict(self) -> dict[str, Any]:
-        """Return every number as plain data (NaN as None), methods best first."""
+        """Return every number as plain data (NaN as None), methods best first.
+
+        Returns
+        -------
+        dict
+            JSON-able data: the dataset, images, ground truth, each method's scores (best
+            first), the per-image counts and the problems.
+        """
         return _to_dict(self)
 
     def to_json(self) -> str:
-        """Return :meth:`to_dict` as JSON text."""
+        """Return :meth:`to_dict` as JSON text.
+
+        Returns
+        -------
+        str
+            Indented JSON, ending with a line break.
+        """
         return format_box_result(self, "json")
 
     def to_frame(self, *, per_image: bool = False) -> pd.DataFrame:
@@ -503,6 +585,20 @@ def format_box_result(result: BoxBenchmark, fmt: BoxFormat, *, per_image: bool =
 
     ``table``: a summary, plus detected / missed per image with ``per_image``; ``csv``:
     one row per image x method; ``json``: everything, NaN as null.
+
+    Parameters
+    ----------
+    result : BoxBenchmark
+        A box evaluation.
+    fmt : {"table", "csv", "json"}
+        The format.
+    per_image : bool
+        With ``table``, whether the per-image table follows the summary.
+
+    Returns
+    -------
+    str
+        The text, ending with a line break.
     """
     if fmt == "json":
         return json.dumps(_to_dict(result), indent=2, allow_nan=False) + "\n"
@@ -668,7 +764,18 @@ class BoxView:
     false_positives: dict[str, int]
 
     def images_by_misses(self, order: Sequence[str]) -> list[str]:
-        """Images, most missed GT boxes first, then most FPs, then ``order``."""
+        """Images, most missed GT boxes first, then most FPs, then ``order``.
+
+        Parameters
+        ----------
+        order : sequence of str
+            The images in their usual order (ties keep it).
+
+        Returns
+        -------
+        list of str
+            The same images, worst first.
+        """
         rank = {image: i for i, image in enumerate(order)}
         return sorted(
             order, key=lambda i: (-self.misses.get(i, 0), -self.false_positives.get(i, 0), rank[i])
@@ -677,6 +784,22 @@ class BoxView:
 
 def box_view(gt: BoxSet, pred: BoxSet, *, min_confidence: float = 0.0, iou: float = 0.3) -> BoxView:
     """TP / FP / FN of every box when only predictions ``>= min_confidence`` count.
+
+    Parameters
+    ----------
+    gt : BoxSet
+        The ground-truth boxes.
+    pred : BoxSet
+        A method's boxes with confidences.
+    min_confidence : float
+        The confidence from which a prediction is shown and matched.
+    iou : float
+        The IoU from which a prediction detects a GT box.
+
+    Returns
+    -------
+    BoxView
+        Per box whether it is shown, a TP or detected; per image its misses and FPs.
 
     Examples
     --------

@@ -90,7 +90,19 @@ class CacheKey:
 
 
 def file_stamp(path: Path | None) -> list[Any]:
-    """What identifies a file's content without reading it (see the module docs)."""
+    """Return what identifies a file's content without reading it (see the module docs).
+
+    Parameters
+    ----------
+    path : pathlib.Path or None
+        A file, or None.
+
+    Returns
+    -------
+    list
+        The resolved path, size, modification and change times, inode and device; ``[path, None]``
+        for a file that cannot be read, ``[None]`` for None.
+    """
     if path is None:
         return [None]
     try:
@@ -115,6 +127,20 @@ def check_cache_folder(
     A place where no file can be created (permissions, a read-only file system) is a
     :class:`MoodInputWarning` and None: the results are computed as usual.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The cache folder (``~`` expanded).
+    inputs : Inputs, optional
+        The run's input folders and files, which the output may not be in or on.
+    what : str
+        How the folder is named in the messages.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The folder, or None when it cannot be written.
+
     Raises
     ------
     OutputRefused
@@ -135,8 +161,11 @@ def check_cache_folder(
 
 
 def _unwritable(folder: Path) -> str | None:
-    """Why no file can be created in ``folder`` (or the nearest folder it would go in);
-    None when one can, or when the place is no folder at all (that is refused)."""
+    """Why no file can be created in ``folder``, or None when one can.
+
+    Why no file can be created in ``folder`` (or the nearest folder it would go in);
+    None when one can, or when the place is no folder at all (that is refused).
+    """
     place = folder
     while not (place.exists() or place.is_symlink()) and place.parent != place:
         place = place.parent
@@ -312,7 +341,20 @@ class ResultCache:
 
     @staticmethod
     def key(kind: str, *parts: Any) -> CacheKey:
-        """The key of an entry: the cache format, the package version, ``kind`` and ``parts``."""
+        """Return the key of an entry: cache format, package version, ``kind`` and ``parts``.
+
+        Parameters
+        ----------
+        kind : str
+            The kind of entry (``"label"``, ``"method"``).
+        *parts
+            What the entry depends on (file stamps, options), JSON-encodable.
+
+        Returns
+        -------
+        CacheKey
+            The key.
+        """
         text = json.dumps([CACHE_VERSION, __version__, kind, *parts], sort_keys=True, default=str)
         return CacheKey(text)
 
@@ -354,7 +396,19 @@ class ResultCache:
             self._give_up(error)
 
     def get_label(self, key: CacheKey) -> LabelEntry | None:
-        """A stored label entry ``(gt_voxels, problems)``, or None."""
+        """Return a stored label entry ``(gt_voxels, problems)``, or None.
+
+        Parameters
+        ----------
+        key : CacheKey
+            The entry's key.
+
+        Returns
+        -------
+        tuple or None
+            The GT voxel count (None for an unreadable label) and the problems, or None when
+            there is no readable entry.
+        """
         found = self._read(key)
         if found is None:
             return None
@@ -368,14 +422,33 @@ class ResultCache:
             return None
 
     def put_label(self, key: CacheKey, entry: LabelEntry) -> None:
-        """Store a label entry."""
+        """Store a label entry.
+
+        Parameters
+        ----------
+        key : CacheKey
+            The entry's key.
+        entry : tuple
+            The GT voxel count and the problems.
+        """
         voxels, problems = entry
         self._write(
             key, {"gt_voxels": voxels, "problems": [_problem_dict(p) for p in problems]}, {}
         )
 
     def get_method(self, key: CacheKey) -> MethodEntry | None:
-        """A stored method entry ``(MethodCase, problems)``, or None."""
+        """Return a stored method entry ``(MethodCase, problems)``, or None.
+
+        Parameters
+        ----------
+        key : CacheKey
+            The entry's key.
+
+        Returns
+        -------
+        tuple or None
+            The method's case result and the problems, or None when there is no readable entry.
+        """
         found = self._read(key)
         if found is None:
             return None
@@ -385,5 +458,13 @@ class ResultCache:
             return None
 
     def put_method(self, key: CacheKey, entry: MethodEntry) -> None:
-        """Store a method entry."""
+        """Store a method entry.
+
+        Parameters
+        ----------
+        key : CacheKey
+            The entry's key.
+        entry : tuple
+            The method's case result and the problems.
+        """
         self._write(key, *_encode_method(entry))

@@ -76,7 +76,7 @@ __all__ = ["case_maps", "evaluate_case", "summarise_dataset"]
 
 
 def _then(hint: str, consequence: str) -> str:
-    """What to do, then what happens to the case meanwhile."""
+    """Return what to do, then what happens to the case meanwhile."""
     return f"{hint}; {consequence}" if hint else consequence
 
 
@@ -198,7 +198,7 @@ def _score_method(
 
 
 def _max_score(scores: np.ndarray) -> float:
-    """The largest score (0 for no voxel).
+    """Return the largest score (0 for no voxel).
 
     Clipped float16 is compared on its codes: numpy's float16 ``max`` is ~20x slower
     than the uint16 one.
@@ -238,7 +238,7 @@ def _streamed_method(
 
 
 def _scan_grid(path: Path | None) -> Grid | None:
-    """A scan's grid from its header (None if there is no scan or it cannot be read)."""
+    """Return a scan's grid from its header (None if there is no scan or it cannot be read)."""
     try:
         return None if path is None else read_grid(path)
     except MoodInputError:
@@ -246,7 +246,7 @@ def _scan_grid(path: Path | None) -> Grid | None:
 
 
 def _scan_problems(grid: Grid | None, label: LabelRead, scan_path: Path | None) -> list[Problem]:
-    """A scan on the label's grid whose affine differs from the label's."""
+    """Report a scan on the label's grid whose affine differs from the label's."""
     if grid is None or scan_path is None or grid.shape != label.mask.shape:
         return []
     return check_scan_affine(grid, label, scan_path)
@@ -273,9 +273,16 @@ def evaluate_case(
         The pixel label file.
     maps : mapping of method name -> Path or None
         Each method's map for this case (None: the method has none).
+    options : EvaluationOptions
+        Tasks, score mode, object rule and NaN policy.
     scan_path : Path, optional
         The case's scan: only its header is read, to report a scan whose affine differs
         from its label's and to say whether the label or a map is on the wrong grid.
+
+    Returns
+    -------
+    CaseEvaluation
+        The case's GT voxel count, every method's results and the problems found.
 
     Examples
     --------
@@ -471,7 +478,22 @@ def _object_summary(
 def case_maps(
     dataset: MoodDataset, methods: Mapping[str, MethodFolder], case: str
 ) -> dict[str, Path | None]:
-    """Return each method's pixel map path for ``case`` (None where it has none)."""
+    """Return each method's pixel map path for ``case`` (None where it has none).
+
+    Parameters
+    ----------
+    dataset : MoodDataset
+        The dataset.
+    methods : mapping of str to MethodFolder
+        The methods.
+    case : str
+        The case.
+
+    Returns
+    -------
+    dict of str to pathlib.Path or None
+        Per method, its map of ``case``.
+    """
     return {name: m.pixel.get(case) for name, m in methods.items()}
 
 
@@ -488,6 +510,24 @@ def summarise_dataset(
     ``evaluations`` are :func:`evaluate_case` results for the sorted pixel cases, from
     any process: merging integer histograms and counts makes the result independent of
     where and in which order cases were computed.
+
+    Parameters
+    ----------
+    dataset : MoodDataset
+        The dataset.
+    methods : mapping of str to MethodFolder
+        The methods evaluated.
+    evaluations : sequence of CaseEvaluation
+        The per-case results.
+    options : EvaluationOptions
+        The evaluation's options.
+    warn : bool
+        Whether the problems found are also emitted as warnings.
+
+    Returns
+    -------
+    DatasetEvaluation
+        The dataset's metrics per method, the per-case rows and the problems.
     """
     summaries, rows, problems, accs = _summarise(dataset, methods, evaluations, options)
     result = DatasetEvaluation(

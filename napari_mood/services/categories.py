@@ -59,7 +59,19 @@ def evaluation_inputs(
 ) -> tuple[
     Mapping[str, Mapping[str, CurveAccumulator]], dict[str, dict[str, tuple[int, float]]], list[str]
 ]:
-    """``(pixel counts per method and case, sample (label, score) per method and case, normal cases)``."""
+    """``(pixel counts per method and case, sample (label, score) per method and case, normal cases)``.
+
+    Parameters
+    ----------
+    result : DatasetEvaluation
+        A dataset evaluation.
+
+    Returns
+    -------
+    tuple
+        Per method and case the voxel counts and the sample ``(label, score)``, and the
+        cases without anomaly.
+    """
     sample: dict[str, dict[str, tuple[int, float]]] = {}
     normal = set()
     for row in result.per_case:
@@ -80,7 +92,24 @@ def category_rows(
     level: Level = "category",
     seed: int | None = 0,
 ) -> tuple[CategoryScore, ...]:
-    """:func:`~napari_mood.core.categories.category_scores` of an evaluation."""
+    """:func:`~napari_mood.core.categories.category_scores` of an evaluation.
+
+    Parameters
+    ----------
+    result : DatasetEvaluation
+        A dataset evaluation.
+    categories : mapping of str to CaseCategory
+        The category of each case (cases not evaluated are ignored).
+    level : {"category", "subcategory"}
+        Which level groups the cases.
+    seed : int or None
+        Seed of the random baseline; None leaves the baselines out.
+
+    Returns
+    -------
+    tuple of CategoryScore
+        One row per group and method.
+    """
     pixel, sample, normal = evaluation_inputs(result)
     known = {c: v for c, v in categories.items() if c in set(result.cases)}
     return category_scores(known, pixel, sample, normal=normal, level=level, seed=seed)
@@ -91,7 +120,18 @@ def _num(value: float) -> str:
 
 
 def scores_csv(rows: Sequence[CategoryScore]) -> str:
-    """One row per (level, group, method): the four metrics (NaN empty)."""
+    """One row per (level, group, method): the four metrics (NaN empty).
+
+    Parameters
+    ----------
+    rows : sequence of CategoryScore
+        Rows of :func:`category_rows`.
+
+    Returns
+    -------
+    str
+        CSV text.
+    """
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["level", "group", "category", "method", "baseline", "n_cases", *METRIC_LABEL])
@@ -102,7 +142,20 @@ def scores_csv(rows: Sequence[CategoryScore]) -> str:
 
 
 def summary_csv(rows: Sequence[CategoryScore], metrics: Sequence[Metric]) -> str:
-    """Per level, metric and group: median over methods, best method(s) and value; then overall."""
+    """Per level, metric and group: median over methods, best method(s) and value; then overall.
+
+    Parameters
+    ----------
+    rows : sequence of CategoryScore
+        Rows of :func:`category_rows`.
+    metrics : sequence of str
+        The metrics summarised.
+
+    Returns
+    -------
+    str
+        CSV text.
+    """
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["level", "metric", "group", "median", "best", "best_value"])
@@ -123,7 +176,22 @@ def summary_csv(rows: Sequence[CategoryScore], metrics: Sequence[Metric]) -> str
 def plot_categories(
     rows: Sequence[CategoryScore], metric: Metric, *, title: str | None = None
 ) -> Figure:
-    """Dots per method, median bar, baseline marks; one column per group (in order)."""
+    """Dots per method, median bar, baseline marks; one column per group (in order).
+
+    Parameters
+    ----------
+    rows : sequence of CategoryScore
+        Rows of :func:`category_rows`.
+    metric : str
+        The metric drawn.
+    title : str, optional
+        The figure's title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     groups = list(dict.fromkeys(r.group for r in rows))
     methods = list(dict.fromkeys(r.method for r in rows if not r.baseline))
     colors = colors_for(sorted(methods))  # a method keeps its colour in every plot

@@ -66,6 +66,22 @@ def dataset_table(
     are taken at ``thresholds[method]`` (:data:`~napari_mood.services.looks.DEFAULT_THRESHOLD`
     for methods not given).
 
+    Parameters
+    ----------
+    root : str or os.PathLike
+        The dataset folder.
+    thresholds : mapping of str to float
+        Each method's display threshold.
+    n_boot : int
+        Bootstrap resamples of the rank intervals.
+    seed : int
+        Seed of the resampling.
+
+    Returns
+    -------
+    TableResult
+        The table and the input problems met.
+
     Raises
     ------
     MoodInputError
@@ -88,11 +104,27 @@ def dataset_table(
 def case_table(
     maps: Sequence[MapSnapshot], gt: Any, name: str, *, cache: LabellingCache | None = None
 ) -> TableResult:
-    """The comparison table of the case shown, objects at each map's threshold.
+    """Return the comparison table of the case shown, objects at each map's threshold.
 
     With ``cache`` (the session's), each map's histograms and labelling at its threshold
     are the ones the other panels use (computed once for all of them). No input
     problems to report.
+
+    Parameters
+    ----------
+    maps : sequence of MapSnapshot
+        The maps shown, each at its threshold.
+    gt : array-like
+        The case's ground truth.
+    name : str
+        The case's name.
+    cache : LabellingCache, optional
+        The session's histograms and labellings.
+
+    Returns
+    -------
+    TableResult
+        The table, without problems.
     """
     scores = {m.name: m.data for m in maps}
     thresholds = {m.name: m.threshold for m in maps}

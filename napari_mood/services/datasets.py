@@ -11,6 +11,11 @@ __all__ = ["sample_data_dir", "sample_methods_dir"]
 def sample_data_dir() -> Path:
     """Return the folder of the bundled MOOD-style sample dataset (holds ``toy/``, ``toy_label/``).
 
+    Returns
+    -------
+    pathlib.Path
+        The folder inside the installed package.
+
     Examples
     --------
     >>> (sample_data_dir() / "toy").is_dir()
@@ -20,5 +25,11 @@ def sample_data_dir() -> Path:
 
 
 def sample_methods_dir() -> Path:
-    """Return the folder whose subfolders are the sample methods' outputs."""
+    """Return the folder whose subfolders are the sample methods' outputs.
+
+    Returns
+    -------
+    pathlib.Path
+        ``sample_data_dir() / "methods"``.
+    """
     return sample_data_dir() / "methods"

@@ -81,11 +81,33 @@ class DisplayCopy:
         return self.to_display(self.limits[0]), self.to_display(self.limits[1])
 
     def to_display(self, value: float) -> float:
-        """A value (e.g. a threshold) in display units."""
+        """Return a value (e.g. a threshold) in display units.
+
+        Parameters
+        ----------
+        value : float
+            A value in the data's units.
+
+        Returns
+        -------
+        float
+            The value in display units.
+        """
         return (float(value) - self.offset) / self.step
 
     def to_value(self, shown: float) -> float:
-        """A display value back in the data's units."""
+        """Return a display value back in the data's units.
+
+        Parameters
+        ----------
+        shown : float
+            A value in display units.
+
+        Returns
+        -------
+        float
+            The value in the data's units.
+        """
         return self.offset + self.step * float(shown)
 
 
@@ -98,12 +120,22 @@ def _slabs(shape: tuple[int, ...]) -> list[slice]:
 
 
 def display_range(data: np.ndarray) -> tuple[float, float]:
-    """The finite minimum and maximum of ``data``: the range a scan opens with.
+    """Return the finite minimum and maximum of ``data``: the range a scan opens with.
 
     NaN and +-inf are skipped; all-non-finite (or empty) data gives ``(0, 1)``, constant
     data ``(v, v + 1)``, so the range can always be drawn. Read slab by slab in memory
     order (no full-size temporary); float16 data is compared on its bit patterns, made
-    order-preserving as int16 (a 512^3 scan in 0.03 s instead of 0.8 s).
+    order-preserving as int16, which numpy compares far faster than float16.
+
+    Parameters
+    ----------
+    data : numpy.ndarray
+        A scan or map of any real type.
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)`` with ``low < high``.
 
     Examples
     --------
@@ -195,6 +227,11 @@ def display_copy(
         Value range of integer display (default: [0, 1] for maps, the finite min/max
         of a scan). Ignored for float16.
 
+    Returns
+    -------
+    DisplayCopy
+        The copy and how its values map back to the data's.
+
     Examples
     --------
     >>> shown = display_copy(np.array([0.3, 2.0, -1.0]))
@@ -284,7 +321,7 @@ def _pool_slab(part: np.ndarray, method: PoolMethod) -> np.ndarray:
 
 
 def _non_negative(part: np.ndarray) -> bool:
-    """True for float16 data without negative values or NaN (uint16 order = value order)."""
+    """Return whether float16 data has no negative value or NaN (uint16 order = value order)."""
     return part.size == 0 or int(part.view(np.uint16).max()) <= 0x7C00
 
 
@@ -301,6 +338,11 @@ def build_pyramid(
         ``"max"`` for maps and masks (small hot spots stay visible), ``"mean"`` for scans.
     min_size : int
         Stop once the largest edge is at most this (>= 1).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        The levels, finest first (``data`` itself first).
 
     Examples
     --------
@@ -321,6 +363,18 @@ def build_pyramid(
 
 def level_for_volume(levels: list[np.ndarray], *, max_voxels: int = 256**3) -> int:
     """Index of the finest level with at most ``max_voxels`` voxels (the last if none).
+
+    Parameters
+    ----------
+    levels : list of numpy.ndarray
+        A pyramid, finest first.
+    max_voxels : int
+        The largest level size wanted.
+
+    Returns
+    -------
+    int
+        The level's index.
 
     Examples
     --------

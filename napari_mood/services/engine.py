@@ -84,7 +84,13 @@ class _TaskResult:
 
 
 def default_workers() -> int:
-    """Number of local worker processes by default: the usable cores."""
+    """Return the number of local worker processes by default: the usable cores.
+
+    Returns
+    -------
+    int
+        The cores this process may run on (at least 1).
+    """
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux

@@ -94,9 +94,11 @@ class MoodEvaluation:
     stats: EngineStats
 
     def __str__(self) -> str:
+        """Show the summary table (:meth:`to_table`)."""
         return self.to_table()
 
     def __repr__(self) -> str:
+        """Show the dataset, the number of cases, the methods (best first) and the tasks."""
         tasks = ",".join(self.result.options.tasks)
         return (
             f"<MoodEvaluation {self.result.dataset}: {len(self.result.cases)} cases, "
@@ -104,15 +106,34 @@ class MoodEvaluation:
         )
 
     def to_table(self) -> str:
-        """Return an aligned text table, one row per method, best first."""
+        """Return an aligned text table, one row per method, best first.
+
+        Returns
+        -------
+        str
+            The table, ending with a line break.
+        """
         return format_table(self.result)
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the JSON-able structure documented in the README (NaN as None)."""
+        """Return the JSON-able structure documented in the README (NaN as None).
+
+        Returns
+        -------
+        dict
+            JSON-able data: the dataset, cases, score mode, each method's summary (best first),
+            the per-case rows and the problems.
+        """
         return self.result.to_dict()
 
     def to_json(self) -> str:
-        """Return :meth:`to_dict` as JSON text."""
+        """Return :meth:`to_dict` as JSON text.
+
+        Returns
+        -------
+        str
+            Indented JSON.
+        """
         return format_json(self.result)
 
     def to_frame(self, *, per_case: bool = False) -> pd.DataFrame:
@@ -194,7 +215,7 @@ def _methods(
 def _asked_options(
     tasks: Sequence[Task] | None, options: EvaluationOptions | None
 ) -> EvaluationOptions | None:
-    """The options asked for, checked before any file is read (None: by the labels found)."""
+    """Return the options asked for, checked before any file is read (None: by the labels found)."""
     if tasks is None:
         return options
     if not tasks:
@@ -299,12 +320,28 @@ class ThresholdChoice:
     problems: tuple[str, ...] = ()
 
     def thresholds(self) -> dict[str, float]:
-        """``{method: threshold}`` of the methods found."""
+        """Return ``{method: threshold}`` of the methods found.
+
+        Returns
+        -------
+        dict of str to float
+            The chosen threshold of each method.
+        """
         return {name: b.threshold for name, b in self.best.items()}
 
 
 def check_toy(toy: PathLike | MoodDataset) -> MoodDataset:
-    """The toy dataset thresholds are chosen on: it needs pixel labels (object F1, Dice).
+    """Return the toy dataset thresholds are chosen on: it needs pixel labels (object F1, Dice).
+
+    Parameters
+    ----------
+    toy : path-like or MoodDataset
+        The toy dataset, or its folder.
+
+    Returns
+    -------
+    MoodDataset
+        The toy dataset.
 
     Raises
     ------
@@ -338,6 +375,29 @@ def toy_thresholds(
     (:func:`~napari_mood.io.mood.find_methods`: ``TOY/methods/`` unless ``preds`` is
     given) and paired with ``names`` by name. The object F1 is searched on the grid
     0.01 .. 0.99; the Dice threshold is the pooled best one.
+
+    Parameters
+    ----------
+    toy : path-like
+        The toy dataset's folder.
+    names : sequence of str
+        The methods to choose thresholds for.
+    by : {"object_f1", "dice"}
+        The value the threshold maximises.
+    preds : path-like, optional
+        The folder holding the methods' toy outputs (default ``TOY/methods/``).
+    options : EvaluationOptions, optional
+        Evaluation options (the tasks and threshold search are set here).
+    workers : int or None
+        Worker processes (None: one per usable core).
+    progress : callable, optional
+        Called with ``(done, total, case)`` after each case.
+
+    Returns
+    -------
+    ThresholdChoice
+        The threshold of each method found, where they were chosen, the methods missing and
+        the problems met.
 
     Raises
     ------
@@ -392,6 +452,29 @@ def add_statistics(
     listings of ``dataset`` (every entry, stray and unreadable ones included, skipped
     inside a batch), drawn with ``seed`` unless ``splits`` (an official ``splits.json``)
     is given.
+
+    Parameters
+    ----------
+    result : DatasetEvaluation
+        An evaluation with its per-case accumulators.
+    batches : int
+        Number of challenge batches (0: none).
+    batch_size : int
+        Cases per batch.
+    bootstrap : int
+        Number of bootstrap resamples for the intervals (0: none).
+    seed : int
+        Seed of the batches and resamples.
+    dataset : MoodDataset, optional
+        The dataset, whose label folder listings the batches index (default: the cases
+        evaluated, sorted).
+    splits : sequence of sequence of int, optional
+        Official batches to use instead of drawing them.
+
+    Returns
+    -------
+    DatasetEvaluation
+        A new result with the statistics; ``result`` itself when none is asked for.
     """
     if not (batches or bootstrap or splits):
         return result

@@ -68,6 +68,7 @@ class FigureCase:
     spacing: tuple[float, ...] = (1.0, 1.0, 1.0)
 
     def __post_init__(self) -> None:
+        """Refuse arrays that are not 3-D of one shape, or a spacing that is not positive."""
         shapes = {a.shape for a in (self.scan, self.gt, *self.maps.values()) if a is not None}
         if len(shapes) != 1 or len(next(iter(shapes))) != 3:
             raise ValueError(
@@ -89,7 +90,18 @@ class FigureCase:
 
     @classmethod
     def from_case_data(cls, case: CaseData) -> FigureCase:
-        """Display-ordered views of a case read by :func:`napari_mood.io.case.load_case`."""
+        """Display-ordered views of a case read by :func:`napari_mood.io.case.load_case`.
+
+        Parameters
+        ----------
+        case : CaseData
+            A case as read.
+
+        Returns
+        -------
+        FigureCase
+            The case in display order.
+        """
         show = case.transform.to_display
         return cls(
             name=case.stem,
@@ -113,6 +125,7 @@ class FigureRow:
     plane: Plane = "axial"
 
     def __post_init__(self) -> None:
+        """Refuse an unknown plane."""
         if self.plane not in PLANES:
             raise ValueError(f"plane must be one of {list(PLANES)}, got {self.plane!r}")
 
@@ -153,6 +166,11 @@ def load_figure_cases(
         The user named these cases (else they were chosen automatically).
     warn : bool
         Also warn about each case's other problems (a missing or unreadable map).
+
+    Returns
+    -------
+    list of FigureCase
+        The cases read, in order.
 
     Raises
     ------
@@ -195,7 +213,7 @@ def _load_figure_case(
 
 
 def _without_scan(scan: Path, problem: str, hint: str, asked: bool) -> None:
-    """An asked-for case without a scan is an error; a chosen one is left out, warned."""
+    """Refuse an asked-for case without a scan; warn and leave out a chosen one."""
     if asked:
         raise MoodInputError(scan, problem, f"{hint}, or leave the case out of --cases")
     message = f"{scan}: {problem} ({hint}); the case is left out of the figure"
@@ -204,6 +222,18 @@ def _without_scan(scan: Path, problem: str, hint: str, asked: bool) -> None:
 
 def resolve_case(dataset: MoodDataset, case: str) -> str:
     """Return the dataset's name of ``case`` given with or without ``.nii.gz``.
+
+    Parameters
+    ----------
+    dataset : MoodDataset
+        The dataset.
+    case : str
+        A case name.
+
+    Returns
+    -------
+    str
+        The name as the dataset spells it.
 
     Raises
     ------
@@ -221,7 +251,20 @@ def resolve_case(dataset: MoodDataset, case: str) -> str:
 
 
 def anomalous_cases(dataset: MoodDataset, *, limit: int = DEFAULT_MAX_CASES) -> list[str]:
-    """Return the first ``limit`` anomalous cases (:func:`napari_mood.io.case.is_anomalous`)."""
+    """Return the first ``limit`` anomalous cases (:func:`napari_mood.io.case.is_anomalous`).
+
+    Parameters
+    ----------
+    dataset : MoodDataset
+        The dataset.
+    limit : int
+        The most cases returned.
+
+    Returns
+    -------
+    list of str
+        The cases, in dataset order.
+    """
     return find_anomalous_cases(dataset, limit=limit)
 
 
@@ -321,7 +364,13 @@ def _indices_per_case(
 
 
 def check_row(row: FigureRow) -> None:
-    """Raise a ValueError when the row's slice is outside its plane."""
+    """Raise a ValueError when the row's slice is outside its plane.
+
+    Parameters
+    ----------
+    row : FigureRow
+        A figure row.
+    """
     depth = row.depth
     if row.index is not None and not 0 <= row.index < depth:
         raise ValueError(

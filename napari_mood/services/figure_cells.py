@@ -42,6 +42,16 @@ def method_cmap(color: str) -> Colormap:
     """Matplotlib version of a method's viewer colormap (transparent at its low end).
 
     Masked values (at or below the threshold) are transparent.
+
+    Parameters
+    ----------
+    color : str
+        A ``#rrggbb`` colour.
+
+    Returns
+    -------
+    matplotlib.colors.Colormap
+        The colormap.
     """
     spec = method_colormap(color)
     stops = list(zip(spec["controls"], spec["colors"], strict=True))
@@ -50,17 +60,31 @@ def method_cmap(color: str) -> Colormap:
 
 
 def case_annotation(gt: np.ndarray | None, scores: np.ndarray, threshold: float) -> str:
-    """Short text for a method's cell: case AP and Dice at ``threshold``, or the peak score.
+    r"""Short text for a method's cell: case AP and Dice at ``threshold``, or the peak score.
 
     AP is the case's voxel AP (float16 scores, as the scorer and ``napari-mood evaluate``);
     Dice flags scores ``>= threshold``. Cases without anomalous voxels get ``max`` (the
     highest score, a false positive's strength).
 
+    Parameters
+    ----------
+    gt : numpy.ndarray or None
+        The case's ground truth.
+    scores : numpy.ndarray
+        The method's map.
+    threshold : float
+        The method's threshold.
+
+    Returns
+    -------
+    str
+        One or two lines.
+
     Examples
     --------
     >>> gt = np.zeros((1, 2, 2), bool); gt[0, 0, 0] = True
     >>> case_annotation(gt, np.array([[[0.9, 0.2], [0.1, 0.0]]]), 0.5)
-    'AP 1.00\\nDice@0.5 1.00'
+    'AP 1.00\nDice@0.5 1.00'
     """
     if gt is None or not gt.any():
         return f"max {float(np.nanmax(scores)):.2f}"
@@ -73,6 +97,26 @@ def case_annotation(gt: np.ndarray | None, scores: np.ndarray, threshold: float)
 def thresholds_for(
     methods: Sequence[str], thresholds: float | Mapping[str, float]
 ) -> dict[str, float]:
+    """Return the threshold each method's outline is drawn at.
+
+    Parameters
+    ----------
+    methods : sequence of str
+        The figure's methods.
+    thresholds : float or mapping of str to float
+        One threshold for all, or one per method (methods left out take
+        ``DEFAULT_THRESHOLD``).
+
+    Returns
+    -------
+    dict of str to float
+        A checked threshold per method.
+
+    Raises
+    ------
+    ValueError
+        When ``thresholds`` names a method not in ``methods`` or a threshold is invalid.
+    """
     if isinstance(thresholds, Mapping):
         unknown = sorted(set(thresholds) - set(methods))
         if unknown:
@@ -84,6 +128,20 @@ def thresholds_for(
 
 
 def colors_for(methods: Sequence[str], colors: Mapping[str, str] | None) -> dict[str, str]:
+    """Return the colour of each method: the one given, else the palette's colour at its position.
+
+    Parameters
+    ----------
+    methods : sequence of str
+        The figure's methods, in column order.
+    colors : mapping of str to str or None
+        Colours chosen by the caller, by method.
+
+    Returns
+    -------
+    dict of str to str
+        A colour per method.
+    """
     given = dict(colors or {})
     return {m: given.get(m, METHOD_COLORS[i % len(METHOD_COLORS)]) for i, m in enumerate(methods)}
 
@@ -118,6 +176,7 @@ class RowImages:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """Shape of the row's images (rows, columns)."""
         image = next(a for a in (self.scan, self.gt, *self.maps.values()) if a is not None)
         return image.shape  # type: ignore[no-any-return]
 
@@ -130,7 +189,7 @@ class RowImages:
 
     @property
     def aspect(self) -> float:
-        """matplotlib ``aspect`` (height / width of a voxel)."""
+        """Matplotlib ``aspect`` (height / width of a voxel)."""
         return self.spacing[0] / self.spacing[1]
 
 
@@ -155,7 +214,7 @@ def _row_index(row: FigureRow, methods: Sequence[str]) -> int:
 
 
 def _plane_box(body: np.ndarray | None, view: PlaneView, shape: tuple[int, int]) -> CropBox:
-    """The body's bounding box over every slice of the plane, on screen."""
+    """Return the body's bounding box over every slice of the plane, on screen."""
     if body is None:
         return CropBox((0, shape[0]), (0, shape[1]))
     projection = np.asarray(body.any(axis=view.slice_axis, keepdims=True))
@@ -209,6 +268,28 @@ def row_images(
     annotate: bool,
     crop: bool,
 ) -> list[RowImages]:
+    """Return the cropped, screen-oriented images of every row of a figure.
+
+    Parameters
+    ----------
+    rows : sequence of FigureRow
+        The figure's rows, a case's rows next to each other.
+    methods : sequence of str
+        The methods shown, one column each.
+    thresholds : mapping of str to float
+        The threshold of each method's annotation.
+    convention : Convention
+        The display convention the images are oriented in.
+    annotate : bool
+        Whether the last row of each case carries its metrics per method.
+    crop : bool
+        Whether the images are cropped to the body.
+
+    Returns
+    -------
+    list of RowImages
+        One entry per row, in order.
+    """
     looks: dict[int, _CaseLook] = {}
     cells = []
     for k, row in enumerate(rows):

@@ -21,6 +21,21 @@ def check_figure_path(path: str | os.PathLike[str]) -> Path:
     Only the name is looked at (whether the file may be written is the output guard's
     business, :func:`napari_mood.services.output.check_output_file`).
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The figure file.
+
+    Returns
+    -------
+    pathlib.Path
+        The path.
+
+    Raises
+    ------
+    ValueError
+        When the extension is not a figure type.
+
     Examples
     --------
     >>> check_figure_path("fig2.PDF").name

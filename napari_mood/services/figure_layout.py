@@ -1,4 +1,4 @@
-"""Where everything of a publication figure goes, in points, for a given width.
+r"""Where everything of a publication figure goes, in points, for a given width.
 
 Geometry only (no drawing): :func:`plan_layout` turns the rows' physical extents and the
 texts of each column into positions, wrapping texts to the cells' width, or refuses a
@@ -29,7 +29,7 @@ Rules (one place):
 
 Example
 -------
->>> rows = [RowExtent(198.0, 234.0, "brain_001\\naxial 44")]
+>>> rows = [RowExtent(198.0, 234.0, "brain_001\naxial 44")]
 >>> columns = [ColumnTexts("scan"), ColumnTexts("ground truth", "GT outline")]
 >>> layout = plan_layout(rows, columns, width_mm=89.0)
 >>> round(layout.width_pt / 72 * 25.4, 1)
@@ -108,11 +108,25 @@ LetterPlacement = Literal["first", "all", "none"]
 
 @lru_cache(maxsize=4096)
 def text_width(text: str, *, size: float = TEXT_PT, bold: bool = False) -> float:
-    """Width in points of ``text`` (its widest line) in the figures' font.
+    r"""Width in points of ``text`` (its widest line) in the figures' font.
+
+    Parameters
+    ----------
+    text : str
+        The text (may hold line breaks).
+    size : float
+        Font size in points.
+    bold : bool
+        Whether the text is bold.
+
+    Returns
+    -------
+    float
+        The width in points.
 
     Examples
     --------
-    >>> text_width("ab\\nabcd") == text_width("abcd")
+    >>> text_width("ab\nabcd") == text_width("abcd")
     True
     """
     font = FontProperties(family=FONT_FAMILY, size=size, weight="bold" if bold else "normal")
@@ -139,7 +153,7 @@ def _letter_side() -> float:
 
 
 def _words(line: str) -> list[tuple[str, str]]:
-    """The pieces a wrap may not split, each with what joins it to the next (" " or "")."""
+    """Return the pieces a wrap may not split, each with what joins it to the next (" " or "")."""
     pieces: list[tuple[str, str]] = []
     for chunk in line.split():
         parts = _BREAK.findall(chunk)
@@ -153,15 +167,27 @@ def _widest_word(text: str) -> float:
 
 
 def wrap_text(text: str, width: float) -> str:
-    """Break ``text`` into lines of at most ``width`` points at spaces and after ``_ - /``.
+    r"""Break ``text`` into lines of at most ``width`` points at spaces and after ``_ - /``.
 
     Existing line breaks are kept; a single word wider than ``width`` stays whole on its
     line (:func:`plan_layout` never lets that happen).
 
+    Parameters
+    ----------
+    text : str
+        The text.
+    width : float
+        The room in points.
+
+    Returns
+    -------
+    str
+        The text with line breaks.
+
     Examples
     --------
     >>> wrap_text("oracle_noisy", text_width("oracle_"))
-    'oracle_\\nnoisy'
+    'oracle_\nnoisy'
     >>> wrap_text("AP 0.69", 1000.0)
     'AP 0.69'
     """
@@ -191,14 +217,18 @@ class RowExtent:
     notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        """Refuse an image extent that is not positive."""
         if not (self.width_mm > 0 and self.height_mm > 0):
             raise ValueError(f"row {self.label!r}: image extent must be positive")
 
 
 @dataclass(frozen=True)
 class ColumnTexts:
-    """The texts centred on a column: its title, the caption under its legend graphic and
-    the tick labels of its colour bar (the caption then starts on the line under them)."""
+    """Texts centred on a column of the figure.
+
+    The texts centred on a column: its title, the caption under its legend graphic and
+    the tick labels of its colour bar (the caption then starts on the line under them).
+    """
 
     title: str = ""
     caption: str = ""
@@ -259,8 +289,11 @@ class RowOutOfScale(ValueError):
 
 
 class FigureTooLarge(ValueError):
-    """The figure would be larger than :data:`MAX_PAGE_MM` on a side (too many rows), or
-    have too many pixels at its resolution (:func:`napari_mood.services.figures.check_pixels`)."""
+    """Raised when the figure would be too large to draw.
+
+    The figure would be larger than :data:`MAX_PAGE_MM` on a side (too many rows), or
+    have too many pixels at its resolution (:func:`napari_mood.services.figures.check_pixels`).
+    """
 
 
 @dataclass(frozen=True)
@@ -276,9 +309,12 @@ class _Margins:
         return 2 * self.side * min(self.lettered, columns)
 
     def overhang(self, columns: int) -> float:
-        """How far a text centred on a column may reach beyond its cell: into the gaps,
+        """How far a text centred on a column may reach beyond its cell.
+
+        How far a text centred on a column may reach beyond its cell: into the gaps,
         and into the letters' side margins when every column has them (texts are above,
-        under or between rows, never beside an image)."""
+        under or between rows, never beside an image).
+        """
         return _OVERHANG_PT + (2 * self.side if self.lettered >= columns else 0.0)
 
 
@@ -329,11 +365,35 @@ class FigureLayout:
         return self.cell_pt + self.overhang_pt
 
     def wrap(self, text: str) -> str:
-        """``text`` broken into lines that fit a column (as the layout counted them)."""
+        """``text`` broken into lines that fit a column (as the layout counted them).
+
+        Parameters
+        ----------
+        text : str
+            A column text.
+
+        Returns
+        -------
+        str
+            The text with line breaks.
+        """
         return wrap_text(text, self.text_room)
 
     def wrap_inside(self, text: str, row: int) -> str:
-        """``text`` broken into lines that fit inside a row's image (as the layout counted)."""
+        """``text`` broken into lines that fit inside a row's image (as the layout counted).
+
+        Parameters
+        ----------
+        text : str
+            A text drawn on the image.
+        row : int
+            The row.
+
+        Returns
+        -------
+        str
+            The text with line breaks.
+        """
         return wrap_text(text, self.images[row][0] - _INSIDE_PAD_PT)
 
     def _x(self, x_pt: float) -> float:
@@ -343,32 +403,93 @@ class FigureLayout:
         return 1.0 - y_from_top_pt / self.height_pt
 
     def cell_left(self, col: int) -> float:
-        """Left edge of column ``col`` in points (after the letters' margins before it)."""
+        """Left edge of column ``col`` in points (after the letters' margins before it).
+
+        Parameters
+        ----------
+        col : int
+            The column.
+
+        Returns
+        -------
+        float
+            Points from the figure's left edge.
+        """
         sides = 2 * min(col, self.lettered_columns) + (col < self.lettered_columns)
         return self.left_pt + col * (self.cell_pt + GAP_PT) + sides * self.letter_side_pt
 
     def column_center(self, col: int) -> float:
-        """Horizontal centre of a column (figure fraction)."""
+        """Horizontal centre of a column (figure fraction).
+
+        Parameters
+        ----------
+        col : int
+            The column.
+
+        Returns
+        -------
+        float
+            Figure fraction.
+        """
         return self._x(self.cell_left(col) + self.cell_pt / 2)
 
     def image_box(self, row: int, col: int) -> tuple[float, float, float, float]:
-        """``[left, bottom, width, height]`` of a row's image in a column (figure fractions)."""
+        """``[left, bottom, width, height]`` of a row's image in a column (figure fractions).
+
+        Parameters
+        ----------
+        row, col : int
+            The cell.
+
+        Returns
+        -------
+        tuple of float
+            The box, as matplotlib's ``add_axes`` takes it.
+        """
         width, height = self.images[row]
         left = self.cell_left(col) + (self.cell_pt - width) / 2
         top = self.row_tops[row] + (self.row_heights[row] - height) / 2
         return self._x(left), self._y(top + height), width / self.width_pt, height / self.height_pt
 
     def title_y(self) -> float:
-        """Baseline region of the column titles: their bottom (figure fraction)."""
+        """Baseline region of the column titles: their bottom (figure fraction).
+
+        Returns
+        -------
+        float
+            Figure fraction.
+        """
         return self._y(self.top_pt - PAD_PT / 2)
 
     def row_label_xy(self, row: int) -> tuple[float, float]:
-        """Right edge and vertical centre of a row's (rotated) label."""
+        """Right edge and vertical centre of a row's (rotated) label.
+
+        Parameters
+        ----------
+        row : int
+            The row.
+
+        Returns
+        -------
+        tuple of float
+            ``(x, y)`` in figure fractions.
+        """
         centre = self.row_tops[row] + self.row_heights[row] / 2
         return self._x(self.left_pt - PAD_PT), self._y(centre)
 
     def note_y(self, row: int) -> float:
-        """Top of the annotation band under a row (figure fraction)."""
+        """Top of the annotation band under a row (figure fraction).
+
+        Parameters
+        ----------
+        row : int
+            The row.
+
+        Returns
+        -------
+        float
+            Figure fraction.
+        """
         return self._y(self.row_tops[row] + self.row_heights[row] + PAD_PT / 2)
 
     @property
@@ -377,14 +498,38 @@ class FigureLayout:
         return self.row_tops[last] + self.row_heights[last] + self.notes[last] + _BAR_TOP_PT
 
     def legend_box(self, col: int, *, fraction: float = 0.76) -> tuple[float, float, float, float]:
-        """Box of a column's colour bar (or legend graphic) under the grid."""
+        """Box of a column's colour bar (or legend graphic) under the grid.
+
+        Parameters
+        ----------
+        col : int
+            The column.
+        fraction : float
+            The bar's width as a fraction of the column's.
+
+        Returns
+        -------
+        tuple of float
+            ``[left, bottom, width, height]`` in figure fractions.
+        """
         width = fraction * self.cell_pt
         left = self.cell_left(col) + (self.cell_pt - width) / 2
         bottom = self._legend_top + _BAR_PT
         return self._x(left), self._y(bottom), width / self.width_pt, _BAR_PT / self.height_pt
 
     def legend_text_y(self, line: int) -> float:
-        """Top of text line ``line`` under the legend graphics (figure fraction)."""
+        """Top of text line ``line`` under the legend graphics (figure fraction).
+
+        Parameters
+        ----------
+        line : int
+            The line, 0 the first.
+
+        Returns
+        -------
+        float
+            Figure fraction.
+        """
         return self._y(self._legend_top + _BAR_PT + _TICKS_PT + line * LINE_PT)
 
 
@@ -414,6 +559,11 @@ def plan_layout(
         Texts drawn across the middle of an image without letters ("no map").
     scale_bar : bool
         Whether a scale bar (and its label) goes under the first column.
+
+    Returns
+    -------
+    FigureLayout
+        The figure's size and where each image, text and bar goes.
 
     Raises
     ------

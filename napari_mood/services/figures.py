@@ -374,8 +374,11 @@ _LETTER_SPOTS = (
 
 
 def _draw_letters(ax: Axes, view: PlaneView) -> None:
-    """Patient directions beside the middle of each edge, in the margin the layout keeps
-    for them: plain text on the page, covering no voxel (and staying text in PDF / SVG)."""
+    """Draw the patient direction letters in the margins of a view.
+
+    Patient directions beside the middle of each edge, in the margin the layout keeps
+    for them: plain text on the page, covering no voxel (and staying text in PDF / SVG).
+    """
     for letter, (side, xy, outward, (ha, va)) in zip(view.letters, _LETTER_SPOTS, strict=True):
         ax.annotate(
             letter,
@@ -411,7 +414,7 @@ def _draw_outline(ax: Axes, mask: np.ndarray | None) -> None:
 
 
 def _draw_no_map(ax: Axes, cells: RowImages, text: str) -> None:
-    """An empty light-grey panel saying "no map" (no scan, no letters: nothing to read)."""
+    """Draw an empty light-grey panel saying "no map" (no scan, no letters: nothing to read)."""
     ax.set_axis_off()
     ax.imshow(np.full(cells.shape, 0.12), cmap="Greys", vmin=0, vmax=1, aspect=cells.aspect)
     ax.text(
@@ -447,7 +450,7 @@ def _draw_legend(
 def _legend_name(
     figure: Figure, ax: Axes, layout: FigureLayout, col: int, text: str, *, line: int = 1
 ) -> None:
-    """A legend caption from line ``line`` under the legend graphics, wrapped to its column."""
+    """Draw a legend caption from line ``line`` under the legend graphics, wrapped to its column."""
     ax.text(
         layout.column_center(col), layout.legend_text_y(line), layout.wrap(text),
         transform=figure.transFigure, ha="center", va="top", fontsize=TEXT_PT,
@@ -456,7 +459,7 @@ def _legend_name(
 
 
 def _draw_scale_bar(figure: Figure, layout: FigureLayout) -> None:
-    """A black bar of ``layout.scale_bar_mm`` at the images' scale, its length under it."""
+    """Draw a black bar of ``layout.scale_bar_mm`` at the images' scale, its length under it."""
     length = layout.scale_bar_mm * layout.points_per_mm
     ax = figure.add_axes(layout.legend_box(0, fraction=length / layout.cell_pt))
     ax.set_axis_off()
@@ -505,6 +508,20 @@ def save_figure(figure: Figure, path: str | os.PathLike[str], *, dpi: float = 30
     The file is written atomically; callers check it first with
     :func:`napari_mood.services.output.check_output_file` (inputs, existing files).
 
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+        The figure.
+    path : str or os.PathLike
+        The file.
+    dpi : float
+        Resolution of a PNG and of embedded images.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+
     Raises
     ------
     ValueError
@@ -529,9 +546,26 @@ def save_figure(figure: Figure, path: str | os.PathLike[str], *, dpi: float = 30
 
 
 def check_pixels(figure: Figure, dpi: float) -> None:
-    """Raise :class:`FigureTooLarge` when ``figure`` at ``dpi`` has more than
+    """Refuse a figure with too many pixels or none at ``dpi``.
+
+    Raise :class:`FigureTooLarge` when ``figure`` at ``dpi`` has more than
     :data:`MAX_FIGURE_PIXELS` (the message gives the highest dpi that fits), or a
-    ValueError when it has no pixel on a side (the lowest dpi that gives one)."""
+    ValueError when it has no pixel on a side (the lowest dpi that gives one).
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+        The figure.
+    dpi : float
+        The resolution it will be saved at.
+
+    Raises
+    ------
+    FigureTooLarge
+        When it has too many pixels.
+    ValueError
+        When it has no pixel on a side.
+    """
     width_in, height_in = (float(v) for v in figure.get_size_inches())
     if min(width_in, height_in) * dpi < 1:  # as Agg truncates: an empty image
         lowest = math.ceil(1 / min(width_in, height_in))
@@ -579,6 +613,16 @@ def write_view_figure(request: ViewFigure) -> Path:
 
     The viewer's save dialog has asked before replacing a file; the path may still not be
     an input (the guard refuses it).
+
+    Parameters
+    ----------
+    request : ViewFigure
+        The case's arrays, the methods, the plane and the file.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
     """
     check_output_file(request.path, inputs=request.inputs, force=True, what="the figure")
     case = FigureCase(

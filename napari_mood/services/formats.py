@@ -17,7 +17,20 @@ FORMATS = ("table", "csv", "json")
 
 
 def format_result(result: DatasetEvaluation, fmt: str) -> str:
-    """The result in one of :data:`FORMATS`."""
+    """Return the result in one of :data:`FORMATS`.
+
+    Parameters
+    ----------
+    result : DatasetEvaluation
+        A dataset evaluation.
+    fmt : {"table", "csv", "json"}
+        The format.
+
+    Returns
+    -------
+    str
+        The text.
+    """
     return {"table": format_table, "csv": format_csv, "json": format_json}[fmt](result)
 
 
@@ -30,7 +43,18 @@ def _fmt(value: Any, digits: int = 4) -> str:
 
 
 def format_table(result: DatasetEvaluation) -> str:
-    """Aligned table for people, methods sorted by AP."""
+    """Aligned table for people, methods sorted by AP.
+
+    Parameters
+    ----------
+    result : DatasetEvaluation
+        A dataset evaluation.
+
+    Returns
+    -------
+    str
+        The table.
+    """
     header = ["method"]
     rows: list[list[str]] = []
     tasks = result.options.tasks
@@ -102,7 +126,18 @@ def _extra_lines(result: DatasetEvaluation) -> list[str]:
 
 
 def format_csv(result: DatasetEvaluation) -> str:
-    """CSV with one row per case x method (empty cells for undefined values)."""
+    """CSV with one row per case x method (empty cells for undefined values).
+
+    Parameters
+    ----------
+    result : DatasetEvaluation
+        A dataset evaluation.
+
+    Returns
+    -------
+    str
+        CSV text with a header line.
+    """
     buffer = io.StringIO()
     names = [f.name for f in fields(result.per_case[0])] if result.per_case else ["case", "method"]
     writer = csv.DictWriter(buffer, fieldnames=names, lineterminator="\n")
@@ -119,5 +154,16 @@ def format_csv(result: DatasetEvaluation) -> str:
 
 
 def format_json(result: DatasetEvaluation) -> str:
-    """The stable JSON documented in the README (NaN written as null)."""
+    """Return the stable JSON documented in the README (NaN written as null).
+
+    Parameters
+    ----------
+    result : DatasetEvaluation
+        A dataset evaluation.
+
+    Returns
+    -------
+    str
+        Indented JSON, ending with a line break.
+    """
     return json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n"

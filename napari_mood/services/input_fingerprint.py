@@ -36,6 +36,7 @@ class InputChange:
     change: Change
 
     def __str__(self) -> str:
+        """Show the entry's path."""
         return self.path
 
 
@@ -49,7 +50,7 @@ def _digest(path: Path) -> str:
 
 
 def _entry(path: Path) -> tuple[Any, ...]:
-    """What an entry is, by content: kind, mode, and the bytes' digest (links not followed)."""
+    """Return an entry's kind, mode and content digest (links not followed)."""
     try:
         info = path.lstat()
     except FileNotFoundError:
@@ -68,6 +69,16 @@ def fingerprint_folder(folder: Path) -> Fingerprint:
     A file's content is its BLAKE2b digest (streamed); a link is its target and the digest
     of the file it leads to. Two fingerprints differ exactly where an entry is new,
     removed, or changed in kind, mode or bytes (times are ignored).
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        The folder.
+
+    Returns
+    -------
+    Fingerprint
+        Per relative path, its kind, mode and content digest.
 
     Examples
     --------
@@ -88,7 +99,17 @@ def fingerprint_folder(folder: Path) -> Fingerprint:
 def compare_fingerprints(
     before: Mapping[str, object], after: Mapping[str, object]
 ) -> tuple[InputChange, ...]:
-    """The entries that are new, changed or removed between two fingerprints, by path.
+    """Return the entries that are new, changed or removed between two fingerprints, by path.
+
+    Parameters
+    ----------
+    before, after : mapping of str to object
+        Two fingerprints of one folder.
+
+    Returns
+    -------
+    tuple of InputChange
+        The changes, sorted by path.
 
     Examples
     --------

@@ -97,6 +97,26 @@ def labelled(
 
     ``labels`` False: the predicted label image is kept only when small as runs
     (``keep_dense=False``; enough for counts, readouts and records).
+
+    Parameters
+    ----------
+    score : numpy.ndarray
+        A score map.
+    gt : numpy.ndarray or None
+        Its ground truth.
+    threshold : float
+        The threshold.
+    connectivity : {"full", "face"}
+        Object connectivity.
+    spacing : sequence of float, optional
+        Voxel size in mm.
+    labels : bool
+        Whether a dense predicted label image is kept.
+
+    Returns
+    -------
+    LabelledMatch
+        The match and its labelling.
     """
     truth = np.zeros(np.shape(score), dtype=bool) if gt is None else gt
     return labelled_match(
@@ -149,11 +169,18 @@ class LabellingCache:
         self._misses = 0
 
     def __len__(self) -> int:
+        """Return the number of entries held."""
         with self._lock:
             return len(self._entries)
 
     def stats(self) -> tuple[int, int]:
-        """``(hits, misses)`` so far."""
+        """``(hits, misses)`` so far.
+
+        Returns
+        -------
+        tuple of int
+            Hits and misses.
+        """
         with self._lock:
             return self._hits, self._misses
 
@@ -172,7 +199,7 @@ class LabellingCache:
         spacing: Sequence[float] | None = None,
         labels: bool = True,
     ) -> LabelledMatch:
-        """The labelled match of ``score`` at ``threshold``, computed at most once per key.
+        """Return the labelled match of ``score`` at ``threshold``, computed at most once per key.
 
         Entries are shared between thresholds that flag the same voxels: the result
         reports the threshold it was computed at; ``result.match_at(threshold)`` and
@@ -181,6 +208,26 @@ class LabellingCache:
         ``labels`` False (counts and readouts): a dense label image is neither made nor
         kept (:func:`labelled`). An entry without its label image is labelled again,
         and replaced, when ``labels`` is asked for.
+
+        Parameters
+        ----------
+        score : numpy.ndarray
+            A score map.
+        gt : numpy.ndarray or None
+            Its ground truth.
+        threshold : float
+            The threshold.
+        connectivity : {"full", "face"}
+            Object connectivity.
+        spacing : sequence of float, optional
+            Voxel size in mm.
+        labels : bool
+            Whether the predicted label image is needed.
+
+        Returns
+        -------
+        LabelledMatch
+            The match, shared with other callers.
         """
         value = check_threshold(threshold)
         key = self._key(score, gt, value, connectivity, spacing)
@@ -212,6 +259,18 @@ class LabellingCache:
         ``gt`` None: an all-normal ground truth (every count is a false positive).
         The accumulator is shared: copy it before adding to it.
 
+        Parameters
+        ----------
+        score : numpy.ndarray
+            A score map.
+        gt : numpy.ndarray or None
+            Its ground truth.
+
+        Returns
+        -------
+        CurveAccumulator
+            The shared accumulator.
+
         Examples
         --------
         >>> cache = LabellingCache()
@@ -224,7 +283,7 @@ class LabellingCache:
         return self._cached(key, score, gt, lambda: _histograms(score, gt))
 
     def _cached(self, key: Hashable, score: Any, gt: Any, compute: Callable[[], Any]) -> Any:
-        """The entry for ``key``, computed by ``compute`` at most once while it lives."""
+        """Return the entry for ``key``, computed by ``compute`` at most once while it lives."""
         score_ref, gt_ref = _weak(score), None if gt is None else _weak(gt)
         if score_ref is None or (gt is not None and gt_ref is None):
             return compute()
@@ -246,7 +305,7 @@ class LabellingCache:
         return (id(score), gt_id, threshold_code(value), connectivity, spacing_key)
 
     def _claim(self, key: Hashable, score_ref: Any, gt_ref: Any) -> tuple[Future, bool]:
-        """The future for ``key`` and whether this caller must compute it."""
+        """Return the future for ``key`` and whether this caller must compute it."""
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None and entry.alive():

@@ -65,6 +65,16 @@ READER_COLORS: tuple[str, ...] = ("#7fbf7f", "#bf7fbf", "#7f9fff")
 def rgb(color: str) -> tuple[float, float, float]:
     """Return the (r, g, b) fractions of a ``#rrggbb`` colour.
 
+    Parameters
+    ----------
+    color : str
+        A ``#rrggbb`` colour.
+
+    Returns
+    -------
+    tuple of float
+        Red, green and blue in [0, 1].
+
     Examples
     --------
     >>> rgb("#ff8000")
@@ -77,6 +87,16 @@ def rgb(color: str) -> tuple[float, float, float]:
 
 def method_color(index: int) -> str:
     """Colour of the ``index``-th method (the palette repeats after six).
+
+    Parameters
+    ----------
+    index : int
+        The method's position.
+
+    Returns
+    -------
+    str
+        A ``#rrggbb`` colour of ``METHOD_COLORS``.
 
     Examples
     --------
@@ -92,6 +112,16 @@ def method_colormap(color: str) -> dict[str, Any]:
     ``{"name", "colors", "controls"}``: RGBA stops over [0, 1], transparent at 0, then a
     dark shade (55 %) rising to the full colour at 1. napari accepts the dict as a
     colormap; figures turn it into a matplotlib colormap.
+
+    Parameters
+    ----------
+    color : str
+        A ``#rrggbb`` colour.
+
+    Returns
+    -------
+    dict
+        The colormap's name, RGBA colours and control points.
 
     Examples
     --------

@@ -64,6 +64,20 @@ def compute_method_objects(
     when given, so readouts and regions at the same threshold reuse it); the image is
     filled from the labelled boxes only, in the smallest unsigned dtype that holds it.
 
+    Parameters
+    ----------
+    snapshot : MapSnapshot
+        The map at its threshold.
+    gt : numpy.ndarray or None
+        The ground truth (None: every object is a false positive).
+    cache : LabellingCache, optional
+        Labellings shared with other jobs.
+
+    Returns
+    -------
+    MethodObjects
+        The match and its label image.
+
     Raises
     ------
     ValueError
@@ -95,6 +109,16 @@ def shown_objects(match: ObjectMatch) -> tuple[np.ndarray, np.ndarray]:
 
     Both ascending; the label of the k-th shown object (counting from 1 over both) is
     k in :attr:`MethodObjects.image` and in :class:`ObjectsLayer`.
+
+    Parameters
+    ----------
+    match : ObjectMatch
+        A match.
+
+    Returns
+    -------
+    pred_ids, gt_ids : numpy.ndarray
+        The ids shown.
 
     Examples
     --------
@@ -136,7 +160,22 @@ def _lookup(lut: np.ndarray, labels: np.ndarray, dtype: np.dtype) -> np.ndarray:
 def match_methods(
     maps: Sequence[MapSnapshot], gt: Any, *, cache: LabellingCache | None = None
 ) -> tuple[MethodObjects, ...]:
-    """:func:`compute_method_objects` for every map (one worker job)."""
+    """:func:`compute_method_objects` for every map (one worker job).
+
+    Parameters
+    ----------
+    maps : sequence of MapSnapshot
+        The maps at their thresholds.
+    gt : array-like or None
+        The ground truth.
+    cache : LabellingCache, optional
+        Labellings shared with other jobs.
+
+    Returns
+    -------
+    tuple of MethodObjects
+        One per map, in order.
+    """
     truth = None if gt is None else np.asarray(gt)
     return tuple(compute_method_objects(snapshot, truth, cache=cache) for snapshot in maps)
 
@@ -155,10 +194,22 @@ class ObjectPlace:
 
 
 def object_place(record: ObjectRecord, transform: DisplayTransform | None) -> ObjectPlace:
-    """The file voxel and RAS millimetres of ``record``'s centroid (a displayed index).
+    """Return the file voxel and RAS millimetres of ``record``'s centroid (a displayed index).
 
     The mapping is the case's :class:`~napari_mood.core.orientation.DisplayTransform`
     (the one the status bar and review file use).
+
+    Parameters
+    ----------
+    record : ObjectRecord
+        An object (its centroid in display voxels).
+    transform : DisplayTransform or None
+        The case's display transform.
+
+    Returns
+    -------
+    ObjectPlace
+        The file voxel and RAS position (None without a transform).
 
     Examples
     --------
@@ -180,10 +231,22 @@ def object_place(record: ObjectRecord, transform: DisplayTransform | None) -> Ob
 
 
 def listed_records(match: ObjectMatch, *, extra: bool) -> tuple[ObjectRecord, ...]:
-    """The records :func:`listed` keeps, in the match's order (predicted, then GT, by id).
+    """Return the records :func:`listed` keeps, in the match's order (predicted, then GT, by id).
 
     Only these records are built (a noisy map's thousands of discarded specks are not,
     unless ``extra``).
+
+    Parameters
+    ----------
+    match : ObjectMatch
+        A match.
+    extra : bool
+        Whether every predicted object is listed, not only TP and FP.
+
+    Returns
+    -------
+    tuple of ObjectRecord
+        The records listed.
 
     Examples
     --------
@@ -198,7 +261,20 @@ def listed_records(match: ObjectMatch, *, extra: bool) -> tuple[ObjectRecord, ..
 
 
 def listed(record: ObjectRecord, extra: bool) -> bool:
-    """Whether the table lists ``record`` (TP, FP and missed GT; others when ``extra``)."""
+    """Whether the table lists ``record`` (TP, FP and missed GT; others when ``extra``).
+
+    Parameters
+    ----------
+    record : ObjectRecord
+        An object.
+    extra : bool
+        Whether other predicted objects are listed too.
+
+    Returns
+    -------
+    bool
+        Whether it is listed.
+    """
     if record.source == "gt":
         return record.kind == "FN"
     return record.kind in ("TP", "FP") or extra

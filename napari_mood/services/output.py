@@ -66,6 +66,7 @@ class Inputs:
 
     def __post_init__(self) -> None:
         # resolved once here, whoever builds it: a relative or linked path compares as itself
+        """Resolve every path once, so a relative or linked path compares as itself."""
         object.__setattr__(self, "folders", _resolved(Path(p) for p in self.folders))
         object.__setattr__(self, "files", _resolved(Path(p) for p in self.files))
 
@@ -78,7 +79,24 @@ class Inputs:
         folders: Iterable[PathLike | None] = (),
         files: Iterable[PathLike | None] = (),
     ) -> Inputs:
-        """The inputs of a dataset and its methods, plus other folders and files."""
+        """Return the inputs of a dataset and its methods, plus other folders and files.
+
+        Parameters
+        ----------
+        dataset : MoodDataset, optional
+            A dataset: its folder and label folders.
+        methods : mapping of str to MethodFolder, optional
+            Methods: their folders.
+        folders : iterable of path or None
+            More input folders (None ignored).
+        files : iterable of path or None
+            More input files (None ignored).
+
+        Returns
+        -------
+        Inputs
+            The resolved folders and files.
+        """
         found = [Path(f) for f in folders if f is not None]
         if dataset is not None:
             labels = (*dataset.pixel_labels.values(), *dataset.sample_labels.values())
@@ -89,10 +107,20 @@ class Inputs:
 
     @classmethod
     def around(cls, paths: Iterable[PathLike]) -> Inputs:
-        """The inputs of paths opened as they are: a folder, or a file and its folder.
+        """Return the inputs of paths opened as they are: a folder, or a file and its folder.
 
         Used where the paths are not a known dataset (``napari-mood view FILE ...``): a
         file's own folder counts as an input folder, since it may be a dataset's.
+
+        Parameters
+        ----------
+        paths : iterable of path
+            The paths opened.
+
+        Returns
+        -------
+        Inputs
+            The folders given, and each file with its folder.
         """
         given = [Path(p) for p in paths]
         files = [p for p in given if not p.is_dir()]
@@ -101,7 +129,18 @@ class Inputs:
         )
 
     def holder(self, path: Path) -> Path | None:
-        """The input folder or file ``path`` is in or on (resolved), else None."""
+        """Return the input folder or file ``path`` is in or on (resolved), else None.
+
+        Parameters
+        ----------
+        path : pathlib.Path
+            A planned output.
+
+        Returns
+        -------
+        pathlib.Path or None
+            The input it would touch.
+        """
         target = _resolve(path)
         for file in self.files:
             if target == file:
@@ -112,6 +151,7 @@ class Inputs:
         return None
 
     def __add__(self, other: Inputs) -> Inputs:
+        """Return the inputs of both."""
         return Inputs(self.folders + other.folders, self.files + other.files)
 
 
@@ -143,7 +183,7 @@ def _refuse_inputs(path: Path, inputs: Inputs, what: str) -> None:
 
 
 def _writable_place(path: Path, what: str, *, start: Path) -> None:
-    """The nearest existing ancestor of ``start`` must be a folder where a file can be made.
+    """Refuse a path whose nearest existing ancestor is no folder where a file can be made.
 
     Checked by creating (and removing) an empty temporary file there: permissions alone
     do not tell (``/proc``, read-only mounts, root). Refusals name ``path``.
@@ -185,7 +225,7 @@ def _kind(path: Path) -> str:
 
 
 def _refuse_special(path: Path, what: str) -> None:
-    """A FIFO, a device or a socket (or a link to one) is never replaced by a file."""
+    """Refuse to replace a FIFO, a device or a socket (or a link to one) by a file."""
     kind = describe_entry(path)
     if path.exists() and kind.split(" (")[0] not in ("a file", "a folder"):
         raise OutputRefused(
@@ -199,6 +239,22 @@ def check_output_file(
     path: PathLike, *, inputs: Inputs | None = None, force: bool = False, what: str = "the output"
 ) -> Path:
     """Check a file output before any work; return it (``~`` expanded, not resolved).
+
+    Parameters
+    ----------
+    path : path-like
+        The file to write.
+    inputs : Inputs, optional
+        The run's input folders and files, which the output may not be in or on.
+    force : bool
+        Whether an existing file may be replaced.
+    what : str
+        How the output is named in the messages.
+
+    Returns
+    -------
+    pathlib.Path
+        The path.
 
     Raises
     ------
@@ -239,6 +295,30 @@ def check_output_folder(
     ``names`` are the files the run will write into the folder (relative paths): each is
     checked against the inputs like a file output (an input file may lie in the output
     folder: it is never replaced), and any of them that exists needs ``force``.
+
+    Parameters
+    ----------
+    path : path-like
+        The folder to write into.
+    inputs : Inputs, optional
+        The run's input folders and files, which the output may not be in or on.
+    force : bool
+        Whether existing files may be replaced.
+    names : sequence of str
+        The files the run writes there.
+    what : str
+        How the output is named in the messages.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder (``~`` expanded).
+
+    Raises
+    ------
+    OutputRefused
+        Inside the inputs, not a folder, not writable, or holding one of ``names`` without
+        ``force``.
     """
     folder = Path(path).expanduser()
     _refuse_inputs(folder, inputs or Inputs(), what)
@@ -274,6 +354,23 @@ def atomic_path(path: PathLike, *, replace: bool = True) -> Iterator[Path]:
     ``--out``), :class:`OutputRefused` is raised and that file is kept. A new file gets
     the usual ``0o666 & ~umask``. On any error the temporary file is removed and ``path``
     is left as it was; an ``OSError`` becomes :class:`OutputRefused` naming it.
+
+    Parameters
+    ----------
+    path : path-like
+        The file to write.
+    replace : bool
+        Whether an existing file may be replaced.
+
+    Yields
+    ------
+    pathlib.Path
+        The temporary file to write.
+
+    Raises
+    ------
+    OutputRefused
+        When the file cannot be written or, without ``replace``, appeared meanwhile.
     """
     target = Path(path).expanduser()
     try:
@@ -360,6 +457,15 @@ def check_outputs(planned: Sequence[Planned], *, inputs: Inputs, force: bool) ->
     then each file (:func:`check_output_file`) and each folder with the files it writes
     (:func:`check_output_folder`), all against every input folder and file.
 
+    Parameters
+    ----------
+    planned : sequence of Planned
+        Every output of the run.
+    inputs : Inputs
+        The run's inputs.
+    force : bool
+        Whether existing files may be replaced.
+
     Raises
     ------
     OutputRefused
@@ -385,6 +491,11 @@ def check_outputs(planned: Sequence[Planned], *, inputs: Inputs, force: bool) ->
 
 def check_apart(outputs: Sequence[Planned]) -> None:
     """Refuse outputs of one run that overlap (one would replace or land in the other).
+
+    Parameters
+    ----------
+    outputs : sequence of Planned
+        Every output of the run.
 
     Raises
     ------
@@ -441,6 +552,20 @@ def write_bytes_atomic(path: PathLike, data: bytes, *, replace: bool = True) -> 
     """Write ``data`` to ``path`` atomically (flushed to disk before the rename).
 
     ``replace=False``: never replace a file that appeared meanwhile (:func:`atomic_path`).
+
+    Parameters
+    ----------
+    path : path-like
+        The file.
+    data : bytes
+        Its content.
+    replace : bool
+        Whether an existing file may be replaced.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
     """
     with atomic_path(path, replace=replace) as temporary:
         with temporary.open("wb") as stream:
@@ -453,7 +578,24 @@ def write_bytes_atomic(path: PathLike, data: bytes, *, replace: bool = True) -> 
 def write_text_atomic(
     path: PathLike, text: str, *, encoding: str = "utf-8", replace: bool = True
 ) -> Path:
-    """Write ``text`` to ``path`` atomically (see :func:`write_bytes_atomic`)."""
+    """Write ``text`` to ``path`` atomically (see :func:`write_bytes_atomic`).
+
+    Parameters
+    ----------
+    path : path-like
+        The file.
+    text : str
+        Its content.
+    encoding : str
+        The text's encoding.
+    replace : bool
+        Whether an existing file may be replaced.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+    """
     return write_bytes_atomic(path, text.encode(encoding), replace=replace)
 
 
@@ -490,6 +632,24 @@ def staged_folder(
     ``keep``: files of the replaced folder (relative paths) carried into the new one
     (hard links, else copies) before the caller writes: a dataset grown by a run
     (``simulate --kind pet`` adds a region beside the others) is still swapped in whole.
+
+    Parameters
+    ----------
+    path : path-like
+        The folder to make.
+    force : bool
+        Whether an existing folder may be replaced (only one napari-mood generated).
+    what : str
+        How the folder is named in the messages.
+    inputs : Inputs, optional
+        The run's input folders and files, which the output may not be in or on.
+    keep : iterable of str
+        Files of the replaced folder (relative paths) carried into the new one.
+
+    Yields
+    ------
+    pathlib.Path
+        The temporary folder to write into.
 
     Raises
     ------
@@ -550,7 +710,7 @@ def staged_folder(
 
 
 def _staging_target(shown: Path, what: str) -> Path:
-    """The real place of a folder output (links resolved: the swap happens there)."""
+    """Return the real place of a folder output (links resolved: the swap happens there)."""
     if shown.is_symlink() and not shown.exists():
         raise OutputRefused(
             shown, f"{what} is a broken symbolic link", "remove the link or point it to a folder"
@@ -589,7 +749,7 @@ def _refuse_unreplaceable(target: Path, shown: Path, *, force: bool, what: str) 
 
 
 def _refuse_inputs_inside(target: Path, shown: Path, inputs: Inputs, what: str) -> None:
-    """A folder replaced whole must not hold an input (it would be removed with it)."""
+    """Refuse to replace a folder whole that holds an input (it would be removed with it)."""
     for held in (*inputs.folders, *inputs.files):
         if held.is_relative_to(target):
             raise OutputRefused(
@@ -616,7 +776,7 @@ def _carry(source: Path, copy: Path) -> None:
 
 
 def _folder_mode(target: Path) -> int:
-    """The replaced folder's permission bits, else a new folder's (``0o777 & ~umask``)."""
+    """Return the replaced folder's permission bits, else a new folder's (``0o777 & ~umask``)."""
     try:
         return stat.S_IMODE(target.stat().st_mode)
     except FileNotFoundError:

@@ -68,6 +68,11 @@ def parse_width(text: str) -> float:
         ``column`` (89 mm), ``lncs`` (122 mm), ``page`` (183 mm), or a positive number
         followed by ``mm``, ``cm`` or ``in`` (``89mm``, ``8.9cm``, ``3.5in``).
 
+    Returns
+    -------
+    float
+        The width in millimetres.
+
     Raises
     ------
     ValueError
@@ -96,6 +101,16 @@ def parse_width(text: str) -> float:
 def mm_to_points(mm: float) -> float:
     """Millimetres to typographic points (1/72 in).
 
+    Parameters
+    ----------
+    mm : float
+        A length in millimetres.
+
+    Returns
+    -------
+    float
+        The length in points.
+
     Examples
     --------
     >>> round(mm_to_points(25.4), 6)
@@ -106,6 +121,16 @@ def mm_to_points(mm: float) -> float:
 
 def points_to_mm(points: float) -> float:
     """Typographic points (1/72 in) to millimetres.
+
+    Parameters
+    ----------
+    points : float
+        A length in points.
+
+    Returns
+    -------
+    float
+        The length in millimetres.
 
     Examples
     --------
@@ -127,6 +152,11 @@ def scale_bar_mm(extent_mm: float, *, fraction: float = 0.3) -> float:
         The width the bar is measured against (a cell's width in patient millimetres).
     fraction : float
         Upper bound of the bar as a fraction of ``extent_mm``, in (0, 1].
+
+    Returns
+    -------
+    float
+        The bar's length in millimetres.
 
     Raises
     ------

@@ -71,10 +71,26 @@ def _source(name: str, step: int) -> tuple[np.ndarray, np.ndarray]:
 def pet_sample_files(
     out: PathLike, *, subjects: int = 2, step: int = 1, seed: int = DEFAULT_SEED
 ) -> dict[Path, bytes]:
-    """The files of the simulated PET-like sample (nothing written; see the module).
+    """Return the files of the simulated PET-like sample (nothing written; see the module).
 
     Subject ``i`` is made from ``SAMPLE_SOURCES[i % 2]`` with gain ``_GAINS[i % 4]`` and
     noise seeded by ``(seed, i)``. :func:`iter_pet_sample_files` gives them one at a time.
+
+    Parameters
+    ----------
+    out : path-like
+        The sample's folder.
+    subjects : int
+        Number of subjects.
+    step : int
+        Subsampling step of the source volumes.
+    seed : int
+        Seed of the noise.
+
+    Returns
+    -------
+    dict of pathlib.Path to bytes
+        Every file and its content.
 
     Examples
     --------
@@ -91,6 +107,27 @@ def iter_pet_sample_files(
     """``(path, bytes)`` of each file of the sample, one at a time: template, atlas, scans.
 
     The arguments are checked before the first file is made (a ValueError).
+
+    Parameters
+    ----------
+    out : path-like
+        The sample's folder.
+    subjects : int
+        Number of subjects (at least 1).
+    step : int
+        Subsampling step, in ``1..MAX_STEP``.
+    seed : int
+        Seed of the noise.
+
+    Yields
+    ------
+    tuple of (pathlib.Path, bytes)
+        A file and its content.
+
+    Raises
+    ------
+    ValueError
+        When ``subjects`` or ``step`` is invalid.
     """
     if not (isinstance(step, int) and 1 <= step <= MAX_STEP) or not (
         isinstance(subjects, int) and subjects >= 1
@@ -121,13 +158,27 @@ def _sample_files(root: Path, subjects: int, step: int, seed: int) -> Iterator[t
 def template_reconstruction_files(
     inputs: PathLike, template: PathLike, out: PathLike
 ) -> dict[Path, bytes]:
-    """The toy method's reconstruction of every NIfTI input in ``inputs`` (nothing written).
+    """Return the toy method's reconstruction of every NIfTI input in ``inputs`` (nothing written).
 
     Each is :func:`~napari_mood.core.simulate.pet_like.template_reconstruction` of the
     input with the template read from ``template``, on the input's grid and affine.
     An input that cannot be read, is not on the template's grid, or whose reconstruction
     is not finite (a NaN or infinite voxel in the brain makes its mean NaN) is skipped
     with a :class:`~napari_mood.io.errors.MoodInputWarning` naming it.
+
+    Parameters
+    ----------
+    inputs : path-like
+        The folder of inputs.
+    template : path-like
+        The healthy template.
+    out : path-like
+        The folder the reconstructions go to.
+
+    Returns
+    -------
+    dict of pathlib.Path to bytes
+        Every reconstruction and its content.
 
     Raises
     ------
@@ -158,7 +209,7 @@ def template_reconstruction_files(
 
 
 def _reconstruct_one(path: Path, model: Volume) -> bytes:
-    """The NIfTI bytes of one input's reconstruction; a MoodInputError names what is wrong."""
+    """Return the NIfTI bytes of one input's reconstruction (MoodInputError when unusable)."""
     scan = read_volume(path)
     if scan.shape != model.shape:
         raise MoodInputError(

@@ -63,7 +63,7 @@ _HINT = "write it with evaluate --format json --out FILE"
 
 
 def _kind(value: object) -> str:
-    """What a JSON value is, in JSON's words."""
+    """Return what a JSON value is, in JSON's words."""
     if value is None:
         return "null"
     names = {bool: "a boolean", str: "a string", list: "a list", dict: "an object"}
@@ -83,7 +83,7 @@ def _object(path: Path, where: str, value: object) -> Mapping[str, Any]:
 
 
 def _ap(path: Path, where: str, value: object) -> float | None:
-    """An AP as results hold it: a number in [0, 1], or null (no score: counts 0)."""
+    """Return an AP as results hold it: a number in [0, 1], or null (no score: counts 0)."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -94,7 +94,7 @@ def _ap(path: Path, where: str, value: object) -> float | None:
 
 
 def _batch_aps(path: Path, where: str, value: object) -> list[float]:
-    """The APs of the batches (null: a batch without a positive, NaN)."""
+    """Return the APs of the batches (null: a batch without a positive, NaN)."""
     if not isinstance(value, list):
         raise _bad(path, where, value, "a list of APs")
     aps = [_ap(path, f"{where}[{i}]", v) for i, v in enumerate(value)]
@@ -136,11 +136,25 @@ def _task_input(
 def read_rankings(
     path: str | os.PathLike[str], *, label: str | None = None, tasks: Sequence[str] = TASKS
 ) -> list[RankingInput]:
-    """The rankings of one ``evaluate --format json`` file (one per task it scored).
+    """Return the rankings of one ``evaluate --format json`` file (one per task it scored).
 
     The file's schema is checked where it is used: ``methods`` an object; per method and
     task an object whose ``ap`` (or ``batch_ap.mean``) is a number in [0, 1] or null and
     whose ``batch_ap.aps`` is a list of them (null items: NaN).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        An ``evaluate --format json`` file.
+    label : str, optional
+        The rankings' label (default: the dataset the file names, else the file's stem).
+    tasks : sequence of str
+        The tasks to read.
+
+    Returns
+    -------
+    list of RankingInput
+        One ranking per task the file scored.
 
     Raises
     ------
@@ -181,11 +195,28 @@ class RankAnalysis:
     tau_b: float | None = None
 
     def ordered(self) -> list[str]:
-        """Methods by consensus rank."""
+        """Methods by consensus rank.
+
+        Returns
+        -------
+        list of str
+            The methods, best first (ties by name).
+        """
         return sorted(self.methods, key=lambda m: (self.consensus[m], m))
 
     def rank_counts(self) -> np.ndarray:
-        """``(methods in consensus order, ranks 1..n)`` bootstrap frequencies (rows sum to 1)."""
+        """``(methods in consensus order, ranks 1..n)`` bootstrap frequencies (rows sum to 1).
+
+        Returns
+        -------
+        numpy.ndarray
+            One row per method, one column per rank.
+
+        Raises
+        ------
+        ValueError
+            When the analysis has no bootstrap.
+        """
         if self.bootstrap is None:
             raise ValueError("no bootstrap was run")
         order = [self.methods.index(m) for m in self.ordered()]
@@ -213,6 +244,22 @@ def analyse_rankings(
     seed: int = DEFAULT_SEED,
 ) -> RankAnalysis:
     """Rank, merge, bootstrap and compare with the toy ranking (see module).
+
+    Parameters
+    ----------
+    tests : sequence of RankingInput
+        The rankings merged into the consensus.
+    toys : sequence of RankingInput
+        Rankings on toy data, merged into a toy consensus to compare with.
+    n_boot : int
+        Bootstrap resamples of the consensus (0: none).
+    seed : int
+        Seed of the resampling.
+
+    Returns
+    -------
+    RankAnalysis
+        The rankings, their consensus, the bootstrap and the Kendall tau-b.
 
     Raises
     ------
@@ -244,7 +291,18 @@ def analyse_rankings(
 
 
 def rankings_csv(analysis: RankAnalysis) -> str:
-    """``method, <label> score, <label> rank ..., consensus[, toy consensus]`` by consensus."""
+    """Return ``method, <label> score, <label> rank ..., consensus[, toy consensus]`` rows.
+
+    Parameters
+    ----------
+    analysis : RankAnalysis
+        The analysis.
+
+    Returns
+    -------
+    str
+        CSV text, one row per method.
+    """
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     labels = list(analysis.rankings)
@@ -267,7 +325,18 @@ def rankings_csv(analysis: RankAnalysis) -> str:
 
 
 def plot_rank_stability(analysis: RankAnalysis) -> Figure:
-    """Blob plot: for each method (consensus order) the bootstrap frequency of each rank."""
+    """Blob plot: for each method (consensus order) the bootstrap frequency of each rank.
+
+    Parameters
+    ----------
+    analysis : RankAnalysis
+        An analysis with a bootstrap.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     freq = analysis.rank_counts()
     order = analysis.ordered()
     n = len(order)

@@ -175,7 +175,14 @@ class ReaderStudy:
     confidence: float = CONFIDENCE
 
     def to_dict(self) -> dict[str, Any]:
-        """Everything, JSON-ready (NaN as None)."""
+        """Everything, JSON-ready (NaN as None).
+
+        Returns
+        -------
+        dict
+            The journals, readers, methods, options, counts, agreement, times and
+            disagreements.
+        """
         return _clean(
             {
                 "journals": [str(p) for p in self.journals],
@@ -248,7 +255,7 @@ class _Event:
 
 
 def _journal_names(paths: Sequence[Path]) -> dict[Path, str]:
-    """The reader name of rows without a reviewer: the file name, with its folder if needed."""
+    """Return the reader name of rows without a reviewer: the file's name (and folder if needed)."""
     stems = [p.stem for p in paths]
     return {p: (f"{p.parent.name}/{p.stem}" if stems.count(p.stem) > 1 else p.stem) for p in paths}
 
@@ -304,6 +311,12 @@ def reader_study(
         Coverage of the precision intervals (default 0.95, Wilson).
     warn : bool
         Also emit :attr:`ReaderStudy.warnings` as :class:`MoodInputWarning`.
+
+    Returns
+    -------
+    ReaderStudy
+        Per reader and method the verdict counts and precision, the agreement, the reading
+        times and the disagreements.
 
     Raises
     ------

@@ -64,7 +64,7 @@ _SHOWN_DISAGREEMENTS = 20  # in the table text; every one is in the files
 
 
 def _cell(value: object) -> str:
-    """A CSV cell: full precision, empty for NaN."""
+    """Return a CSV cell: full precision, empty for NaN."""
     if isinstance(value, float):
         return "" if math.isnan(value) else repr(value)
     return str(value)
@@ -116,7 +116,18 @@ def _agreements(study: ReaderStudy) -> tuple[PairAgreement, ...]:
 
 
 def study_tables(study: ReaderStudy) -> dict[str, tuple[tuple[str, ...], list[tuple[object, ...]]]]:
-    """The study's tables as ``name -> (columns, rows)`` (raw values, NaN for undefined)."""
+    """Return the study's tables as ``name -> (columns, rows)`` (raw values, NaN for undefined).
+
+    Parameters
+    ----------
+    study : ReaderStudy
+        The reader study.
+
+    Returns
+    -------
+    dict
+        ``readers``, ``agreement`` and ``times``: each its column names and rows.
+    """
     return {
         "readers": (COUNT_COLUMNS, [_count_row(c) for c in study.counts]),
         "agreement": (AGREEMENT_COLUMNS, [_agreement_row(p) for p in _agreements(study)]),
@@ -125,7 +136,18 @@ def study_tables(study: ReaderStudy) -> dict[str, tuple[tuple[str, ...], list[tu
 
 
 def study_files(study: ReaderStudy) -> dict[str, str]:
-    """Name -> text of every file of :data:`REPORT_FILES` (CSV: empty cell for NaN)."""
+    """Name -> text of every file of :data:`REPORT_FILES` (CSV: empty cell for NaN).
+
+    Parameters
+    ----------
+    study : ReaderStudy
+        The reader study.
+
+    Returns
+    -------
+    dict of str to str
+        The file names and their text.
+    """
     files = {f"{name}.csv": _csv(*table) for name, table in study_tables(study).items()}
     files["disagreements.csv"] = disagreements_csv(
         [(d.record, d.verdicts, d.blind) for d in study.disagreements], study.readers
@@ -139,8 +161,25 @@ def _json(study: ReaderStudy) -> str:
 
 
 def write_study(study: ReaderStudy, folder: str | os.PathLike[str], *, force: bool) -> list[Path]:
-    """Write :func:`study_files` into ``folder`` (each atomically; check them first with the
-    output guard: ``Planned(folder, ..., folder=True, names=REPORT_FILES)``)."""
+    """Write the reader-study report files into ``folder``.
+
+    Write :func:`study_files` into ``folder`` (each atomically; check them first with the
+    output guard: ``Planned(folder, ..., folder=True, names=REPORT_FILES)``).
+
+    Parameters
+    ----------
+    study : ReaderStudy
+        The reader study.
+    folder : str or os.PathLike
+        The report folder.
+    force : bool
+        Whether existing files are replaced.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
+    """
     out = Path(folder)
     return [
         write_text_atomic(out / name, text, replace=force)
@@ -149,7 +188,17 @@ def write_study(study: ReaderStudy, folder: str | os.PathLike[str], *, force: bo
 
 
 def study_frames(study: ReaderStudy) -> dict[str, pd.DataFrame]:
-    """The tables as pandas DataFrames (``readers``, ``agreement``, ``times``, ``disagreements``).
+    """Return the study's tables as pandas DataFrames.
+
+    Parameters
+    ----------
+    study : ReaderStudy
+        The reader study.
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        ``readers``, ``agreement``, ``times`` and ``disagreements``.
 
     Raises
     ------
@@ -175,8 +224,28 @@ def study_frames(study: ReaderStudy) -> dict[str, pd.DataFrame]:
 
 
 def format_study(study: ReaderStudy, fmt: StudyFormat) -> str:
-    """``table`` (a report for people), ``csv`` (the verdicts per reader and method) or
-    ``json`` (everything; NaN as null)."""
+    """Render a reader study in the ``--format`` asked for.
+
+    ``table`` (a report for people), ``csv`` (the verdicts per reader and method) or
+    ``json`` (everything; NaN as null).
+
+    Parameters
+    ----------
+    study : ReaderStudy
+        The reader study.
+    fmt : {"table", "csv", "json"}
+        The format.
+
+    Returns
+    -------
+    str
+        The text.
+
+    Raises
+    ------
+    ValueError
+        When ``fmt`` is unknown.
+    """
     if fmt == "json":
         return _json(study)
     if fmt == "csv":
@@ -283,6 +352,16 @@ def plot_study(study: ReaderStudy) -> Figure:
 
     Needs matplotlib (the ``viewer`` extra). Save it with
     :func:`napari_mood.services.figures.save_figure`.
+
+    Parameters
+    ----------
+    study : ReaderStudy
+        The reader study.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
     """
     from matplotlib import rc_context
 
@@ -315,7 +394,7 @@ def plot_study(study: ReaderStudy) -> Figure:
 def _precision_points(
     study: ReaderStudy, reader: str
 ) -> tuple[list[int], list[float], list[float], list[float]]:
-    """Method positions, precision and interval of ``reader`` (undefined ones left out)."""
+    """Return method positions, precision and interval of ``reader`` (undefined ones left out)."""
     mine = {c.method: c for c in study.counts if c.reader == reader}
     rows = [(m, mine.get(method)) for m, method in enumerate(study.methods)]
     kept = [(m, c) for m, c in rows if c is not None and not math.isnan(c.precision)]

@@ -1,8 +1,8 @@
-"""Jobs of the thresholds widget: readouts at the display thresholds, best thresholds.
+r"""Jobs of the thresholds widget: readouts at the display thresholds, best thresholds.
 
 The numbers are :mod:`napari_mood.core.readout`'s; these functions run in a worker thread
-on :class:`~napari_mood.services.snapshots.MapSnapshot`\\ s; the panel's texts live with the
-panel (:mod:`napari_mood._napari.widgets.threshold_texts`).
+on :class:`~napari_mood.services.snapshots.MapSnapshot`\ s and turn results into the short
+texts the widget shows.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ __all__ = [
 
 
 def _map_and_truth(snapshot: MapSnapshot, gt: Any) -> tuple[np.ndarray, Any]:
-    """The map as an array and the GT when its shape matches (else None: counts only)."""
+    """Return the map as an array and the GT when its shape matches (else None: counts only)."""
     data = np.asarray(snapshot.data)
     return data, gt if gt is not None and np.shape(gt) == data.shape else None
 
@@ -46,6 +46,20 @@ def compute_readouts(
 
     With a GT the objects come from the map's labelling at that threshold, taken from
     ``cache`` when given (shared with the objects and review jobs).
+
+    Parameters
+    ----------
+    maps : sequence of MapSnapshot
+        The maps shown, each at its threshold.
+    gt : array-like or None
+        The case's ground truth.
+    cache : LabellingCache, optional
+        Histograms and labellings shared with the other panels.
+
+    Returns
+    -------
+    dict of str to Readout
+        The readout of each map.
 
     Examples
     --------
@@ -79,11 +93,25 @@ def compute_readouts(
 def compute_voxel_readouts(
     maps: Sequence[MapSnapshot], gt: Any, *, cache: LabellingCache | None = None
 ) -> dict[str, Readout]:
-    """The voxel part of every map's readout (counts, Dice; ``objects`` None), at once.
+    """Return the voxel part of every map's readout (counts, Dice; ``objects`` None), at once.
 
     The numbers come from each map's histograms against the GT (:func:`voxel_readout`),
     kept in ``cache``: after the first call for a map, any threshold is answered without
     reading the volume. :func:`compute_readouts` adds the objects.
+
+    Parameters
+    ----------
+    maps : sequence of MapSnapshot
+        The maps shown, each at its threshold.
+    gt : array-like or None
+        The case's ground truth.
+    cache : LabellingCache, optional
+        Histograms and labellings shared with the other panels.
+
+    Returns
+    -------
+    dict of str to Readout
+        The voxel readout of each map.
 
     Examples
     --------
@@ -106,6 +134,21 @@ def compute_voxel_readouts(
 
 
 def best_on_case(maps: Mapping[str, Any], gt: Any, by: BestCriterion) -> ThresholdChoice:
-    """Best threshold of every map on the case shown (``best_case_threshold``)."""
+    """Best threshold of every map on the case shown (``best_case_threshold``).
+
+    Parameters
+    ----------
+    maps : mapping of str to array-like
+        The maps shown.
+    gt : array-like
+        The case's ground truth.
+    by : {"dice", "object_f1"}
+        The value maximised.
+
+    Returns
+    -------
+    ThresholdChoice
+        The best threshold of each map.
+    """
     best = {name: best_case_threshold(np.asarray(data), gt, by=by) for name, data in maps.items()}
     return ThresholdChoice(best, "this case")

@@ -117,11 +117,28 @@ class ReconEvaluation:
     """Input names of the cases left out (their reasons are among ``problems``)."""
 
     def dataset_scale(self) -> float:
-        """The largest per-case robust maximum of the residual (0 without cases)."""
+        """Return the largest per-case robust maximum of the residual (0 without cases).
+
+        Returns
+        -------
+        float
+            The scale used with ``scale="dataset"``.
+        """
         return max((c.scale for c in self.cases), default=0.0)
 
     def scale_of(self, case: CaseRecon) -> float:
-        """The scale that divides ``case``'s residual in its score map."""
+        """Return the scale that divides ``case``'s residual in its score map.
+
+        Parameters
+        ----------
+        case : CaseRecon
+            One evaluated case.
+
+        Returns
+        -------
+        float
+            The dataset's scale, the case's own, or the fixed one, as the options say.
+        """
         if self.options.scale == "dataset":
             return self.dataset_scale()
         if self.options.scale == "case":
@@ -129,26 +146,47 @@ class ReconEvaluation:
         return float(self.options.scale)
 
     def __str__(self) -> str:
+        """Show the summary table (:meth:`to_table`)."""
         return self.to_table()
 
     def __repr__(self) -> str:
+        """Show the dataset and the numbers of cases, skipped cases and summary rows."""
         return (
             f"<ReconEvaluation {self.dataset}: {len(self.cases)} cases, "
             f"{len(self.skipped)} skipped, {len(self.rows)} summary rows>"
         )
 
     def to_table(self) -> str:
-        """Return the per-region / per-degree summary as an aligned text table."""
+        """Return the per-region / per-degree summary as an aligned text table.
+
+        Returns
+        -------
+        str
+            The table.
+        """
         from napari_mood.services.recon_report import format_recon
 
         return format_recon(self, "table")
 
     def to_dict(self) -> dict[str, Any]:
-        """Return every number as plain data (NaN and infinities as None)."""
+        """Return every number as plain data (NaN and infinities as None).
+
+        Returns
+        -------
+        dict
+            JSON-able data: the dataset, options, cases skipped, the metrics per case and the
+            summary per region and degree.
+        """
         return recon_json(self)
 
     def to_json(self) -> str:
-        """Return :meth:`to_dict` as JSON text."""
+        """Return :meth:`to_dict` as JSON text.
+
+        Returns
+        -------
+        str
+            Indented JSON.
+        """
         from napari_mood.services.recon_report import format_recon
 
         return format_recon(self, "json")
@@ -297,7 +335,7 @@ def evaluate_recon(
 
 
 def planned_map_names(names: list[str]) -> list[str]:
-    """The files :func:`write_score_maps` writes into its folder."""
+    """Return the files :func:`write_score_maps` writes into its folder."""
     return [f"{case_stem(n)}{suffix}" for n in names for suffix in (".nii.gz", ".nii.gz.txt")]
 
 
@@ -313,6 +351,22 @@ def write_score_maps(
     ``out`` becomes a MOOD method folder (``CASE.nii.gz`` + ``CASE.nii.gz.txt``) that
     ``napari-mood evaluate DATASET --pred NAME=OUT`` scores. The caller has checked
     ``out`` (:func:`napari_mood.services.output.check_output_folder`).
+
+    Parameters
+    ----------
+    result : ReconEvaluation
+        The evaluation whose cases are written.
+    folders : ReconFolders
+        Its folders (the cases are read again).
+    out : path-like
+        The method folder to write.
+    force : bool
+        Whether existing files are replaced.
+
+    Returns
+    -------
+    tuple of pathlib.Path
+        The files written.
     """
     reader, written = ReconReader(folders), list[Path]()
     for case in result.cases:
@@ -332,7 +386,7 @@ def _number(value: float) -> float | None:
 
 
 def recon_json(result: ReconEvaluation) -> dict[str, object]:
-    """The evaluation as plain data (NaN and infinities as None)."""
+    """Return the evaluation as plain data (NaN and infinities as None)."""
 
     def metrics(m: object) -> dict[str, object] | None:
         if m is None:
@@ -419,6 +473,20 @@ def load_recon_view(folders: ReconFolders, case: str, *, scale: float | None = N
     ``scale`` divides the residual (default: the case's own robust maximum,
     :func:`~napari_mood.core.recon.residual_scale`). Raises MoodInputError naming a
     file that cannot be used.
+
+    Parameters
+    ----------
+    folders : ReconFolders
+        The evaluation's folders.
+    case : str
+        The input file name.
+    scale : float, optional
+        The residual's divisor.
+
+    Returns
+    -------
+    ReconView
+        The case's volumes in display order, its spacing and the scale used.
     """
     loaded = ReconReader(folders).load(case)
     residual = residual_map(loaded.scan, loaded.recon)

@@ -27,7 +27,20 @@ FORMATS = ("table", "csv", "json")
 
 
 def format_recon(result: ReconEvaluation, fmt: str) -> str:
-    """The evaluation in one of :data:`FORMATS` (table: summary; csv: one row per case)."""
+    """Return the evaluation in one of :data:`FORMATS` (table: summary; csv: one row per case).
+
+    Parameters
+    ----------
+    result : ReconEvaluation
+        A reconstruction evaluation.
+    fmt : {"table", "csv", "json"}
+        The format.
+
+    Returns
+    -------
+    str
+        The text.
+    """
     return {"table": _table, "csv": _csv, "json": _json}[fmt](result)
 
 
@@ -127,6 +140,20 @@ def plot_normalised_mse(
 
     Fonts follow the figures' settings (TrueType in PDF, text kept in SVG); the file is
     written atomically. The caller has checked ``path`` with the output guard.
+
+    Parameters
+    ----------
+    result : ReconEvaluation
+        A reconstruction evaluation.
+    path : str or os.PathLike
+        The figure file.
+    dpi : float
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
     """
     from matplotlib import rc_context
     from matplotlib.figure import Figure

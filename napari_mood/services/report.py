@@ -67,6 +67,18 @@ def read_case_categories(
     in that order. ``cases``, the dataset's case names, when given: at least one row must
     name one of them (else the columns or the names are wrong, and every table is empty).
 
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The categories file.
+    cases : collection of str, optional
+        The dataset's cases.
+
+    Returns
+    -------
+    dict of str to CaseCategory
+        The category of each case (names with ``.nii.gz``).
+
     Raises
     ------
     MoodInputError
@@ -110,7 +122,18 @@ def _check_known(path: Path, found: Mapping[str, CaseCategory], cases: Collectio
 
 
 def read_categories(path: str | Path) -> dict[str, str]:
-    """``{case: category}`` of a categories file (see :func:`read_case_categories`)."""
+    """``{case: category}`` of a categories file (see :func:`read_case_categories`).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The categories file.
+
+    Returns
+    -------
+    dict of str to str
+        The category of each case.
+    """
     return {case: cat.category for case, cat in read_case_categories(path).items()}
 
 
@@ -120,9 +143,19 @@ ALL_CATEGORIES = "All categories"
 def category_choices(
     categories: Mapping[str, CaseCategory],
 ) -> dict[str, frozenset[str] | None]:
-    """The browser's category filter: ``{label: cases}``, every case first (None).
+    """Return the browser's category filter: ``{label: cases}``, every case first (None).
 
     Categories in order of name, then ``"category / sub-category"`` entries.
+
+    Parameters
+    ----------
+    categories : mapping of str to CaseCategory
+        The category of each case.
+
+    Returns
+    -------
+    dict of str to frozenset or None
+        The cases of each filter entry.
 
     Examples
     --------
@@ -160,7 +193,7 @@ def _is_header(path: Path, row: Sequence[str]) -> bool:
 
 
 def _names(path: Path, row_number: int, row: Sequence[str]) -> tuple[str, str]:
-    """The case and category of a row: neither may be empty."""
+    """Return the case and category of a row: neither may be empty."""
     case, category = row[0].strip(), row[1].strip()
     for what, text in (("case", case), ("category", category)):
         if not text:
@@ -461,6 +494,32 @@ def write_report(
     file replaced without ``force``); the HTML is drawn before anything is written and
     each file is written atomically.
     The plots are embedded as PNG at ``dpi`` (``evaluate --dpi``).
+
+    Parameters
+    ----------
+    result : DatasetEvaluation
+        A dataset evaluation.
+    folder : str or pathlib.Path
+        The report folder.
+    csv_text : str
+        The per-case CSV, as the command prints it.
+    categories : mapping of str to CaseCategory, optional
+        Case categories, for per-category tables.
+    n_boot : int
+        Bootstrap resamples of the rank intervals.
+    seed : int
+        Seed of the resampling.
+    dpi : float
+        Resolution of the embedded plots.
+    inputs : Inputs, optional
+        The inputs the files may not be written over.
+    force : bool
+        Whether existing files are replaced.
+
+    Returns
+    -------
+    ReportFiles
+        The three files written.
     """
     folder = check_output_folder(
         folder, inputs=inputs, force=force, names=REPORT_FILES, what="the report folder"

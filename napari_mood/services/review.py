@@ -84,7 +84,13 @@ class ReviewRecord:
 
 
 def now_iso() -> str:
-    """Return the current UTC time as ISO 8601 with seconds (the ``time`` column)."""
+    """Return the current UTC time as ISO 8601 with seconds (the ``time`` column).
+
+    Returns
+    -------
+    str
+        E.g. ``"2026-01-31T12:00:00+00:00"``.
+    """
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
@@ -108,6 +114,36 @@ def review_record(
 
     ``adjudication`` marks the verdict of an adjudicator on a region readers disagreed on
     (:mod:`napari_mood.services.adjudication`); ``blind_seed`` one given in blind review.
+
+    Parameters
+    ----------
+    region : FlaggedRegion
+        The region judged.
+    case, method : str
+        Where it was found.
+    threshold : float
+        The threshold the region was found at.
+    centroid_world_mm : sequence of float
+        Its centroid in the viewer's world coordinates.
+    verdict : str
+        One of ``VERDICTS``.
+    note : str
+        The reviewer's note.
+    time : str, optional
+        ISO 8601 time of the verdict.
+    reviewer : str
+        The reviewer's name.
+    centroid_ras_mm, centroid_file_voxel : sequence of float
+        The centroid in scanner coordinates and in file voxels, when known.
+    blind_seed : int, optional
+        The seed of the blind review the verdict was given in.
+    adjudication : bool
+        Whether it is an adjudicator's verdict.
+
+    Returns
+    -------
+    ReviewRecord
+        The record.
 
     Examples
     --------
@@ -149,6 +185,20 @@ def with_verdict(
 ) -> tuple[ReviewRecord, ...]:
     """Return ``records`` with ``new`` added, dropping ``replaces`` and rows of ``new.key``.
 
+    Parameters
+    ----------
+    records : iterable of ReviewRecord
+        The verdicts held.
+    new : ReviewRecord
+        The new verdict.
+    replaces : ReviewRecord, optional
+        A verdict the new one replaces.
+
+    Returns
+    -------
+    tuple of ReviewRecord
+        The verdicts held afterwards.
+
     Examples
     --------
     >>> region = FlaggedRegion(1, 8, None, (1.0,), ((0, 2),), 0.9, 0.7, True)
@@ -164,10 +214,22 @@ def with_verdict(
 
 
 def same_key_verdict(records: Iterable[ReviewRecord], new: ReviewRecord) -> ReviewRecord | None:
-    """The stored verdict of ``new``'s reviewer that ``new`` replaces in a file (same key).
+    """Return the stored verdict of ``new``'s reviewer that ``new`` replaces in a file (same key).
 
     A file keeps one verdict per key (``review_store``): a verdict given blind on a region
     the same reviewer judged in the open replaces it; undo puts this one back.
+
+    Parameters
+    ----------
+    records : iterable of ReviewRecord
+        The verdicts held.
+    new : ReviewRecord
+        The new verdict.
+
+    Returns
+    -------
+    ReviewRecord or None
+        The verdict replaced, if any.
 
     Examples
     --------
@@ -192,6 +254,20 @@ def match_reviews(
     The rule (module docstring): a record of ``case`` and ``method`` belongs to the region
     whose bounding box contains its centroid voxel (nearest centroid first, then lowest
     id); a region with several records shows the newest.
+
+    Parameters
+    ----------
+    regions : iterable of FlaggedRegion
+        The regions found on the case.
+    records : iterable of ReviewRecord
+        The stored verdicts.
+    case, method : str
+        The case and method shown.
+
+    Returns
+    -------
+    dict of int to ReviewRecord
+        The verdict of each region that has one.
 
     Examples
     --------
@@ -241,7 +317,23 @@ def _distance2(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 def check_time(text: str) -> datetime:
-    """The ``time`` column as an aware datetime (UTC when no zone); ValueError if bad."""
+    """Return the ``time`` column as an aware datetime (UTC when no zone); ValueError if bad.
+
+    Parameters
+    ----------
+    text : str
+        An ISO 8601 time.
+
+    Returns
+    -------
+    datetime.datetime
+        The time, with a zone.
+
+    Raises
+    ------
+    ValueError
+        When ``text`` is not an ISO 8601 time.
+    """
     when = datetime.fromisoformat(text)
     return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
@@ -271,6 +363,16 @@ class VerdictCounts:
 
 def summarize_reviews(records: Iterable[ReviewRecord]) -> tuple[VerdictCounts, ...]:
     """Count verdicts per method (methods sorted by name).
+
+    Parameters
+    ----------
+    records : iterable of ReviewRecord
+        The verdicts.
+
+    Returns
+    -------
+    tuple of VerdictCounts
+        One entry per method.
 
     Examples
     --------

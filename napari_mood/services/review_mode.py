@@ -59,7 +59,18 @@ class ReviewMode:
 
     @staticmethod
     def tag_of(record: ReviewRecord) -> str:
-        """The :attr:`tag` of the mode ``record`` was given in."""
+        """Return the :attr:`tag` of the mode ``record`` was given in.
+
+        Parameters
+        ----------
+        record : ReviewRecord
+            A stored verdict.
+
+        Returns
+        -------
+        str
+            The mode's tag.
+        """
         return ReviewMode._tag(
             blind=record.blind_seed is not None, adjudication=record.adjudication
         )
@@ -70,17 +81,50 @@ class ReviewMode:
         return " ".join(words) or "open"
 
     def shows(self, record: ReviewRecord) -> bool:
-        """Whether a stored verdict counts as "judged" in this mode."""
+        """Whether a stored verdict counts as "judged" in this mode.
+
+        Parameters
+        ----------
+        record : ReviewRecord
+            A stored verdict.
+
+        Returns
+        -------
+        bool
+            Whether the region counts as judged.
+        """
         if self.adjudication is not None:
             return record.adjudication
         return not self.blind or (record.blind_seed is not None and not record.adjudication)
 
     def stored(self, records: Iterable[ReviewRecord]) -> tuple[ReviewRecord, ...]:
-        """The stored verdicts this mode shows."""
+        """Return the stored verdicts this mode shows.
+
+        Parameters
+        ----------
+        records : iterable of ReviewRecord
+            The stored verdicts.
+
+        Returns
+        -------
+        tuple of ReviewRecord
+            Those shown, in order.
+        """
         return tuple(r for r in records if self.shows(r))
 
     def regions(self, found: FoundRegions) -> tuple[FlaggedRegion, ...]:
-        """The regions walked, in review order (shuffled in blind review)."""
+        """Return the regions walked, in review order (shuffled in blind review).
+
+        Parameters
+        ----------
+        found : FoundRegions
+            The regions of the method on the case.
+
+        Returns
+        -------
+        tuple of FlaggedRegion
+            The regions to walk (only the disputed ones in adjudication).
+        """
         case = found.case or ""
         regions = found.regions
         if self.adjudication is not None:
@@ -89,7 +133,20 @@ class ReviewMode:
         return tuple(regions[i] for i in order)
 
     def queue(self, queue: ReviewQueue, *, method: str) -> ReviewQueue:
-        """The cases walked: in adjudication only those with a disputed region."""
+        """Return the cases walked: in adjudication only those with a disputed region.
+
+        Parameters
+        ----------
+        queue : ReviewQueue
+            The cases of the dataset.
+        method : str
+            The method reviewed.
+
+        Returns
+        -------
+        ReviewQueue
+            The cases to walk.
+        """
         if self.adjudication is None:
             return queue
         return self.adjudication.restrict(queue, method=method)
@@ -97,7 +154,20 @@ class ReviewMode:
     def dispute(
         self, region: FlaggedRegion | None, *, case: str, method: str
     ) -> AdjudicationItem | None:
-        """In adjudication, what the readers said of ``region``."""
+        """In adjudication, what the readers said of ``region``.
+
+        Parameters
+        ----------
+        region : FlaggedRegion or None
+            The region shown.
+        case, method : str
+            The case and method shown.
+
+        Returns
+        -------
+        AdjudicationItem or None
+            The readers' verdicts, or None outside adjudication.
+        """
         if self.adjudication is None or region is None:
             return None
         return self.adjudication.item_of(region, case=case, method=method)

@@ -46,14 +46,32 @@ __all__ = [
 
 
 def new_seed() -> int:
-    """A fresh seed for a blind review (a positive 31-bit integer)."""
+    """Return a fresh seed for a blind review (a positive 31-bit integer).
+
+    Returns
+    -------
+    int
+        The seed.
+    """
     return secrets.randbelow(2**31 - 1) + 1
 
 
 def stored_seed(records: Iterable[ReviewRecord], reviewer: str) -> int:
-    """The seed of ``reviewer``'s latest blind verdict in ``records``, or a new one.
+    """Return the seed of ``reviewer``'s latest blind verdict in ``records``, or a new one.
 
     A blind review resumed later walks the same order.
+
+    Parameters
+    ----------
+    records : iterable of ReviewRecord
+        The stored verdicts, in file order.
+    reviewer : str
+        The reviewer.
+
+    Returns
+    -------
+    int
+        The seed.
     """
     name = reviewer.strip()
     seeds = [r.blind_seed for r in records if r.blind_seed and r.reviewer == name]
@@ -66,7 +84,7 @@ def _rng(seed: int, *parts: str) -> np.random.Generator:
 
 
 def region_order(count: int, *, seed: int | None, case: str, method: str) -> tuple[int, ...]:
-    """Indices of ``count`` ranked regions in review order.
+    """Return the indices of ``count`` ranked regions in review order.
 
     Parameters
     ----------
@@ -91,6 +109,18 @@ def blind_names(methods: Iterable[str], *, seed: int) -> dict[str, str]:
     """Neutral names ("Method A", ...) for ``methods``, assigned in an order set by ``seed``.
 
     The assignment does not depend on the order ``methods`` are given in.
+
+    Parameters
+    ----------
+    methods : iterable of str
+        The methods.
+    seed : int
+        The blind review's seed.
+
+    Returns
+    -------
+    dict of str to str
+        The neutral name of each method.
     """
     names = sorted(set(methods))
     order = _rng(seed, "methods").permutation(len(names))
@@ -107,7 +137,18 @@ def _letters(index: int) -> str:
 
 
 def method_root(map_path: Path) -> Path:
-    """The method folder of a map file (``M/case.nii.gz`` or ``M/pixel/case.nii.gz``)."""
+    """Return the method folder of a map file (``M/case.nii.gz`` or ``M/pixel/case.nii.gz``).
+
+    Parameters
+    ----------
+    map_path : pathlib.Path
+        A map file.
+
+    Returns
+    -------
+    pathlib.Path
+        The method's folder.
+    """
     parent = map_path.parent
     return parent.parent if parent.name == "pixel" else parent
 
@@ -122,7 +163,20 @@ class ReviewQueue:
     seed: int | None = None
 
     def step(self, current: str | None, delta: int) -> str | None:
-        """The case ``delta`` places from ``current`` (None past either end)."""
+        """Return the case ``delta`` places from ``current`` (None past either end).
+
+        Parameters
+        ----------
+        current : str or None
+            The case shown.
+        delta : int
+            Places to move (negative: back).
+
+        Returns
+        -------
+        str or None
+            The case; from a case not queued, the first case going forward.
+        """
         if not self.cases:
             return None
         if current not in self.cases:
@@ -131,7 +185,18 @@ class ReviewQueue:
         return self.cases[index] if 0 <= index < len(self.cases) else None
 
     def position(self, current: str | None) -> tuple[int, int]:
-        """``(1-based position of current, number of cases)``; position 0 when not queued."""
+        """``(1-based position of current, number of cases)``; position 0 when not queued.
+
+        Parameters
+        ----------
+        current : str or None
+            The case shown.
+
+        Returns
+        -------
+        tuple of int
+            Position and count.
+        """
         index = self.cases.index(current) + 1 if current in self.cases else 0
         return index, len(self.cases)
 
@@ -139,7 +204,7 @@ class ReviewQueue:
 def review_queue(
     dataset: Path, maps: Mapping[str, Path], *, method: str, seed: int | None = None
 ) -> ReviewQueue:
-    """The queue of cases of ``dataset`` that ``method`` has a map for.
+    """Return the queue of cases of ``dataset`` that ``method`` has a map for.
 
     Parameters
     ----------
@@ -151,6 +216,11 @@ def review_queue(
         The reviewed method; only cases it has a map for are queued.
     seed : int, optional
         Blind review seed: the cases are shuffled with it (sorted otherwise).
+
+    Returns
+    -------
+    ReviewQueue
+        The cases with a map of ``method``, shuffled when ``seed`` is given.
 
     Raises
     ------

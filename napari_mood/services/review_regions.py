@@ -39,6 +39,29 @@ def find_regions(
 
     A map the core refuses raises ValueError naming the method and its file.
 
+    Parameters
+    ----------
+    snapshot : MapSnapshot
+        The map under review at its threshold.
+    gt : array-like
+        The case's ground truth (None: every region is a false positive).
+    case : str or None
+        The case's name.
+    scope : {"window", "all"}
+        Whether regions discarded by the size window are offered too.
+    cache : LabellingCache, optional
+        Labellings shared with the other panels.
+
+    Returns
+    -------
+    FoundRegions
+        The regions in review order and their label image.
+
+    Raises
+    ------
+    ValueError
+        When the map cannot be matched, naming it.
+
     Examples
     --------
     >>> score = np.zeros((6, 6)); score[1:3, 1:3] = 0.9

@@ -150,7 +150,7 @@ def _parse_point(text: str) -> tuple[float, ...]:
 
 
 def _event_from_row(row: Mapping[str, str | None]) -> tuple[ReviewRecord, bool]:
-    """A journal row as (record, withdrawn)."""
+    """Return a journal row as (record, withdrawn)."""
     cell = {c: (row.get(c) or "") for c in REVIEW_COLUMNS}
     verdict = cell["verdict"]
     withdrawn = verdict == WITHDRAWN
@@ -219,6 +219,16 @@ def _field_limit(size: int) -> Iterator[None]:
 def read_journal(path: str | os.PathLike[str]) -> tuple[tuple[ReviewRecord, bool], ...]:
     """Every event of a review file, in order: ``(record, withdrawn)``.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A review file (a missing one has no event).
+
+    Returns
+    -------
+    tuple of (ReviewRecord, bool)
+        Each row and whether it withdraws its key's verdict.
+
     Raises
     ------
     MoodInputError
@@ -267,7 +277,17 @@ def _fold(events: Iterable[tuple[ReviewRecord, bool]]) -> tuple[ReviewRecord, ..
 
 
 def read_reviews(path: str | os.PathLike[str]) -> tuple[ReviewRecord, ...]:
-    """The current verdicts of a review file (the journal folded); a missing file has none.
+    """Return the current verdicts of a review file (the journal folded); a missing file has none.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A review file.
+
+    Returns
+    -------
+    tuple of ReviewRecord
+        The newest verdict of each key.
 
     Raises
     ------
@@ -341,6 +361,13 @@ class ReviewFile:
     def save(self, record: ReviewRecord, *, replaces: ReviewRecord | None = None) -> None:
         """Record a verdict; ``replaces`` (another key) is withdrawn in the same write.
 
+        Parameters
+        ----------
+        record : ReviewRecord
+            The verdict.
+        replaces : ReviewRecord, optional
+            A verdict of another key to withdraw.
+
         Raises
         ------
         ReviewFileError
@@ -356,7 +383,15 @@ class ReviewFile:
         self._append(rows)
 
     def withdraw(self, record: ReviewRecord, *, time: str) -> None:
-        """Take the verdict of ``record``'s region back (undo)."""
+        """Take the verdict of ``record``'s region back (undo).
+
+        Parameters
+        ----------
+        record : ReviewRecord
+            The verdict taken back.
+        time : str
+            ISO 8601 time of the undo.
+        """
         self._append([_row(replace(record, time=time), WITHDRAWN)])
 
     def _append(self, rows: Sequence[Sequence[str]]) -> None:
@@ -395,7 +430,7 @@ def _append_rows(path: Path, rows: Sequence[Sequence[str]]) -> None:
 
 
 def _header_of(descriptor: int) -> tuple[str, ...]:
-    """The columns of an existing journal (an older one may lack the newer columns)."""
+    """Return the columns of an existing journal (an older one may lack the newer columns)."""
     first = os.pread(descriptor, 65536, 0).decode("utf-8", "replace").lstrip("\ufeff")
     names = next(csv.reader([first.splitlines()[0] if first else ""]), [])
     return tuple(names) if set(names) >= {"case", "verdict"} else REVIEW_COLUMNS
@@ -454,6 +489,17 @@ def export_summary(
     sorted by case, method and max score). Both are checked by the output guard first
     (``force`` when the user confirmed replacing them) and written atomically.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The counts file.
+    records : iterable of ReviewRecord
+        The verdicts.
+    inputs : Inputs, optional
+        The session's inputs, which the files may not be in.
+    force : bool
+        Whether existing files are replaced.
+
     Returns
     -------
     (Path, Path)
@@ -484,12 +530,26 @@ def default_review_dir(
     platform: str | None = None,
     home: Path | None = None,
 ) -> Path:
-    """Return the folder review files go to by default.
+    r"""Return the folder review files go to by default.
 
     ``$NAPARI_MOOD_REVIEW_DIR`` when set; else the user data folder: Linux
     ``$XDG_DATA_HOME/napari-mood/reviews`` (``~/.local/share/...``), macOS
     ``~/Library/Application Support/napari-mood/reviews``, Windows
-    ``%LOCALAPPDATA%\\napari-mood\\reviews``.
+    ``%LOCALAPPDATA%\napari-mood\reviews``.
+
+    Parameters
+    ----------
+    environ : mapping of str to str, optional
+        The environment (default ``os.environ``).
+    platform : str, optional
+        ``sys.platform`` to decide for (default: this one).
+    home : pathlib.Path, optional
+        The home folder (default ``Path.home()``).
+
+    Returns
+    -------
+    pathlib.Path
+        The folder.
 
     Examples
     --------
@@ -518,6 +578,18 @@ def default_review_path(dataset: Path | None, *, directory: Path | None = None) 
     The hash keeps two datasets with the same folder name apart; without a dataset the
     file is ``reviews.csv``.
 
+    Parameters
+    ----------
+    dataset : pathlib.Path or None
+        The dataset reviewed.
+    directory : pathlib.Path, optional
+        The folder (default :func:`default_review_dir`).
+
+    Returns
+    -------
+    pathlib.Path
+        The file.
+
     Examples
     --------
     >>> default_review_path(None, directory=Path("/r")).as_posix()
@@ -544,6 +616,20 @@ def check_review_location(
     Refused: anywhere inside a dataset folder, and the folder of any input file (scan,
     ground truth, score map). Sub-folders of an input file's folder are allowed, so that
     opening a file from one's home folder does not forbid the user data folder.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The review file asked for.
+    datasets : iterable of path or None
+        The dataset folders open.
+    files : iterable of path or None
+        The input files open.
+
+    Returns
+    -------
+    pathlib.Path
+        The resolved path.
 
     Raises
     ------

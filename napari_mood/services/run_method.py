@@ -128,11 +128,23 @@ class MethodRun:
         return tuple(c.path for c in self.input_changes)
 
     def failed(self) -> tuple[CaseRun, ...]:
-        """The cases that produced no usable output (they score 0)."""
+        """Return the cases that produced no usable output (they score 0).
+
+        Returns
+        -------
+        tuple of CaseRun
+            The failed cases, in input order.
+        """
         return tuple(c for c in self.cases if c.status != "ok")
 
     def to_dict(self) -> dict[str, object]:
-        """A JSON-able summary (``napari-mood run --report``)."""
+        """Return a JSON-able summary (``napari-mood run --report``).
+
+        Returns
+        -------
+        dict
+            The command, task, time limit, every case, the failed cases and the input changes.
+        """
         return {
             "command": self.command,
             "task": self.task,
@@ -148,7 +160,17 @@ class MethodRun:
 
 
 def split_command(command: str) -> list[str]:
-    """The words of a method's command, as a shell splits them.
+    """Return the words of a method's command, as a shell splits them.
+
+    Parameters
+    ----------
+    command : str
+        The command line.
+
+    Returns
+    -------
+    list of str
+        The words.
 
     Raises
     ------
@@ -175,7 +197,21 @@ def split_command(command: str) -> list[str]:
 
 
 def build_command(command: str, input_dir: Path, output_dir: Path) -> list[str]:
-    """The argument list of one call: placeholders filled, or the two folders appended.
+    """Return the argument list of one call: placeholders filled, or the two folders appended.
+
+    Parameters
+    ----------
+    command : str
+        The command line, with or without ``{input}`` and ``{output}``.
+    input_dir : pathlib.Path
+        The case's input folder.
+    output_dir : pathlib.Path
+        The case's output folder.
+
+    Returns
+    -------
+    list of str
+        The arguments.
 
     Examples
     --------
@@ -188,7 +224,7 @@ def build_command(command: str, input_dir: Path, output_dir: Path) -> list[str]:
 
 
 def _fill(words: list[str], input_dir: Path, output_dir: Path) -> list[str]:
-    """The command's words with the placeholders filled, or the two folders appended."""
+    """Return the command's words with the placeholders filled, or the two folders appended."""
     if not any(p in word for word in words for p in PLACEHOLDERS):
         return [*words, str(input_dir), str(output_dir)]
     return [
@@ -197,8 +233,11 @@ def _fill(words: list[str], input_dir: Path, output_dir: Path) -> list[str]:
 
 
 def _absolute(words: list[str], start: Path) -> list[str]:
-    """The words with relative paths made absolute (see module): the program when written
-    with a ``/``; an argument naming an existing file, or a folder written with a ``/``."""
+    """Make the relative paths in a command's words absolute.
+
+    The words with relative paths made absolute (see module): the program when written
+    with a ``/``; an argument naming an existing file, or a folder written with a ``/``.
+    """
     out = []
     for i, word in enumerate(words):
         place = start / word
@@ -212,6 +251,11 @@ def _absolute(words: list[str], start: Path) -> list[str]:
 
 def check_program(command: str) -> None:
     """Refuse a command whose program cannot be started (before the first case).
+
+    Parameters
+    ----------
+    command : str
+        The command line.
 
     Raises
     ------
@@ -240,12 +284,35 @@ def check_program(command: str) -> None:
 
 
 def expected_output(case: str, task: RunTask) -> str:
-    """The file the method must write for ``case``: ``CASE.nii.gz`` or ``CASE.nii.gz.txt``."""
+    """Return the file the method must write for ``case``: ``CASE.nii.gz`` or ``CASE.nii.gz.txt``.
+
+    Parameters
+    ----------
+    case : str
+        The scan's file name.
+    task : {"pixel", "sample"}
+        The task run.
+
+    Returns
+    -------
+    str
+        The output's file name.
+    """
     return case if task == "pixel" else f"{case}.txt"
 
 
 def input_scans(folder: Path) -> tuple[Path, ...]:
-    """The scans of an input folder (NIfTI files, hidden ones skipped), sorted.
+    """Return the scans of an input folder (NIfTI files, hidden ones skipped), sorted.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        The folder of scans.
+
+    Returns
+    -------
+    tuple of pathlib.Path
+        The scans.
 
     Raises
     ------
@@ -275,7 +342,7 @@ def input_scans(folder: Path) -> tuple[Path, ...]:
 
 
 def _tail(log: Path) -> str:
-    """The last lines of the method's output, read from the end of the log only."""
+    """Return the last lines of the method's output, read from the end of the log only."""
     try:
         with log.open("rb") as stream:
             size = stream.seek(0, os.SEEK_END)
@@ -353,7 +420,7 @@ def _run_case(
 
 
 def _prepare(command: str) -> list[str]:
-    """The command's words, relative paths made absolute, its program checked."""
+    """Return the command's words, relative paths made absolute, its program checked."""
     check_program(command)
     try:
         start = Path.cwd()
@@ -385,7 +452,16 @@ def run_method(
         Which file the method writes per case.
     time_limit : float
         Seconds per case (MOOD: 600).
+    force : bool
+        Whether existing outputs in ``output_dir`` may be replaced.
     progress : callable(done, total, case), optional
+        Called after each case.
+
+    Returns
+    -------
+    MethodRun
+        Every case's status, time, return code and message, and the input entries the
+        method changed.
 
     Raises
     ------

@@ -80,7 +80,7 @@ _RUN_FOLDER = re.compile(rf"{re.escape(RUN_PREFIX)}(\d+-\d+)-\w+")
 
 
 def _marker_of(pid: int) -> str | None:
-    """The ``NAPARI_MOOD_RUN_CASE`` of a process (Linux), or None (unmarked, gone, not ours)."""
+    """Return a process's ``NAPARI_MOOD_RUN_CASE`` (Linux), or None (unmarked, gone, not ours)."""
     key = f"{CASE_MARKER}=".encode()
     try:
         environ = Path("/proc", str(pid), "environ").read_bytes()
@@ -122,8 +122,11 @@ def _signal(pid: int, marker: str, sig: int) -> None:
 
 
 def _kill_marked(owns: Callable[[str], bool], sig: int, *, rounds: int = 20) -> None:
-    """Signal every marked process whose marker ``owns`` says is ours; with SIGKILL, again
-    until none is left (one may fork meanwhile)."""
+    """Signal every marked process that ``owns`` claims.
+
+    Signal every marked process whose marker ``owns`` says is ours; with SIGKILL, again
+    until none is left (one may fork meanwhile).
+    """
     for _ in range(rounds):
         targets = {pid: m for pid, m in _marked_processes().items() if owns(m)}
         for pid, marker in targets.items():
@@ -160,7 +163,7 @@ def _alive(pid: int) -> bool:
 
 
 def _pid_namespace() -> int:
-    """This process's PID namespace (Linux; 0 elsewhere): a PID means something only there."""
+    """Return this process's PID namespace (Linux; else 0): a PID means something only there."""
     try:
         return os.stat("/proc/self/ns/pid").st_ino
     except OSError:
@@ -202,7 +205,7 @@ def _prctl() -> Callable[..., int]:
 
 
 def _die_with_parent() -> Callable[[], None] | None:
-    """A ``preexec_fn`` giving the method SIGKILL when napari-mood dies (Linux), or None.
+    """Return a ``preexec_fn`` giving the method SIGKILL when napari-mood dies (Linux), or None.
 
     The signal comes when the *thread* that started the method ends: the caller waits for
     the method in that thread, so it ends with the case or with napari-mood.
@@ -231,22 +234,27 @@ class CaseFolders:
 
     @property
     def given(self) -> Path:
+        """The folder the method reads its input from."""
         return self.root / "input"
 
     @property
     def produced(self) -> Path:
+        """The folder the method writes its output to."""
         return self.root / "output"
 
     @property
     def work(self) -> Path:
+        """The method's working folder."""
         return self.root / "work"
 
     @property
     def tmp(self) -> Path:
+        """The method's temporary folder."""
         return self.root / "tmp"
 
     @property
     def log(self) -> Path:
+        """The file the method's output and errors are logged to."""
         return self.root / "method.log"
 
 
@@ -279,6 +287,13 @@ class Scratch:
         self.made: list[Path] = []
 
     def root(self) -> Path:
+        """Return the run's temporary folder, made (again) when missing or not ours.
+
+        Returns
+        -------
+        pathlib.Path
+            The folder.
+        """
         if self.made:
             info = _lstat(self.made[-1])
             if info is not None and stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid():
@@ -287,6 +302,7 @@ class Scratch:
         return self.made[-1]
 
     def remove(self) -> None:
+        """Remove every temporary folder this run made."""
         for folder in self.made:
             _remove_tree(folder)
 
@@ -300,7 +316,20 @@ def _lstat(path: Path) -> os.stat_result | None:
 
 @contextlib.contextmanager
 def case_folders(scan: Path, scratch: Scratch) -> Iterator[CaseFolders]:
-    """The folders of one case: a read-only copy of ``scan``, an empty output, work, tmp."""
+    """Yield the folders of one case: a read-only copy of ``scan``, an empty output, work, tmp.
+
+    Parameters
+    ----------
+    scan : pathlib.Path
+        The case's scan.
+    scratch : Scratch
+        The run's temporary folder.
+
+    Yields
+    ------
+    CaseFolders
+        The folders, removed afterwards.
+    """
     root = Path(tempfile.mkdtemp(prefix="case-", dir=scratch.root()))
     folders = CaseFolders(root)
     try:
@@ -316,7 +345,7 @@ def case_folders(scan: Path, scratch: Scratch) -> Iterator[CaseFolders]:
 
 
 def _environment(folders: CaseFolders, marker: str) -> dict[str, str]:
-    """The method's environment: ours, with the case's temporary folder and marker."""
+    """Return the method's environment: ours, with the case's temporary folder and marker."""
     tmp = str(folders.tmp)
     return {**os.environ, "TMPDIR": tmp, "TMP": tmp, "TEMP": tmp, CASE_MARKER: marker}
 
@@ -325,6 +354,15 @@ def execute_case(
     argv: list[str], time_limit: float, folders: CaseFolders
 ) -> tuple[int | None, float, bool]:
     """Run ``argv`` for one case, its output in the case's log (see module).
+
+    Parameters
+    ----------
+    argv : list of str
+        The command.
+    time_limit : float
+        Seconds the method may run.
+    folders : CaseFolders
+        The case's folders.
 
     Returns
     -------

@@ -50,6 +50,20 @@ def compute_slice_curves(maps: Sequence[MapSnapshot], gt: Any, *, axis: int) -> 
     The GT is used where its shape matches; without one (or for a map of another grid)
     every curve counts flagged voxels only and ``has_gt`` is False.
 
+    Parameters
+    ----------
+    maps : sequence of MapSnapshot
+        The maps shown, each at its threshold.
+    gt : array-like or None
+        The case's ground truth.
+    axis : int
+        The display axis the slices are taken along.
+
+    Returns
+    -------
+    SliceCurves
+        The per-slice scores of every map and the GT voxels per slice.
+
     Examples
     --------
     >>> gt = np.zeros((3, 4), bool); gt[1, :2] = True
@@ -72,6 +86,16 @@ def compute_slice_curves(maps: Sequence[MapSnapshot], gt: Any, *, axis: int) -> 
 
 def gt_runs(gt_voxels: np.ndarray) -> list[tuple[int, int]]:
     """Half-open ``(start, stop)`` runs of consecutive slices holding GT voxels.
+
+    Parameters
+    ----------
+    gt_voxels : numpy.ndarray
+        GT voxels per slice.
+
+    Returns
+    -------
+    list of tuple of int
+        The runs.
 
     Examples
     --------

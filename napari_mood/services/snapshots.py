@@ -44,5 +44,11 @@ class MapSnapshot:
         return float(x * y * z)
 
     def describe(self) -> str:
-        """``name (file)`` for messages."""
+        """``name (file)`` for messages.
+
+        Returns
+        -------
+        str
+            The text.
+        """
         return self.name if self.source is None else f"{self.name} ({self.source})"

@@ -62,12 +62,35 @@ class SweepInfo:
     cases: tuple[SweepCase, ...]
 
     def value_of(self) -> dict[str, float]:
-        """``{case file name: swept value}``."""
+        """``{case file name: swept value}``.
+
+        Returns
+        -------
+        dict of str to float
+            The value of each case.
+        """
         return {f"{c.name}.nii.gz": c.value for c in self.cases}
 
 
 def sweep_files(out: Path, kind: SweepKind, n_cases: int, prefix: str | None = None) -> list[str]:
-    """The files a sweep of ``n_cases`` writes into ``out`` (relative), sweep.json last."""
+    """Return the files a sweep of ``n_cases`` writes into ``out`` (relative), sweep.json last.
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        The sweep's folder.
+    kind : {"size", "contrast"}
+        The sweep.
+    n_cases : int
+        Number of cases.
+    prefix : str, optional
+        Case name prefix (default: ``kind``).
+
+    Returns
+    -------
+    list of str
+        Relative paths.
+    """
     names = [f"{prefix or kind}_{i:03d}" for i in range(n_cases)]
     parts = ("toy/{}.nii.gz", "toy_label/pixel/{}.nii.gz", "toy_label/sample/{}.nii.gz.txt")
     return [p.format(n) for n in names for p in parts] + [SWEEP_FILE]
@@ -92,6 +115,34 @@ def write_sweep(
     guard) and makes it a staged folder (:func:`~napari_mood.services.output.staged_folder`:
     the dataset appears whole, and ``--force`` replaces a whole earlier one, never leaving
     its cases beside the new ``sweep.json``); each file is written atomically.
+
+    Parameters
+    ----------
+    scan : numpy.ndarray
+        The scan, in [0, 1].
+    affine : numpy.ndarray
+        Its affine, written with every case.
+    out : pathlib.Path
+        The folder to write into.
+    values : sequence of float
+        The radii or intensities.
+    source : str
+        The scan's name.
+    kind : {"size", "contrast"}
+        The sweep.
+    center : sequence of int, optional
+        The sphere's centre (default: the body's centre).
+    radius : float
+        The radius of a contrast sweep.
+    intensity : float
+        The intensity of a size sweep.
+    force : bool
+        Whether existing files are replaced.
+
+    Returns
+    -------
+    SweepInfo
+        The kind, source and cases written.
     """
     found = []
     for case, changed, mask in sweep_cases(
@@ -115,7 +166,21 @@ def write_sweep(
 
 
 def labelled_cases(info: SweepInfo, dataset: MoodDataset, folder: Path) -> SweepInfo:
-    """The sweep's cases that ``dataset`` labels (pixel task), those missing named.
+    """Return the sweep's cases that ``dataset`` labels (pixel task), those missing named.
+
+    Parameters
+    ----------
+    info : SweepInfo
+        The sweep.
+    dataset : MoodDataset
+        The dataset its cases are scored in.
+    folder : pathlib.Path
+        The sweep's folder.
+
+    Returns
+    -------
+    SweepInfo
+        The sweep without the unlabelled cases.
 
     Raises
     ------
@@ -147,6 +212,16 @@ def labelled_cases(info: SweepInfo, dataset: MoodDataset, folder: Path) -> Sweep
 
 def read_sweep(folder: Path) -> SweepInfo:
     """Read ``FOLDER/sweep.json``.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        The sweep's folder.
+
+    Returns
+    -------
+    SweepInfo
+        The kind, source and cases.
 
     Raises
     ------
@@ -211,6 +286,18 @@ def sweep_points(result: DatasetEvaluation, info: SweepInfo) -> tuple[SweepPoint
     """Per method (ranked order) and sweep value (ascending): the pooled pixel AP.
 
     A value whose cases hold no GT voxel has AP NaN (no anomaly to find).
+
+    Parameters
+    ----------
+    result : DatasetEvaluation
+        The sweep's evaluation.
+    info : SweepInfo
+        The sweep.
+
+    Returns
+    -------
+    tuple of SweepPoint
+        One point per method and value.
     """
     value_of = info.value_of()
     values = sorted(set(value_of.values()))
@@ -234,7 +321,20 @@ def _point(method: str, value: float, accs: Sequence) -> SweepPoint:
 
 
 def sweep_csv(points: Sequence[SweepPoint], kind: SweepKind) -> str:
-    """``method,<radius|intensity>,pixel_ap,n_cases,gt_voxels`` (NaN as empty)."""
+    """``method,<radius|intensity>,pixel_ap,n_cases,gt_voxels`` (NaN as empty).
+
+    Parameters
+    ----------
+    points : sequence of SweepPoint
+        The points.
+    kind : {"size", "contrast"}
+        The sweep.
+
+    Returns
+    -------
+    str
+        CSV text.
+    """
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["method", PARAMETER[kind], "pixel_ap", "n_cases", "gt_voxels"])
@@ -245,7 +345,22 @@ def sweep_csv(points: Sequence[SweepPoint], kind: SweepKind) -> str:
 
 
 def plot_sweep(points: Sequence[SweepPoint], kind: SweepKind, *, title: str | None = None):  # noqa: ANN201
-    """AP against radius or intensity, one line per method (the paper's Fig. 4)."""
+    """AP against radius or intensity, one line per method (the paper's Fig. 4).
+
+    Parameters
+    ----------
+    points : sequence of SweepPoint
+        The points.
+    kind : {"size", "contrast"}
+        The sweep.
+    title : str, optional
+        The figure's title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     methods = list(dict.fromkeys(p.method for p in points))
     colors = colors_for(sorted(methods))  # a method keeps its colour in every plot
     fig = new_figure()

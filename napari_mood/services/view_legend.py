@@ -32,9 +32,23 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 def legend_strip(
     width: int, entries: Sequence[tuple[str, str]], *, font_size: int = 13
 ) -> np.ndarray:
-    """An RGB strip ``width`` pixels wide with a swatch and a name per ``(name, colour)``.
+    """Return an RGB strip ``width`` pixels wide with a swatch and a name per ``(name, colour)``.
 
     Entries wrap onto more lines when they do not fit.
+
+    Parameters
+    ----------
+    width : int
+        Width in pixels.
+    entries : sequence of (str, str)
+        Name and ``#rrggbb`` colour of each method.
+    font_size : int
+        Text size in pixels.
+
+    Returns
+    -------
+    numpy.ndarray
+        uint8 ``(height, width, 3)`` image.
 
     Examples
     --------
@@ -64,7 +78,15 @@ def legend_strip(
 
 
 def add_legend(png: Path, entries: Sequence[tuple[str, str]]) -> None:
-    """Append a legend strip (:func:`legend_strip`) under the image in ``png``, in place."""
+    """Append a legend strip (:func:`legend_strip`) under the image in ``png``, in place.
+
+    Parameters
+    ----------
+    png : pathlib.Path
+        A PNG file.
+    entries : sequence of (str, str)
+        Name and colour of each method (none: the file is left as it is).
+    """
     if not entries:
         return
     with Image.open(png) as opened:

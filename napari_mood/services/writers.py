@@ -27,7 +27,22 @@ PathLike = str | os.PathLike[str]
 def write_files(
     files: Mapping[Path, bytes], *, inputs: Inputs | None = None, force: bool = False
 ) -> tuple[Path, ...]:
-    """Check every file, then write each atomically; returns the paths in order."""
+    """Check every file, then write each atomically; returns the paths in order.
+
+    Parameters
+    ----------
+    files : mapping of pathlib.Path to bytes
+        The files and their content.
+    inputs : Inputs, optional
+        The inputs the files may not be written over.
+    force : bool
+        Whether existing files are replaced.
+
+    Returns
+    -------
+    tuple of pathlib.Path
+        The files written.
+    """
     for path in files:
         check_output_file(path, inputs=inputs, force=force, what="the file")
     return tuple(write_bytes_atomic(path, blob, replace=force) for path, blob in files.items())
@@ -47,6 +62,34 @@ def write_mood_case(
     force: bool = False,
 ) -> tuple[Path, ...]:
     """Write one case (scan, pixel label, sample label); see :func:`mood_case_files`.
+
+    Parameters
+    ----------
+    out_dir : path-like
+        The dataset folder.
+    name : str
+        The case's name.
+    scan : numpy.ndarray
+        The scan.
+    mask : numpy.ndarray
+        The pixel label.
+    affine : numpy.ndarray
+        The affine of both images.
+    header : nibabel.Nifti1Header, optional
+        Template header of both images.
+    scans_folder : str
+        Name of the scans folder.
+    scan_levels : int, optional
+        Quantise the scan to this many levels.
+    inputs : Inputs, optional
+        The inputs the files may not be written over.
+    force : bool
+        Whether existing files are replaced.
+
+    Returns
+    -------
+    tuple of pathlib.Path
+        The three files written.
 
     Examples
     --------
@@ -85,7 +128,34 @@ def write_method_case(
     inputs: Inputs | None = None,
     force: bool = False,
 ) -> tuple[Path, ...]:
-    """Write a method's output for one case; see :func:`method_case_files`."""
+    """Write a method's output for one case; see :func:`method_case_files`.
+
+    Parameters
+    ----------
+    method_dir : path-like
+        The method's folder.
+    name : str
+        The case's name.
+    score_map : numpy.ndarray, optional
+        The pixel score map.
+    sample_score : float, optional
+        The sample score.
+    affine : numpy.ndarray, optional
+        The map's affine.
+    header : nibabel.Nifti1Header, optional
+        Template header of the map.
+    map_levels : int, optional
+        Quantise the map to this many levels.
+    inputs : Inputs, optional
+        The inputs the files may not be written over.
+    force : bool
+        Whether existing files are replaced.
+
+    Returns
+    -------
+    tuple of pathlib.Path
+        The files written.
+    """
     files = method_case_files(
         method_dir, name, score_map, sample_score, affine, header, map_levels=map_levels
     )
@@ -106,6 +176,24 @@ def write_drawn_region(
     grid; it is turned back to the file's voxel order (``transform.to_file``) and written
     with the scan's affine, label values kept (uint8 up to 255, else uint16), so that
     ``napari-mood simulate --kind pet --mask FILE [--labels ...]`` reads it as an atlas.
+
+    Parameters
+    ----------
+    path : path-like
+        The NIfTI file.
+    labels : numpy.ndarray
+        The drawn labels, in display order.
+    transform : DisplayTransform
+        The scan's display transform.
+    inputs : Inputs, optional
+        The inputs the file may not be written over.
+    force : bool
+        Whether an existing file is replaced.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
 
     Raises
     ------

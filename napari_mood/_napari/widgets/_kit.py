@@ -38,7 +38,7 @@ READING_MAPS_TEXT = "Reading the score maps...\nThe scan and ground truth are sh
 
 
 def empty_text(session: Any, text: str) -> str:
-    """What a panel without methods says: ``text``, or that the maps are being read."""
+    """Return what a panel without methods says: ``text``, or that the maps are being read."""
     return READING_MAPS_TEXT if getattr(session, "maps_coming", False) else text
 
 
@@ -99,7 +99,7 @@ class Lifetime:
         on_error: Callable[[BaseException], None] | None = None,
         on_busy: Callable[[bool], None] | None = None,
     ) -> LatestWorker:
-        """A :class:`LatestWorker` whose callbacks stop with the widget (cancelled then)."""
+        """Return a :class:`LatestWorker` whose callbacks stop with the widget (cancelled then)."""
         worker = LatestWorker(
             self.guard(on_result),
             on_error=None if on_error is None else self.guard(on_error),
@@ -148,14 +148,14 @@ def tipped(widget: QWidget, tip: str) -> QWidget:
 
 
 def button(parent: QWidget, text: str, tip: str) -> QPushButton:
-    """A push button with a tooltip."""
+    """Return a push button with a tooltip."""
     widget = QPushButton(text, parent)
     widget.setToolTip(tip)
     return widget
 
 
 def combo(parent: QWidget, tip: str, items: Sequence[str] = ()) -> QComboBox:
-    """A combo box with items and a tooltip."""
+    """Return a combo box with items and a tooltip."""
     widget = QComboBox(parent)
     widget.addItems(list(items))
     widget.setToolTip(tip)
@@ -163,7 +163,7 @@ def combo(parent: QWidget, tip: str, items: Sequence[str] = ()) -> QComboBox:
 
 
 def line_edit(parent: QWidget, placeholder: str, tip: str) -> QLineEdit:
-    """A line edit with a placeholder and a tooltip."""
+    """Return a line edit with a placeholder and a tooltip."""
     edit = QLineEdit(parent)
     edit.setPlaceholderText(placeholder)
     edit.setToolTip(tip)
@@ -171,7 +171,7 @@ def line_edit(parent: QWidget, placeholder: str, tip: str) -> QLineEdit:
 
 
 def row(*widgets: QWidget, stretch: bool = False) -> QHBoxLayout:
-    """A horizontal layout of ``widgets`` (with a stretch at the end when asked)."""
+    """Return a horizontal layout of ``widgets`` (with a stretch at the end when asked)."""
     layout = QHBoxLayout()
     for widget in widgets:
         layout.addWidget(widget)
@@ -181,7 +181,7 @@ def row(*widgets: QWidget, stretch: bool = False) -> QHBoxLayout:
 
 
 def single_shot(parent: QObject, interval_ms: int, slot: Callable[[], None]) -> QTimer:
-    """A single-shot timer calling ``slot``; ``start()`` restarts it (debounce)."""
+    """Return a single-shot timer calling ``slot``; ``start()`` restarts it (debounce)."""
     timer = QTimer(parent)
     timer.setSingleShot(True)
     timer.setInterval(interval_ms)
@@ -190,7 +190,7 @@ def single_shot(parent: QObject, interval_ms: int, slot: Callable[[], None]) -> 
 
 
 def sort_key(value: object) -> float:
-    """The number a cell sorts by; undefined values (None, NaN, text) sort below all."""
+    """Return the number a cell sorts by; undefined values (None, NaN, text) sort below all."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return -math.inf
     return -math.inf if math.isnan(value) else float(value)
@@ -215,8 +215,8 @@ def discard(widget: QWidget) -> None:
 
     Qt deletes it once control is back in the event loop: never, where there is no
     running loop (a script that calls ``processEvents``, a screenshot before
-    ``napari.run``). Taken out of its layout but still shown, it was drawn over the
-    widgets that replaced it (a dropped case's threshold rows over the last case's).
+    ``napari.run``). Taken out of its layout but still shown, it would be drawn over the
+    widgets that replace it (a dropped case's threshold rows over the new case's).
     """
     widget.hide()
     widget.deleteLater()
@@ -230,7 +230,7 @@ def present(value: T | None, what: str) -> T:
 
 
 def headers(table: QTableView) -> tuple[QHeaderView, QHeaderView]:
-    """The (horizontal, vertical) headers of a table view."""
+    """Return the (horizontal, vertical) headers of a table view."""
     return (
         present(table.horizontalHeader(), "horizontal header"),
         present(table.verticalHeader(), "vertical header"),
@@ -238,7 +238,7 @@ def headers(table: QTableView) -> tuple[QHeaderView, QHeaderView]:
 
 
 def cell(table: QTableWidget, row_index: int, column: int) -> QTableWidgetItem:
-    """The item of a filled table cell."""
+    """Return the item of a filled table cell."""
     return present(table.item(row_index, column), f"item at ({row_index}, {column})")
 
 

@@ -537,7 +537,7 @@ class DatasetBrowserWidget(QWidget):
             prefetch_for(self._session).start(evaluation.dataset, after, evaluation.methods)
 
     def next_case(self, case: str) -> str | None:
-        """The case of the row below ``case``'s in the table as shown (None: the last)."""
+        """Return the case of the row below ``case``'s in the table as shown (None: the last)."""
         rows = [self._model.case_at(self._proxy.mapToSource(self._proxy.index(r, 0)).row())
                 for r in range(self._proxy.rowCount())]  # fmt: skip
         if case not in rows or rows.index(case) + 1 >= len(rows):
@@ -617,7 +617,7 @@ WIDTH_TIP = (
 
 
 def _convention_shown(viewer: object) -> Convention:
-    """The convention of the three planes (the figure shows what the reader sees)."""
+    """Return the convention of the three planes (the figure shows what the reader sees)."""
     linked = planes_of(viewer)
     return linked[0].convention if linked else "radiological"
 
@@ -635,8 +635,11 @@ def _notify_figure_failed(exc: BaseException) -> None:
 
 
 class _FigureMethodsButton(QPushButton):
-    """Which methods *Make figure...* draws: a menu of the shown methods, each ticked to be
-    a column (all at first; a method unticked stays out for the next cases too)."""
+    """Menu choosing which shown methods *Make figure...* draws.
+
+    Which methods *Make figure...* draws: a menu of the shown methods, each ticked to be
+    a column (all at first; a method unticked stays out for the next cases too).
+    """
 
     def __init__(self, session: MoodSession, parent: QWidget) -> None:
         super().__init__(parent)
@@ -649,7 +652,7 @@ class _FigureMethodsButton(QPushButton):
         self.refresh()
 
     def chosen(self) -> list[str]:
-        """The methods to draw, in the session's order."""
+        """Return the methods to draw, in the session's order."""
         return [m.name for m in self._session.methods if m.name not in self._left_out]
 
     def refresh(self) -> None:

@@ -129,7 +129,7 @@ def objects_layer_name(method: str) -> str:
 def _match_shown(
     maps: list[MapSnapshot], gt: Any, *, cache: LabellingCache | None
 ) -> tuple[tuple[MethodObjects, ...], list[Any]]:
-    """The worker job: :func:`match_methods` and each objects image's display levels."""
+    """Return the worker job: :func:`match_methods` and each objects image's display levels."""
     results = match_methods(maps, gt, cache=cache)
     return results, [helper_levels(result.image) for result in results]
 
@@ -316,7 +316,7 @@ class ObjectsWidget(QWidget):
             )
 
     def table_records(self) -> list[tuple[str, ObjectRecord]]:
-        """``(method, record)`` of each table row, in the table's current (sorted) order."""
+        """Return ``(method, record)`` of each table row, in the table's current (sorted) order."""
         return [
             self._rows[kit.cell(self._table, r, 0).data(_ROW_ROLE)]
             for r in range(self._table.rowCount())

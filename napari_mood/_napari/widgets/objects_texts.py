@@ -1,5 +1,6 @@
-"""What the objects panel shows: the summary's rich text, the table's words and the rows of
-the objects Labels layer (napari ``features``: shown on hover and in the features table).
+"""What the objects panel shows.
+
+The summary's rich text, the table's words and the rows of the objects Labels layer (napari ``features``: shown on hover and in the features table).
 
 The matching itself is a job (:mod:`napari_mood.services.object_views`); these functions are
 pure and cheap, and the layer rows are built in the panel's worker.
@@ -79,7 +80,7 @@ FEATURE_COLUMNS: tuple[str, ...] = (
 def objects_layer(
     result: MethodObjects, *, verdicts: Mapping[int, str] | None = None
 ) -> ObjectsLayer:
-    """The TP / FP / FN image of ``result`` with per-object features (no copy of it).
+    """Return the TP / FP / FN image of ``result`` with per-object features (no copy of it).
 
     Parameters
     ----------
@@ -126,11 +127,21 @@ def _feature_row(label: int, record: ObjectRecord, verdicts: Mapping[int, str]) 
 
 
 def matched_text(record: ObjectRecord) -> str:
-    """What became of an object, for the table's "Match" column.
+    """Return what became of an object, for the table's "Match" column.
+
+    Parameters
+    ----------
+    record : ObjectRecord
+        An object.
+
+    Returns
+    -------
+    str
+        ``"GT 1"``, ``"pred 2, 3"``, ``"none"``, ``"missed"`` or ``"outside window"``.
 
     Examples
     --------
-    >>> from napari_mood import match_objects
+    >>> from napari_mood.core.objects import match_objects
     >>> gt = np.zeros((6, 6), bool); gt[1:3, 1:3] = True
     >>> [matched_text(r) for r in match_objects(gt * 0.9, gt, threshold=0.5).objects]
     ['GT 1', 'pred 1']
@@ -146,7 +157,17 @@ def matched_text(record: ObjectRecord) -> str:
 
 
 def window_text(window: tuple[float, float]) -> str:
-    """The size window in words, e.g. ``"2–50"`` or ``"≥ 0"``.
+    """Return the size window in words, e.g. ``"2–50"`` or ``"≥ 0"``.
+
+    Parameters
+    ----------
+    window : tuple of float
+        ``(lo, hi)`` in voxels.
+
+    Returns
+    -------
+    str
+        The text.
 
     Examples
     --------
@@ -158,7 +179,18 @@ def window_text(window: tuple[float, float]) -> str:
 
 
 def summary_html(results: Sequence[MethodObjects]) -> str:
-    """Return the summary (rich text): counts per method, then the size window used."""
+    """Return the summary (rich text): counts per method, then the size window used.
+
+    Parameters
+    ----------
+    results : sequence of MethodObjects
+        The methods' matches.
+
+    Returns
+    -------
+    str
+        A Qt rich-text table.
+    """
     cells = "".join(f"<th align='{a}'>{h}</th>" for h, a in SUMMARY_HEADER)
     rows = [f"<tr>{cells}</tr>"]
     for result in results:

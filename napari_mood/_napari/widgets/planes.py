@@ -100,7 +100,7 @@ ZOOM_PER_NOTCH = 1.25
 
 
 def saved_convention() -> Convention:
-    """The convention last chosen on this machine (radiological the first time)."""
+    """Return the convention last chosen on this machine (radiological the first time)."""
     value = QSettings(*SETTINGS).value(CONVENTION_KEY, "radiological")
     return "neurological" if value == "neurological" else "radiological"
 
@@ -207,7 +207,7 @@ class PlanesWidget(QWidget):
         self._radiological.setChecked(radiological)
 
     def canvas(self, plane: str) -> Any:
-        """The Qt canvas widget of a side view (for tests and screenshots)."""
+        """Return the Qt canvas widget of a side view (for tests and screenshots)."""
         return self._qt_views[plane].canvas.native  # type: ignore[index]
 
     @property
@@ -216,7 +216,7 @@ class PlanesWidget(QWidget):
         return self._reading.isChecked()
 
     def view(self, kind: str) -> Any:
-        """The Qt view (napari ``QtViewer``) of a pane: a side plane, ``"axial"`` or ``"3d"``."""
+        """Return the ``QtViewer`` of a pane: a side plane, ``"axial"`` or ``"3d"``."""
         return self._qt_views[kind]
 
     @property
@@ -225,7 +225,7 @@ class PlanesWidget(QWidget):
         return self._stack_label.text() if self._stack_label.isVisibleTo(self) else ""
 
     def _canvases(self) -> dict[Any, Any]:
-        """The Qt canvas of each view (napari's main canvas first) and its model."""
+        """Return the Qt canvas of each view (napari's main canvas first) and its model."""
         canvases = {}
         qt_viewer = getattr(getattr(self._viewer, "window", None), "_qt_viewer", None)
         if qt_viewer is not None:
@@ -269,7 +269,7 @@ class PlanesWidget(QWidget):
     # -- views ----------------------------------------------------------------------
 
     def _make_view(self, kind: ViewKind) -> None:
-        """A pane for a view of the planes (its Qt view, status, keys and wheel)."""
+        """Make a pane for a view of the planes (its Qt view, status, keys and wheel)."""
         from napari.qt import QtViewer
 
         model = self.planes.add_view(kind)
@@ -297,7 +297,7 @@ class PlanesWidget(QWidget):
         view.deleteLater()
 
     def _lay_out_views(self) -> None:
-        """The panes in the reading layout's grid, or the side views in the splitter."""
+        """Place the panes in the reading layout's grid, or the side views in the splitter."""
         coronal, sagittal = (self._qt_views[plane] for plane in SIDE_PLANES)
         if self.reading_layout:
             grid = self._grid
@@ -317,8 +317,11 @@ class PlanesWidget(QWidget):
         self._reset_soon()
 
     def _on_layers_changed(self, event: Any = None) -> None:
-        """Layers came or went: the message for a stack of 2-D slices, on the next turn
-        (not inside the layer list's event; a pending call keeps no widget)."""
+        """React to layers added or removed by updating the 2-D stack message.
+
+        Layers came or went: the message for a stack of 2-D slices, on the next turn
+        (not inside the layer list's event; a pending call keeps no widget).
+        """
         show = weakref.WeakMethod(self._show_stack_message)
 
         def later() -> None:
@@ -348,7 +351,7 @@ class PlanesWidget(QWidget):
         self._reset_soon()
 
     def eventFilter(self, watched: Any, event: Any) -> bool:  # noqa: N802 (Qt override)
-        """The dock gets or leaves a window of its own: every pane gets a new canvas.
+        """Give every pane a new canvas when the dock gets or leaves a window of its own.
 
         Qt moves the dock's widgets into another window (floated, or docked again), and
         an OpenGL widget there gets a new OpenGL context; vispy's textures and shaders
@@ -583,7 +586,7 @@ def _dock_of(widget: QWidget) -> QDockWidget | None:
 
 
 def _position(event: Any) -> tuple[float, float]:
-    """A mouse event's position in the widget (Qt 6 ``position``, Qt 5 ``pos``)."""
+    """Return a mouse event's position in the widget (Qt 6 ``position``, Qt 5 ``pos``)."""
     point = event.position() if hasattr(event, "position") else event.pos()
     return float(point.x()), float(point.y())
 

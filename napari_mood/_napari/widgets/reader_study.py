@@ -243,7 +243,7 @@ class ReaderStudyWidget(QWidget):
         return write_study(self._study, target, force=force)
 
     def disputes(self) -> AdjudicationList | None:
-        """The study's disagreements as a list to adjudicate (None: no study or none)."""
+        """Return the study's disagreements as a list to adjudicate (None: no study or none)."""
         study = self._study
         if study is None or not study.disagreements:
             return None
@@ -364,7 +364,7 @@ class ReaderStudyWidget(QWidget):
 
 
 def _item(value: object) -> QTableWidgetItem:
-    """A read-only cell: numbers sort as numbers (undefined last) and align right."""
+    """Return a read-only cell: numbers sort as numbers (undefined last) and align right."""
     if isinstance(value, str):
         item = QTableWidgetItem(value)
         item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)

@@ -410,7 +410,7 @@ class ReviewWidget(QWidget):
     def _draft_key(
         self, object_id: int, record: ReviewRecord | None = None
     ) -> tuple[str, str, int, str]:
-        """Notes drafted in one mode are not shown in another (blind review shows none)."""
+        """Return a note draft's key (case, method, object id, mode): drafts stay in their mode."""
         if record is not None:
             return record.case, record.method, object_id, ReviewMode.tag_of(record)
         found, tag = self._found, self.mode.tag
@@ -494,8 +494,11 @@ class ReviewWidget(QWidget):
             call_soon(self._lifetime.guard(self._regions_ahead))
 
     def _regions_job(self) -> AheadJob | None:
-        """What the case read ahead needs of this panel: its regions of the method
-        under review, at its threshold and scope (see :mod:`.prefetch`)."""
+        """Job the read ahead runs for this panel.
+
+        What the case read ahead needs of this panel: its regions of the method
+        under review, at its threshold and scope (see :mod:`.prefetch`).
+        """
         name = self._chosen_method()
         if name not in self._session.method_names:
             return None
@@ -503,8 +506,11 @@ class ReviewWidget(QWidget):
         return review_regions_job(name, self._session.threshold(name), scope)
 
     def _regions_ahead(self) -> bool:
-        """Show the regions made while this case was read ahead, when they are the ones
-        asked for (method, threshold, scope); return whether they were (no search then)."""
+        """Show the regions found during the read ahead, if they match the request.
+
+        Show the regions made while this case was read ahead, when they are the ones
+        asked for (method, threshold, scope); return whether they were (no search then).
+        """
         name = self._chosen_method()
         held = prefetch_for(self._session).result(REVIEW_REGIONS, self._session.case)
         if held is None or name not in self._session.method_names:
@@ -750,7 +756,7 @@ class ReviewWidget(QWidget):
         self._c.readers.setVisible(self._adjudication is not None)
 
     def _say(self, text: str) -> None:
-        """A message in the panel (until the next move) and in napari's status bar."""
+        """Show a message in the panel (until the next move) and in napari's status bar."""
         self._c.queue_label.setText(text)
         self._viewer.status = text
 

@@ -48,7 +48,7 @@ class ReviewFiles:
         return None if self.book is None else self.book.path
 
     def default_path(self) -> Path:
-        """The default review file of the session's dataset."""
+        """Return the default review file of the session's dataset."""
         return default_review_path(self._session.dataset)
 
     def check_location(self, path: str | Path) -> Path:

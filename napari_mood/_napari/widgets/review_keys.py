@@ -72,7 +72,7 @@ class KeyBinding:
 
 
 def key_help(bindings: Sequence[KeyBinding]) -> str:
-    """The shortcut list shown in the panel (one ``key  text`` per line, HTML)."""
+    """Return the shortcut list shown in the panel (one ``key  text`` per line, HTML)."""
     rows = "".join(
         f"<tr><td><b>{b.key}</b>&nbsp;&nbsp;</td><td>{b.text}</td></tr>" for b in bindings
     )
@@ -80,7 +80,7 @@ def key_help(bindings: Sequence[KeyBinding]) -> str:
 
 
 def main_window_of(widget: QWidget) -> QWidget:
-    """The main window ``widget`` lives in, docked or floated (else its own window)."""
+    """Return the main window ``widget`` lives in, docked or floated (else its own window)."""
     parent: QWidget | None = widget
     while parent is not None and not isinstance(parent, QMainWindow):
         parent = parent.parentWidget()  # a floated dock's parent is still the main window
@@ -112,7 +112,7 @@ class KeyRouter(QObject):
 
     @classmethod
     def of(cls, window: QWidget) -> KeyRouter:
-        """The router of ``window`` (made on first use)."""
+        """Return the router of ``window`` (made on first use)."""
         found = window.findChild(KeyRouter, _ROUTER_NAME, Qt.FindChildOption.FindDirectChildrenOnly)
         return found if found is not None else cls(window)
 
@@ -155,7 +155,7 @@ class KeyRouter(QObject):
         return shortcut
 
     def _target(self, key: str) -> KeyBinding | None:
-        """The binding ``key`` calls: the focused panel's, else the highest priority's."""
+        """Return the binding ``key`` calls: the focused panel's, else the highest priority's."""
         candidates = [c for c in self._clients if c.enabled and c.binding(key) is not None]
         if not candidates:
             return None
@@ -227,7 +227,7 @@ class WindowKeys:
             self._router.update()
 
     def binding(self, key: str) -> KeyBinding | None:
-        """This panel's binding of ``key``."""
+        """Return the binding of ``key`` in this panel."""
         return next((b for b in self.bindings if b.key == key), None)
 
     def holds(self, widget: QWidget | None) -> bool:
@@ -305,7 +305,7 @@ def weak_call(widget: object, name: str, *args: object) -> Callable[[], None]:
 
 
 def review_bindings(panel: object) -> tuple[KeyBinding, ...]:
-    """The review keys: verdicts (T / F / U), next / previous (N / P), undo (Z)."""
+    """Return the review keys: verdicts (T / F / U), next / previous (N / P), undo (Z)."""
     verdicts = tuple(
         KeyBinding(key, text.lower(), weak_call(panel, "set_verdict", verdict))
         for verdict, (text, key) in VERDICT_TEXT.items()

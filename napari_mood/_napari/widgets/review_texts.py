@@ -67,7 +67,7 @@ ADJUDICATION_TIP = (
 def position_text(
     found: FoundRegions | None, region: FlaggedRegion | None, index: int, total: int, method: str
 ) -> str:
-    """The region shown, e.g. "Region 3 of 22 · residual @ 0.500", its max score and size."""
+    """Return the region shown, e.g. "Region 3 of 22 · residual @ 0.500", its max score and size."""
     if found is None:
         return ""
     if region is None:
@@ -91,7 +91,7 @@ def progress_text(verdicts: Iterable[ReviewRecord], total: int) -> str:
 
 
 def end_text(delta: int, queue: ReviewQueue | None, case: str | None) -> str:
-    """What Next past the last case (Previous before the first) says: nothing more to open.
+    """Return what Next past the last case (Previous before the first) says: nothing more to open.
 
     Examples
     --------
@@ -106,7 +106,7 @@ def end_text(delta: int, queue: ReviewQueue | None, case: str | None) -> str:
 
 
 def readers_text(item: AdjudicationItem | None) -> str:
-    """What the readers said of a disputed region, e.g. "Readers: ana true finding · ben unsure"."""
+    """Return the readers' verdicts on a region, e.g. "Readers: ana true finding · ben unsure"."""
     if item is None:
         return ""
     said = " · ".join(f"{name}: <b>{verdict}</b>" for name, verdict in item.verdicts)

@@ -1,4 +1,6 @@
-"""What the viewer shows during a review: the regions' outlines, only the reviewed method,
+"""What the viewer shows during a review.
+
+What the viewer shows during a review: the regions' outlines, only the reviewed method,
 and blind review.
 
 * **Only this method**: the other methods' maps are hidden (their visibility is restored
@@ -73,8 +75,11 @@ class ReviewView:
         blind: bool,
         names: Mapping[str, str] | None = None,
     ) -> None:
-        """Show ``method`` alone (``only`` or ``blind``), blind or not; in blind review the
-        layers naming a method show the neutral ``names`` (method -> "Method A")."""
+        """Show ``method`` alone, optionally in blind review.
+
+        Show ``method`` alone (``only`` or ``blind``), blind or not; in blind review the
+        layers naming a method show the neutral ``names`` (method -> "Method A").
+        """
         self.restore(keep_names=blind)
         self.method, self.only, self.blind = method, only, blind
         self._session.blind = blind
@@ -94,8 +99,11 @@ class ReviewView:
             self._select_scan()
 
     def restore(self, *, closing: bool = False, keep_names: bool = False) -> None:
-        """Put back what :meth:`show` hid or changed (``closing``: the panel is gone;
-        ``keep_names``: the layers keep their neutral names, blind review goes on)."""
+        """Undo what :meth:`show` hid or renamed.
+
+        Put back what :meth:`show` hid or changed (``closing``: the panel is gone;
+        ``keep_names``: the layers keep their neutral names, blind review goes on).
+        """
         if not keep_names:
             self._names.restore()
         for layer, visible in self._hidden.values():
@@ -170,7 +178,7 @@ class ReviewView:
 
 
 def _names_methods(dock: QDockWidget) -> bool:
-    """napari's layer list and controls, and every napari-mood panel but the three planes."""
+    """Return napari's layer list and controls, and every napari-mood panel but the planes'."""
     if dock.objectName() in NAPARI_DOCKS:
         return True
     modules = {type(w).__module__ for w in dock.findChildren(QWidget)}  # napari wraps panels
@@ -179,7 +187,7 @@ def _names_methods(dock: QDockWidget) -> bool:
 
 
 def review_layer(viewer: Any) -> Any:
-    """The outline layer of the regions under review (None when not shown)."""
+    """Return the outline layer of the regions under review (None when not shown)."""
     return next(helper_layers(viewer, REVIEW_ROLE), None)
 
 

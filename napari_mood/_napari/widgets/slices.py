@@ -211,7 +211,7 @@ class SliceScoresWidget(QWidget):
         self._metric.setCurrentIndex(index)
 
     def plotted(self) -> dict[str, np.ndarray]:
-        """The y values of each method's line as drawn (for checks and export)."""
+        """Return the y values of each method's line as drawn (for checks and export)."""
         if self._ax is None:
             return {}
         return {

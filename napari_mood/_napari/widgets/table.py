@@ -267,7 +267,7 @@ class TableWidget(QWidget):
         return [kit.cell(self._grid, row, 0).text() for row in range(self._grid.rowCount())]
 
     def table_text(self, *, delimiter: str = ",") -> str:
-        """The table as CSV (or tab-separated) text, rows in the displayed order."""
+        """Return the table as CSV (or tab-separated) text, rows in the displayed order."""
         if self._table is None:
             return ""
         return format_table(self._table, delimiter=delimiter, order=self.displayed_methods())

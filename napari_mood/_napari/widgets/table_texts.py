@@ -98,6 +98,16 @@ def best_methods(table: ComparisonTable) -> dict[str, set[str]]:
 
     Columns whose ``better`` is None, and columns without any number, are left out.
 
+    Parameters
+    ----------
+    table : ComparisonTable
+        A comparison.
+
+    Returns
+    -------
+    dict of str to set of str
+        Per column key, the best method(s).
+
     Examples
     --------
     >>> rows = (ComparisonRow("a", 0.9, 0.9, 0.1, 0.8, 0.5, 0.5, 1, 3, 0, 0.4),
@@ -122,6 +132,18 @@ def best_methods(table: ComparisonTable) -> dict[str, set[str]]:
 def format_value(value: object, *, digits: int = 4) -> str:
     """Text of a value: ``""`` for None/NaN, ``digits`` decimals for floats.
 
+    Parameters
+    ----------
+    value : object
+        A cell's value.
+    digits : int
+        Decimals of a float.
+
+    Returns
+    -------
+    str
+        The text.
+
     Examples
     --------
     >>> format_value(0.123456), format_value(float("nan")), format_value(3)
@@ -136,6 +158,18 @@ def format_value(value: object, *, digits: int = 4) -> str:
 
 def format_cell(row: ComparisonRow, column: Column) -> str:
     """Text of a row's cell: the value, then its interval when the row has one.
+
+    Parameters
+    ----------
+    row : ComparisonRow
+        A method's row.
+    column : Column
+        The column.
+
+    Returns
+    -------
+    str
+        The text, e.g. ``'0.8500 [0.71, 0.91]'``.
 
     Examples
     --------
@@ -155,7 +189,18 @@ def format_cell(row: ComparisonRow, column: Column) -> str:
 
 
 def shown_columns(table: ComparisonTable) -> tuple[Column, ...]:
-    """Columns with at least one value in ``table`` (``method`` always)."""
+    """Columns with at least one value in ``table`` (``method`` always).
+
+    Parameters
+    ----------
+    table : ComparisonTable
+        A comparison.
+
+    Returns
+    -------
+    tuple of Column
+        The columns, in ``COLUMNS`` order.
+    """
     return tuple(
         c
         for c in COLUMNS
@@ -176,7 +221,7 @@ def _csv_fields(table: ComparisonTable) -> list[str]:
 def format_table(
     table: ComparisonTable, *, delimiter: str = ",", order: Sequence[str] | None = None
 ) -> str:
-    """CSV (or tab-separated, ``delimiter="\\t"``) text of a table, one row per method.
+    r"""Return the CSV (or tab-separated, ``delimiter="\t"``) text of a table, one row per method.
 
     The first two columns say what was compared (``scope``: case or dataset, and its
     ``name``); then the :class:`ComparisonRow` fields of :func:`shown_columns` (an
@@ -210,7 +255,20 @@ def _raw(value: object) -> str:
 
 
 def describe_table(table: ComparisonTable, problems: tuple[Problem, ...]) -> str:
-    """One sentence saying what the table shows."""
+    """One sentence saying what the table shows.
+
+    Parameters
+    ----------
+    table : ComparisonTable
+        The table.
+    problems : tuple of Problem
+        The input problems met.
+
+    Returns
+    -------
+    str
+        The sentence.
+    """
     if table.scope == "case":
         return f"Case {table.name}: objects at each method's display threshold; rank by pixel AP."
     text = (
@@ -221,7 +279,22 @@ def describe_table(table: ComparisonTable, problems: tuple[Problem, ...]) -> str
 
 
 def problems_text(name: str, problems: tuple[Problem, ...], limit: int = 5) -> str:
-    """The first ``limit`` input problems of a dataset, one per line."""
+    """Return the first ``limit`` input problems of a dataset, one per line.
+
+    Parameters
+    ----------
+    name : str
+        The dataset's name.
+    problems : tuple of Problem
+        The problems.
+    limit : int
+        The most problems listed.
+
+    Returns
+    -------
+    str
+        The lines, a header line first.
+    """
     lines = [str(p) for p in problems[:limit]]
     more = len(problems) - limit
     tail = [f"... and {more} more (see `napari-mood evaluate {name}`)"] if more > 0 else []

@@ -24,11 +24,18 @@ def readout_text(readout: Readout) -> str:
 
     A voxel readout (objects not counted yet) says so on the second line.
 
+    Parameters
+    ----------
+    readout : Readout
+        A map's readout.
+
+    Returns
+    -------
+    str
+        The two lines.
+
     Examples
     --------
-    >>> import numpy as np
-    >>> from napari_mood.services.readouts import compute_readouts
-    >>> from napari_mood.services.snapshots import MapSnapshot
     >>> gt = np.zeros((4, 4), bool); gt[1, 1] = True
     >>> print(readout_text(compute_readouts([MapSnapshot("m", gt * 0.9, 0.5)], None)["m"]))
     1 voxels · 6.25 %
@@ -50,7 +57,18 @@ def readout_text(readout: Readout) -> str:
 
 
 def best_text(result: ThresholdChoice) -> str:
-    """One line per method found, then the methods left out."""
+    """One line per method found, then the methods left out.
+
+    Parameters
+    ----------
+    result : ThresholdChoice
+        The thresholds chosen.
+
+    Returns
+    -------
+    str
+        The lines.
+    """
     lines = [f"On {result.source}:"]
     lines += [
         f"{name}: {b.threshold:.3f} ({CRITERION_TEXT[b.criterion]} {_number(b.value)})"

@@ -32,14 +32,46 @@ MergeRule = Literal["mean", "union"]
 
 
 def readers_of(boxes: BoxSet) -> tuple[str, ...]:
-    """The readers of ``boxes`` in order of first appearance (``""``: none named)."""
+    """Return the readers of ``boxes`` in order of first appearance (``""``: none named).
+
+    Parameters
+    ----------
+    boxes : BoxSet
+        Boxes with their readers.
+
+    Returns
+    -------
+    tuple of str
+        The distinct reader names.
+    """
     return tuple(dict.fromkeys(boxes.readers))
 
 
 def merge_readers(
     boxes: BoxSet, *, min_iou: float = 0.3, how: MergeRule = "mean", keep_single: bool = True
 ) -> BoxSet:
-    """The consensus of two readers' boxes (see the module's rule).
+    """Return the consensus of two readers' boxes (see the module's rule).
+
+    Parameters
+    ----------
+    boxes : BoxSet
+        The boxes of at most two readers per image.
+    min_iou : float
+        The IoU from which two readers' boxes pair up, in [0, 1).
+    how : {"mean", "union"}
+        How a pair becomes one box.
+    keep_single : bool
+        Whether a box without a partner stays.
+
+    Returns
+    -------
+    BoxSet
+        The consensus boxes.
+
+    Raises
+    ------
+    ValueError
+        When ``how`` or ``min_iou`` is invalid, or an image has more than two readers.
 
     Examples
     --------

@@ -43,6 +43,11 @@ def boxes_from_score_map(
     min_pixels : int
         Components smaller than this are dropped (default 1: none).
 
+    Returns
+    -------
+    BoxSet
+        One box per region of at least ``min_pixels`` pixels, on ``image``.
+
     Examples
     --------
     >>> score = np.zeros((6, 8))

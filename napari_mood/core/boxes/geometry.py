@@ -19,6 +19,18 @@ __all__ = ["as_boxes", "box_areas", "box_iou", "xywh_to_xyxy", "xyxy_to_xywh"]
 def as_boxes(boxes: object, *, what: str = "boxes") -> np.ndarray:
     """Return ``boxes`` as a float64 ``(n, 4)`` array of ``(x1, y1, x2, y2)``; checked.
 
+    Parameters
+    ----------
+    boxes : array-like
+        ``(n, 4)`` boxes ``(x1, y1, x2, y2)`` (or an empty sequence).
+    what : str
+        Their name in the messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n, 4)`` float64 array.
+
     Raises
     ------
     ValueError
@@ -49,6 +61,16 @@ def as_boxes(boxes: object, *, what: str = "boxes") -> np.ndarray:
 def xywh_to_xyxy(boxes: object) -> np.ndarray:
     """COCO ``[x, y, width, height]`` -> ``(x1, y1, x2, y2)``.
 
+    Parameters
+    ----------
+    boxes : array-like
+        ``(n, 4)`` boxes ``[x, y, width, height]``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n, 4)`` corners, checked as :func:`as_boxes` does.
+
     Examples
     --------
     >>> xywh_to_xyxy([[1, 2, 3, 4]]).tolist()
@@ -61,6 +83,16 @@ def xywh_to_xyxy(boxes: object) -> np.ndarray:
 def xyxy_to_xywh(boxes: object) -> np.ndarray:
     """``(x1, y1, x2, y2)`` -> COCO ``[x, y, width, height]``.
 
+    Parameters
+    ----------
+    boxes : array-like
+        ``(n, 4)`` boxes ``(x1, y1, x2, y2)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n, 4)`` COCO boxes.
+
     Examples
     --------
     >>> xyxy_to_xywh([[1, 2, 4, 6]]).tolist()
@@ -72,6 +104,16 @@ def xyxy_to_xywh(boxes: object) -> np.ndarray:
 
 def box_areas(boxes: object) -> np.ndarray:
     """Areas ``(x2 - x1) * (y2 - y1)`` in square pixels (no ``+ 1``, as COCO).
+
+    Parameters
+    ----------
+    boxes : array-like
+        ``(n, 4)`` boxes ``(x1, y1, x2, y2)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n,)`` areas.
 
     Examples
     --------
@@ -87,6 +129,16 @@ def box_iou(first: object, second: object) -> np.ndarray:
 
     Returns an ``(n, m)`` array. Boxes that do not overlap with positive width **and**
     height have IoU 0 (touching boxes, degenerate boxes), as ``pycocotools`` computes it.
+
+    Parameters
+    ----------
+    first, second : array-like
+        ``(n, 4)`` and ``(m, 4)`` boxes ``(x1, y1, x2, y2)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n, m)`` IoUs in [0, 1].
 
     Examples
     --------

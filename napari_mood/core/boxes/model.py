@@ -51,6 +51,29 @@ class BoxSet:
     ) -> BoxSet:
         """Check and assemble; missing scores are 1.0, labels ``"anomaly"``, readers ``""``.
 
+        Parameters
+        ----------
+        images : sequence of str
+            The image id of each box.
+        xyxy : array-like
+            ``(n, 4)`` corners ``(x1, y1, x2, y2)``.
+        scores : array-like, optional
+            Confidence of each box.
+        labels : sequence of str, optional
+            Category of each box.
+        readers : sequence of str, optional
+            Reader of each box.
+
+        Returns
+        -------
+        BoxSet
+            The boxes.
+
+        Raises
+        ------
+        ValueError
+            When lengths differ or a box or score is invalid.
+
         Examples
         --------
         >>> boxes = BoxSet.build(["a", "a"], [[0, 0, 2, 2], [1, 1, 3, 3]], scores=[0.9, 0.2])
@@ -70,14 +93,32 @@ class BoxSet:
 
     @classmethod
     def empty(cls) -> BoxSet:
-        """No box at all."""
+        """No box at all.
+
+        Returns
+        -------
+        BoxSet
+            An empty set.
+        """
         return cls.build([], [])
 
     def __len__(self) -> int:
+        """Return the number of boxes."""
         return len(self.images)
 
     def take(self, rows: Iterable[int] | np.ndarray) -> BoxSet:
-        """The boxes at ``rows`` (indices or a boolean mask), in that order."""
+        """Return the boxes at ``rows`` (indices or a boolean mask), in that order.
+
+        Parameters
+        ----------
+        rows : iterable of int or numpy.ndarray
+            Row indices, or a bool mask of every row.
+
+        Returns
+        -------
+        BoxSet
+            The selected boxes.
+        """
         index = np.asarray(list(rows) if not isinstance(rows, np.ndarray) else rows)
         if index.dtype == bool:
             index = np.flatnonzero(index)
@@ -91,7 +132,20 @@ class BoxSet:
         )
 
     def rows_of(self, image: str, label: str | None = None) -> np.ndarray:
-        """Row indices of the boxes of ``image`` (and ``label``), in file order."""
+        """Row indices of the boxes of ``image`` (and ``label``), in file order.
+
+        Parameters
+        ----------
+        image : str
+            An image id.
+        label : str, optional
+            A category (default: any).
+
+        Returns
+        -------
+        numpy.ndarray
+            Row indices.
+        """
         return np.array(
             [
                 i
@@ -102,12 +156,34 @@ class BoxSet:
         )
 
     def above(self, min_score: float) -> BoxSet:
-        """The boxes whose score is ``>= min_score``."""
+        """Return the boxes whose score is ``>= min_score``.
+
+        Parameters
+        ----------
+        min_score : float
+            The lowest confidence kept.
+
+        Returns
+        -------
+        BoxSet
+            The boxes kept, in order.
+        """
         return self.take(self.scores >= min_score)
 
     @staticmethod
     def concat(parts: Sequence[BoxSet]) -> BoxSet:
-        """One set holding the boxes of ``parts`` in order."""
+        """One set holding the boxes of ``parts`` in order.
+
+        Parameters
+        ----------
+        parts : sequence of BoxSet
+            The sets to join.
+
+        Returns
+        -------
+        BoxSet
+            The joined set (empty without parts).
+        """
         if not parts:
             return BoxSet.empty()
         return BoxSet(

@@ -121,6 +121,11 @@ def interpolated_ap(is_tp: np.ndarray, n_gt: int) -> float:
     n_gt : int
         Ground-truth boxes (> 0).
 
+    Returns
+    -------
+    float
+        AP in [0, 1].
+
     Examples
     --------
     Precision 1 up to recall 0.5 (51 points), 2/3 from 0.51 to 1 (50 points):
@@ -195,14 +200,17 @@ class BoxEvaluation:
 
     @property
     def map30(self) -> float:
+        """Average precision at IoU 0.3 (mAP@30)."""
         return self.ap[0.3]
 
     @property
     def map50(self) -> float:
+        """Average precision at IoU 0.5 (mAP@50)."""
         return self.ap[0.5]
 
     @property
     def map50_95(self) -> float:
+        """COCO's mAP@[50:95]: the mean over the ten IoU thresholds; NaN if any is NaN."""
         values = [self.ap[t] for t in COCO_IOU_THRESHOLDS]
         return float(np.mean(values)) if not any(math.isnan(v) for v in values) else math.nan
 
@@ -234,6 +242,11 @@ def evaluate_boxes(
         Boxes of other images are an error.
     count_iou : float
         IoU of the TP / FP / FN counts and of the per-image table (NOVA: 0.3).
+
+    Returns
+    -------
+    BoxEvaluation
+        mAP at each IoU, recall, Acc@50, count IoU, TP/FP/FN and per-image counts.
 
     Examples
     --------
@@ -369,6 +382,20 @@ class BoxOutcomes:
 
 def box_outcomes(gt: BoxSet, pred: BoxSet, *, iou_threshold: float = 0.3) -> BoxOutcomes:
     """TP / FP / FN of every box at ``iou_threshold`` (all predictions, any confidence).
+
+    Parameters
+    ----------
+    gt : BoxSet
+        The ground-truth boxes.
+    pred : BoxSet
+        The predictions (matched by decreasing confidence).
+    iou_threshold : float
+        The IoU from which a prediction detects a GT box of its image and category.
+
+    Returns
+    -------
+    BoxOutcomes
+        Per GT box whether it is detected, per prediction whether it matched.
 
     Examples
     --------

@@ -34,7 +34,20 @@ Connectivity = Literal["full", "face"]
 
 
 def check_ndim(arr: np.ndarray, what: str) -> None:
-    """Refuse an array that is not 2-D or 3-D, or is empty (ValueError naming ``what``)."""
+    """Refuse an array that is not 2-D or 3-D, or is empty (ValueError naming ``what``).
+
+    Parameters
+    ----------
+    arr : numpy.ndarray
+        The array to check.
+    what : str
+        Its name in the message.
+
+    Raises
+    ------
+    ValueError
+        When ``arr`` is not 2-D or 3-D, or is empty.
+    """
     if arr.ndim not in (2, 3):
         raise ValueError(f"{what} must be 2-D or 3-D, got {arr.ndim}-D with shape {arr.shape}")
     if arr.size == 0:
@@ -85,6 +98,22 @@ def cc3d_labels(
     face one. Labels come as uint16 when there are fewer than 65,536 objects (cc3d itself
     picks uint32 for almost any volume), so a labelling kept by the viewer's cache takes
     half the memory. ``whole``: in one cc3d call (a batch job: see ``label_slabs``).
+
+    Parameters
+    ----------
+    mask : numpy.ndarray
+        2-D or 3-D bool mask.
+    connectivity : {"full", "face"}
+        Voxels touching by a corner, edge or face (``full``) or by a face only.
+    whole : bool
+        Whether the mask is labelled in one call rather than slab by slab.
+
+    Returns
+    -------
+    labels : numpy.ndarray
+        Label image of ``mask``'s shape (uint16 or uint32), 0 the background.
+    n : int
+        Number of objects.
     """
     found = _labelled(mask, connectivity, stats=False, whole=whole)
     return found.labels, found.n
@@ -125,7 +154,18 @@ class Components:
 
 
 def tight_crop(mask: np.ndarray) -> tuple[slice, ...] | None:
-    """The smallest box holding every True voxel of ``mask`` (None when there is none)."""
+    """Return the smallest box holding every True voxel of ``mask`` (None when there is none).
+
+    Parameters
+    ----------
+    mask : numpy.ndarray
+        A bool mask.
+
+    Returns
+    -------
+    tuple of slice or None
+        One slice per axis, or None for an empty mask.
+    """
     axes = range(mask.ndim)
     crop = []
     for axis in axes:
@@ -137,12 +177,34 @@ def tight_crop(mask: np.ndarray) -> tuple[slice, ...] | None:
 
 
 def crop_offset(crop: tuple[slice, ...]) -> np.ndarray:
-    """The crop's first voxel (int64), added to crop coordinates to get volume ones."""
+    """Return the crop's first voxel (int64), added to crop coordinates to get volume ones.
+
+    Parameters
+    ----------
+    crop : tuple of slice
+        A crop with explicit starts.
+
+    Returns
+    -------
+    numpy.ndarray
+        The start of each slice.
+    """
     return np.array([s.start for s in crop], dtype=np.int64)
 
 
 def empty_components(ndim: int) -> Components:
-    """Components of an ``ndim``-D mask without any object."""
+    """Components of an ``ndim``-D mask without any object.
+
+    Parameters
+    ----------
+    ndim : int
+        Number of axes.
+
+    Returns
+    -------
+    Components
+        Zero objects, with empty arrays of the right dimensions.
+    """
     crop = tuple(slice(0, 0) for _ in range(ndim))
     empty_box = np.zeros((0, ndim), dtype=np.int64)
     return Components(
@@ -156,7 +218,20 @@ def empty_components(ndim: int) -> Components:
 
 
 def find_components(mask: np.ndarray, connectivity: Connectivity) -> Components:
-    """Label ``mask`` inside its tight bounding box; sizes, centroids, boxes in one pass."""
+    """Label ``mask`` inside its tight bounding box; sizes, centroids, boxes in one pass.
+
+    Parameters
+    ----------
+    mask : numpy.ndarray
+        2-D or 3-D bool mask.
+    connectivity : {"full", "face"}
+        Voxels touching by a corner, edge or face (``full``) or by a face only.
+
+    Returns
+    -------
+    Components
+        The cropped label image and each object's size, centroid and bounding box.
+    """
     crop = tight_crop(mask)
     if crop is None:
         return empty_components(mask.ndim)
@@ -180,6 +255,22 @@ def object_scores(
     Works through the crop a slab of planes at a time, each slab of ``keys`` put in
     the labels' C order first (:func:`~napari_mood.core._layout.c_contiguous`): the
     temporaries stay at a slab's size, and no element is read across memory order.
+
+    Parameters
+    ----------
+    comp : Components
+        The objects.
+    keys : numpy.ndarray
+        The score map as keys (:func:`~napari_mood.core.scores.score_keys`), full volume.
+    mode : {"mood", "exact"}
+        How scores are read.
+
+    Returns
+    -------
+    peak : numpy.ndarray
+        Each object's largest key.
+    mean : numpy.ndarray
+        Each object's mean score value (float64).
 
     Examples
     --------
@@ -207,6 +298,17 @@ def add_piece_scores(
     """Fold the keys of a piece into ``peak[id]`` (max key) and ``sums[id]`` (sum of values).
 
     ``labels`` and ``keys`` are C-ordered arrays of one shape; ids index ``peak`` / ``sums``.
+
+    Parameters
+    ----------
+    labels : numpy.ndarray
+        Labels of the piece.
+    keys : numpy.ndarray
+        Score keys of the piece.
+    peak, sums : numpy.ndarray
+        Per-id accumulators, modified in place.
+    mode : {"mood", "exact"}
+        How scores are read.
     """
     flat = labels.ravel()
     inside = flat > 0  # np.compress on flat arrays: 3x faster than a mask index
@@ -224,6 +326,22 @@ def centroids_of(labels: np.ndarray, ids: np.ndarray, n: int) -> tuple[np.ndarra
 
     Means are in crop coordinates; the rank is that of each object's first voxel in C
     raster order.
+
+    Parameters
+    ----------
+    labels : numpy.ndarray
+        A cropped label image.
+    ids : numpy.ndarray
+        Ascending object ids to measure.
+    n : int
+        The largest id of ``labels``.
+
+    Returns
+    -------
+    centroids : numpy.ndarray
+        ``(len(ids), ndim)`` mean voxel index of each object.
+    order : numpy.ndarray
+        Each object's rank by its first voxel.
     """
     wanted = np.zeros(n + 1, dtype=bool)
     wanted[ids] = True
@@ -238,7 +356,25 @@ def centroids_of(labels: np.ndarray, ids: np.ndarray, n: int) -> tuple[np.ndarra
 
 
 def truth_mask(gt: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """The anomalous voxels of ``gt`` (:func:`~napari_mood.core.scores.gt_mask`) for scores of ``shape``."""
+    """Return the anomalous voxels of ``gt`` (``gt_mask``) for scores of ``shape``.
+
+    Parameters
+    ----------
+    gt : numpy.ndarray
+        A ground-truth volume.
+    shape : tuple of int
+        The score map's shape.
+
+    Returns
+    -------
+    numpy.ndarray
+        Bool mask.
+
+    Raises
+    ------
+    ValueError
+        When the shapes differ.
+    """
     arr = np.asarray(gt)
     if arr.shape != shape:
         raise ValueError(f"gt shape {arr.shape} differs from score shape {shape}")
@@ -246,7 +382,25 @@ def truth_mask(gt: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def read_keys(score: np.ndarray, mode: ScoreMode) -> np.ndarray:
-    """A 2-D or 3-D score map as ordered keys (:func:`~napari_mood.core.scores.score_keys`)."""
+    """Return a 2-D or 3-D score map as ordered keys (:func:`~napari_mood.core.scores.score_keys`).
+
+    Parameters
+    ----------
+    score : numpy.ndarray
+        A score map.
+    mode : {"mood", "exact"}
+        How scores are read.
+
+    Returns
+    -------
+    numpy.ndarray
+        Keys ordered like the scores.
+
+    Raises
+    ------
+    ValueError
+        When the map is not 2-D or 3-D, is empty or holds NaN.
+    """
     arr = np.asarray(score)
     check_ndim(arr, "score")
     return score_keys(arr, mode=mode)

@@ -89,6 +89,11 @@ class CaseObjects:
 def default_threshold_grid() -> np.ndarray:
     """Return the default threshold grid 0.01, 0.02, ..., 0.99 (float64).
 
+    Returns
+    -------
+    numpy.ndarray
+        99 thresholds.
+
     Examples
     --------
     >>> grid = default_threshold_grid()
@@ -144,6 +149,16 @@ def dataset_size_window(cases: Sequence[CaseObjects]) -> tuple[float, float]:
 
     ``(0.5 * smallest, 2 * biggest)`` GT object in voxels, or ``(0, inf)`` when there is
     no GT object at all (every predicted object is then kept, and is a false positive).
+
+    Parameters
+    ----------
+    cases : sequence of CaseObjects
+        The described cases.
+
+    Returns
+    -------
+    tuple of float
+        ``(lo, hi)`` in voxels.
 
     Examples
     --------
@@ -372,6 +387,23 @@ def best_object_threshold(
 
     Ties go to the highest threshold; a NaN F1 never wins unless every F1 is NaN (then
     the highest threshold is returned). All cases must share the same thresholds.
+
+    Parameters
+    ----------
+    cases : sequence of CaseObjects
+        Cases described at the same thresholds (:func:`describe_case`).
+    size_window : tuple of float, optional
+        ``(lo, hi)`` object sizes kept, in voxels (default: from the GT objects).
+
+    Returns
+    -------
+    ObjectCounts
+        The pooled counts at the best threshold.
+
+    Raises
+    ------
+    ValueError
+        When there is no case, the cases differ in thresholds, or the window is invalid.
 
     Examples
     --------

@@ -132,7 +132,7 @@ def flagged_objects(
 
 
 def _components(joined: Joined, crop: tuple[slice, ...], drop: int) -> Components:
-    """The objects' columns, in a map of ``3 - drop`` dimensions (no label image)."""
+    """Return the objects' columns, in a map of ``3 - drop`` dimensions (no label image)."""
     offset = crop_offset(crop)  # centroids rounded as find_components's: in the crop, shifted
     inside = (joined.sums - offset * joined.sizes[:, None]) / joined.sizes[:, None]
     return Components(
@@ -181,7 +181,7 @@ class _Parts:
         return run_bytes(self._runs, size, np.dtype(dtype)) <= self._worth * size * itemsize
 
     def final(self, joined: Joined, crop: tuple[slice, ...]) -> np.ndarray | RunLengths | None:
-        """The final image inside ``crop``: runs, an array, or None (see the class)."""
+        """Return the final image inside ``crop``: runs, an array, or None (see the class)."""
         shape = tuple(s.stop - s.start for s in crop)
         size = int(np.prod(shape))
         as_runs = self._worth_it(size, joined.dtype.itemsize)
@@ -219,7 +219,7 @@ def _final_labels(
     worth: float,
     capacity: int,
 ) -> np.ndarray | RunLengths:
-    """The final label image inside ``crop``, slab by slab (each slab's parts freed).
+    """Return the final label image inside ``crop``, slab by slab (each slab's parts freed).
 
     ``capacity`` bounds its runs: relabelling only merges runs, and cutting a slab to
     the crop adds at most one run per row of the crop, so the final image has at most

@@ -128,7 +128,27 @@ def _is_binary(keys: np.ndarray, mode: ScoreMode) -> bool:
 
 
 def resolve_threshold(keys: np.ndarray, threshold: float | None, mode: ScoreMode) -> float:
-    """The threshold given, else :data:`BINARY_THRESHOLD` for a binary map (else ValueError)."""
+    """Return the threshold given, else :data:`BINARY_THRESHOLD` for a binary map (else ValueError).
+
+    Parameters
+    ----------
+    keys : numpy.ndarray
+        The score map as keys.
+    threshold : float or None
+        The threshold given.
+    mode : {"mood", "exact"}
+        How scores are read.
+
+    Returns
+    -------
+    float
+        The threshold to flag at.
+
+    Raises
+    ------
+    ValueError
+        When ``threshold`` is invalid, or None for a map that is not binary.
+    """
     if threshold is not None:
         return check_threshold(threshold)
     if not _is_binary(keys, mode):
@@ -208,7 +228,7 @@ def _all_records(
     scores: tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
     geometry: Geometry,
 ) -> ObjectRecords:
-    """Records of every predicted object, then of every GT object, built when asked for.
+    """Return the records of every predicted object, then of every GT object, built when asked for.
 
     ``scores``: the max and mean score of each predicted, then each GT, object.
     """
@@ -368,7 +388,7 @@ def _match_components(
     geometry: Geometry,
     options: _MatchOptions,
 ) -> ObjectMatch:
-    """The MOOD rule on labelled predicted and GT components (:func:`match_objects`)."""
+    """Apply the MOOD rule to labelled predicted and GT components (:func:`match_objects`)."""
     window, assignment = _assign(pred, truth, options)
     scores = (object_scores(pred, keys, options.mode), object_scores(truth, keys, options.mode))
     objects = _all_records(pred, truth, assignment, scores, geometry)
@@ -446,7 +466,18 @@ class LabelledMatch:
         return self.counts.threshold
 
     def match_at(self, threshold: float) -> ObjectMatch:
-        """:attr:`match` reported at ``threshold`` (one that flags the same voxels)."""
+        """:attr:`match` reported at ``threshold`` (one that flags the same voxels).
+
+        Parameters
+        ----------
+        threshold : float
+            The threshold to report.
+
+        Returns
+        -------
+        ObjectMatch
+            The match with its counts' threshold set to ``threshold``.
+        """
         match = self.match
         if match.threshold == threshold:
             return match
@@ -481,13 +512,29 @@ class LabelledMatch:
         ``dtype`` (uint32 by default; None: the smallest unsigned type holding every id)
         must hold the largest id; the image is made in it directly (a 512^3 uint16 image
         without a uint32 one first).
+
+        Parameters
+        ----------
+        dtype : numpy dtype or None
+            Type of the image.
+
+        Returns
+        -------
+        numpy.ndarray
+            Label image of the map's shape, 0 the background.
         """
         if dtype is None:
             dtype = np.min_scalar_type(self._parts.pred.n)
         return _paste(self.shape, self.pred_crop, self.pred_crop_labels, dtype)
 
     def gt_labels(self) -> np.ndarray:
-        """Full-volume uint32 label image of the GT objects (as :func:`object_labels`)."""
+        """Full-volume uint32 label image of the GT objects (as :func:`object_labels`).
+
+        Returns
+        -------
+        numpy.ndarray
+            Label image of the map's shape, 0 the background.
+        """
         return _paste(self.shape, self.gt_crop, self.gt_crop_labels, np.uint32)
 
     @property
@@ -528,6 +575,36 @@ def labelled_match(
     or label temporaries. ``keep_dense`` False keeps the predicted label image only when
     its runs take at most half its bytes (``pred_runs`` None otherwise): enough for the
     counts and records, with no dense image made or kept.
+
+    Parameters
+    ----------
+    score : numpy.ndarray
+        A 2-D or 3-D score map.
+    gt : numpy.ndarray
+        Its ground truth (values > 0.5 anomalous), same shape.
+    threshold : float, optional
+        The score from which a voxel is flagged; may be left out for a binary map.
+    connectivity : {"full", "face"}
+        Voxels touching by a corner, edge or face (``full``) or by a face only.
+    spacing : sequence of float, optional
+        Voxel size in mm, for object volumes and world centroids.
+    affine : numpy.ndarray, optional
+        Voxel-to-world affine (takes precedence over ``spacing``).
+    mode : {"mood", "exact"}
+        How scores are read.
+    keep_dense : bool
+        Whether the predicted label image is kept dense when its runs would be larger.
+
+    Returns
+    -------
+    LabelledMatch
+        The counts, the cropped label images and the records (built when first read).
+
+    Raises
+    ------
+    ValueError
+        When an option is invalid, the shapes differ, a score is NaN, or ``threshold`` is
+        missing for a non-binary map.
 
     Examples
     --------
@@ -575,7 +652,7 @@ def _unlabelled(comp: Components) -> Components:
 def _overlap_voxels(
     keys: np.ndarray, key: int | np.number, gt_mask: np.ndarray, crop: tuple[slice, ...]
 ) -> int:
-    """Flagged GT voxels, counted inside the GT's box only."""
+    """Count the flagged GT voxels, inside the GT's box only."""
     if gt_mask[crop].size == 0:
         return 0
     return int(np.count_nonzero((keys[crop] >= key) & gt_mask[crop]))
@@ -590,6 +667,24 @@ def object_labels(
     mode: ScoreMode = "mood",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Return the (pred, GT) uint32 label images whose ids :func:`match_objects` reports.
+
+    Parameters
+    ----------
+    score : numpy.ndarray
+        A 2-D or 3-D score map.
+    gt : numpy.ndarray
+        Its ground truth (values > 0.5 anomalous), same shape.
+    threshold : float, optional
+        The score from which a voxel is flagged; may be left out for a binary map.
+    connectivity : {"full", "face"}
+        Voxels touching by a corner, edge or face (``full``) or by a face only.
+    mode : {"mood", "exact"}
+        How scores are read.
+
+    Returns
+    -------
+    pred_labels, gt_labels : numpy.ndarray
+        uint32 label images of the map's shape, 0 the background.
 
     Examples
     --------
@@ -613,6 +708,18 @@ def kind_table(match: ObjectMatch, *, source: Source) -> np.ndarray:
 
     Codes are ``KINDS.index(kind) + 1`` (0 for background), so ``table[labels]`` turns a
     label image from :func:`object_labels` into a kind image.
+
+    Parameters
+    ----------
+    match : ObjectMatch
+        A match from :func:`match_objects`.
+    source : {"pred", "gt"}
+        Whose objects.
+
+    Returns
+    -------
+    numpy.ndarray
+        uint8 table, index 0 the background.
 
     Examples
     --------

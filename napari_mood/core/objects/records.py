@@ -61,7 +61,18 @@ class Geometry:
     affine: np.ndarray | None
 
     def world(self, centroids: np.ndarray) -> list[Any] | None:
-        """World coordinates of voxel ``centroids`` (n, ndim), or None without a mapping."""
+        """World coordinates of voxel ``centroids`` (n, ndim), or None without a mapping.
+
+        Parameters
+        ----------
+        centroids : numpy.ndarray
+            ``(n, ndim)`` voxel coordinates.
+
+        Returns
+        -------
+        list or None
+            ``n`` coordinate lists, or None.
+        """
         if self.affine is not None:
             return (centroids @ self.affine[:-1, :-1].T + self.affine[:-1, -1]).tolist()
         if self.spacing is not None:
@@ -96,7 +107,26 @@ class SourceColumns:
         matches: Sequence[tuple[int, ...]],
         scores: tuple[np.ndarray, np.ndarray],
     ) -> SourceColumns:
-        """The columns of ``comp`` (its label image is not kept)."""
+        """Return the columns of ``comp`` (its label image is not kept).
+
+        Parameters
+        ----------
+        comp : Components
+            The objects of one source.
+        source : {"pred", "gt"}
+            Which source they are.
+        kinds : numpy.ndarray
+            Kind code of each object.
+        matches : sequence of tuple of int
+            Each object's partners (0-based indices).
+        scores : tuple of numpy.ndarray
+            Each object's peak and mean score.
+
+        Returns
+        -------
+        SourceColumns
+            One column per field, one row per object.
+        """
         return cls(
             source,
             np.asarray(kinds, dtype=np.uint8),
@@ -115,12 +145,36 @@ class SourceColumns:
         return int(self.sizes.size)
 
     def rows_of(self, kinds: Collection[str]) -> np.ndarray:
-        """Ascending rows whose kind is one of ``kinds``."""
+        """Ascending rows whose kind is one of ``kinds``.
+
+        Parameters
+        ----------
+        kinds : collection of str
+            Object kinds (``"TP"``, ``"FP"``, ...); unknown ones match nothing.
+
+        Returns
+        -------
+        numpy.ndarray
+            Row indices.
+        """
         codes = [KINDS.index(kind) + 1 for kind in kinds if kind in KINDS]  # type: ignore[arg-type]
         return np.flatnonzero(np.isin(self.kinds, codes))
 
     def records(self, rows: np.ndarray, geometry: Geometry) -> list[ObjectRecord]:
-        """The records of ``rows``; the columns turn into Python values in bulk."""
+        """Return the records of ``rows``; the columns turn into Python values in bulk.
+
+        Parameters
+        ----------
+        rows : numpy.ndarray
+            Row indices.
+        geometry : Geometry
+            The case's voxel volume and world mapping.
+
+        Returns
+        -------
+        list of ObjectRecord
+            One record per row.
+        """
         centroids = self.centroids[rows]
         world = geometry.world(centroids)
         sizes = self.sizes[rows].tolist()
@@ -169,6 +223,7 @@ class ObjectRecords(Sequence[ObjectRecord]):
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
+        """Return the number of predicted and GT objects (no record is built)."""
         return self._sides["pred"].n + self._sides["gt"].n
 
     @overload
@@ -178,47 +233,97 @@ class ObjectRecords(Sequence[ObjectRecord]):
     def __getitem__(self, index: slice) -> tuple[ObjectRecord, ...]: ...
 
     def __getitem__(self, index: int | slice) -> ObjectRecord | tuple[ObjectRecord, ...]:
+        """Return the record (or records) at ``index`` of :meth:`as_tuple`."""
         return self.as_tuple()[index]
 
     def __iter__(self) -> Iterator[ObjectRecord]:
+        """Iterate over every record (built on first use)."""
         return iter(self.as_tuple())
 
     def __eq__(self, other: object) -> bool:
+        """Compare the records with another set or with a tuple of records."""
         if isinstance(other, ObjectRecords | tuple):
             return self.as_tuple() == tuple(other)
         return NotImplemented
 
     def __hash__(self) -> int:
+        """Hash the records, consistently with ``==`` on a tuple of them."""
         return hash(self.as_tuple())
 
     def __repr__(self) -> str:
+        """Show the records as a tuple."""
         return repr(self.as_tuple())
 
     def __getstate__(self) -> dict[str, Any]:
+        """Pickle the columns and geometry only (records are rebuilt, the lock is not kept)."""
         return {"sides": self._sides, "geometry": self._geometry}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore the columns and geometry with a new lock and no records built."""
         self._sides = state["sides"]
         self._geometry = state["geometry"]
         self._all = None
         self._lock = threading.Lock()
 
     def as_tuple(self) -> tuple[ObjectRecord, ...]:
-        """Every record (built once, then kept)."""
+        """Every record (built once, then kept).
+
+        Returns
+        -------
+        tuple of ObjectRecord
+            The predicted objects, then the GT objects, each by ascending id.
+        """
         with self._lock:
             if self._all is None:
                 self._all = self.select("pred", KINDS) + self.select("gt", KINDS)
             return self._all
 
     def select(self, source: Source, kinds: Collection[str]) -> tuple[ObjectRecord, ...]:
-        """Records of the ``source`` objects whose kind is in ``kinds``, ascending id."""
+        """Return the records of the ``source`` objects whose kind is in ``kinds``, ascending id.
+
+        Parameters
+        ----------
+        source : {"pred", "gt"}
+            Whose objects.
+        kinds : collection of str
+            The kinds wanted.
+
+        Returns
+        -------
+        tuple of ObjectRecord
+            The records.
+        """
         side = self._sides[source]
         return tuple(side.records(side.rows_of(kinds), self._geometry))
 
     def ids(self, source: Source, kinds: Collection[str]) -> np.ndarray:
-        """Ids (int64, ascending) of the ``source`` objects whose kind is in ``kinds``."""
+        """Ids (int64, ascending) of the ``source`` objects whose kind is in ``kinds``.
+
+        Parameters
+        ----------
+        source : {"pred", "gt"}
+            Whose objects.
+        kinds : collection of str
+            The kinds wanted.
+
+        Returns
+        -------
+        numpy.ndarray
+            The ids.
+        """
         return (self._sides[source].rows_of(kinds) + 1).astype(np.int64)
 
     def kind_codes(self, source: Source) -> np.ndarray:
-        """Kind code of each ``source`` object, object ``i`` at index ``i - 1`` (uint8)."""
+        """Kind code of each ``source`` object, object ``i`` at index ``i - 1`` (uint8).
+
+        Parameters
+        ----------
+        source : {"pred", "gt"}
+            Whose objects.
+
+        Returns
+        -------
+        numpy.ndarray
+            A copy of the codes.
+        """
         return self._sides[source].kinds.copy()

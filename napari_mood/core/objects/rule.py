@@ -64,7 +64,23 @@ class Assignment:
 
 
 def check_window(window: tuple[float, float]) -> tuple[float, float]:
-    """Return ``(lo, hi)`` as floats, refusing NaN, ``lo < 0`` or ``lo > hi`` (ValueError)."""
+    """Return ``(lo, hi)`` as floats, refusing NaN, ``lo < 0`` or ``lo > hi`` (ValueError).
+
+    Parameters
+    ----------
+    window : tuple of float
+        ``(lo, hi)`` object sizes in voxels (``hi`` may be infinite).
+
+    Returns
+    -------
+    tuple of float
+        The window.
+
+    Raises
+    ------
+    ValueError
+        When a bound is NaN, ``lo < 0`` or ``lo > hi``.
+    """
     lo, hi = (float(v) for v in window)
     if math.isnan(lo) or math.isnan(hi) or lo < 0 or lo > hi:
         raise ValueError(
@@ -74,14 +90,36 @@ def check_window(window: tuple[float, float]) -> tuple[float, float]:
 
 
 def window_from_sizes(gt_sizes: np.ndarray) -> tuple[float, float]:
-    """The default size window: half the smallest, twice the biggest GT object (or all)."""
+    """Return the default size window: half the smallest, twice the biggest GT object (or all).
+
+    Parameters
+    ----------
+    gt_sizes : numpy.ndarray
+        Sizes of the GT objects in voxels.
+
+    Returns
+    -------
+    tuple of float
+        ``(lo, hi)``; ``(0, inf)`` without GT objects.
+    """
     if gt_sizes.size == 0:
         return 0.0, math.inf
     return 0.5 * float(gt_sizes.min()), 2.0 * float(gt_sizes.max())
 
 
 def ratios(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
-    """Return (F1, precision, recall); NaN where a denominator is 0."""
+    """Return (F1, precision, recall); NaN where a denominator is 0.
+
+    Parameters
+    ----------
+    tp, fp, fn : int
+        Object counts.
+
+    Returns
+    -------
+    tuple of float
+        F1, precision and recall.
+    """
 
     def ratio(num: int, den: int) -> float:
         return num / den if den else math.nan
@@ -170,7 +208,24 @@ class ObjectCounts:
 def mood_admissible(
     sizes: np.ndarray, centroids: np.ndarray, hulls: Sequence[Hull], gt_sizes: np.ndarray
 ) -> list[tuple[int, ...]]:
-    """GT indices each object matches: COM in the hull and ``0.5|G| < |P| < 2|G|``."""
+    """GT indices each object matches: COM in the hull and ``0.5|G| < |P| < 2|G|``.
+
+    Parameters
+    ----------
+    sizes : numpy.ndarray
+        Size of each predicted object (voxels).
+    centroids : numpy.ndarray
+        ``(n, ndim)`` centre of mass of each predicted object.
+    hulls : sequence of Hull
+        The hull of each GT object.
+    gt_sizes : numpy.ndarray
+        Size of each GT object.
+
+    Returns
+    -------
+    list of tuple of int
+        Per predicted object, the 0-based GT indices it may match.
+    """
     hits = np.zeros((sizes.size, len(hulls)), dtype=bool)
     for index, (hull, gsize) in enumerate(zip(hulls, gt_sizes, strict=True)):
         ratio_ok = (2 * sizes > gsize) & (sizes < 2 * gsize)
@@ -180,7 +235,22 @@ def mood_admissible(
 
 
 def assign_many(kept: np.ndarray, admissible: Sequence[tuple[int, ...]], n_gt: int) -> Assignment:
-    """MOOD assignment: every admissible pair counts; extras are claimed in id order."""
+    """MOOD assignment: every admissible pair counts; extras are claimed in id order.
+
+    Parameters
+    ----------
+    kept : numpy.ndarray
+        Per predicted object, whether it lies in the size window.
+    admissible : sequence of tuple of int
+        Per predicted object, the GT objects it may match.
+    n_gt : int
+        Number of GT objects.
+
+    Returns
+    -------
+    Assignment
+        Each object's kind and partners.
+    """
     kinds = np.where(kept, FP_CODE, DISCARDED_CODE).astype(np.uint8)
     detected = np.zeros(n_gt, dtype=bool)
     gt_matches: list[list[int]] = [[] for _ in range(n_gt)]
@@ -203,7 +273,24 @@ def assign_one_to_one(
     iou: dict[tuple[int, int], float],
     n_gt: int,
 ) -> Assignment:
-    """Hungarian assignment: most admissible pairs, then the highest total IoU."""
+    """Hungarian assignment: most admissible pairs, then the highest total IoU.
+
+    Parameters
+    ----------
+    kept : numpy.ndarray
+        Per predicted object, whether it lies in the size window.
+    admissible : sequence of tuple of int
+        Per predicted object, the GT objects it may match.
+    iou : dict of (int, int) to float
+        IoU of admissible ``(pred, gt)`` pairs (missing pairs count 0).
+    n_gt : int
+        Number of GT objects.
+
+    Returns
+    -------
+    Assignment
+        Each object's kind and its one partner at most.
+    """
     kinds = np.where(kept, FP_CODE, DISCARDED_CODE).astype(np.uint8)
     rows = [i for i in np.flatnonzero(kept).tolist() if admissible[i]]
     cols = sorted({g for i in rows for g in admissible[i]})
@@ -227,7 +314,18 @@ def assign_one_to_one(
 
 
 def tally(assignment: Assignment) -> tuple[int, int, int, int, int]:
-    """Return (tp, fp, fn, discarded, matched_extra); TP counts detected GT objects."""
+    """Return (tp, fp, fn, discarded, matched_extra); TP counts detected GT objects.
+
+    Parameters
+    ----------
+    assignment : Assignment
+        A finished assignment.
+
+    Returns
+    -------
+    tuple of int
+        ``(tp, fp, fn, discarded, matched_extra)``.
+    """
     kinds = assignment.pred_kind
     detected = assignment.detected
     return (

@@ -62,10 +62,20 @@ class RunLengths:
         return int(self.values.nbytes + self.lengths.nbytes)
 
     def dense(self, out: np.ndarray | None = None) -> np.ndarray:
-        """The array, C-ordered.
+        """Return the array, C-ordered.
 
         Written into ``out`` (C-contiguous, of ``shape``) when given, a few thousand runs
         at a time (no temporary of the array's size).
+
+        Parameters
+        ----------
+        out : numpy.ndarray, optional
+            Where to write the array.
+
+        Returns
+        -------
+        numpy.ndarray
+            The array (``out`` when given).
         """
         if out is None:
             return np.repeat(self.values, self.lengths).reshape(self.shape)
@@ -166,7 +176,13 @@ class RunWriter:
         return self._at * (self._values.itemsize + self._lengths.itemsize)
 
     def add(self, piece: RunLengths) -> None:
-        """Write the runs of the next piece (raises ValueError past the capacity)."""
+        """Write the runs of the next piece (raises ValueError past the capacity).
+
+        Parameters
+        ----------
+        piece : RunLengths
+            The runs of the next piece in C order; a run continuing the last one is joined.
+        """
         values, lengths, at = piece.values, piece.lengths, self._at
         skip = int(at > 0 and values.size > 0 and self._values[at - 1] == values[0])
         if skip:  # the last run goes on into this piece
@@ -179,7 +195,18 @@ class RunWriter:
         self._at = end
 
     def result(self, shape: tuple[int, ...]) -> RunLengths:
-        """The runs written, as the :class:`RunLengths` of an array of ``shape``."""
+        """Return the runs written, as the :class:`RunLengths` of an array of ``shape``.
+
+        Parameters
+        ----------
+        shape : tuple of int
+            Shape of the whole array.
+
+        Returns
+        -------
+        RunLengths
+            The runs; the writer is empty afterwards.
+        """
         values, lengths = self._values, self._lengths
         self._values = self._lengths = np.empty(0, dtype=values.dtype)
         for arr in (values, lengths):
@@ -191,6 +218,23 @@ def concatenate_runs(runs: Sequence[RunLengths], shape: tuple[int, ...]) -> RunL
     """Join consecutive pieces' runs (in C order) into one :class:`RunLengths` of ``shape``.
 
     Written with a :class:`RunWriter`.
+
+    Parameters
+    ----------
+    runs : sequence of RunLengths
+        Consecutive pieces, at least one.
+    shape : tuple of int
+        Shape of the whole array.
+
+    Returns
+    -------
+    RunLengths
+        The joined runs.
+
+    Raises
+    ------
+    ValueError
+        When ``runs`` is empty.
 
     Examples
     --------
@@ -209,7 +253,17 @@ def concatenate_runs(runs: Sequence[RunLengths], shape: tuple[int, ...]) -> RunL
 
 
 def count_runs(labels: np.ndarray) -> int:
-    """Runs of equal values in a C-contiguous array, in C order (0 when it is empty).
+    """Count the runs of equal values in a C-contiguous array, in C order (0 when it is empty).
+
+    Parameters
+    ----------
+    labels : numpy.ndarray
+        A C-contiguous array.
+
+    Returns
+    -------
+    int
+        The number of runs.
 
     Examples
     --------
@@ -224,7 +278,22 @@ def count_runs(labels: np.ndarray) -> int:
 
 
 def run_bytes(count: int, size: int, dtype: np.dtype) -> int:
-    """Bytes of ``count`` runs of an array of ``size`` elements of ``dtype``."""
+    """Bytes of ``count`` runs of an array of ``size`` elements of ``dtype``.
+
+    Parameters
+    ----------
+    count : int
+        Number of runs.
+    size : int
+        Number of elements of the array (decides the lengths' type).
+    dtype : numpy.dtype
+        Type of the values.
+
+    Returns
+    -------
+    int
+        Bytes of the values and lengths.
+    """
     return count * (np.dtype(dtype).itemsize + np.dtype(_lengths_dtype(size)).itemsize)
 
 
@@ -246,5 +315,16 @@ def _changed(flat: np.ndarray, start: int) -> np.ndarray:
 
 
 def dense(labels: np.ndarray | RunLengths) -> np.ndarray:
-    """The array behind :func:`compact`'s result (itself when it was kept dense)."""
+    """Return the array behind :func:`compact`'s result (itself when it was kept dense).
+
+    Parameters
+    ----------
+    labels : numpy.ndarray or RunLengths
+        What :func:`compact` returned.
+
+    Returns
+    -------
+    numpy.ndarray
+        The dense array.
+    """
     return labels.dense() if isinstance(labels, RunLengths) else labels

@@ -112,7 +112,18 @@ class Joined:
     sums: np.ndarray
 
     def slab_ids(self, index: int) -> np.ndarray:
-        """Final id of each of slab ``index``'s provisional ids (1, 2, ...)."""
+        """Return the final id of each of slab ``index``'s provisional ids (1, 2, ...).
+
+        Parameters
+        ----------
+        index : int
+            The slab's position.
+
+        Returns
+        -------
+        numpy.ndarray
+            A view of :attr:`node_ids`.
+        """
         first = sum(self.counts[:index])
         return self.node_ids[first + 1 : first + self.counts[index] + 1]
 
@@ -174,7 +185,23 @@ class SlabLabeller:
         return tuple(self._counts)
 
     def add(self, part: np.ndarray) -> np.ndarray:
-        """Label the next slab (C-contiguous bool); return its provisional labels."""
+        """Label the next slab (C-contiguous bool); return its provisional labels.
+
+        Parameters
+        ----------
+        part : numpy.ndarray
+            The next planes of the mask.
+
+        Returns
+        -------
+        numpy.ndarray
+            The slab's provisional labels (1, 2, ... within the slab).
+
+        Raises
+        ------
+        ValueError
+            When ``part`` is not a C-contiguous 3-D bool array or does not fit the volume.
+        """
         if part.ndim != 3 or not part.flags.c_contiguous or part.dtype != np.bool_:
             raise ValueError("a slab must be a C-contiguous 3-D bool array")
         if part.shape[1:] != self.shape[1:] or self._start + part.shape[0] > self.shape[0]:
@@ -193,7 +220,14 @@ class SlabLabeller:
         return labels
 
     def join(self) -> Joined:
-        """Final ids of every provisional node and, with statistics, each object's."""
+        """Return the final ids of every provisional node and, with statistics, each object's.
+
+        Returns
+        -------
+        Joined
+            The number of objects, the final ids and, when asked for, sizes, centroids and
+            bounding boxes.
+        """
         node_ids = _components(self._edges, sum(self._counts) + 1)
         n = int(node_ids.max(initial=0))
         dtype = np.dtype(np.uint16 if n <= _UINT16_MAX else np.uint32)
@@ -267,13 +301,13 @@ def _slab_stats(labels: np.ndarray, start: int) -> _Stats:
 
 
 def _nodes(plane: np.ndarray, first: int) -> np.ndarray:
-    """A plane of provisional labels as node ids (0 stays background)."""
+    """Return a plane of provisional labels as node ids (0 stays background)."""
     nodes = plane.astype(np.int64)
     return np.where(nodes > 0, nodes + first, 0)
 
 
 def _components(edges: list[np.ndarray], nodes: int) -> np.ndarray:
-    """Final object id (1-based) of every provisional node (node 0: background)."""
+    """Return the final object id (1-based) of every provisional node (node 0: background)."""
     pairs = np.concatenate(edges) if edges else np.zeros(0, dtype=np.int64)
     if pairs.size == 0:
         return np.arange(nodes, dtype=np.int64)
@@ -312,7 +346,7 @@ def _face_pairs(below: np.ndarray, above: np.ndarray, neighbours: Neighbours) ->
 
 
 def _assemble(shape: tuple[int, ...], parts: list[np.ndarray], joined: Joined) -> np.ndarray:
-    """The final label image, filled slab by slab (each slab's provisional labels freed)."""
+    """Return the final label image, filled slab by slab (each slab's provisional labels freed)."""
     if len(parts) == 1:  # numbered as they will stay
         return parts.pop().astype(joined.dtype, copy=False)
     out = np.empty(shape, dtype=joined.dtype)
@@ -329,6 +363,15 @@ def relabel(labels: np.ndarray, ids: np.ndarray, out: np.ndarray) -> None:
 
     ``ids`` holds the final id of each provisional one (:meth:`Joined.slab_ids`); a shift
     when they are consecutive, a table lookup otherwise.
+
+    Parameters
+    ----------
+    labels : numpy.ndarray
+        A slab's provisional labels.
+    ids : numpy.ndarray
+        Final id of each provisional id.
+    out : numpy.ndarray
+        Where the final labels are written (same shape).
     """
     if ids.size and ids[-1] - ids[0] == ids.size - 1 and bool(np.all(np.diff(ids) == 1)):
         out[...] = 0

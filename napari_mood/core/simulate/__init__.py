@@ -39,7 +39,8 @@ Policies
   voxels away from it, so anomalies stay separate objects even with full connectivity.
 - A given centre may put part of the region outside the volume; the region is cut at
   the border and the ground truth is what remains inside.
-- The output keeps the scan's floating dtype; non-float scans are converted to float64."""
+- The output keeps the scan's floating dtype; non-float scans are converted to float64.
+"""
 
 from napari_mood.core.simulate.cases import (
     SimulatedCase,

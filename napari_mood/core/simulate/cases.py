@@ -204,9 +204,19 @@ def iter_simulated_cases(
     prefix: str = "case",
     seed: Seed = None,
 ) -> Iterator[SimulatedCase]:
-    """The cases of :func:`simulate_cases`, one at a time (one scan in memory at once).
+    """Yield the cases of :func:`simulate_cases`, one at a time (one scan in memory at once).
 
     The arguments are checked before the first case is made (a ValueError).
+
+    Parameters
+    ----------
+    scan, kind, count, n_anomalous, n_normal, size_range, body_mask, prefix, seed
+        As in :func:`simulate_cases`.
+
+    Yields
+    ------
+    SimulatedCase
+        The anomalous cases, then the normal ones.
 
     Examples
     --------

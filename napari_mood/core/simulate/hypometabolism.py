@@ -65,6 +65,16 @@ def fwhm_to_sigma(fwhm_mm: float, spacing: Sequence[float]) -> tuple[float, ...]
     spacing : sequence of float
         Voxel size along each array axis, in mm (all positive).
 
+    Returns
+    -------
+    tuple of float
+        One standard deviation per axis.
+
+    Raises
+    ------
+    ValueError
+        When the FWHM is negative or not a number, or a voxel size is not positive.
+
     Examples
     --------
     >>> [round(s, 4) for s in fwhm_to_sigma(8.0, (2.0, 2.0, 4.0))]
@@ -80,7 +90,7 @@ def fwhm_to_sigma(fwhm_mm: float, spacing: Sequence[float]) -> tuple[float, ...]
 
 
 def region_from_atlas(atlas: np.ndarray, labels: Sequence[int] | None = None) -> np.ndarray:
-    """The region of a label atlas (or of a mask) as a boolean array.
+    """Return the region of a label atlas (or of a mask) as a boolean array.
 
     Parameters
     ----------
@@ -92,6 +102,11 @@ def region_from_atlas(atlas: np.ndarray, labels: Sequence[int] | None = None) ->
         the region (a mask, or the whole labelled part of an atlas). An image of more
         than one nonzero value must hold whole numbers (an atlas): other values are a
         scan, which would make the whole head the region.
+
+    Returns
+    -------
+    numpy.ndarray
+        Bool mask of the atlas's shape.
 
     Raises
     ------
@@ -128,8 +143,11 @@ def region_from_atlas(atlas: np.ndarray, labels: Sequence[int] | None = None) ->
 
 
 def _label_codes(values: np.ndarray) -> np.ndarray:
-    """The integer labels of an atlas (floats within 0.001 of one, as header scaling
-    leaves them); values farther from a whole number are a scan."""
+    """Atlas values as integer labels.
+
+    The integer labels of an atlas (floats within 0.001 of one, as header scaling
+    leaves them); values farther from a whole number are a scan.
+    """
     if values.dtype.kind != "f":
         return values
     codes = np.rint(values)
@@ -188,6 +206,11 @@ def hypometabolism_profile(
     gt_level : float
         The ground truth is ``profile >= gt_level``; in (0, 1].
 
+    Returns
+    -------
+    HypometabolismProfile
+        The smoothed region in [0, 1] and its GT (the profile at ``gt_level`` or above).
+
     Examples
     --------
     >>> region = np.zeros((21, 21, 21), bool)
@@ -220,6 +243,20 @@ def dim_scan(scan: np.ndarray, profile: np.ndarray, degree: float) -> np.ndarray
     Returns a new array (float64 unless ``scan`` is a floating array, whose dtype is
     kept); ``scan`` is not modified.
 
+    Parameters
+    ----------
+    scan : numpy.ndarray
+        The healthy scan.
+    profile : numpy.ndarray
+        The relative decrease at each voxel, in [0, 1].
+    degree : float
+        The largest relative decrease.
+
+    Returns
+    -------
+    numpy.ndarray
+        The dimmed scan.
+
     Examples
     --------
     >>> dim_scan(np.array([2.0, 2.0]), np.array([1.0, 0.5]), 0.3).tolist()
@@ -242,7 +279,7 @@ def _check_degree(degree: float) -> float:
 def simulate_hypometabolism(
     healthy: np.ndarray, profile: HypometabolismProfile, *, degree: float
 ) -> np.ndarray:
-    """The diseased scan: ``healthy * (1 - degree * profile.profile)``.
+    """Return the diseased scan: ``healthy * (1 - degree * profile.profile)``.
 
     Parameters
     ----------
@@ -253,6 +290,11 @@ def simulate_hypometabolism(
         From :func:`hypometabolism_profile`.
     degree : float
         Largest relative decrease, in [0, 1] (0.3 = 30 %).
+
+    Returns
+    -------
+    numpy.ndarray
+        The diseased scan (see :func:`dim_scan`).
 
     Examples
     --------
@@ -274,7 +316,22 @@ def simulate_hypometabolism(
 
 
 def degree_percent(degree: float) -> int:
-    """The degree in whole per cent; a degree that is not a whole per cent is refused.
+    """Return the degree in whole per cent; a degree that is not a whole per cent is refused.
+
+    Parameters
+    ----------
+    degree : float
+        A degree in [0, 1].
+
+    Returns
+    -------
+    int
+        The per cent.
+
+    Raises
+    ------
+    ValueError
+        When ``degree`` is outside [0, 1] or not a whole per cent.
 
     Examples
     --------
@@ -289,7 +346,23 @@ def degree_percent(degree: float) -> int:
 
 
 def check_region_name(name: str) -> str:
-    """A region name for case names: letters, digits and '-' only (no '_')."""
+    """Return a region name for case names: letters, digits and '-' only (no '_').
+
+    Parameters
+    ----------
+    name : str
+        The region's name.
+
+    Returns
+    -------
+    str
+        ``name``.
+
+    Raises
+    ------
+    ValueError
+        When it holds another character.
+    """
     if not _REGION_NAME.fullmatch(name):
         raise ValueError(f"region name must hold only letters, digits and '-', got {name!r}")
     return name
@@ -297,6 +370,25 @@ def check_region_name(name: str) -> str:
 
 def degree_case_name(subject: str, region: str, degree: float) -> str:
     """Case name ``SUBJECT_REGION_degNN`` (``NN``: degree in whole per cent, two digits).
+
+    Parameters
+    ----------
+    subject : str
+        The subject, a plain file-name part.
+    region : str
+        The region's name (:func:`check_region_name`).
+    degree : float
+        The degree, a whole per cent.
+
+    Returns
+    -------
+    str
+        The case name.
+
+    Raises
+    ------
+    ValueError
+        When a part is invalid.
 
     Examples
     --------
@@ -319,6 +411,16 @@ class DegreeCase:
 
 def parse_degree_case(name: str) -> DegreeCase | None:
     """Read ``SUBJECT_REGION_degNN[.nii.gz]``; None when the name is not of that form.
+
+    Parameters
+    ----------
+    name : str
+        A file or case name.
+
+    Returns
+    -------
+    DegreeCase or None
+        Subject, region and degree.
 
     Examples
     --------

@@ -134,8 +134,19 @@ def add_cube(
 ) -> Anomaly:
     """Return a copy of ``scan`` with a cube of constant intensity, and its mask.
 
-    Parameters are those of :func:`add_sphere`; ``size`` is the half-width, so the cube
-    has ``2 * floor(size) + 1`` voxels a side.
+    The cube has ``2 * floor(size) + 1`` voxels a side.
+
+    Parameters
+    ----------
+    scan, center, size_range, intensity, body_mask, avoid, seed
+        As in :func:`add_sphere`.
+    size : float, optional
+        The half-width in voxels (default: drawn from ``size_range``).
+
+    Returns
+    -------
+    Anomaly
+        The new scan, the cube's mask and its parameters.
 
     Examples
     --------
@@ -240,6 +251,11 @@ def natural_image() -> np.ndarray:
 
     This is ``skimage.data.camera()`` (512 x 512, shipped inside scikit-image), or a
     deterministic procedural texture if that image cannot be loaded offline.
+
+    Returns
+    -------
+    numpy.ndarray
+        A 2-D image.
 
     Examples
     --------

@@ -61,12 +61,32 @@ def pet_like_scan(
     gain: float = 1.0,
     seed: Seed = None,
 ) -> np.ndarray:
-    """A simulated PET-like scan (float32 in [0, 1]) from a T1 MRI in [0, 1].
+    """Return a simulated PET-like scan (float32 in [0, 1]) from a T1 MRI in [0, 1].
 
     Uptake is :data:`T1_TO_UPTAKE` of the T1 intensity, times ``gain`` (a subject's global
     metabolism), blurred with a Gaussian of ``fwhm_mm``; Gaussian noise of standard
     deviation ``noise`` is added inside the brain (``t1 > 0``), the outside stays 0, and
     values are clipped to [0, 1].
+
+    Parameters
+    ----------
+    t1 : numpy.ndarray
+        A T1 MRI in [0, 1], 0 outside the brain.
+    spacing : tuple of float
+        Voxel size in mm.
+    fwhm_mm : float
+        Resolution of the simulated scanner.
+    noise : float
+        Standard deviation of the noise.
+    gain : float
+        Global uptake factor.
+    seed : int or numpy.random.Generator, optional
+        Seed of the noise.
+
+    Returns
+    -------
+    numpy.ndarray
+        float32 scan in [0, 1].
 
     Examples
     --------
@@ -100,6 +120,18 @@ def box_atlas(brain: np.ndarray, affine: np.ndarray) -> np.ndarray:
     frontal the rest. Left is ``x < 0``. 0 outside ``brain``. Simulated data only: these
     are boxes, not anatomy.
 
+    Parameters
+    ----------
+    brain : numpy.ndarray
+        A bool brain mask.
+    affine : numpy.ndarray
+        Its voxel-to-MNI affine.
+
+    Returns
+    -------
+    numpy.ndarray
+        Integer labels of ``brain``'s shape.
+
     Examples
     --------
     >>> affine = np.diag([10.0, 10.0, 10.0, 1.0])
@@ -123,11 +155,25 @@ def box_atlas(brain: np.ndarray, affine: np.ndarray) -> np.ndarray:
 def template_reconstruction(
     scan: np.ndarray, template: np.ndarray, *, brain: np.ndarray | None = None
 ) -> np.ndarray:
-    """A toy "pseudo-healthy reconstruction": the healthy template scaled to the scan.
+    """Return a toy "pseudo-healthy reconstruction": the healthy template scaled to the scan.
 
     ``template * mean(scan[brain]) / mean(template[brain])`` (``brain`` defaults to
     ``template > 0``): whatever the input, the output is a healthy-looking image of the
     input's overall intensity. A stand-in for a trained model in tests and demos.
+
+    Parameters
+    ----------
+    scan : numpy.ndarray
+        The input.
+    template : numpy.ndarray
+        A healthy template on the same grid.
+    brain : numpy.ndarray, optional
+        Where the means are taken.
+
+    Returns
+    -------
+    numpy.ndarray
+        The scaled template.
 
     Examples
     --------
@@ -146,7 +192,18 @@ def template_reconstruction(
 
 
 def template_brain(template: np.ndarray) -> np.ndarray:
-    """The brain of :func:`template_reconstruction` by default: the template's voxels above 0."""
+    """Return the default brain of :func:`template_reconstruction`: the template's voxels above 0.
+
+    Parameters
+    ----------
+    template : numpy.ndarray
+        The template.
+
+    Returns
+    -------
+    numpy.ndarray
+        Bool mask.
+    """
     return np.asarray(template) > 0
 
 
@@ -155,6 +212,16 @@ def template_problem(template: np.ndarray) -> str | None:
 
     A NaN or infinite voxel would be copied into every reconstruction; without a voxel
     above 0 there is no brain to scale.
+
+    Parameters
+    ----------
+    template : numpy.ndarray
+        The template.
+
+    Returns
+    -------
+    str or None
+        The problem in words.
 
     Examples
     --------

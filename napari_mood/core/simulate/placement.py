@@ -92,6 +92,23 @@ class Anomaly:
 
 
 def as_scan(scan: np.ndarray) -> np.ndarray:
+    """Check that ``scan`` is a 2-D or 3-D volume with values in [0, 1].
+
+    Parameters
+    ----------
+    scan : numpy.ndarray
+        The volume anomalies are placed in.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``scan`` as a floating-point array (float64 when it was not floating).
+
+    Raises
+    ------
+    ValueError
+        When ``scan`` is not 2-D or 3-D, is empty, or has values outside [0, 1].
+    """
     arr = np.asarray(scan)
     if arr.ndim not in (2, 3):
         raise ValueError(f"scan must be 2-D or 3-D, got {arr.ndim}-D with shape {arr.shape}")
@@ -124,6 +141,17 @@ class UnitScan:
 def to_unit_range(scan: np.ndarray) -> UnitScan:
     """Rescale a scan's intensities linearly to [0, 1] (a constant scan becomes all 0).
 
+    Parameters
+    ----------
+    scan : numpy.ndarray
+        A scan of any real intensities.
+
+    Returns
+    -------
+    UnitScan
+        The scan in [0, 1], the original range when it was rescaled, and whether it was
+        constant.
+
     Raises
     ------
     ValueError
@@ -154,6 +182,25 @@ def to_unit_range(scan: np.ndarray) -> UnitScan:
 
 
 def check_unit(name: str, value: float) -> float:
+    """Check that an option lies in [0, 1].
+
+    Parameters
+    ----------
+    name : str
+        The option's name, for the error message.
+    value : float
+        The value given.
+
+    Returns
+    -------
+    float
+        ``value`` as a float.
+
+    Raises
+    ------
+    ValueError
+        When ``value`` is outside [0, 1].
+    """
     value = float(value)
     if not 0.0 <= value <= 1.0:
         raise ValueError(f"{name} must lie in [0, 1], got {value:g}")
@@ -161,6 +208,25 @@ def check_unit(name: str, value: float) -> float:
 
 
 def body_of(arr: np.ndarray, body_mask: np.ndarray | None) -> np.ndarray:
+    """Return the body mask anomalies are placed in.
+
+    Parameters
+    ----------
+    arr : numpy.ndarray
+        The scan.
+    body_mask : numpy.ndarray or None
+        A mask of the scan's shape; None takes every voxel above 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        A boolean mask of ``arr``'s shape.
+
+    Raises
+    ------
+    ValueError
+        When ``body_mask`` has another shape than ``arr``.
+    """
     if body_mask is None:
         return arr > 0
     body = np.asarray(body_mask, dtype=bool)
@@ -170,6 +236,26 @@ def body_of(arr: np.ndarray, body_mask: np.ndarray | None) -> np.ndarray:
 
 
 def avoid_of(arr: np.ndarray, avoid: np.ndarray | None) -> np.ndarray | None:
+    """Return the voxels a new anomaly keeps its distance from (earlier anomalies).
+
+    Parameters
+    ----------
+    arr : numpy.ndarray
+        The scan.
+    avoid : numpy.ndarray or None
+        A mask of the scan's shape, or None.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        A boolean mask of ``arr``'s shape, or None when nothing is to be avoided
+        (``avoid`` None or empty).
+
+    Raises
+    ------
+    ValueError
+        When ``avoid`` has another shape than ``arr``.
+    """
     if avoid is None:
         return None
     mask = np.asarray(avoid, dtype=bool)
@@ -181,6 +267,28 @@ def avoid_of(arr: np.ndarray, avoid: np.ndarray | None) -> np.ndarray | None:
 def resolve_size(
     size: float | None, size_range: tuple[int, int], rng: np.random.Generator
 ) -> float:
+    """Return the anomaly's size in voxels: the one given, or drawn from ``size_range``.
+
+    Parameters
+    ----------
+    size : float or None
+        A positive size, or None to draw one.
+    size_range : tuple of int
+        ``(low, high)``, both included, to draw an integer size from.
+    rng : numpy.random.Generator
+        The random generator the size is drawn with.
+
+    Returns
+    -------
+    float
+        The size in voxels.
+
+    Raises
+    ------
+    ValueError
+        When ``size`` is not a positive finite number or ``size_range`` is not
+        ``0 < low <= high``.
+    """
     if size is not None:
         if not (np.isfinite(size) and size > 0):
             raise ValueError(f"size must be a positive number of voxels, got {size!r}")
@@ -192,6 +300,25 @@ def resolve_size(
 
 
 def check_center(center: Sequence[int], shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Check that a given centre is a voxel of the scan.
+
+    Parameters
+    ----------
+    center : sequence of int
+        One index per axis.
+    shape : tuple of int
+        The scan's shape.
+
+    Returns
+    -------
+    tuple of int
+        The centre as integers.
+
+    Raises
+    ------
+    ValueError
+        When ``center`` has the wrong number of coordinates or lies outside the scan.
+    """
     point = tuple(int(c) for c in center)
     if len(point) != len(shape):
         raise ValueError(f"center {tuple(center)} needs {len(shape)} coordinates")
@@ -209,7 +336,33 @@ def choose_center(
     avoid: np.ndarray | None,
     rng: np.random.Generator,
 ) -> tuple[int, ...]:
-    """Random centre whose box ``[c - below, c + above]`` fits in the volume (see policies)."""
+    """Random centre whose box ``[c - below, c + above]`` fits in the volume (see policies).
+
+    Parameters
+    ----------
+    shape : tuple of int
+        The volume's shape.
+    below, above : tuple of int
+        The box's reach below and above the centre, per axis.
+    radius : float
+        The anomaly's reach from its centre, in voxels.
+    body : numpy.ndarray
+        Mask the centre preferably lies inside (by ``radius``).
+    avoid : numpy.ndarray or None
+        Mask of earlier anomalies to keep away from.
+    rng : numpy.random.Generator
+        The random generator.
+
+    Returns
+    -------
+    tuple of int
+        The centre.
+
+    Raises
+    ------
+    ValueError
+        When no centre leaves room for the anomaly.
+    """
     allowed = np.zeros(shape, dtype=bool)
     bounds = tuple(slice(b, n - a) for b, a, n in zip(below, above, shape, strict=True))
     allowed[bounds] = True
@@ -240,6 +393,35 @@ def place_region(
     avoid: np.ndarray | None,
     rng: np.random.Generator,
 ) -> tuple[int, ...]:
+    """Return the centre of a new anomaly: the one given (checked), else a random one that fits.
+
+    Parameters
+    ----------
+    arr : numpy.ndarray
+        The scan.
+    center : sequence of int or None
+        A centre chosen by the caller, or None to draw one.
+    size : float
+        The anomaly's size in voxels (a sphere's radius, a cube's half side).
+    region : str
+        ``"sphere"`` or another box-shaped region (its reach is the half diagonal).
+    body : numpy.ndarray
+        Mask of the voxels the centre should preferably lie deep inside.
+    avoid : numpy.ndarray or None
+        Mask of earlier anomalies to keep :data:`GAP` voxels away from.
+    rng : numpy.random.Generator
+        The random generator the centre is drawn with.
+
+    Returns
+    -------
+    tuple of int
+        The centre, one index per axis.
+
+    Raises
+    ------
+    ValueError
+        When a given centre lies outside the scan, or no centre leaves room for the anomaly.
+    """
     if center is not None:
         return check_center(center, arr.shape)
     half = (int(size),) * arr.ndim
@@ -250,7 +432,22 @@ def place_region(
 def region_box(
     shape: tuple[int, ...], center: tuple[int, ...], below: Sequence[int], above: Sequence[int]
 ) -> tuple[slice, ...]:
-    """Slices of the box ``[c - below, c + above]`` cut at the volume border."""
+    """Slices of the box ``[c - below, c + above]`` cut at the volume border.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        The volume's shape.
+    center : tuple of int
+        The box's centre.
+    below, above : sequence of int
+        The box's reach below and above the centre, per axis.
+
+    Returns
+    -------
+    tuple of slice
+        One slice per axis.
+    """
     return tuple(
         slice(max(c - b, 0), min(c + a + 1, n))
         for c, b, a, n in zip(center, below, above, shape, strict=True)
