@@ -82,6 +82,7 @@ brain_004,intensity,pet,5
 """
 VIEWER = ("napari_mood/_napari/viewer.py", "napari_mood/_napari/session.py")
 PLANES = ("napari_mood/_napari/planes.py", "napari_mood/_napari/widgets/planes.py")
+READING = (*PLANES, "napari_mood/_napari/reading_layout.py", "napari_mood/_napari/status.py")
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,8 @@ def _w(name: str) -> str:
 
 FIGURES: tuple[Figure, ...] = (
     Figure("demo.png", CASE_001, (*VIEWER, *PLANES, "napari_mood/_napari/docking.py"), gui=True),
-    Figure("planes.png", CASE_001, (*VIEWER, *PLANES), gui=True),
+    Figure("planes.png", CASE_001, (*VIEWER, *PLANES, "napari_mood/_napari/docking.py"), gui=True),
+    Figure("reading_layout.png", CASE_001, (*VIEWER, *READING), gui=True),
     Figure("threshold.png", CASE_001, (*VIEWER, _w("threshold"), _w("threshold_texts")), gui=True),
     Figure("slices.png", CASE_001, (*VIEWER, _w("slices")), gui=True),
     Figure(
@@ -123,7 +125,12 @@ FIGURES: tuple[Figure, ...] = (
     ),
     Figure("browser.png", DATASET, (*VIEWER, _w("browser"), _w("case_table")), gui=True),
     Figure("review.png", CASE_001, (*VIEWER, _w("review"), _w("review_view")), gui=True),
-    Figure("review_blind.png", CASE_001, (*VIEWER, _w("review"), _w("review_view")), gui=True),
+    Figure(
+        "review_blind.png",
+        CASE_001,
+        (*VIEWER, _w("review"), _w("review_blind"), _w("review_view")),
+        gui=True,
+    ),
     Figure(
         "boxes_viewer.png",
         NOVA,
@@ -410,6 +417,7 @@ def _mood_windows(wanted: set[str], work: Path) -> None:
     shots: list[tuple[str, Callable[[Any, Any], Any]]] = [
         ("demo.png", lambda v, o: None),
         ("planes.png", _show_planes),
+        ("reading_layout.png", _show_reading_layout),
         ("threshold.png", lambda v, o: _tab(v, "Thresholds")),
         ("slices.png", lambda v, o: _tab(v, "Slices")),
         ("objects.png", _show_objects),
@@ -454,6 +462,25 @@ def _after_planes(viewer: Any, opened: Any) -> None:
     _planes_size(viewer, 350, 640)
 
 
+def _show_reading_layout(viewer: Any, opened: Any) -> None:
+    """Napari's canvas and the coronal, sagittal and 3-D panes as four equal panes."""
+    widget = _widget(opened, "PlanesWidget")
+    widget._three_d.setChecked(True)
+    widget._reading.setChecked(True)
+    for _ in range(120):  # the panes are sized over a few event-loop turns
+        _settle(0.5)
+        if not widget._layout.sizing and not widget.planes.pending:
+            break
+    _settle(1.0)
+
+
+def _after_reading_layout(viewer: Any, opened: Any) -> None:
+    widget = _widget(opened, "PlanesWidget")
+    widget._reading.setChecked(False)
+    widget._three_d.setChecked(False)
+    _settle(1.0)
+
+
 def _show_objects(viewer: Any, opened: Any) -> None:
     """The residual method's objects: TP, FP and FN outlines, the table, the first one."""
     _front(viewer, "Objects")
@@ -474,7 +501,8 @@ def _hide_objects(viewer: Any) -> None:
 def _show_compare(viewer: Any, opened: Any) -> None:
     """The difference of two methods, the method maps (their eyes in the panel) and the GT
     hidden so that only its colours are drawn. oracle_noisy at 0.2 flags a rim around the sphere
-    that residual does not: all three colours on the case's slice."""
+    that residual does not: all three colours on the case's slice.
+    """
     from napari_mood._napari.viewer import focus_case
 
     _hide_objects(viewer)
@@ -552,16 +580,21 @@ REVIEWED = (
 
 
 def _show_blind_review(viewer: Any, opened: Any) -> None:
-    from napari_mood._napari.widgets import review
+    from napari_mood._napari.widgets import review_blind
 
     # a reader's blind order is drawn at random (secrets); fixed here: the same picture
-    # every run
-    setattr(review, "stored_seed", lambda records, reviewer: BLIND_SEED)  # noqa: B010
+    # every run (review_blind owns the blind mode of the review panel)
+    setattr(review_blind, "stored_seed", lambda records, reviewer: BLIND_SEED)  # noqa: B010
     widget = _widget(opened, "ReviewWidget")
     widget.set_blind(True)
 
 
-AFTER = {"planes.png": _after_planes, "compare.png": _after_compare, "table.png": _after_table}
+AFTER = {
+    "planes.png": _after_planes,
+    "reading_layout.png": _after_reading_layout,
+    "compare.png": _after_compare,
+    "table.png": _after_table,
+}
 
 
 def _box_window(work: Path) -> None:

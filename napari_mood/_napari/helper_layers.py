@@ -112,8 +112,8 @@ def follow_display(viewer: Any) -> None:
     flat = viewer.dims.ndisplay == 2
     for layer in list(viewer.layers):
         wanted = _CONTOURS.get(layer)
-        if wanted is not None:
-            layer.contour = wanted if flat else 0
+        if wanted is not None and layer.contour != (contour := wanted if flat else 0):
+            layer.contour = contour  # napari slices the layer again on any set
 
 
 def keep_read_only(layer: Any) -> None:

@@ -18,7 +18,7 @@ import numpy as np
 
 from napari_mood._napari.layers import METADATA_KEY, LayerData, layer_info
 
-__all__ = ["pair_layers", "refill_layer", "set_layer_data"]
+__all__ = ["lock_level", "pair_layers", "refill_layer", "release_level", "set_layer_data"]
 
 _GRID_KEYS = ("scale", "translate", "units", "axis_labels")
 
@@ -118,8 +118,11 @@ def set_layer_data(layer: Any, data: Any) -> None:
         layer.data = data
         return
     level, corners = layer.data_level, np.array(layer.corner_pixels)
+    locked = getattr(layer, "locked_data_level", None)
     with layer._block_refresh():  # napari's own guard: the setter slices nothing
-        layer.data = data
+        layer.data = data  # napari's setter drops a locked level (a sharp 3-D view's)
+        if locked is not None:
+            layer.locked_data_level = locked
     layer._data_level = level  # napari has no public setter that keeps the auto level
     layer.corner_pixels = corners
     layer.refresh()
@@ -127,3 +130,28 @@ def set_layer_data(layer: Any, data: Any) -> None:
 
 def _level_shapes(data: Any) -> list[tuple[int, ...]]:
     return [tuple(np.shape(level)) for level in data]
+
+
+def lock_level(layer: Any, level: int) -> None:
+    """Show ``layer`` (multiscale) from pyramid ``level`` whatever the view.
+
+    napari's ``locked_data_level``; the layer is sliced once.
+    """
+    if layer.locked_data_level != level:
+        layer.locked_data_level = level
+
+
+def release_level(layer: Any) -> None:
+    """Give the choice of ``layer``'s level back to the view, without slicing it again.
+
+    napari's setter puts the layer at its coarsest level and slices it; the next draw
+    picks the finest level again and slices again. The slice the locked level made stays
+    until the view asks for another level.
+    """
+    if getattr(layer, "locked_data_level", None) is None:
+        return
+    level, corners = layer.data_level, np.array(layer.corner_pixels)
+    with layer._block_refresh():
+        layer.locked_data_level = None
+    layer._data_level = level
+    layer.corner_pixels = corners

@@ -38,7 +38,10 @@ __all__ = [
     "Role",
     "PYRAMID_MIN_VOXELS",
     "PYRAMID_SMALLEST_EDGE",
+    "FULL_3D_MAX_VOXELS",
+    "SHARP_3D_BUDGET_VOXELS",
     "display_levels",
+    "sharp_3d_levels",
     "gt_colormap",
     "gt_label_data",
     "gt_truth",
@@ -77,6 +80,43 @@ def display_levels(data: Any, *, pool: PoolMethod) -> Any:
     if arr.ndim != 3 or arr.size <= PYRAMID_MIN_VOXELS:
         return data
     return build_pyramid(arr, method=pool, min_size=PYRAMID_SMALLEST_EDGE)
+
+
+FULL_3D_MAX_VOXELS = 256**3
+"""The most voxels one layer's 3-D view shows once its first coarse frame is drawn."""
+SHARP_3D_BUDGET_VOXELS = 2 * 256**3
+"""The most voxels the sharper 3-D levels of all layers add together (a software renderer
+holds each texture twice, as float32: two 256^3 layers add about 0.25 GB)."""
+
+
+def sharp_3d_levels(
+    level_shapes: Sequence[Sequence[Sequence[int]]], *, budget: int = SHARP_3D_BUDGET_VOXELS
+) -> list[int]:
+    """Return the pyramid level each layer's 3-D view shows after its first, coarsest, frame.
+
+    ``level_shapes`` holds each layer's level shapes (finest first), most wanted layer
+    first. Each layer in turn gets its finest level of at most
+    :data:`FULL_3D_MAX_VOXELS` voxels that fits what is left of ``budget``; a layer for
+    which none fits keeps its coarsest level (drawn already: it costs nothing more).
+
+    Examples
+    --------
+    >>> full, half = (256, 256, 256), (128, 128, 128)
+    >>> sharp_3d_levels([[full, half], [full, half], [full, half]])
+    [0, 0, 1]
+    >>> sharp_3d_levels([[(512,) * 3, full, half]])
+    [1]
+    """
+    levels: list[int] = []
+    left = budget
+    for shapes in level_shapes:
+        sizes = [int(np.prod(shape)) for shape in shapes]
+        fits = [k for k, size in enumerate(sizes) if size <= min(FULL_3D_MAX_VOXELS, left)]
+        level = fits[0] if fits else len(sizes) - 1
+        if level != len(sizes) - 1:
+            left -= sizes[level]
+        levels.append(level)
+    return levels
 
 
 def scored_data(layer: Any) -> Any:

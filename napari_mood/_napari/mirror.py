@@ -25,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from napari_mood._napari.layer_refill import set_layer_data
 
 __all__ = ["SYNCED", "LayerMirror"]
@@ -269,14 +271,32 @@ def _level0(layer: Any, data: Any) -> Any:
 
 
 def _same(a: Any, b: Any) -> bool:
+    """Return whether a copy's property already has the source's value.
+
+    Setting it again would slice the copy again: a vector such as ``scale`` must compare
+    equal, not ambiguous.
+    """
     if a is b:
         return True
     if _is_data(a) or _is_data(b):
         return False  # another array is new data (comparing voxels would read the whole volume)
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return _same_vector(a, b)
     try:
         return bool(a == b)
-    except (ValueError, TypeError):  # arrays: elementwise comparison is ambiguous
+    except (ValueError, TypeError):  # sequences of arrays: elementwise is ambiguous
         return False
+
+
+def _same_vector(a: Any, b: Any) -> bool:
+    """Equal small vectors (``scale``, ``translate``, ``contrast_limits``)."""
+    try:
+        left, right = np.asarray(a), np.asarray(b)
+    except (ValueError, TypeError):
+        return False
+    if left.dtype == object or right.dtype == object:
+        return False
+    return left.shape == right.shape and bool(np.array_equal(left, right))
 
 
 def _is_data(value: Any) -> bool:

@@ -99,9 +99,9 @@ def test_panels_score_level_zero_and_3d_draws_the_coarsest(pyramids, make_napari
         np.testing.assert_array_equal(scored_data(layer), alone.image)
 
     viewer.dims.ndisplay = 3
-    qtbot.wait(200)
-    for layer in case_layers:
-        assert layer.data_level == len(layer.data) - 1  # the coarsest level is drawn
+    for layer in case_layers:  # the first 3-D frame: the coarsest level (then sharper ones,
+        assert layer.data_level == len(layer.data) - 1  # tests/napari/test_session_speed.py)
+    qtbot.waitUntil(lambda: not session.sharpening, timeout=30_000)
     shot = viewer.screenshot(canvas_only=True, flash=False)
     assert shot[..., :3].std() > 1  # something is drawn
     viewer.dims.ndisplay = 2

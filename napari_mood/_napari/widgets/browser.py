@@ -57,9 +57,10 @@ from qtpy.QtWidgets import (
 from napari_mood._napari.planes import planes_of
 from napari_mood._napari.prefetch import prefetch_for
 from napari_mood._napari.reader import LoadedCase
-from napari_mood._napari.session import MoodSession, get_session
+from napari_mood._napari.session import MoodSession
 from napari_mood._napari.viewer import export_view, focus_case
 from napari_mood._napari.widgets import _kit as kit
+from napari_mood._napari.widgets._panel import MoodPanel
 from napari_mood._napari.widgets.case_table import (
     CASE_KINDS,
     SORT_ROLE,
@@ -139,7 +140,7 @@ class _Run:
     cancelled: threading.Event
 
 
-class DatasetBrowserWidget(QWidget):
+class DatasetBrowserWidget(MoodPanel):
     """Browse a MOOD dataset's cases by per-case metrics; open one; export figures.
 
     Parameters
@@ -149,13 +150,10 @@ class DatasetBrowserWidget(QWidget):
     """
 
     def __init__(self, viewer: napari.viewer.Viewer, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._viewer = viewer
-        self._session: MoodSession = get_session(viewer)
+        super().__init__(viewer, parent)
         self._evaluation: MoodEvaluation | None = None
         self._run = _Run(0, threading.Event())
         self._relay = _ProgressRelay(self)
-        self._lifetime = kit.Lifetime(self)
         self._lifetime.at_end(self._cancel_run)
         self._evaluator = self._lifetime.worker(
             self._on_evaluator_returned,
@@ -291,14 +289,9 @@ class DatasetBrowserWidget(QWidget):
         self._figure_button.clicked.connect(self._on_figure_button_clicked)
         self._export_button.clicked.connect(self._on_export_button_clicked)
         self._relay.advanced.connect(self._on_progress_advanced)
-        self._lifetime.connect(self._session.case_changed, self._on_session_case_changed)
+        self.watch_session(case=self._on_session_case_changed)
 
     # -- public API -------------------------------------------------------------------
-
-    @property
-    def session(self) -> MoodSession:
-        """The session shown."""
-        return self._session
 
     @property
     def evaluation(self) -> MoodEvaluation | None:

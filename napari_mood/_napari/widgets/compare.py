@@ -29,9 +29,9 @@ from qtpy.QtWidgets import (
 from napari_mood._napari.grid import CompareGrid, helper_metadata
 from napari_mood._napari.helper_layers import add_helper_labels, set_helper_data, shown_with
 from napari_mood._napari.looks import DIFFERENCE_COLORS as LOOK_DIFFERENCE
-from napari_mood._napari.session import MoodSession, SessionMethod, get_session
-from napari_mood._napari.viewer import unwrap_viewer
+from napari_mood._napari.session import SessionMethod
 from napari_mood._napari.widgets import _kit as kit
+from napari_mood._napari.widgets._panel import MoodPanel
 from napari_mood.services.comparison import A_ONLY, B_ONLY, BOTH, Difference, difference
 
 if TYPE_CHECKING:
@@ -111,7 +111,7 @@ class _CountRow:
             widget.setToolTip(COUNT_TIPS[value])
 
 
-class CompareWidget(QWidget):
+class CompareWidget(MoodPanel):
     """Grid view with one cell per method, per-method toggles and the difference of two.
 
     Parameters
@@ -121,14 +121,11 @@ class CompareWidget(QWidget):
     """
 
     def __init__(self, viewer: napari.viewer.Viewer, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._viewer = viewer = unwrap_viewer(viewer)
-        self._session: MoodSession = get_session(viewer)
-        self._grid = CompareGrid(viewer, self._session)
+        super().__init__(viewer, parent)
+        self._grid = CompareGrid(self._viewer, self._session)
         self._toggles: dict[str, _MethodToggle] = {}
         self._diff_layer: Any = None
         self._diff_result: Difference | None = None
-        self._lifetime = kit.Lifetime(self)
         self._worker = self._lifetime.worker(self._on_worker_result)
         # coalesces layer changes (e.g. a viewer closing)
         self._rebuild_timer = kit.single_shot(self, 0, self._on_rebuild_timer_timeout)
@@ -183,20 +180,16 @@ class CompareWidget(QWidget):
         self._diff_check.toggled.connect(self._on_diff_toggled)
         self._combo_a.currentTextChanged.connect(self._on_combo_changed)
         self._combo_b.currentTextChanged.connect(self._on_combo_changed)
-        connect = self._lifetime.connect
-        connect(self._session.methods_changed, self._on_session_methods_changed)
-        connect(self._session.case_changed, self._on_session_case_changed)
-        connect(self._session.threshold_changed, self._on_session_threshold_changed)
-        connect(self._viewer.layers.events.removed, self._on_layers_removed)
+        self.watch_session(  # the grid and the difference are in the viewer: always followed
+            methods=self._on_session_methods_changed,
+            case=self._on_session_case_changed,
+            threshold=self._on_session_threshold_changed,
+        )
+        self._lifetime.connect(self._viewer.layers.events.removed, self._on_layers_removed)
         self._lifetime.at_end(partial(_disconnect_toggles, self._toggles))
         self._lifetime.at_end(self._grid.leave)  # no helper left behind
 
     # -- public API -----------------------------------------------------------------
-
-    @property
-    def session(self) -> MoodSession:
-        """The session compared."""
-        return self._session
 
     @property
     def grid(self) -> CompareGrid:

@@ -30,7 +30,6 @@ from qtpy.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
-    QDockWidget,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -42,9 +41,9 @@ from qtpy.QtWidgets import (
 from napari_mood._napari.helper_layers import add_helper_labels, helper_layers, helper_levels
 from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.looks import OBJECT_COLORS
-from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.viewer import focus_object
 from napari_mood._napari.widgets import _kit as kit
+from napari_mood._napari.widgets._panel import MoodPanel
 from napari_mood._napari.widgets.objects_texts import (
     KIND_TEXT,
     matched_text,
@@ -180,7 +179,7 @@ def _row_cells(
 # --------------------------------------------------------------------------- widget
 
 
-class ObjectsWidget(QWidget):
+class ObjectsWidget(MoodPanel):
     """MOOD object matching of a method (or all methods) at the session thresholds.
 
     Parameters
@@ -189,16 +188,13 @@ class ObjectsWidget(QWidget):
         The viewer whose session (:func:`napari_mood._napari.session.get_session`) is used.
     """
 
+    UPDATE_DELAY_MS = AUTO_DELAY_MS
+
     def __init__(self, viewer: napari.viewer.Viewer, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._viewer = viewer
-        self._session: MoodSession = get_session(viewer)
+        super().__init__(viewer, parent)
         self._results: tuple[MethodObjects, ...] = ()
         self._rows: list[tuple[str, ObjectRecord]] = []
-        self._dock: QDockWidget | None = None
-        self._lifetime = kit.Lifetime(self)
         self._worker = self._lifetime.worker(self._on_worker_result, on_busy=self._on_worker_busy)
-        self._timer = kit.single_shot(self, AUTO_DELAY_MS, self._on_timer_timeout)
         self._build()
         self._connect()
         self._refresh_methods()
@@ -278,17 +274,13 @@ class ObjectsWidget(QWidget):
         self._table.itemSelectionChanged.connect(self._on_table_selection_changed)
         self._previous.clicked.connect(partial(self.step, -1))
         self._next.clicked.connect(partial(self.step, 1))
-        connect = self._lifetime.connect
-        connect(self._session.methods_changed, self._on_session_methods_changed)
-        connect(self._session.threshold_changed, self._on_session_threshold_changed)
-        connect(self._session.case_changed, self._on_session_case_changed)
+        self.watch_session(
+            methods=self._on_session_methods_changed,
+            threshold=self._on_session_threshold_changed,
+            case=self._on_session_case_changed,
+        )
 
     # -- public ---------------------------------------------------------------------
-
-    @property
-    def session(self) -> MoodSession:
-        """The session used."""
-        return self._session
 
     @property
     def results(self) -> tuple[MethodObjects, ...]:
@@ -354,31 +346,21 @@ class ObjectsWidget(QWidget):
         self._schedule()
 
     def _schedule(self) -> None:
-        """Match again soon; while the panel is hidden (a tab behind), when it shows."""
-        self._stale = not self.isVisible()
-        if self._auto.isChecked() and not self._stale:
-            self._timer.start()
-
-    def showEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
-        """Run the match postponed while the panel was hidden; follow its dock's tab."""
-        super().showEvent(event)
-        self._dock = kit.watch_dock(self, self._on_dock_visibility_changed, self._dock)
-        self._on_dock_visibility_changed(True)
+        """Match again soon (when on "Update automatically"); out of sight, when shown."""
+        if self._auto.isChecked():
+            self.request_update()
 
     def hideEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
         """N / P off while the panel is hidden."""
         self._keys.show(False)
         super().hideEvent(event)
 
-    def _on_dock_visibility_changed(self, visible: bool) -> None:
+    def on_shown(self, visible: bool) -> None:
+        """N / P work while the panel's tab is in front."""
         self._keys.show(visible)
-        if visible and self._stale and self._session.method_names:
-            self._schedule()
 
-    def _on_timer_timeout(self) -> None:
-        if not kit.is_on_screen(self):  # closed, or a tab behind another panel
-            self._stale = True
-            return
+    def update_now(self) -> None:
+        """Match the selected methods (see :meth:`run`)."""
         self.run()
 
     def _refresh_methods(self) -> None:

@@ -37,9 +37,8 @@ from qtpy.QtWidgets import (
 )
 
 from napari_mood._napari.docking import PLUGIN_NAME
-from napari_mood._napari.session import MoodSession, get_session
-from napari_mood._napari.viewer import unwrap_viewer
 from napari_mood._napari.widgets import _kit as kit
+from napari_mood._napari.widgets._panel import MoodPanel
 from napari_mood.io.errors import MoodInputError
 from napari_mood.services.adjudication import AdjudicationList, adjudication_list
 from napari_mood.services.output import Inputs, OutputRefused, Planned, check_outputs
@@ -100,7 +99,7 @@ def _text(value: object) -> str:
     return str(value)
 
 
-class ReaderStudyWidget(QWidget):
+class ReaderStudyWidget(MoodPanel):
     """Compare readers: verdicts, precision, agreement, time and disagreements.
 
     Parameters
@@ -110,10 +109,8 @@ class ReaderStudyWidget(QWidget):
     """
 
     def __init__(self, viewer: napari.viewer.Viewer, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._session: MoodSession = get_session(unwrap_viewer(viewer))
+        super().__init__(viewer, parent)
         self._study: ReaderStudy | None = None
-        self._lifetime = kit.Lifetime(self)
         self._worker = self._lifetime.worker(
             self._on_worker_result, on_error=self._on_worker_error, on_busy=self._on_worker_busy
         )

@@ -24,9 +24,8 @@ from qtpy.QtWidgets import (
 )
 
 from napari_mood._napari.recon import RECON_KEY, show_reconstruction
-from napari_mood._napari.session import get_session
-from napari_mood._napari.viewer import unwrap_viewer
 from napari_mood._napari.widgets import _kit as kit
+from napari_mood._napari.widgets._panel import MoodPanel
 from napari_mood.io.errors import MoodInputError
 from napari_mood.io.recon import ReconFolders, find_recon_cases
 from napari_mood.services.options import threshold_limits
@@ -50,7 +49,7 @@ REGION_TIP = (
 THRESHOLD_TIP = "Residual scores at or below this are transparent (score = residual / the case's 99.9th percentile)."
 
 
-class ReconViewWidget(QWidget):
+class ReconViewWidget(MoodPanel):
     """Show one reconstructed case per grid cell; slices and zoom are shared.
 
     Parameters
@@ -59,9 +58,7 @@ class ReconViewWidget(QWidget):
     """
 
     def __init__(self, viewer: napari.viewer.Viewer, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._viewer = unwrap_viewer(viewer)
-        self._lifetime = kit.Lifetime(self)
+        super().__init__(viewer, parent)
         self._worker = self._lifetime.worker(self._on_worker_result, on_error=self._on_worker_error)
         self._folders: ReconFolders | None = None
         self._view: ReconView | None = None
@@ -155,7 +152,7 @@ class ReconViewWidget(QWidget):
 
     def save_drawn_region(self, path: str | Path) -> Path | None:
         """Write the selected Labels layer as a NIfTI mask on the scan's grid (or say why not)."""
-        session = get_session(self._viewer)
+        session = self._session
         layer = self._viewer.layers.selection.active
         if session.transform is None or not isinstance(layer, Labels):
             kit.notify(

@@ -127,7 +127,21 @@ def build_controls(parent: QWidget) -> ReviewControls:
         "Keys work anywhere in the window (the canvas, a floated panel) while this panel is "
         "shown, never while typing in a text field."
     )
+    _name_controls(c)
     return c
+
+
+def _name_controls(c: ReviewControls) -> None:
+    """Name each control (``review-<name>``, ``review-verdict-<verdict>``).
+
+    UI automation and the tests find them by name (``findChild``), as a user finds them
+    by sight.
+    """
+    for name, control in vars(c).items():
+        if isinstance(control, QWidget):
+            control.setObjectName(f"review-{name}")
+    for verdict, button in c.verdict_buttons.items():
+        button.setObjectName(f"review-verdict-{verdict}")
 
 
 def _verdict_button(parent: QWidget, verdict: Verdict) -> QPushButton:

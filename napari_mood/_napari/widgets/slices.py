@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from qtpy.QtWidgets import (
     QComboBox,
-    QDockWidget,
     QHBoxLayout,
     QLabel,
     QSizePolicy,
@@ -28,8 +27,9 @@ from qtpy.QtWidgets import (
     QWidget,
 )
 
-from napari_mood._napari.session import MoodSession, get_session
+from napari_mood._napari.session import MoodSession
 from napari_mood._napari.widgets import _kit as kit
+from napari_mood._napari.widgets._panel import MoodPanel
 from napari_mood.services.looks import GT_COLOR
 from napari_mood.services.slice_curves import (
     METRICS,
@@ -60,7 +60,7 @@ CANVAS_TIP = (
 )
 
 
-class SliceScoresWidget(QWidget):
+class SliceScoresWidget(MoodPanel):
     """Per-slice AP / Dice / flagged voxels of every method, with a slice marker.
 
     Parameters
@@ -69,16 +69,15 @@ class SliceScoresWidget(QWidget):
         The viewer whose session (:func:`napari_mood._napari.session.get_session`) is shown.
     """
 
+    UPDATE_DELAY_MS = UPDATE_DELAY_MS
+
     def __init__(self, viewer: napari.viewer.Viewer, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._session: MoodSession = get_session(viewer)
+        super().__init__(viewer, parent)
         self._curves: SliceCurves | None = None
         self._marker: Any = None
         self._background: Any = None  # the plot without the marker, for blitting
         # a panel behind another tab neither computes nor renders: it catches up when shown
-        self._stale = self._unrendered = False
-        self._dock: QDockWidget | None = None
-        self._lifetime = kit.Lifetime(self)
+        self._unrendered = False
         self._colors = _theme_colors(viewer)
         self._metric = QComboBox(self)
         for key, label in METRICS.items():
@@ -98,14 +97,13 @@ class SliceScoresWidget(QWidget):
         self._placeholder.setMinimumHeight(CANVAS_MIN_HEIGHT)
         self._plot_timer = kit.single_shot(self, 0, self._make_plot)
         self._worker = self._lifetime.worker(self._on_curves_returned, on_busy=self._on_busy)
-        self._timer = kit.single_shot(self, UPDATE_DELAY_MS, self._on_timer_timeout)
         # the marker moves after napari's own handlers: a repaint inside a dims event
         # (for example while a case's layers are being removed) crashes the GL canvas
         self._marker_timer = kit.single_shot(self, 0, self._move_marker)
         self._lay_out()
         # the plot takes the dock's height (napari adds no stretch below expanding widgets)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
-        self._connect(viewer)
+        self._connect(self._viewer)
         self._schedule()
         self._draw()
 
@@ -146,20 +144,17 @@ class SliceScoresWidget(QWidget):
 
     def _connect(self, viewer: napari.viewer.Viewer) -> None:
         self._metric.currentIndexChanged.connect(self._on_metric_index_changed)
+        self.watch_session(
+            methods=self._on_session_changed,
+            threshold=self._on_session_changed,
+            case=self._on_session_changed,
+        )
         connect = self._lifetime.connect
-        connect(self._session.methods_changed, self._on_session_changed)
-        connect(self._session.threshold_changed, self._on_session_changed)
-        connect(self._session.case_changed, self._on_session_changed)
         connect(viewer.dims.events.order, self._on_dims_axis)
         connect(viewer.dims.events.ndisplay, self._on_dims_axis)
         connect(viewer.dims.events.point, self._on_dims_point)
 
     # -- public ---------------------------------------------------------------------
-
-    @property
-    def session(self) -> MoodSession:
-        """The session shown."""
-        return self._session
 
     @property
     def curves(self) -> SliceCurves | None:
@@ -174,30 +169,19 @@ class SliceScoresWidget(QWidget):
     @property
     def busy(self) -> bool:
         """Whether a computation is pending (not while the panel is hidden: it waits)."""
-        return self._timer.isActive() or self._worker.busy
+        return self.update_pending or self._worker.busy
 
     @property
     def plot_ready(self) -> bool:
         """Whether the plot has been made (on the panel's first paint)."""
         return self._ax is not None
 
-    @property
-    def stale(self) -> bool:
-        """Whether the curves wait for the panel to be shown (a tab behind another)."""
-        return self._stale
-
-    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
-        """Compute what changed while hidden, and render the plot."""
-        super().showEvent(event)
-        self._dock = kit.watch_dock(self, self._on_dock_visibility_changed, self._dock)
-        self._on_dock_visibility_changed(True)
-
-    def _on_dock_visibility_changed(self, visible: bool) -> None:
+    def on_shown(self, visible: bool) -> None:
+        """Shown: "Computing..." when stale (the update follows), or render the plot."""
         if not visible:
             return
-        if self._stale:
-            self._stale = self._unrendered = False
-            self._timer.start()
+        if self.stale:
+            self._unrendered = False
             self._draw(force=True)  # "Computing..." until the curves come
         elif self._unrendered and self._canvas is not None:
             self._unrendered = False
@@ -241,21 +225,15 @@ class SliceScoresWidget(QWidget):
         self._schedule()
 
     def _schedule(self) -> None:
-        if not self.isVisible():
-            self._go_stale()
-            return
-        self._timer.start()
+        self.request_update()
 
-    def _go_stale(self) -> None:
-        """Hidden (closed, or a tab behind another panel): compute when shown."""
-        self._stale = True
+    def on_stale(self) -> None:
+        """Out of sight: no job runs, and curves of an older case or threshold are dropped."""
         self._worker.cancel()
-        self._curves = None  # never shows curves of an older case or threshold
+        self._curves = None
 
-    def _on_timer_timeout(self) -> None:
-        if not kit.is_on_screen(self):
-            self._go_stale()
-            return
+    def update_now(self) -> None:
+        """Compute the per-slice scores of every method in a worker."""
         axis = self._session.slice_axis
         maps = tuple(m.snapshot() for m in self._session.methods)
         if axis is None or not maps:

@@ -38,9 +38,8 @@ from qtpy.QtWidgets import (
     QWidget,
 )
 
-from napari_mood._napari.session import MoodSession, get_session
-from napari_mood._napari.viewer import unwrap_viewer
 from napari_mood._napari.widgets import _kit as kit
+from napari_mood._napari.widgets._panel import MoodPanel
 from napari_mood._napari.widgets.table_texts import (
     Column,
     best_methods,
@@ -115,7 +114,7 @@ def _mark_best(item: QTableWidgetItem) -> None:
 # --------------------------------------------------------------------------- widget
 
 
-class TableWidget(QWidget):
+class TableWidget(MoodPanel):
     """Comparison table of the methods shown: for the current case or for the dataset.
 
     Parameters
@@ -124,16 +123,15 @@ class TableWidget(QWidget):
         The viewer whose session (:func:`napari_mood._napari.session.get_session`) is compared.
     """
 
+    UPDATE_DELAY_MS = RECOMPUTE_DELAY_MS
+
     def __init__(self, viewer: napari.viewer.Viewer, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._session: MoodSession = get_session(unwrap_viewer(viewer))
+        super().__init__(viewer, parent)
         self._table: ComparisonTable | None = None
         self._picked: Path | None = None
-        self._lifetime = kit.Lifetime(self)
         self._worker = self._lifetime.worker(
             self._on_worker_result, on_error=self._on_worker_error, on_busy=self._on_worker_busy
         )
-        self._timer = kit.single_shot(self, RECOMPUTE_DELAY_MS, self._on_timer_timeout)
         self._build_ui()
         self._connect()
         self._schedule()
@@ -190,10 +188,11 @@ class TableWidget(QWidget):
         self._copy.clicked.connect(self._on_copy_clicked)
         self._wide.clicked.connect(self.show_all_columns)
         self._export.clicked.connect(self._on_export_clicked)
-        connect = self._lifetime.connect
-        connect(self._session.methods_changed, self._on_session_changed)
-        connect(self._session.case_changed, self._on_session_changed)
-        connect(self._session.threshold_changed, self._on_session_threshold_changed)
+        self.watch_session(
+            methods=self._on_session_changed,
+            case=self._on_session_changed,
+            threshold=self._on_session_threshold_changed,
+        )
 
     # -- public API -----------------------------------------------------------------
 
@@ -208,11 +207,6 @@ class TableWidget(QWidget):
         width = (header.length() if header is not None else 0) + TABLE_MARGIN
         dock.setFloating(True)
         dock.resize(max(width, dock.width()), max(dock.height(), 400))
-
-    @property
-    def session(self) -> MoodSession:
-        """The session compared."""
-        return self._session
 
     @property
     def table(self) -> ComparisonTable | None:
@@ -256,7 +250,7 @@ class TableWidget(QWidget):
 
     def refresh(self) -> None:
         """Compute the table of the current scope now (in a worker)."""
-        self._timer.stop()
+        self._update_timer.stop()
         if self.scope == "dataset":
             self._submit_dataset()
         else:
@@ -302,7 +296,8 @@ class TableWidget(QWidget):
         elif self._table is not None and self._table.scope == "dataset":
             self._show_stale()
 
-    def _on_timer_timeout(self) -> None:
+    def update_now(self) -> None:
+        """Compute the table of the current scope (see :meth:`refresh`)."""
         self.refresh()
 
     def _on_scope_changed(self, _index: int) -> None:
@@ -357,7 +352,7 @@ class TableWidget(QWidget):
     # -- computing ------------------------------------------------------------------
 
     def _schedule(self) -> None:
-        self._timer.start()
+        self.request_update()
 
     def _thresholds(self) -> dict[str, float]:
         return {m.name: m.threshold for m in self._session.methods}

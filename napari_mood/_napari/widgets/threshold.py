@@ -43,8 +43,9 @@ from qtpy.QtWidgets import (
     QWidget,
 )
 
-from napari_mood._napari.session import MoodSession, SessionMethod, get_session
+from napari_mood._napari.session import MoodSession, SessionMethod
 from napari_mood._napari.widgets import _kit as kit
+from napari_mood._napari.widgets._panel import MoodPanel
 from napari_mood._napari.widgets.threshold_texts import best_text, readout_text
 from napari_mood.services.evaluation import ThresholdChoice, toy_thresholds
 from napari_mood.services.options import display_threshold
@@ -209,7 +210,7 @@ class _BestThresholdBox(QGroupBox):
         self.browse.setEnabled(self.on_toy_dataset)
 
 
-class ThresholdWidget(QWidget):
+class ThresholdWidget(MoodPanel):
     """Display threshold of every method shown, its readout, and the best threshold.
 
     Parameters
@@ -218,12 +219,12 @@ class ThresholdWidget(QWidget):
         The viewer whose session (:func:`napari_mood._napari.session.get_session`) is shown.
     """
 
+    UPDATE_DELAY_MS = READOUT_DELAY_MS  # one computation after the last change
+
     def __init__(self, viewer: napari.viewer.Viewer, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._session: MoodSession = get_session(viewer)
+        super().__init__(viewer, parent)
         self._rows: dict[str, _ThresholdRow] = {}
         self._readouts: dict[str, Readout] = {}
-        self._lifetime = kit.Lifetime(self)
         self._link = QCheckBox("Link all methods", self)
         self._link.setToolTip(LINK_TIP)
         self._empty = QLabel(EMPTY_TEXT, self)
@@ -242,7 +243,6 @@ class ThresholdWidget(QWidget):
         self._best_worker = self._lifetime.worker(
             self._on_best_returned, on_error=self._on_best_errored, on_busy=self._on_best_busy
         )
-        self._timer = kit.single_shot(self, READOUT_DELAY_MS, self._on_timer_timeout)
         self._lay_out()
         self._connect()
         self._rebuild_rows()
@@ -260,15 +260,11 @@ class ThresholdWidget(QWidget):
         self._link.toggled.connect(self._on_link_toggled)
         self._best.find_button.clicked.connect(self._on_find_clicked)
         self._best.browse.clicked.connect(self._on_browse_clicked)
-        connect = self._lifetime.connect
-        connect(self._session.methods_changed, self._on_session_methods_changed)
-        connect(self._session.threshold_changed, self._on_session_threshold_changed)
-        connect(self._session.case_changed, self._on_session_case_changed)
-
-    @property
-    def session(self) -> MoodSession:
-        """The session shown."""
-        return self._session
+        self.watch_session(
+            methods=self._on_session_methods_changed,
+            threshold=self._on_session_threshold_changed,
+            case=self._on_session_case_changed,
+        )
 
     @property
     def linked(self) -> bool:
@@ -284,7 +280,7 @@ class ThresholdWidget(QWidget):
     def busy(self) -> bool:
         """Whether readouts or a best-threshold search are pending."""
         workers = (self._voxel_worker, self._readout_worker, self._best_worker)
-        return self._timer.isActive() or any(worker.busy for worker in workers)
+        return self.update_pending or any(worker.busy for worker in workers)
 
     # -- session -> widget ----------------------------------------------------------
 
@@ -295,10 +291,10 @@ class ThresholdWidget(QWidget):
         row = self._rows.get(name)
         if row is not None:
             row.show_value(value)
-        self._schedule_readouts()
+        self.request_update()
 
     def _on_session_case_changed(self) -> None:
-        self._schedule_readouts()
+        self.request_update()
 
     def _rebuild_rows(self) -> None:
         for row in self._rows.values():
@@ -313,7 +309,7 @@ class ThresholdWidget(QWidget):
         self._empty.setVisible(not self._rows)
         self._link.setEnabled(len(self._rows) > 1)
         self._best.find_button.setEnabled(bool(self._rows))
-        self._schedule_readouts()
+        self.request_update()
 
     def _add_row(self, index: int, method: SessionMethod) -> _ThresholdRow:
         row = _ThresholdRow(method, self)
@@ -326,16 +322,19 @@ class ThresholdWidget(QWidget):
 
     # -- readouts -------------------------------------------------------------------
 
-    def _schedule_readouts(self) -> None:
-        self._timer.start()  # restarts: one computation after the last change
-
-    def _on_timer_timeout(self) -> None:
+    def update_now(self) -> None:
+        """Compute the readouts of every method (voxels first, then objects) in workers."""
         self._readout_worker.cancel()  # objects at an older threshold are not wanted
         maps = tuple(m.snapshot() for m in self._session.methods)
         if maps:
             gt, cache = _gt_data(self._session), self._session.labelling
             self._voxel_worker.submit(compute_voxel_readouts, maps, gt, cache=cache)
             self._readout_worker.submit(compute_readouts, maps, gt, cache=cache)
+
+    def on_stale(self) -> None:
+        """Out of sight: readouts of an older case or threshold are not wanted."""
+        self._voxel_worker.cancel()
+        self._readout_worker.cancel()
 
     def _on_voxel_readouts_returned(self, readouts: dict[str, Readout]) -> None:
         if self._readout_worker.busy:  # else the objects came first: keep them

@@ -17,8 +17,13 @@ from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.reader_study import reader_study
 from napari_mood.services.review import review_record
 from napari_mood.services.review_store import ReviewFile, read_journal
-from tests.napari.widgets.test_review import _wait, needs_sample
-from tests.napari.widgets.test_review_never_misfires import _click_canvas, _press, _shot
+from tests.napari.widgets.test_review import _control, _wait, needs_sample
+from tests.napari.widgets.test_review_never_misfires import (  # noqa: F401  (autouse: pictures to tmp_path)
+    _click_canvas,
+    _press,
+    _shot,
+    _shots_in_tmp_path,
+)
 
 pytestmark = needs_sample
 METHOD = "residual"
@@ -86,8 +91,11 @@ def test_disagreements_open_as_a_review_queue_and_verdicts_are_journal_rows(
     _wait(qtbot, review, METHOD)
     qtbot.waitUntil(lambda: len(review.regions) == 1, timeout=15_000)
     assert review.regions == (disputed,) and review.current_region == disputed
-    assert review._c.adjudication.isChecked() and review._c.adjudication.isVisible()
-    said = review._c.readers.text()
+    assert (
+        _control(review, "adjudication").isChecked()
+        and _control(review, "adjudication").isVisible()
+    )
+    said = _control(review, "readers").text()
     assert "ana: <b>true finding</b>" in said and "ben: <b>false alarm</b>" in said
     assert review.verdicts == {}  # the readers' verdicts are not the adjudication's
     _shot(review, "review-adjudication.png")
@@ -111,11 +119,16 @@ def test_disagreements_open_as_a_review_queue_and_verdicts_are_journal_rows(
     study = reader_study([*journals, review.review_path])  # adjudications are no reader's
     assert study.readers == ("ana", "ben") and len(study.disagreements) == 1
     _press(qtbot, Qt.Key.Key_N)  # the only disputed region of the only disputed case
-    qtbot.waitUntil(lambda: "End of the queue" in review._c.queue_label.text(), timeout=5000)
+    qtbot.waitUntil(
+        lambda: "End of the queue" in _control(review, "queue_label").text(), timeout=5000
+    )
 
-    review._c.adjudication.setChecked(False)  # back to a plain review: every region
+    _control(review, "adjudication").setChecked(False)  # back to a plain review: every region
     qtbot.waitUntil(lambda: len(review.regions) > 1, timeout=15_000)
     _wait(qtbot, review, METHOD)
-    assert not review._c.adjudication.isVisible() and review._c.reviewer.text() != "cy"
+    assert (
+        not _control(review, "adjudication").isVisible()
+        and _control(review, "reviewer").text() != "cy"
+    )
     assert review.verdicts[disputed.object_id].verdict == "true finding"
     assert QApplication.focusWidget() is not None

@@ -43,14 +43,14 @@ def objects_viewer(make_napari_viewer, qtbot):
 
 def _wait(qtbot, widget: ObjectsWidget) -> None:
     def settled() -> bool:
-        return bool(widget.results) and not widget.busy and not widget._timer.isActive()
+        return bool(widget.results) and not widget.busy and not widget.update_pending
 
     qtbot.waitUntil(settled, timeout=15000)
 
 
 def _choose(qtbot, widget: ObjectsWidget, choice: str) -> None:
     widget._method.setCurrentText(choice)
-    qtbot.waitUntil(lambda: not widget._timer.isActive(), timeout=5000)
+    qtbot.waitUntil(lambda: not widget.update_pending, timeout=5000)
     _wait(qtbot, widget)
 
 

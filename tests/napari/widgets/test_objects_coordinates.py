@@ -17,7 +17,7 @@ from napari_mood._napari.viewer import load_into_viewer
 from napari_mood._napari.widgets.objects import COLUMNS, ObjectsWidget
 from napari_mood.services.datasets import sample_data_dir
 from tests.napari.widgets.test_objects import _choose, _wait
-from tests.napari.widgets.test_review_never_misfires import _shot
+from tests.napari.widgets.test_review_never_misfires import _shot, _shots_in_tmp_path  # noqa: F401  (autouse: pictures to tmp_path)
 
 pytestmark = pytest.mark.skipif(
     not (sample_data_dir() / "toy").is_dir(), reason="sample_data/ not generated yet"

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from napari.utils.notifications import notification_manager
 from qtpy.QtCore import Qt
-from qtpy.QtWidgets import QLabel
+from qtpy.QtWidgets import QLabel, QPushButton, QWidget
 
 from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.viewer import (
@@ -38,9 +38,21 @@ def _open(make_napari_viewer, qtbot, data: Path, method: str):
 
 def _wait(qtbot, widget: ReviewWidget, method: str) -> None:
     def settled() -> bool:
-        return widget.method == method and not widget.busy and not widget._timer.isActive()
+        return widget.method == method and not widget.busy and not widget.update_pending
 
     qtbot.waitUntil(settled, timeout=15000)
+
+
+def _control(widget: ReviewWidget, name: str):
+    """The review control named ``name`` (its object name ``review-<name>``)."""
+    control = widget.findChild(QWidget, f"review-{name}")
+    assert control is not None, name
+    return control
+
+
+def _verdict_button(widget: ReviewWidget, verdict: str):
+    """The button recording ``verdict``."""
+    return widget.findChild(QPushButton, f"review-verdict-{verdict}")
 
 
 def _expected_regions(widget: ReviewWidget, name: str, scope: str = "window"):
@@ -79,10 +91,10 @@ def test_regions_are_the_core_regions_and_the_first_is_shown(make_napari_viewer,
     assert layer.show_selected_label and layer.selected_label == first.object_id
     assert layer.metadata[METADATA_KEY]["role"] == "review"
     assert widget.session.method_names == ("binary", "oracle_noisy", "residual")
-    assert "Region 1 of 22" in widget._c.position.text()
+    assert "Region 1 of 22" in _control(widget, "position").text()
     assert widget.review_path is not None and widget.review_path.parent == review_dir
 
-    widget._c.scope.setCurrentIndex(1)  # all flagged components, specks too
+    _control(widget, "scope").setCurrentIndex(1)  # all flagged components, specks too
     qtbot.waitUntil(lambda: len(widget.regions) > 22, timeout=15000)
     _wait(qtbot, widget, "residual")
     assert widget.regions == _expected_regions(widget, "residual", scope="all")
@@ -93,7 +105,7 @@ def test_verdicts_are_saved_at_once_and_come_back(make_napari_viewer, qtbot, rev
     viewer, widget = _open(make_napari_viewer, qtbot, sample_data_dir(), "residual")
     path = widget.review_path
     regions = widget.regions
-    qtbot.mouseClick(widget._c.verdict_buttons["true finding"], Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(_verdict_button(widget, "true finding"), Qt.MouseButton.LeftButton)
     (saved,) = read_reviews(path)
     layer = widget.session.method("residual").layer
     assert (saved.case, saved.method, saved.threshold) == ("brain_001.nii.gz", "residual", 0.5)
@@ -111,30 +123,30 @@ def test_verdicts_are_saved_at_once_and_come_back(make_napari_viewer, qtbot, rev
     assert [r.verdict for r in read_reviews(path)] == ["true finding"] * 2
     qtbot.keyClick(widget, Qt.Key.Key_N)
     assert widget.current_index == 3
-    widget._c.note.setFocus()
-    qtbot.keyClicks(widget._c.note, "fun")  # typed keys are text, not shortcuts
+    _control(widget, "note").setFocus()
+    qtbot.keyClicks(_control(widget, "note"), "fun")  # typed keys are text, not shortcuts
     assert widget.current_index == 3 and len(read_reviews(path)) == 2
-    qtbot.keyClick(widget._c.note, Qt.Key.Key_Return)
+    qtbot.keyClick(_control(widget, "note"), Qt.Key.Key_Return)
     assert widget.hasFocus()  # back to the panel: keys work again
     qtbot.keyClick(widget, Qt.Key.Key_F)
     assert (read_reviews(path)[-1].note, read_reviews(path)[-1].verdict) == ("fun", "false alarm")
-    assert widget._c.note.text() == ""  # the next region has no note yet
+    assert _control(widget, "note").text() == ""  # the next region has no note yet
     qtbot.keyClick(widget, Qt.Key.Key_U)
     assert [r.verdict for r in read_reviews(path)][-1] == "unsure"
 
     assert widget.current_index == 5
     for _ in range(4):
-        qtbot.mouseClick(widget._c.previous, Qt.MouseButton.LeftButton)
-    assert widget.current_index == 1 and widget._c.verdict_buttons["true finding"].isChecked()
-    widget._c.note.setText("small cube, faint")
-    widget._c.note.editingFinished.emit()  # a note edited after the verdict is saved too
+        qtbot.mouseClick(_control(widget, "previous"), Qt.MouseButton.LeftButton)
+    assert widget.current_index == 1 and _verdict_button(widget, "true finding").isChecked()
+    _control(widget, "note").setText("small cube, faint")
+    _control(widget, "note").editingFinished.emit()  # a note edited after the verdict is saved too
     records = {r.object_id: r for r in read_reviews(path)}
     assert records[regions[1].object_id].note == "small cube, faint"
     assert records[regions[1].object_id].verdict == "true finding"
     assert len(records) == 4
     judged = {r.object_id: r.verdict for r in records.values()}
     widget.go_to(3)
-    widget._c.note.setText("fun, again")  # still typing when napari closes
+    _control(widget, "note").setText("fun, again")  # still typing when napari closes
 
     viewer.close()
     viewer, widget = _open(make_napari_viewer, qtbot, sample_data_dir(), "residual")
@@ -143,9 +155,9 @@ def test_verdicts_are_saved_at_once_and_come_back(make_napari_viewer, qtbot, rev
     assert widget.current_index == 2  # resumes at the first region without a verdict
     assert widget.verdicts[regions[3].object_id].note == "fun, again"
     widget.go_to(1)
-    assert widget._c.verdict_buttons["true finding"].isChecked()
-    assert widget._c.note.text() == "small cube, faint"
-    assert "Reviewed 4 of 22" in widget._c.progress.text()
+    assert _verdict_button(widget, "true finding").isChecked()
+    assert _control(widget, "note").text() == "small cube, faint"
+    assert "Reviewed 4 of 22" in _control(widget, "progress").text()
     _review_screenshot(viewer, widget, qtbot, tmp_path)
 
     widget.session.set_threshold("residual", 0.55)
@@ -215,11 +227,11 @@ def test_unreadable_review_file_is_left_alone(
     (message,) = _errors_since(before)
     assert str(broken) in message and "choose another review file" in message
     assert widget.review_path is None
-    assert not widget._c.verdict_buttons["unsure"].isEnabled()
+    assert not _verdict_button(widget, "unsure").isEnabled()
     assert not widget.set_verdict("unsure")
     assert broken.read_text() == "not,a,review\n1,2,3\n"
     assert widget.set_review_file(tmp_path / "elsewhere" / "good.csv")
-    assert widget._c.verdict_buttons["unsure"].isEnabled() and widget.set_verdict("unsure")
+    assert _verdict_button(widget, "unsure").isEnabled() and widget.set_verdict("unsure")
 
 
 def test_hidden_panel_waits_until_shown(make_napari_viewer, qtbot, review_dir, mood_dataset):

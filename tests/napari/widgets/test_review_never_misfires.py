@@ -25,9 +25,15 @@ from napari_mood._napari.widgets.objects import ObjectsWidget
 from napari_mood._napari.widgets.review import ReviewWidget
 from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.review_store import read_journal, read_reviews
-from tests.napari.widgets.test_review import _open, _wait, needs_sample
+from tests.napari.widgets.test_review import (
+    _control,
+    _open,
+    _verdict_button,
+    _wait,
+    needs_sample,
+)
 
-SHOTS = Path()  # the running test's tmp_path: set by _shots_in_tmp_path
+SHOTS: Path | None = None  # the running test's tmp_path: set by _shots_in_tmp_path
 
 
 @pytest.fixture(autouse=True)
@@ -73,6 +79,8 @@ def _rows(widget: ReviewWidget) -> int:
 
 
 def _shot(widget: QWidget, name: str) -> None:
+    """Save a picture of ``widget`` in the test's tmp_path (a module using it imports the fixture)."""
+    assert SHOTS is not None, "import _shots_in_tmp_path next to _shot: pictures go to tmp_path"
     SHOTS.mkdir(parents=True, exist_ok=True)
     widget.grab().save(str(SHOTS / name))
 
@@ -133,7 +141,9 @@ def test_keys_never_fire_inside_a_text_field(make_napari_viewer, qtbot, review_d
     dock.setFloating(True)
     qtbot.waitUntil(dock.isFloating, timeout=3000)
     _activate(qtbot, dock)
-    note = widget._c.note  # in the floated panel (the reviewer field is remembered: left alone)
+    note = _control(
+        widget, "note"
+    )  # in the floated panel (the reviewer field is remembered: left alone)
     note.setFocus()
     qtbot.waitUntil(note.hasFocus, timeout=3000)
     for key in (Qt.Key.Key_T, Qt.Key.Key_N, Qt.Key.Key_Z):
@@ -145,7 +155,7 @@ def test_keys_never_fire_inside_a_text_field(make_napari_viewer, qtbot, review_d
         for key in (Qt.Key.Key_F, Qt.Key.Key_P, Qt.Key.Key_U):
             _press(qtbot, key)
     assert _rows(widget) == 0 and widget.current_index == 0
-    assert widget._c.note.text() == "tnz" and line.text() == "fpu"
+    assert _control(widget, "note").text() == "tnz" and line.text() == "fpu"
     assert text.toPlainText() == "fpu"
     _click_canvas(viewer, qtbot)  # out of the text field: the keys work again
     _press(qtbot, Qt.Key.Key_U)
@@ -215,10 +225,10 @@ def test_blind_review_hides_earlier_verdicts_notes_and_names(make_napari_viewer,
     viewer, widget = _open(make_napari_viewer, qtbot, sample_data_dir(), "residual")
     session = widget.session
     target = widget.current_region
-    widget._c.note.setText("seen open: obvious lesion")
+    _control(widget, "note").setText("seen open: obvious lesion")
     assert widget.set_verdict("true finding")
     widget.step(1)
-    widget._c.note.setText("a draft typed before blind review")
+    _control(widget, "note").setText("a draft typed before blind review")
     draft_region = widget.current_region
     viewer.layers.selection.active = session.method("residual").layer  # as the issue saw
 
@@ -227,12 +237,15 @@ def test_blind_review_hides_earlier_verdicts_notes_and_names(make_napari_viewer,
     ids = [r.object_id for r in widget.regions]
     widget.go_to(ids.index(target.object_id))
     assert widget.verdicts == {}  # the non-blind verdict is not this read's
-    assert widget._c.current.text() == "Verdict: —" and widget._c.note.text() == ""
-    assert not any(b.isChecked() for b in widget._c.verdict_buttons.values())
-    assert widget._c.progress.text().startswith("Reviewed 0 of")
+    assert (
+        _control(widget, "current").text() == "Verdict: —" and _control(widget, "note").text() == ""
+    )
+    verdicts = ("true finding", "false alarm", "unsure")
+    assert not any(_verdict_button(widget, v).isChecked() for v in verdicts)
+    assert _control(widget, "progress").text().startswith("Reviewed 0 of")
     _shot(widget, "review-blind.png")
     widget.go_to(ids.index(draft_region.object_id))
-    assert widget._c.note.text() == ""  # nor the note drafted before
+    assert _control(widget, "note").text() == ""  # nor the note drafted before
     widget.go_to(ids.index(target.object_id))
     _check_no_name_shown(viewer, widget, qtbot)
 
@@ -254,7 +267,7 @@ def test_blind_review_hides_earlier_verdicts_notes_and_names(make_napari_viewer,
     _wait(qtbot, widget, "residual")
     assert widget.verdicts[target.object_id].verdict == "true finding"
     widget.go_to([r.object_id for r in widget.regions].index(draft_region.object_id))
-    assert widget._c.note.text() == "a draft typed before blind review"
+    assert _control(widget, "note").text() == "a draft typed before blind review"
     assert session.blind is False
     assert viewer.layers.selection.active is session.method("residual").layer  # given back
 
@@ -268,9 +281,11 @@ def _check_no_name_shown(viewer, widget: ReviewWidget, qtbot) -> None:
         qtbot.mouseMove(canvas, centre + QPoint(dx, dx))
         qtbot.wait(30)
     qtbot.wait(200)  # napari's own status thread answers a moment later
-    texts = [str(viewer.status), viewer.title, widget._c.position.text()]
-    texts += [widget._c.method.itemText(i) for i in range(widget._c.method.count())]
-    texts += [widget._c.queue_label.text(), widget._c.current.text()]
+    texts = [str(viewer.status), viewer.title, _control(widget, "position").text()]
+    texts += [
+        _control(widget, "method").itemText(i) for i in range(_control(widget, "method").count())
+    ]
+    texts += [_control(widget, "queue_label").text(), _control(widget, "current").text()]
     for name in names:
         assert not any(name in text for text in texts), (name, texts)
 
@@ -292,11 +307,11 @@ def test_next_at_the_last_region_of_the_last_case_says_so(
     _press(qtbot, Qt.Key.Key_N)
     qtbot.wait(300)
     assert widget.session.case == last and widget.current_index == 0
-    shown = widget._c.queue_label.text()
+    shown = _control(widget, "queue_label").text()
     assert "End of the queue" in shown, shown  # was the plain "Case 2 of 2 (sorted)"
     assert "End of the queue" in str(viewer.status)
     _shot(widget, "review-end-of-queue.png")
     _press(qtbot, Qt.Key.Key_P)  # moving on clears it
     qtbot.waitUntil(lambda: widget.session.case != last, timeout=20000)
     _wait(qtbot, widget, "a")
-    assert "End of the queue" not in widget._c.queue_label.text()
+    assert "End of the queue" not in _control(widget, "queue_label").text()

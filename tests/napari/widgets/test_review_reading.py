@@ -12,7 +12,7 @@ from napari_mood._napari.widgets.review_view import BLIND_COLOR
 from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.looks import method_colormap
 from napari_mood.services.review_store import read_reviews
-from tests.napari.widgets.test_review import _open, _wait, needs_sample
+from tests.napari.widgets.test_review import _control, _open, _wait, needs_sample
 
 pytestmark = needs_sample
 
@@ -65,15 +65,17 @@ def test_keys_are_off_while_the_review_is_hidden(make_napari_viewer, qtbot, revi
 def test_notes_stay_with_their_region(make_napari_viewer, qtbot, review_dir):
     viewer, widget = _open(make_napari_viewer, qtbot, sample_data_dir(), "residual")
     path = widget.review_path
-    widget._c.note.setText("draft on region 1")
+    _control(widget, "note").setText("draft on region 1")
     widget.step(1)
-    assert widget._c.note.text() == ""
-    assert "region 2 of" in widget._c.note_label.text()
-    widget._c.note.setText("draft on region 2")
+    assert _control(widget, "note").text() == ""
+    assert "region 2 of" in _control(widget, "note_label").text()
+    _control(widget, "note").setText("draft on region 2")
     widget.step(-1)
-    assert widget._c.note.text() == "draft on region 1"  # kept, not lost on Next / Previous
+    assert (
+        _control(widget, "note").text() == "draft on region 1"
+    )  # kept, not lost on Next / Previous
     assert widget.set_verdict("true finding")  # saved with its verdict, then region 2
-    assert widget._c.note.text() == "draft on region 2"
+    assert _control(widget, "note").text() == "draft on region 2"
     (saved,) = read_reviews(path)
     assert (saved.object_id, saved.note) == (widget.regions[0].object_id, "draft on region 1")
     widget.set_verdict("unsure")
@@ -84,7 +86,7 @@ def test_notes_stay_with_their_region(make_napari_viewer, qtbot, review_dir):
 def test_undo_takes_the_last_verdict_back(make_napari_viewer, qtbot, review_dir):
     viewer, widget = _open(make_napari_viewer, qtbot, sample_data_dir(), "residual")
     path = widget.review_path
-    widget._c.note.setText("first look")
+    _control(widget, "note").setText("first look")
     widget.set_verdict("true finding")
     widget.set_verdict("false alarm")
     assert widget.current_index == 2 and len(read_reviews(path)) == 2
@@ -92,13 +94,13 @@ def test_undo_takes_the_last_verdict_back(make_napari_viewer, qtbot, review_dir)
     qtbot.keyClick(_canvas(viewer), Qt.Key.Key_Z)
     assert widget.current_index == 1 and len(read_reviews(path)) == 1
     assert widget.undo() and widget.current_index == 0 and read_reviews(path) == ()
-    assert widget._c.note.text() == "first look"  # the note comes back as a draft
+    assert _control(widget, "note").text() == "first look"  # the note comes back as a draft
     assert not widget.undo()
 
 
 def test_verdicts_carry_scanner_coordinates_and_the_reviewer(make_napari_viewer, qtbot, review_dir):
     viewer, widget = _open(make_napari_viewer, qtbot, sample_data_dir(), "residual")
-    widget._c.reviewer.setText("AB")
+    _control(widget, "reviewer").setText("AB")
     region = widget.current_region
     widget.set_verdict("true finding")
     (saved,) = read_reviews(widget.review_path)
@@ -114,10 +116,10 @@ def test_only_this_method_and_blind_review(make_napari_viewer, qtbot, review_dir
     viewer, widget = _open(make_napari_viewer, qtbot, sample_data_dir(), "residual")
     session = widget.session
     ranked = widget.regions
-    widget._c.only.setChecked(True)
+    _control(widget, "only").setChecked(True)
     assert [m.layer.visible for m in session.methods] == [False, False, True]
     assert session.gt_layer.visible
-    widget._c.only.setChecked(False)
+    _control(widget, "only").setChecked(False)
     assert all(m.layer.visible for m in session.methods)
 
     viewer.window.add_plugin_dock_widget("napari-mood", "Display thresholds")  # names methods
@@ -127,9 +129,11 @@ def test_only_this_method_and_blind_review(make_napari_viewer, qtbot, review_dir
     seed = widget.blind_seed
     assert seed is not None and not session.gt_layer.visible
     assert [m.layer.visible for m in session.methods] == [False, False, True]
-    names = [widget._c.method.itemText(i) for i in range(widget._c.method.count())]
+    names = [
+        _control(widget, "method").itemText(i) for i in range(_control(widget, "method").count())
+    ]
     assert sorted(names) == ["Method A", "Method B", "Method C"]
-    assert "residual" not in widget._c.position.text()
+    assert "residual" not in _control(widget, "position").text()
     assert session.method("residual").layer.colormap.name == method_colormap(BLIND_COLOR)["name"]
     docks = viewer.window._qt_window.findChildren(QDockWidget)
     closed = [d.windowTitle() for d in docks if not d.toggleViewAction().isChecked()]
@@ -163,7 +167,7 @@ def test_next_past_the_last_region_opens_the_next_case(make_napari_viewer, qtbot
     queue = widget.queue
     assert queue is not None and queue.step(first_case, 1) == widget.session.case
     assert widget.current_index == 0
-    assert "Case" in widget._c.queue_label.text()
+    assert "Case" in _control(widget, "queue_label").text()
     assert [layer.name for layer in viewer.layers].count("residual") == 1  # replaced
     widget.step(-1)  # back to the last region of the previous case
     qtbot.waitUntil(lambda: widget.session.case == first_case, timeout=20000)
@@ -174,7 +178,7 @@ def test_next_past_the_last_region_opens_the_next_case(make_napari_viewer, qtbot
 def test_the_panel_lists_its_keys(make_napari_viewer, qtbot, review_dir):
     viewer, widget = _open(make_napari_viewer, qtbot, sample_data_dir(), "residual")
     assert isinstance(widget, ReviewWidget)
-    text = widget._c.help.text()
+    text = _control(widget, "help").text()
     for key in "TFUNPZ":
         assert f"<b>{key}</b>" in text
 

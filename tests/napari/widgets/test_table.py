@@ -43,7 +43,7 @@ def errors(monkeypatch) -> list[str]:
 
 def _wait(qtbot, widget: TableWidget, previous=None) -> ComparisonTable:
     def ready() -> bool:
-        idle = not widget.busy and not widget._timer.isActive()
+        idle = not widget.busy and not widget.update_pending
         return idle and widget.table is not None and widget.table is not previous
 
     qtbot.waitUntil(ready, timeout=20_000)
