@@ -27,6 +27,8 @@ DOCK_ORDER = ("Display thresholds", "Per-slice scores")
 """Manifest display names docked first (the first one is the tab in front)."""
 PLANES_WIDGET = "Three planes"
 """Docked on its own, between the canvas and the tool tabs (not a tab)."""
+PLANES_HEIGHT_SHARE = 0.72
+"""The share of the left column's height the three planes get (the layer list the rest)."""
 TAB_TITLES = {
     "Display thresholds": "Thresholds",
     "Per-slice scores": "Slices",
@@ -128,7 +130,8 @@ def _beside_layer_list(planes: Any) -> None:
     """Put the three-planes dock in front of napari's layer controls (left, above the list).
 
     The side views then get the left column's width (about 350 px) instead of a sliver of
-    the right dock area; the layer controls are one tab away.
+    the right dock area, and most of its height (:data:`PLANES_HEIGHT_SHARE`; the layer
+    list below keeps the rest); the layer controls are one tab away.
     """
     from qtpy.QtCore import Qt
     from qtpy.QtWidgets import QDockWidget
@@ -141,3 +144,8 @@ def _beside_layer_list(planes: Any) -> None:
     window.tabifyDockWidget(controls, planes)
     planes.show()
     planes.raise_()
+    layer_list = window.findChild(QDockWidget, "layer list")
+    if layer_list is not None and layer_list.isVisible():
+        column = planes.height() + layer_list.height()
+        high = round(column * PLANES_HEIGHT_SHARE)
+        window.resizeDocks([planes, layer_list], [high, column - high], Qt.Orientation.Vertical)

@@ -783,6 +783,20 @@ def _close_viewers_at_exit() -> None:
             continue
         if alive:
             viewer.close()
+    _flush_qt_events()
+
+
+def _flush_qt_events() -> None:
+    """Run the Qt events still posted (deferred deletes of closed panels' docks and views).
+
+    A closed window's widgets are freed at the event loop's next turn; a script that ends
+    right after ``viewer.close()`` never reaches one, and Python freed them after the
+    QApplication: a segmentation fault at exit.
+    """
+    from qtpy.QtCore import QCoreApplication
+
+    if QCoreApplication.instance() is not None:
+        QCoreApplication.processEvents()
 
 
 def _insert_layers(viewer: Any, layers: Sequence[LayerData], index: int) -> None:

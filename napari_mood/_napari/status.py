@@ -4,24 +4,33 @@ napari's status bar shows the cursor in its own world coordinates (display axes,
 at voxel 0), which cannot be pasted into ITK-SNAP or 3D Slicer. :class:`ScannerStatus`
 rewrites the coordinate part of the status after napari computed it:
 
-    brain_004  RAS -12.5, 30.0, 41.2 mm  voxel 115, 158, 86: 0.53
+    brain_004  slice 44  RAS -12.5, 30.0, 41.2 mm  voxel 115, 158, 86: 0.53
 
-``RAS`` comes from the NIfTI affine of the case (``sform``/``qform`` as nibabel reads
-it), the voxel index is the file's own ``(i, j, k)``; the value is napari's. Cursor moves
-in the coronal and sagittal views (:mod:`napari_mood._napari.planes`) update the same
-status bar. Qt-free.
+``slice`` is the axial slice (the number napari's axial slider, the per-slice plot and
+the figures show), ``RAS`` comes from the NIfTI affine of the case (``sform``/``qform``
+as nibabel reads it), the voxel index is the file's own ``(i, j, k)``; the value is the
+scan's. Cursor moves in the coronal and sagittal views
+(:mod:`napari_mood._napari.planes`) update the same status bar. While the pointer is over
+no view (a case just opened, the slider moved) the status shows the shared point, in the
+same format: never napari's world coordinates. Qt-free.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from napari_mood._napari._soon import call_soon
 from napari_mood.services.display import DisplayTransform
 
-__all__ = ["ScannerStatus", "scanner_text", "status_info"]
+__all__ = ["ScannerStatus", "is_scanner_status", "scanner_text", "status_info"]
+
+SLICE_WORD = "slice"
+NAPARI_PLACEHOLDERS = ("", "Ready")
+"""What napari's status says when the pointer enters or leaves its canvas."""
 
 
 def scanner_text(transform: DisplayTransform, display_index: Sequence[float]) -> str:
@@ -59,6 +68,21 @@ def status_info(name: str, coordinates: str = "") -> dict[str, str]:
     }
 
 
+def is_scanner_status(status: object) -> bool:
+    """Whether a viewer status is napari-mood's (not napari's own world coordinates).
+
+    Examples
+    --------
+    >>> is_scanner_status(status_info("b", " slice 3  RAS 0.0, 0.0, 0.0 mm  voxel 0, 0, 3"))
+    True
+    >>> is_scanner_status(status_info("b", " [88.00, 0, 0]")), is_scanner_status("Ready")
+    (False, False)
+    """
+    if not isinstance(status, dict):
+        return False
+    return str(status.get("coordinates", "")).startswith(f" {SLICE_WORD} ")
+
+
 def _zero(value: float) -> float:
     return 0.0 if abs(value) < 0.05 else float(value)
 
@@ -84,42 +108,94 @@ class ScannerStatus:
         self._viewer = viewer
         self._session = session
         self._models: list[Any] = []
+        self._closed = False
+        self._moved: set[int] = set()  # views the pointer moved over: their cursor is real
+        viewer.mouse_move_callbacks.append(self._on_mouse_move)
         viewer.cursor.events.position.connect(self._on_main_cursor, position="last")
         viewer.events.status.connect(self._on_viewer_status)
+        viewer.dims.events.point.connect(self._on_dims_point, position="last")
+        session.case_changed.connect(self._on_session_case_changed)
+        self._refresh_soon()  # napari's status of a case shown before this panel
 
     def follow(self, model: Any) -> None:
         """Also show the cursor of another view of the same layers (a side plane)."""
         model.cursor.events.position.connect(self._on_side_cursor)
+        model.mouse_move_callbacks.append(self._on_mouse_move)
         self._models.append(model)
 
     def unfollow(self, model: Any) -> None:
         """Stop showing the cursor of a view that :meth:`follow` added."""
         if model in self._models:
             model.cursor.events.position.disconnect(self._on_side_cursor)
+            _remove_callback(model, self._on_mouse_move)
             self._models.remove(model)
 
     def close(self) -> None:
         """Stop rewriting the status bar."""
+        self._closed = True
         self._viewer.cursor.events.position.disconnect(self._on_main_cursor)
         self._viewer.events.status.disconnect(self._on_viewer_status)
+        self._viewer.dims.events.point.disconnect(self._on_dims_point)
+        self._session.case_changed.disconnect(self._on_session_case_changed)
+        _remove_callback(self._viewer, self._on_mouse_move)
         for model in self._models:
             model.cursor.events.position.disconnect(self._on_side_cursor)
+            _remove_callback(model, self._on_mouse_move)
         self._models.clear()
 
+    def refresh(self) -> None:
+        """Show the point under the pointer, or the shared point when over no view.
+
+        The one owner of what the status bar's coordinates say.
+        """
+        pointed = self._pointed()
+        self._show(pointed.cursor.position if pointed is not None else self._viewer.dims.point)
+
+    def _pointed(self) -> Any:  # a view, or None
+        """Return the view (main viewer or a followed one) with the pointer over its canvas."""
+        views = (self._viewer, *self._models)
+        return next((v for v in views if v.mouse_over_canvas and id(v) in self._moved), None)
+
+    def _on_mouse_move(self, view: Any, event: Any) -> None:
+        """Take ``view``'s cursor as the pointer's once the pointer moved over it.
+
+        Until then it is napari's default (a window shown under a resting pointer included).
+        """
+        self._moved.add(id(view))
+
     def _on_main_cursor(self, event: Any = None) -> None:
-        if self._viewer.mouse_over_canvas:
-            self._show(self._viewer.cursor.position)
+        pointed = self._pointed()
+        if pointed is not None and pointed is self._viewer:
+            self._show(pointed.cursor.position)
 
     def _on_viewer_status(self, event: Any = None) -> None:
         status = self._viewer.status
-        if not isinstance(status, dict) or not self._viewer.mouse_over_canvas:
-            return  # napari's "Ready", a message, or the pointer is over a side view
-        if not str(status.get("coordinates", "")).startswith(" RAS "):  # napari's: " [x, y]"
-            self._show(self._viewer.cursor.position)  # napari's own: written over once
+        if isinstance(status, dict) and not is_scanner_status(status):  # napari's " [x, y]"
+            self.refresh()  # written over once
+        elif status in NAPARI_PLACEHOLDERS:  # the pointer entered or left napari's canvas:
+            self._refresh_soon()  # napari sets ``mouse_over_canvas`` just after
+
+    def _refresh_soon(self) -> None:
+        """:meth:`refresh` on the next event-loop turn (a pending call keeps nothing alive)."""
+        refresh = weakref.WeakMethod(self.refresh)
+
+        def later() -> None:
+            method = refresh()
+            if method is not None and not self._closed:
+                method()
+
+        call_soon(later)
+
+    def _on_dims_point(self, event: Any = None) -> None:
+        if self._pointed() is None:  # the slider moved, or a click in a view moved the point
+            self._show(self._viewer.dims.point)
+
+    def _on_session_case_changed(self) -> None:
+        self.refresh()
 
     def _on_side_cursor(self, event: Any) -> None:
-        model = next((m for m in self._models if m.cursor is event.source), None)
-        if model is not None and model.mouse_over_canvas:
+        model: Any = next((m for m in self._models if m.cursor is event.source), None)
+        if model is not None and self._pointed() is model:
             self._show(model.cursor.position)
 
     def _show(self, world: Sequence[float]) -> None:
@@ -141,7 +217,14 @@ class ScannerStatus:
         reference = self._session.scan_layer or self._session.gt_layer
         if transform is None or reference is None or len(world) < len(transform.perm):
             return None
-        return scanner_text(transform, reference.world_to_data(world))
+        index = reference.world_to_data(world)
+        axial = int(round(float(index[-len(transform.perm)])))
+        return f"{SLICE_WORD} {axial}  {scanner_text(transform, index)}"
+
+
+def _remove_callback(view: Any, callback: Any) -> None:
+    if callback in view.mouse_move_callbacks:
+        view.mouse_move_callbacks.remove(callback)
 
 
 def _value_text(layer: Any, world: Sequence[float]) -> str:

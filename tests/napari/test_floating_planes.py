@@ -4,8 +4,8 @@ Qt moves a floated dock's widgets into a window of their own, where an OpenGL wi
 a new OpenGL context; vispy's textures stayed in the old one and the first draw failed
 (``GLError ... glTexSubImage2D: invalid operation``), which aborts a plain script (exit
 134). Run in a subprocess, with every panel docked, as a user would: float, click in a
-side view, dock again, click again; float the reading layout, click its axial pane, close
-the window while floated.
+side view, dock again, click again; the reading layout from the floated panel, click napari's
+canvas and a pane, close the window.
 """
 
 from __future__ import annotations
@@ -61,7 +61,10 @@ QTest.qWait(500)
 dock.setFloating(True)
 QTest.qWait(1500)
 wait_for_copies()
-click("axial", 0.6, 0.6)
+main = viewer.window._qt_viewer.canvas.native  # napari's canvas: the axial pane
+QTest.mouseClick(main, Qt.MouseButton.LeftButton, pos=QPoint(main.width() // 3, main.height() // 3))
+QTest.qWait(500)
+click("coronal", 0.6, 0.6)
 print("reading", flush=True)
 viewer.close()  # while floated
 print("closed", flush=True)

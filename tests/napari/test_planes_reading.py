@@ -18,7 +18,6 @@ from qtpy.QtWidgets import QApplication
 
 from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.planes import LETTER_POSITIONS, planes_of, window_level
-from napari_mood._napari.planes import SIDE_PLANES as SIDE
 from napari_mood._napari.viewer import load_into_viewer
 from napari_mood._napari.widgets.planes import PlanesWidget
 from napari_mood.services.datasets import sample_data_dir
@@ -362,36 +361,4 @@ def test_compare_grid_colour_bars_read_scores_0_to_1_and_clicks_land_in_every_ce
     assert all(legend not in viewer.layers for legend in grid.legends.values())
 
 
-def _check(qtbot, box) -> None:
-    qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=QPoint(8, box.height() // 2))
-
-
-def test_reading_layout_shows_equal_axial_coronal_sagittal_panes_and_a_3d_pane(reading):
-    viewer, session, widget, qtbot = reading()
-    planes = widget.planes
-    assert not widget.reading_layout  # the compact layout stays the default
-    _check(qtbot, widget._reading)
-    qtbot.waitUntil(lambda: planes.pending == 0, timeout=20_000)
-    qtbot.wait(100)
-    assert widget.reading_layout
-    axial = planes.models["axial"]
-    assert axial.dims.not_displayed == (0,)  # slices S like napari's canvas
-    sizes = {(widget.view(k).width(), widget.view(k).height()) for k in ("axial", *SIDE)}
-    widths, heights = zip(*sizes, strict=True)
-    assert max(widths) - min(widths) <= 2 and max(heights) - min(heights) <= 2  # equal panes
-    letters = [axial.canvas.overlays[f"napari_mood_letter_{p}"].text for p in LETTER_POSITIONS]
-    assert letters == ["A", "P", "R", "L"]
-    step = viewer.dims.current_step
-    _wheel(widget.view("axial").canvas.native, notches=-1)  # the wheel pages the axial pane
-    qtbot.wait(30)
-    assert viewer.dims.current_step[0] == step[0] - 1
-    _check(qtbot, widget._three_d)
-    qtbot.waitUntil(lambda: planes.pending == 0, timeout=30_000)
-    three_d = planes.models["3d"]
-    assert three_d.dims.ndisplay == 3 and len(three_d.layers) > 0
-    assert tuple(three_d.dims.point) == pytest.approx(viewer.dims.point)  # one point
-    _shot(widget, "planes_reading_layout.png")
-    _check(qtbot, widget._reading)  # back to the compact layout: the added panes go
-    qtbot.wait(50)
-    assert list(planes.models) == list(SIDE) and not widget._three_d.isChecked()
-    assert widget._splitter.isVisibleTo(widget) and not widget._panes.isVisibleTo(widget)
+# The reading layout (napari's canvas and three docked panes): tests/napari/test_reading_layout.py

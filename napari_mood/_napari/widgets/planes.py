@@ -16,10 +16,12 @@ The reading habits of ITK-SNAP and FSLeyes (:class:`PaneEvents`, on the three ca
 * a right-drag on any of the three views sets the scan's window (left / right) and level
   (up / down); every view shows the scan's contrast limits.
 
-*Reading layout* shows axial (a copy of the main canvas's plane), coronal and sagittal
-views as equal panes of a 2 x 2 grid, the fourth pane an optional 3-D view; the compact
-layout (the two side views stacked next to napari's canvas) is the default. Float or
-widen the panel for a reading screen.
+*Reading layout* (:class:`~napari_mood._napari.reading_layout.ReadingLayout`) makes
+napari's window four equal panes: napari's own canvas is the axial pane, the coronal,
+sagittal and an optional 3-D view are docked around it; the other panels are hidden
+until the layout is left (this panel's check box, View > Reading layout, or
+Ctrl+Shift+L). In the reading layout the wheel over napari's canvas pages its slices
+too. The compact layout (the two side views stacked in this panel) is the default.
 
 A stack of 2-D slices (a NOVA folder) gets a short message instead of the side views.
 """
@@ -31,10 +33,10 @@ from functools import partial
 from typing import Any, cast
 
 from qtpy.QtCore import QEvent, QObject, QSettings, Qt
+from qtpy.QtGui import QAction, QKeySequence
 from qtpy.QtWidgets import (
     QCheckBox,
     QDockWidget,
-    QGridLayout,
     QLabel,
     QPushButton,
     QSplitter,
@@ -51,6 +53,7 @@ from napari_mood._napari.planes import (
     shows_slice_stack,
     window_level,
 )
+from napari_mood._napari.reading_layout import READING_SHORTCUT, ReadingLayout
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.status import ScannerStatus
 from napari_mood._napari.viewer import unwrap_viewer
@@ -72,10 +75,15 @@ LINK_TIP = (
 )
 RESET_WL_TIP = "Back to the scan's window/level as the case opened (right-drag changes it)."
 READING_TIP = (
-    "Reading layout: axial, coronal and sagittal as equal panes of a 2 x 2 grid\n"
-    "(float or widen the panel). Off: the compact layout next to napari's canvas."
+    "Reading layout: napari's canvas (axial), coronal, sagittal and a 3-D pane as four\n"
+    f"equal panes of the window ({READING_SHORTCUT} or View > Reading layout switches back).\n"
+    "Off: the compact layout, side views in this panel."
 )
-THREE_D_TIP = "The fourth pane of the reading layout: a 3-D view of the case (slower)."
+READING_ACTION = "Reading layout (2 x 2)"
+THREE_D_TIP = (
+    "The fourth pane of the reading layout: a 3-D view of the case (slower).\n"
+    "Chosen here, shown while the reading layout is."
+)
 NO_THREE_D = "3-D pane off"
 HELP = (
     "Click a view to move the point there; drag to pan. Side views: wheel pages slices,\n"
@@ -127,6 +135,12 @@ class PlanesWidget(QWidget):
         self._status = ScannerStatus(self._viewer, self._session)
         self._qt_views: dict[str, Any] = {}
         self._dock: QDockWidget | None = None
+        self._window = _main_window(self._viewer)
+        self._layout = (
+            None
+            if self._window is None
+            else ReadingLayout(self._window, self._panes, on_sized=self._on_panes_sized)
+        )
         for plane in SIDE_PLANES:
             self._make_view(plane)
         self._build()
@@ -136,6 +150,7 @@ class PlanesWidget(QWidget):
         self._lifetime.connect(self._viewer.layers.events.inserted, self._on_layers_changed)
         self._lifetime.connect(self._viewer.layers.events.removed, self._on_layers_changed)
         self._lifetime.at_end(self._close)
+        self._action = self._add_action()
         self._show_stack_message()
 
     def _build(self) -> None:
@@ -154,12 +169,12 @@ class PlanesWidget(QWidget):
         self._reset_wl = QPushButton("Reset W/L", self)
         self._reset_wl.setToolTip(RESET_WL_TIP)
         self._reset_wl.clicked.connect(self._on_reset_wl_clicked)
-        self._reading = QCheckBox("Reading layout (2 x 2)", self)
+        self._reading = QCheckBox(READING_ACTION, self)
         self._reading.setToolTip(READING_TIP)
         self._reading.toggled.connect(self._on_reading_toggled)
         self._three_d = QCheckBox("3-D pane", self)
         self._three_d.setToolTip(THREE_D_TIP)
-        self._three_d.setEnabled(False)
+        self._reading.setEnabled(self._layout is not None)  # napari's window: the panes
         self._three_d.toggled.connect(self._on_three_d_toggled)
         controls = QVBoxLayout()  # stacked: the panel stays narrow
         for widget in (
@@ -179,21 +194,31 @@ class PlanesWidget(QWidget):
         self._stack_label.setWordWrap(True)
         self._stack_label.setAlignment(Qt.AlignmentFlag.AlignTop)
         self._stack_label.hide()
-        self._panes = QWidget(self)  # the reading layout's 2 x 2 grid
-        self._grid = grid = QGridLayout(self._panes)
-        grid.setContentsMargins(0, 0, 0, 0)
-        for index in range(2):
-            grid.setRowStretch(index, 1)
-            grid.setColumnStretch(index, 1)
-        self._no_three_d = QLabel(NO_THREE_D, self._panes)
+        self._no_three_d = QLabel(NO_THREE_D, self)  # the reading layout's 4th pane, 3-D off
         self._no_three_d.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self._panes.hide()
+        self._no_three_d.hide()
+        self._no_three_d.setMinimumSize(*SIDE_VIEW_MIN)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(controls)
         layout.addWidget(self._stack_label)
         layout.addWidget(splitter, 1)
-        layout.addWidget(self._panes, 1)
+
+    def _add_action(self) -> QAction | None:
+        """View > Reading layout (and its key, anywhere in the window): the check box's twin."""
+        if self._window is None:
+            return None
+        action = QAction(READING_ACTION, self._window)
+        action.setCheckable(True)
+        action.setShortcut(QKeySequence(READING_SHORTCUT))
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.setToolTip(READING_TIP)
+        action.toggled.connect(self._reading.setChecked)
+        self._window.addAction(action)
+        menu = getattr(getattr(self._viewer, "window", None), "view_menu", None)
+        if menu is not None:
+            menu.addAction(action)
+        return action
 
     # -- public ---------------------------------------------------------------------
 
@@ -224,6 +249,15 @@ class PlanesWidget(QWidget):
         """The message shown instead of the side views ("" while they are shown)."""
         return self._stack_label.text() if self._stack_label.isVisibleTo(self) else ""
 
+    def _panes(self) -> dict[str, Any]:
+        """Return the canvas of each pane of the reading layout (napari's is the axial pane)."""
+        panes: dict[str, Any] = {"axial": _main_canvas(self._viewer)}
+        for plane in SIDE_PLANES:
+            panes[plane] = self._qt_views[plane].canvas.native
+        three_d = self._qt_views.get(THREE_D)
+        panes["fourth"] = self._no_three_d if three_d is None else three_d.canvas.native
+        return panes
+
     def _canvases(self) -> dict[Any, Any]:
         """Return the Qt canvas of each view (napari's main canvas first) and its model."""
         canvases = {}
@@ -251,15 +285,18 @@ class PlanesWidget(QWidget):
         self._limits.reset()
 
     def _on_reading_toggled(self, checked: bool) -> None:
-        self._three_d.setEnabled(checked)
-        if checked:
-            self._make_view("axial")
-        else:
-            self._three_d.setChecked(False)
-            self._drop_view("axial")
-        self._lay_out_views()
+        if self._action is not None and self._action.isChecked() != checked:
+            self._action.setChecked(checked)
+        if checked and self._three_d.isChecked():
+            self._make_view("3d")
+        elif not checked:
+            self._drop_view(THREE_D)
+        self._events.main_wheel_pages = checked  # napari's canvas is a pane like the others
+        self._renew_views()  # the views move to other docks: new canvases there
 
     def _on_three_d_toggled(self, checked: bool) -> None:
+        if not self.reading_layout:
+            return  # remembered for the reading layout
         if checked:
             self._make_view("3d")
         else:
@@ -297,20 +334,28 @@ class PlanesWidget(QWidget):
         view.deleteLater()
 
     def _lay_out_views(self) -> None:
-        """Place the panes in the reading layout's grid, or the side views in the splitter."""
+        """Place the side views in the reading layout's docks, or in this panel's splitter."""
         coronal, sagittal = (self._qt_views[plane] for plane in SIDE_PLANES)
-        if self.reading_layout:
-            grid = self._grid
-            grid.addWidget(self._qt_views["axial"], 0, 0)
-            grid.addWidget(coronal, 0, 1)
-            grid.addWidget(sagittal, 1, 0)
-            fourth = self._qt_views.get(THREE_D, self._no_three_d)
-            self._no_three_d.setVisible(fourth is self._no_three_d)
-            grid.addWidget(fourth, 1, 1)
+        layout = self._layout
+        if self.reading_layout and layout is not None:
+            layout.enter()
+            layout.place("coronal", coronal)
+            layout.place("sagittal", sagittal)
+            layout.place("fourth", self._qt_views.get(THREE_D, self._no_three_d))
         else:
+            if layout is not None:
+                layout.leave()
             self._splitter.addWidget(coronal)
             self._splitter.addWidget(sagittal)
+        if self._no_three_d.parent() is None:  # not in a pane: back in this panel, hidden
+            self._no_three_d.setParent(self)  # (a widget without parent outlives Qt at exit)
+            self._no_three_d.hide()
         self._show_stack_message()
+
+    def _on_panes_sized(self) -> None:
+        """Fit every view once the reading layout's panes got their size."""
+        self._viewer.reset_view()
+        self._reset_soon()
 
     def _on_session_case_changed(self) -> None:
         self._limits.remember()
@@ -337,7 +382,8 @@ class PlanesWidget(QWidget):
         stack = shows_slice_stack(self._viewer)
         self._stack_label.setVisible(stack)
         self._splitter.setVisible(not stack and not self.reading_layout)
-        self._panes.setVisible(not stack and self.reading_layout)
+        if stack and self.reading_layout:
+            self._reading.setChecked(False)  # no coronal or sagittal pane on 2-D slices
 
     def showEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
         """Fit the side views once they have their size; watch the dock being floated."""
@@ -361,7 +407,8 @@ class PlanesWidget(QWidget):
         models, on the same point) when the dock's own window surface is created or about
         to go, before anything is drawn there.
         """
-        if watched is self._dock and event.type() == QEvent.Type.PlatformSurface:
+        dock = getattr(self, "_dock", None)  # None while Qt destroys the panel
+        if watched is dock and event.type() == QEvent.Type.PlatformSurface:
             self._renew_views()
         return False
 
@@ -394,11 +441,22 @@ class PlanesWidget(QWidget):
         call_soon(reset)
 
     def _close(self) -> None:
+        if self._dock is not None and not _deleted(self._dock) and not _deleted(self):
+            self._dock.removeEventFilter(self)
         self._events.close()
         self._status.close()
         self.planes.close()
         for view in self._qt_views.values():
             view.close()
+        window = self._window
+        if window is not None and not _deleted(window):
+            if self._layout is not None:
+                self._layout.leave()  # the window as it was before the reading layout
+            if self._action is not None and not _deleted(self._action):
+                window.removeAction(self._action)
+                menu = getattr(getattr(self._viewer, "window", None), "view_menu", None)
+                if menu is not None and not _deleted(menu):
+                    menu.removeAction(self._action)
 
 
 class _ScanLimits:
@@ -463,6 +521,8 @@ class PaneEvents(QObject):
         self._planes = planes
         self._canvases = canvases
         self._limits = limits
+        self.main_wheel_pages = False
+        """Whether the wheel over napari's canvas pages (the reading layout) or zooms."""
         self._drag: tuple[Any, float, float, tuple[float, float], float] | None = None
         self._forget = {canvas: partial(self._on_canvas_destroyed, canvas) for canvas in canvases}
         for canvas, forget in self._forget.items():
@@ -521,7 +581,7 @@ class PaneEvents(QObject):
     # -- wheel: side views page, Ctrl zooms ------------------------------------------
 
     def _on_wheel(self, model: Any, event: Any) -> bool:
-        if model is self._planes.viewer:
+        if model is self._planes.viewer and not self.main_wheel_pages:
             return False  # napari's own: wheel zooms, Ctrl + wheel pages
         modifiers = event.modifiers()
         notches = event.angleDelta().y() / 120
@@ -576,6 +636,15 @@ class PaneEvents(QObject):
         drag = (now[0] - x, now[1] - y)
         self._limits.set(window_level(start, drag, span=span if span > 0 else 1.0))
         return True
+
+
+def _main_window(viewer: Any) -> Any | None:
+    """Napari's QMainWindow (None for a viewer without a window)."""
+    return getattr(getattr(viewer, "window", None), "_qt_window", None)
+
+
+def _main_canvas(viewer: Any) -> Any:
+    return viewer.window._qt_viewer.canvas.native
 
 
 def _dock_of(widget: QWidget) -> QDockWidget | None:
