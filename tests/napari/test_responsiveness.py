@@ -67,9 +67,10 @@ def busy_viewer(make_napari_viewer, qtbot):
     _add_case(viewer)
     thresholds, slices = ThresholdWidget(viewer), SliceScoresWidget(viewer)
     viewer.window.add_dock_widget(thresholds, name="thresholds")
-    viewer.window.add_dock_widget(slices, name="slices", tabify=True).raise_()
+    viewer.window.add_dock_widget(slices, name="slices", area="bottom")
     # a hidden panel computes nothing: both panels in view, as a user reading both would
-    qtbot.waitUntil(lambda: slices.isVisible() and not slices.stale, timeout=60000)
+    for panel in (thresholds, slices):
+        qtbot.waitUntil(lambda p=panel: p.isVisible() and not p.stale, timeout=60000)
     qtbot.waitUntil(lambda: not (thresholds.busy or slices.busy), timeout=60000)
     return viewer, thresholds, slices
 
