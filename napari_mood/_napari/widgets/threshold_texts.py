@@ -36,6 +36,9 @@ def readout_text(readout: Readout) -> str:
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from napari_mood.services.readouts import compute_readouts
+    >>> from napari_mood.services.snapshots import MapSnapshot
     >>> gt = np.zeros((4, 4), bool); gt[1, 1] = True
     >>> print(readout_text(compute_readouts([MapSnapshot("m", gt * 0.9, 0.5)], None)["m"]))
     1 voxels · 6.25 %
