@@ -432,8 +432,8 @@ class LinkedPlanes:
         Called on the next event-loop turn: removing it inside the layer list's event
         broke a caller removing layers one by one (``crosshair is not in list``).
         """
-        if self._closed:
-            return
+        if self._closed or not len(self.viewer.layers):
+            return  # every layer gone (a closing window): the views are emptied with it
         with self._quiet():
             for model in self.views:
                 crosshair = _crosshair(model)
