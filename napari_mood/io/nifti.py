@@ -10,15 +10,11 @@ exactly as the official MOOD scorer reads it (float16 maps clipped to [0, 1]; la
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import io
-import logging
 import os
-import threading
-import warnings
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -29,6 +25,7 @@ from isal import igzip, isal_zlib
 from isal.igzip_lib import IsalError
 
 from napari_mood.core.scores import ONE_CODE, ScoreMode, check_mode, gt_mask, to_mood_scores
+from napari_mood.io._remarks import nibabel_remarks
 from napari_mood.io.errors import MoodInputError, check_regular_file, warn_input
 from napari_mood.io.mood import is_nifti
 
@@ -155,10 +152,9 @@ def _named_header(content: bytes, path: Path | None = None) -> nib.Nifti1Header 
     :func:`_header`, what nibabel says about it re-emitted naming ``path``, or dropped
     without a path (the caller reads the whole file next, which reports it).
     """
-    with warnings.catch_warnings(record=True) as caught, _nibabel_log() as logged:
-        warnings.simplefilter("always")
+    with nibabel_remarks() as said:
         header = _header(content)
-    for message in [str(w.message) for w in caught] + logged if path is not None else []:
+    for message in said if path is not None else []:
         warn_input(path, message)
     return header
 
@@ -170,10 +166,9 @@ def quiet_header(head: bytes) -> nib.Nifti1Header | None:
     parses it without a warning or a log message; None otherwise (a reader that takes
     only clean files then leaves the file to :func:`load_nifti`, which reports them).
     """
-    with warnings.catch_warnings(record=True) as caught, _nibabel_log() as logged:
-        warnings.simplefilter("always")
+    with nibabel_remarks() as said:
         header = _header(head, with_extensions=True)
-    return None if caught or logged else header
+    return None if said else header
 
 
 def header_grid(header: nib.Nifti1Header) -> tuple[int, ...]:
@@ -352,10 +347,9 @@ def _load(path: Path) -> tuple[nib.Nifti1Image, bytes]:
         raise MoodInputError(path, "is not a NIfTI file", "expected a .nii or .nii.gz file")
     raw = _read_bytes(path)
     decoded = _decompress(path, raw) if path.name.lower().endswith(".gz") else _Decoded(raw, 0)
-    with warnings.catch_warnings(record=True) as caught, _nibabel_log() as logged:
-        warnings.simplefilter("always")
+    with nibabel_remarks() as said:
         img = _image_from_bytes(path, decoded.content)
-    for message in [str(w.message) for w in caught] + logged:
+    for message in said:
         warn_input(path, message)
     _warn_extra(path, decoded.extra)
     return img, decoded.content
@@ -378,50 +372,6 @@ def _voxel_view(img: nib.Nifti1Image, content: bytes) -> np.ndarray | None:
         return None
     flat = np.frombuffer(content, dtype=dtype, count=count, offset=int(proxy.offset))
     return flat.reshape(proxy.shape, order=proxy.order)
-
-
-@contextlib.contextmanager
-def _nibabel_log() -> Iterator[list[str]]:
-    """Collect what nibabel logs about a file (instead of printing it without the name).
-
-    Thread-safe: while any thread reads, nibabel's handlers are replaced by one that
-    hands each record to the list of the thread that logged it.
-    """
-    global _LOG_READERS, _LOG_SAVED
-    messages: list[str] = []
-    logger = logging.getLogger("nibabel.global")
-    with _LOG_LOCK:
-        if _LOG_READERS == 0:
-            _LOG_SAVED, logger.handlers = logger.handlers, [_THREAD_HANDLER]
-        _LOG_READERS += 1
-    _LOG_LOCAL.messages = messages
-    try:
-        yield messages
-    finally:
-        _LOG_LOCAL.messages = None
-        with _LOG_LOCK:
-            _LOG_READERS -= 1
-            if _LOG_READERS == 0:
-                logger.handlers = _LOG_SAVED
-
-
-class _ThreadHandler(logging.Handler):
-    """Hands a nibabel record to the collecting list of the thread that logged it."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-
-    def emit(self, record: logging.LogRecord) -> None:
-        messages = getattr(_LOG_LOCAL, "messages", None)
-        if messages is not None:
-            messages.append(record.getMessage())
-
-
-_LOG_LOCK = threading.Lock()
-_LOG_LOCAL = threading.local()
-_LOG_READERS = 0
-_LOG_SAVED: list[logging.Handler] = []
-_THREAD_HANDLER = _ThreadHandler()
 
 
 def _image_from_bytes(path: Path, content: bytes) -> nib.Nifti1Image:
@@ -558,8 +508,7 @@ def read_grid(path: str | os.PathLike[str]) -> Grid:
         raise MoodInputError(path, "its header cannot be read (not NIfTI)", _REEXPORT)
     shape = header_grid(header)
     _check_dims(path, shape)
-    with warnings.catch_warnings(), _nibabel_log():
-        warnings.simplefilter("ignore")  # reported when the file itself is read
+    with nibabel_remarks():  # dropped: reported when the file itself is read
         affine = np.asarray(header.get_best_affine(), dtype=np.float64)
     return Grid(shape, affine)
 

@@ -113,30 +113,71 @@ def test_read_label_equals_the_official_rule(nifti, dtype):
 
 
 def test_nibabel_messages_stay_with_their_thread_and_handlers_come_back():
-    """Two files read at once (load_case reads a case's files in threads)."""
+    """Files read at once (load_case reads a case's files in threads): logs and warnings."""
     import logging
     import threading
+    import warnings
 
-    from napari_mood.io.nifti import _nibabel_log
+    from napari_mood.io._remarks import nibabel_remarks
 
     logger = logging.getLogger("nibabel.global")
-    before = list(logger.handlers)
-    inside, got = threading.Barrier(2), {}
+    handlers, filters, show = list(logger.handlers), list(warnings.filters), warnings.showwarning
+    inside, got = threading.Barrier(3), {}
 
     def read(name: str) -> None:
-        with _nibabel_log() as messages:
-            inside.wait()  # both threads collect at the same time
-            logger.warning("about %s", name)
+        with nibabel_remarks() as messages:
+            inside.wait()  # every thread collects at the same time
+            logger.warning("logged about %s", name)
+            warnings.warn(f"warned about {name}", UserWarning, stacklevel=1)
             inside.wait()
         got[name] = messages
 
     threads = [threading.Thread(target=read, args=(n,)) for n in ("a", "b")]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert got == {"a": ["about a"], "b": ["about b"]}
-    assert logger.handlers == before
+    with warnings.catch_warnings(record=True) as main_thread:
+        warnings.simplefilter("always")
+        for thread in threads:
+            thread.start()
+        inside.wait()
+        warnings.warn("the main thread's own", UserWarning, stacklevel=1)  # not a reader's
+        inside.wait()
+        for thread in threads:
+            thread.join()
+    assert got == {n: [f"logged about {n}", f"warned about {n}"] for n in ("a", "b")}
+    assert [str(w.message) for w in main_thread] == ["the main thread's own"]
+    assert logger.handlers == handlers
+    assert warnings.filters == filters and warnings.showwarning is show
+
+
+def test_readers_entering_and_leaving_interleaved_leave_no_recorder_behind():
+    """A reader that leaves while another is still inside must not strand the second's state."""
+    import threading
+    import warnings
+
+    from napari_mood.io._remarks import nibabel_remarks
+
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+
+    def first() -> None:
+        with nibabel_remarks():
+            first_in.set()
+            second_in.wait()
+        first_out.set()
+
+    def second() -> None:
+        first_in.wait()
+        with nibabel_remarks():
+            second_in.set()
+            first_out.wait()  # the first leaves while this one is inside
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        threads = [threading.Thread(target=f) for f in (first, second)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        warnings.warn("after both", UserWarning, stacklevel=1)
+    assert [str(w.message) for w in seen] == ["after both"]
 
 
 def test_a_case_read_in_threads_equals_its_files_read_one_by_one():
