@@ -25,9 +25,9 @@ from isal import igzip, isal_zlib
 from isal.igzip_lib import IsalError
 
 from napari_mood.core.scores import ONE_CODE, ScoreMode, check_mode, gt_mask, to_mood_scores
-from napari_mood.io._remarks import nibabel_remarks
 from napari_mood.io.errors import MoodInputError, check_regular_file, warn_input
 from napari_mood.io.mood import is_nifti
+from napari_mood.io.thread_remarks import thread_remarks
 
 __all__ = [
     "EXTRA_MARGIN",
@@ -152,9 +152,9 @@ def _named_header(content: bytes, path: Path | None = None) -> nib.Nifti1Header 
     :func:`_header`, what nibabel says about it re-emitted naming ``path``, or dropped
     without a path (the caller reads the whole file next, which reports it).
     """
-    with nibabel_remarks() as said:
+    with thread_remarks() as said:
         header = _header(content)
-    for message in said if path is not None else []:
+    for message, _ in said if path is not None else []:
         warn_input(path, message)
     return header
 
@@ -166,7 +166,7 @@ def quiet_header(head: bytes) -> nib.Nifti1Header | None:
     parses it without a warning or a log message; None otherwise (a reader that takes
     only clean files then leaves the file to :func:`load_nifti`, which reports them).
     """
-    with nibabel_remarks() as said:
+    with thread_remarks() as said:
         header = _header(head, with_extensions=True)
     return None if said else header
 
@@ -347,9 +347,9 @@ def _load(path: Path) -> tuple[nib.Nifti1Image, bytes]:
         raise MoodInputError(path, "is not a NIfTI file", "expected a .nii or .nii.gz file")
     raw = _read_bytes(path)
     decoded = _decompress(path, raw) if path.name.lower().endswith(".gz") else _Decoded(raw, 0)
-    with nibabel_remarks() as said:
+    with thread_remarks() as said:
         img = _image_from_bytes(path, decoded.content)
-    for message in said:
+    for message, _ in said:
         warn_input(path, message)
     _warn_extra(path, decoded.extra)
     return img, decoded.content
@@ -508,7 +508,7 @@ def read_grid(path: str | os.PathLike[str]) -> Grid:
         raise MoodInputError(path, "its header cannot be read (not NIfTI)", _REEXPORT)
     shape = header_grid(header)
     _check_dims(path, shape)
-    with nibabel_remarks():  # dropped: reported when the file itself is read
+    with thread_remarks():  # dropped: reported when the file itself is read
         affine = np.asarray(header.get_best_affine(), dtype=np.float64)
     return Grid(shape, affine)
 

@@ -118,14 +118,14 @@ def test_nibabel_messages_stay_with_their_thread_and_handlers_come_back():
     import threading
     import warnings
 
-    from napari_mood.io._remarks import nibabel_remarks
+    from napari_mood.io.thread_remarks import thread_remarks
 
     logger = logging.getLogger("nibabel.global")
     handlers, filters, show = list(logger.handlers), list(warnings.filters), warnings.showwarning
     inside, got = threading.Barrier(3), {}
 
     def read(name: str) -> None:
-        with nibabel_remarks() as messages:
+        with thread_remarks() as messages:
             inside.wait()  # every thread collects at the same time
             logger.warning("logged about %s", name)
             warnings.warn(f"warned about {name}", UserWarning, stacklevel=1)
@@ -142,7 +142,9 @@ def test_nibabel_messages_stay_with_their_thread_and_handlers_come_back():
         inside.wait()
         for thread in threads:
             thread.join()
-    assert got == {n: [f"logged about {n}", f"warned about {n}"] for n in ("a", "b")}
+    assert got == {
+        n: [(f"logged about {n}", None), (f"warned about {n}", UserWarning)] for n in ("a", "b")
+    }
     assert [str(w.message) for w in main_thread] == ["the main thread's own"]
     assert logger.handlers == handlers
     assert warnings.filters == filters and warnings.showwarning is show
@@ -153,19 +155,19 @@ def test_readers_entering_and_leaving_interleaved_leave_no_recorder_behind():
     import threading
     import warnings
 
-    from napari_mood.io._remarks import nibabel_remarks
+    from napari_mood.io.thread_remarks import thread_remarks
 
     first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
 
     def first() -> None:
-        with nibabel_remarks():
+        with thread_remarks():
             first_in.set()
             second_in.wait()
         first_out.set()
 
     def second() -> None:
         first_in.wait()
-        with nibabel_remarks():
+        with thread_remarks():
             second_in.set()
             first_out.wait()  # the first leaves while this one is inside
 
@@ -194,3 +196,19 @@ def test_a_case_read_in_threads_equals_its_files_read_one_by_one():
     np.testing.assert_array_equal(data.gt, read_label(dataset.pixel_labels[case]).mask)
     for name, method in methods.items():
         np.testing.assert_array_equal(data.maps[name], read_scores(method.pixel[case]).scores)
+
+
+def test_a_job_handed_to_another_thread_reports_where_its_caller_collects():
+    """load_case's reading threads warn into the engine's collection of that case."""
+    import warnings
+    from concurrent.futures import ThreadPoolExecutor
+
+    from napari_mood.io.thread_remarks import carried, thread_remarks
+
+    def job() -> int:
+        warnings.warn("from the pool", UserWarning, stacklevel=1)
+        return 1
+
+    with ThreadPoolExecutor(2) as pool, thread_remarks() as said:
+        assert pool.submit(carried(job)).result() == 1
+    assert said == [("from the pool", UserWarning)]

@@ -1,4 +1,4 @@
-"""What nibabel says while it parses a file, collected per thread.
+"""Warnings and nibabel's log records, collected per thread.
 
 nibabel reports a doubtful header in two ways: a log record on ``nibabel.global`` and,
 now and then, a warning. Either is printed without the file's name, so the readers
@@ -8,10 +8,12 @@ A case's files are read in threads (:mod:`napari_mood.io.case`), and neither log
 handlers nor ``warnings.catch_warnings`` belong to a thread: ``catch_warnings`` swaps
 process-wide state, so two readers entering and leaving it in an interleaved order lose
 warnings, hand one file's warning to another file's list, or leave a dead recorder in
-place of the command line's warning printer. :func:`nibabel_remarks` therefore installs
+place of the command line's warning printer. :func:`thread_remarks` therefore installs
 one handler and one ``showwarning`` for as long as any thread reads; each hands a message
 to the list of the thread that raised it, and passes a warning raised by any other thread
 (the main thread warning about another file meanwhile) on to the previous handler.
+The evaluation engine collects a case's warnings the same way (dask's workers run cases
+in threads).
 """
 
 from __future__ import annotations
@@ -20,10 +22,10 @@ import contextlib
 import logging
 import threading
 import warnings
-from collections.abc import Iterator
-from typing import Any, cast
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar, cast
 
-__all__ = ["nibabel_remarks"]
+__all__ = ["Remark", "carried", "thread_remarks"]
 
 _LOGGER = "nibabel.global"
 # while any thread reads: every warning reaches `showwarning` (never "error", "ignore" or
@@ -31,8 +33,12 @@ _LOGGER = "nibabel.global"
 _ALWAYS = ("always", None, Warning, None, 0)
 
 
+Remark = tuple[str, "type[Warning] | None"]
+"""A message and its warning category (None: a nibabel log record)."""
+
+
 class _Collecting(threading.local):
-    messages: list[str] | None = None
+    messages: list[Remark] | None = None
 
 
 class _Installed:
@@ -45,28 +51,33 @@ class _Installed:
         self.showwarning: Any = None
 
 
+_T = TypeVar("_T")
 _LOCAL = _Collecting()
 _STATE = _Installed()
 
 
 @contextlib.contextmanager
-def nibabel_remarks() -> Iterator[list[str]]:
-    """Collect what nibabel logs or warns in this thread while the block runs.
+def thread_remarks() -> Iterator[list[Remark]]:
+    """Collect the warnings and nibabel's log records of this thread while the block runs.
+
+    Every warning raised in this thread is collected (whatever the filters say), and
+    nothing raised in another thread.
 
     Yields
     ------
-    list of str
-        The messages, in order; filled when the block ends (and while it runs).
+    list of Remark
+        ``(message, category)`` in order (category None for a log record); filled while
+        the block runs.
 
     Examples
     --------
     >>> import logging
-    >>> with nibabel_remarks() as said:
+    >>> with thread_remarks() as said:
     ...     logging.getLogger("nibabel.global").warning("qform_code 1234 not valid")
     >>> said
-    ['qform_code 1234 not valid']
+    [('qform_code 1234 not valid', None)]
     """
-    messages: list[str] = []
+    messages: list[Remark] = []
     _enter()
     outer, _LOCAL.messages = _LOCAL.messages, messages
     try:
@@ -74,6 +85,35 @@ def nibabel_remarks() -> Iterator[list[str]]:
     finally:
         _LOCAL.messages = outer
         _leave()
+
+
+def carried(job: Callable[[], _T]) -> Callable[[], _T]:
+    """Return ``job`` made to report where the calling thread's remarks go.
+
+    A job handed to another thread (a case's files read in a thread pool) reports its
+    warnings into the collection of the thread that handed it over, as it would have
+    had it run there.
+
+    Parameters
+    ----------
+    job : callable
+        What the other thread runs.
+
+    Returns
+    -------
+    callable
+        ``job``, collecting into this thread's current :func:`thread_remarks` list.
+    """
+    target = _LOCAL.messages
+
+    def run() -> _T:
+        outer, _LOCAL.messages = _LOCAL.messages, target
+        try:
+            return job()
+        finally:
+            _LOCAL.messages = outer
+
+    return run
 
 
 def _enter() -> None:
@@ -106,7 +146,7 @@ def _show(
     """``warnings.showwarning`` while readers run: to the reading thread, else passed on."""
     messages = _LOCAL.messages
     if messages is not None:
-        messages.append(str(message))
+        messages.append((str(message), category))
     elif _STATE.showwarning is not None:
         _STATE.showwarning(message, category, filename, lineno, file, line)
 
@@ -125,7 +165,7 @@ class _ThreadHandler(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         messages = _LOCAL.messages
         if messages is not None:
-            messages.append(record.getMessage())
+            messages.append((record.getMessage(), None))
 
 
 _HANDLER = _ThreadHandler()
