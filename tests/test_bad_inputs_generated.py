@@ -219,10 +219,10 @@ def test_an_empty_folder_is_used_and_keeps_its_permissions(
 
 # which function each generator writes its files with (a fault is injected there)
 WRITERS = {
-    "simulate": "napari_mood.cli.simulate.write_files",
-    "pet": "napari_mood.cli.simulate_pet.write_files",
+    "simulate": "napari_mood.services.simulation.write_files",
+    "pet": "napari_mood.services.hypometabolism.write_files",
     "sweep": "napari_mood.services.sweep.write_bytes_atomic",
-    "pet-sample": "napari_mood.cli.pet_demo.write_files",
+    "pet-sample": "napari_mood.services.pet_sample.write_files",
 }
 
 
@@ -284,7 +284,7 @@ def test_a_full_disk_mid_dataset_is_named_and_leaves_nothing(
 def test_a_folder_that_appears_meanwhile_is_kept(capsys, monkeypatch, src: Path, tmp_path: Path):
     """Two runs racing for one new --out: the second to finish is refused, the first kept."""
     out = tmp_path / "gen"
-    real = __import__("napari_mood.cli.simulate", fromlist=["write_files"]).write_files
+    real = __import__("napari_mood.services.simulation", fromlist=["write_files"]).write_files
 
     def writer(*args, **kwargs):
         if not out.exists():
@@ -292,7 +292,7 @@ def test_a_folder_that_appears_meanwhile_is_kept(capsys, monkeypatch, src: Path,
             (out / "theirs.txt").write_text("the other run\n")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr("napari_mood.cli.simulate.write_files", writer)
+    monkeypatch.setattr("napari_mood.services.simulation.write_files", writer)
     scan = str(src / "scan.nii.gz")
     err = _refused(capsys, src, "simulate", scan, "--out", str(out), "--force", names=str(out))
     assert "not marked as generated" in err
@@ -488,7 +488,7 @@ def test_pet_sample_onto_an_existing_out_is_refused_before_any_work(
     def never(*args, **kwargs):
         raise AssertionError("the sample was made before --out was checked")
 
-    monkeypatch.setattr("napari_mood.cli.pet_demo.iter_pet_sample_files", never)
+    monkeypatch.setattr("napari_mood.services.pet_sample.iter_pet_sample_files", never)
     argv = ["pet-sample", "--out", str(out), "--subjects", "100", *(["--force"] if force else [])]
     err = _refused(capsys, src, *argv, names=str(out))
     assert "already holds atlas.nii.gz" in err and "new or empty folder" in err

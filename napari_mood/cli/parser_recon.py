@@ -27,7 +27,7 @@ from napari_mood.cli._common import Need
 from napari_mood.cli.parser import Lazy
 from napari_mood.services.options import TESTS
 from napari_mood.services.pet_sample import MAX_STEP, MIN_VOXELS
-from napari_mood.services.simulation import check_region_name, degree_percent
+from napari_mood.services.simulation import TOY_KINDS, check_region_name, degree_percent
 
 __all__ = ["add_evaluate_recon", "add_pet_sample", "add_reconstruct", "add_simulate"]
 
@@ -123,8 +123,6 @@ def _add_simulate_pet(p: argparse.ArgumentParser) -> None:
 
 def add_simulate(p: argparse.ArgumentParser) -> None:
     """Options of ``simulate``."""
-    from napari_mood.cli.simulate import KINDS
-
     p.add_argument(
         "scan",
         type=Path,
@@ -137,7 +135,7 @@ def add_simulate(p: argparse.ArgumentParser) -> None:
         required=True,
     )  # fmt: skip
     p.add_argument(
-        "--kind", choices=KINDS, default="sphere", help="kind of anomaly (default sphere)"
+        "--kind", choices=TOY_KINDS, default="sphere", help="kind of anomaly (default sphere)"
     )
     p.add_argument(
         "--count", type=_cases, default=3, metavar="N",
@@ -161,7 +159,7 @@ def add_simulate(p: argparse.ArgumentParser) -> None:
     _add_simulate_pet(p)
     p.set_defaults(
         func=Lazy("napari_mood.cli.simulate:main"),
-        check=Lazy("napari_mood.cli.simulate_pet:check_pet_args"),
+        check=Lazy("napari_mood.cli.simulate:check_args"),
     )
 
 

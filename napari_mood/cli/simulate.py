@@ -1,117 +1,102 @@
-"""``napari-mood simulate``: read a normal scan, add toy anomalies, write a MOOD-layout dataset."""
+"""``napari-mood simulate``: toy anomalies on a normal scan, or hypometabolism with ``--mask``.
+
+The jobs are :func:`napari_mood.services.simulation.write_toy_dataset` and (``--kind pet
+--mask REGION``) :func:`napari_mood.services.hypometabolism.write_hypometabolism_dataset`;
+this module checks the options, calls one of them and prints what was written.
+"""
 
 from __future__ import annotations
 
 import argparse
 import warnings
-from pathlib import Path
 
-import numpy as np
+from napari_mood.cli._args import DEFAULT_SEED
+from napari_mood.io.errors import MoodInputWarning
+from napari_mood.services.hypometabolism import (
+    DEFAULT_DEGREES,
+    DEFAULT_FWHM_MM,
+    write_hypometabolism_dataset,
+)
+from napari_mood.services.simulation import write_toy_dataset
 
-from napari_mood.cli import simulate_pet
-from napari_mood.io.case import find_case_folder_layout
-from napari_mood.io.errors import MoodInputError, MoodInputWarning, check_regular_file
-from napari_mood.io.nifti import Volume, read_volume
-from napari_mood.io.writers import mood_case_files
-from napari_mood.services.output import Inputs, check_output_folder, staged_folder
-from napari_mood.services.simulation import iter_simulated_cases, to_unit_range
-from napari_mood.services.writers import write_files
-
-__all__ = ["KINDS", "main", "scan_inputs", "unit_scan"]
-
-KINDS = ("sphere", "cube", "shuffle", "slab", "pet", "mixed")
+__all__ = ["check_args", "main"]
 
 
-def unit_scan(path: Path, data: np.ndarray) -> np.ndarray:
-    """Return the scan in [0, 1]; non-finite voxels refused, rescaling and constancy reported."""
-    try:
-        found = to_unit_range(data)
-    except ValueError as exc:
-        raise MoodInputError(
-            path, str(exc), "replace them (e.g. by 0), then simulate again"
-        ) from exc
-    if found.constant:
-        value = found.rescaled_from[0] if found.rescaled_from else float(found.data.flat[0])
-        message = f"every voxel is {value:.4g} (a constant scan): the cases are simulated on it"
-        message += " set to 0" if found.rescaled_from else ""
-        warnings.warn(f"{path}: {message}", MoodInputWarning, stacklevel=2)
-    elif found.rescaled_from is not None:
-        low, high = found.rescaled_from
-        warnings.warn(
-            f"{path}: intensities rescaled from [{low:.4g}, {high:.4g}] to [0, 1] for the "
-            "simulated cases",
-            MoodInputWarning,
-            stacklevel=2,
-        )
-    return found.data
-
-
-def _write_cases(
-    args: argparse.Namespace, volume: Volume, folder: Path, inputs: Inputs
-) -> list[str]:
-    """Simulate and write the cases into ``folder`` one at a time; the lines to print."""
-    if args.kind == "slab" and volume.data.ndim != 3:
-        raise MoodInputError(
-            args.scan,
-            f"is {volume.data.ndim}-D: --kind slab needs a 3-D scan",
-            "use another --kind",
-        )
-    lines = []
-    scan = unit_scan(args.scan, volume.data)
-    try:
-        for case in iter_simulated_cases(
-            scan,
-            kind=args.kind,
-            count=args.per_case,
-            n_anomalous=args.count,
-            n_normal=args.normal,
-            prefix=args.prefix,
-            seed=args.seed,
-        ):
-            files = mood_case_files(folder, case.name, case.scan, case.mask, volume.affine)
-            write_files(files, inputs=inputs)
-            kinds = ", ".join(a.kind for a in case.anomalies) or "normal"
-            lines.append(
-                f"{args.out / 'toy' / case.name}.nii.gz: {kinds}, {int(case.mask.sum())} anomalous voxels"
-            )
-    except ValueError as exc:
-        if isinstance(exc, MoodInputError):
-            raise
-        raise MoodInputError(
-            args.scan,
-            f"no room for --per-case {args.per_case} {args.kind} anomalies in this scan "
-            f"of shape {volume.shape} ({exc})",
-            "use a smaller --per-case, another --kind, or a larger scan",
-        ) from exc
-    return lines
-
-
-def scan_inputs(scan: Path) -> Inputs:
-    """Return the scan, its folder and, when it lives in a dataset, the whole dataset.
-
-    The scan is checked first: a missing scan is named as such, not as an output
-    refused inside the folder it would have been in.
-    """
-    check_regular_file(scan, what="scan")
-    layout = find_case_folder_layout(scan.parent)
-    dataset = layout.path if layout.kind == "dataset" else None
-    return Inputs.of(folders=(scan.parent, dataset), files=(scan,))
+def check_args(args: argparse.Namespace) -> str | None:
+    """Return a usage problem of the options, or None (checked before any work)."""
+    pet_only = [
+        name
+        for name, value in (("--atlas-labels", args.atlas_labels), ("--degree", args.degree), ("--smooth", args.smooth),
+                            ("--gt-level", args.gt_level), ("--region-name", args.region_name))
+        if value is not None
+    ]  # fmt: skip
+    if args.mask is None:
+        if pet_only:
+            return f"{', '.join(pet_only)} need(s) --mask REGION (with --kind pet)"
+        if len(args.scan) > 1:
+            return "one scan only, except with --kind pet --mask REGION"
+        if args.count + args.normal == 0:
+            return "--count 0 --normal 0 writes no case: give at least one"
+        return None
+    if args.kind != "pet":
+        return "--mask simulates hypometabolism: give --kind pet"
+    return None
 
 
 def main(args: argparse.Namespace) -> int:
-    """Write ``--normal`` normal and ``--count`` anomalous cases (``--per-case`` anomalies each).
-
-    The output folder is checked first (not the scan's folder or dataset, new, empty or
-    with ``--force`` a dataset napari-mood generated, writable); then the scan is read
-    and the cases are simulated and written one at a time into a staged folder that
-    becomes ``--out`` when complete (:func:`~napari_mood.services.output.staged_folder`).
-    """
+    """Write the simulated dataset into ``--out`` and print one line per case (or subject)."""
     if args.mask is not None:
-        return simulate_pet.main(args)
-    args = argparse.Namespace(**{**vars(args), "scan": args.scan[0]})
-    inputs = scan_inputs(args.scan)
-    check_output_folder(args.out, inputs=inputs, force=args.force, what="--out")
-    with staged_folder(args.out, force=args.force, what="--out", inputs=inputs) as folder:
-        lines = _write_cases(args, read_volume(args.scan), folder, inputs)
-    print("\n".join(lines))
+        return _main_pet(args)
+    cases = write_toy_dataset(
+        args.scan[0],
+        args.out,
+        kind=args.kind,
+        per_case=args.per_case,
+        count=args.count,
+        normal=args.normal,
+        prefix=args.prefix,
+        seed=args.seed,
+        force=args.force,
+    )
+    for case in cases:
+        kinds = ", ".join(case.kinds) or "normal"
+        print(f"{args.out / 'toy' / case.name}.nii.gz: {kinds}, {case.voxels} anomalous voxels")
+    return 0
+
+
+_TOY_DEFAULTS = {"count": 3, "per_case": 1, "normal": 1, "prefix": "case", "seed": DEFAULT_SEED}
+
+
+def _warn_ignored(args: argparse.Namespace) -> None:
+    given = [f"--{k.replace('_', '-')}" for k, v in _TOY_DEFAULTS.items() if getattr(args, k) != v]
+    if given:
+        warnings.warn(
+            f"ignored: {', '.join(given)} apply to toy anomalies (without --mask); "
+            "with --mask every scan gets every degree",
+            MoodInputWarning,
+            stacklevel=2,
+        )
+
+
+def _main_pet(args: argparse.Namespace) -> int:
+    """Write every degree of hypometabolism of each scan; one line per subject."""
+    _warn_ignored(args)
+    found = write_hypometabolism_dataset(
+        args.scan,
+        args.mask,
+        args.out,
+        labels=args.atlas_labels,
+        degrees=args.degree or DEFAULT_DEGREES,
+        fwhm_mm=DEFAULT_FWHM_MM if args.smooth is None else args.smooth,
+        gt_level=0.5 if args.gt_level is None else args.gt_level,
+        region=args.region_name,
+        force=args.force,
+    )
+    last = f"deg{round(found.degrees[-1] * 100):02d}"
+    for subject in found.subjects:
+        first = found.case_names(subject)[0]
+        print(
+            f"{args.out / 'toy' / first}.nii.gz ... {last}: {len(found.degrees)} cases, "
+            f"GT {found.gt_voxels} voxels"
+        )
     return 0

@@ -5,34 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-import numpy as np
-
 from napari_mood.cli._common import ProgressBar, formatted_csv, methods_from_args
-from napari_mood.cli.simulate import scan_inputs, unit_scan
-from napari_mood.io.errors import MoodInputError
 from napari_mood.io.mood import discover_dataset
-from napari_mood.io.nifti import read_volume
 from napari_mood.services.evaluation import EvaluationOptions
-from napari_mood.services.output import (
-    Inputs,
-    check_output_folder,
-    staged_folder,
-    write_text_atomic,
-)
+from napari_mood.services.output import Inputs, check_output_folder, write_text_atomic
 from napari_mood.services.simulation import PRESETS, SIZE_INTENSITY, default_values
 
 __all__ = ["check_args", "main", "report"]
-
-
-def _center(args: argparse.Namespace, scan: np.ndarray) -> tuple[int, ...] | None:
-    """``--center``: None (the body's centre of mass), a random body voxel, or i,j,k."""
-    if args.center is None or args.center == "body":
-        return None
-    if args.center == "random":
-        body = np.argwhere(scan > 0) if (scan > 0).any() else np.argwhere(np.ones(scan.shape, bool))
-        pick = np.random.default_rng(args.seed).integers(len(body))
-        return tuple(int(i) for i in body[pick])
-    return tuple(args.center)  # voxel indices, parsed by the parser
 
 
 _OTHER_KIND = {
@@ -58,32 +37,19 @@ def check_args(args: argparse.Namespace) -> str | None:
 
 def main(args: argparse.Namespace) -> int:
     """Write a size or contrast sweep dataset, whole or not at all (output checked first)."""
-    from napari_mood.services.sweep import write_sweep
+    from napari_mood.services.sweep import write_sweep_dataset
 
-    values = getattr(args, f"{args.kind}_values") or default_values(args.kind, args.preset)
-    inputs = scan_inputs(args.scan)
-    check_output_folder(args.out, inputs=inputs, force=args.force, what="--out")
-    radius = args.radius if args.radius is not None else PRESETS[args.preset].contrast_radius
-    intensity = SIZE_INTENSITY if args.intensity is None else args.intensity
-    with staged_folder(args.out, force=args.force, what="--out", inputs=inputs) as folder:
-        volume = read_volume(args.scan)
-        scan = unit_scan(args.scan, volume.data)  # non-finite refused, rescaling reported
-        try:
-            info = write_sweep(
-                scan,
-                volume.affine,
-                folder,
-                values,
-                kind=args.kind,
-                source=str(args.scan),
-                center=_center(args, scan),
-                radius=radius,
-                intensity=intensity,
-            )
-        except ValueError as exc:
-            if isinstance(exc, MoodInputError):
-                raise
-            raise MoodInputError(args.scan, str(exc), "check --center") from exc
+    info = write_sweep_dataset(
+        args.scan,
+        args.out,
+        getattr(args, f"{args.kind}_values") or default_values(args.kind, args.preset),
+        kind=args.kind,
+        center=args.center,
+        radius=args.radius if args.radius is not None else PRESETS[args.preset].contrast_radius,
+        intensity=SIZE_INTENSITY if args.intensity is None else args.intensity,
+        seed=args.seed,
+        force=args.force,
+    )
     for case in info.cases:
         print(
             f"{args.out / 'toy' / case.name}.nii.gz: radius {case.radius:g}, intensity {case.intensity:g}, {case.voxels} anomalous voxels"

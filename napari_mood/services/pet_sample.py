@@ -39,6 +39,8 @@ from napari_mood.io.mood import case_stem, is_nifti
 from napari_mood.io.nifti import Volume, read_volume
 from napari_mood.io.writers import nifti_gz_bytes
 from napari_mood.services.datasets import sample_data_dir
+from napari_mood.services.output import Inputs, check_output_folder, staged_folder
+from napari_mood.services.writers import write_files
 
 __all__ = [
     "MAX_STEP",
@@ -47,6 +49,8 @@ __all__ = [
     "iter_pet_sample_files",
     "pet_sample_files",
     "template_reconstruction_files",
+    "write_pet_sample",
+    "write_template_reconstructions",
 ]
 
 PathLike = str | os.PathLike[str]
@@ -59,6 +63,100 @@ MIN_VOXELS = 8
 """Fewest voxels per axis ``step`` may leave (fewer is not a brain image any more)."""
 MAX_STEP = (min(SAMPLE_GRID) - 1) // (MIN_VOXELS - 1)
 """The largest ``step`` that keeps ``MIN_VOXELS`` voxels per axis (13: 8 x 9 x 8 voxels)."""
+
+
+def write_pet_sample(
+    out: PathLike,
+    *,
+    subjects: int = 2,
+    step: int = 1,
+    seed: int = DEFAULT_SEED,
+    force: bool = False,
+) -> Path:
+    """Write the simulated PET-like sample into ``out``, whole or not at all.
+
+    ``out`` is checked before anything is made (new, empty, or with ``force`` a sample
+    napari-mood generated); the files are made one at a time into a staged folder that
+    becomes ``out`` when complete.
+
+    Parameters
+    ----------
+    out : path-like
+        The sample's folder.
+    subjects : int
+        Number of subjects (at least 1).
+    step : int
+        Subsampling step, in ``1..MAX_STEP``.
+    seed : int
+        Seed of the noise.
+    force : bool
+        Whether an earlier generated sample in ``out`` is replaced whole.
+
+    Returns
+    -------
+    pathlib.Path
+        The sample's folder.
+
+    Examples
+    --------
+    >>> from napari_mood.services.pet_sample import write_pet_sample
+    >>> write_pet_sample("pet", step=3)  # doctest: +SKIP
+    PosixPath('pet')
+    """
+    out = Path(out)
+    check_output_folder(out, force=force, what="--out")
+    with staged_folder(out, force=force, what="--out") as folder:
+        for path, blob in iter_pet_sample_files(folder, subjects=subjects, step=step, seed=seed):
+            write_files({path: blob})
+    return out
+
+
+def write_template_reconstructions(
+    dataset: PathLike,
+    template: PathLike,
+    out: PathLike,
+    *,
+    scans: str | None = None,
+    force: bool = False,
+) -> tuple[Path, ...]:
+    """Write the toy template reconstruction of every input of ``DATASET/scans``.
+
+    Parameters
+    ----------
+    dataset : path-like
+        The dataset whose inputs are reconstructed.
+    template : path-like
+        The healthy template (the sample's ``template.nii.gz``).
+    out : path-like
+        The folder of reconstructions.
+    scans : str, optional
+        The inputs' subfolder (default ``toy``).
+    force : bool
+        Whether existing reconstructions are replaced.
+
+    Returns
+    -------
+    tuple of pathlib.Path
+        The reconstructions written.
+
+    Raises
+    ------
+    MoodInputError
+        When the inputs folder is missing, the template unusable, no input could be
+        reconstructed, or ``out`` cannot take the files.
+    """
+    dataset, out = Path(dataset), Path(out)
+    inputs_dir = dataset / (scans or "toy")
+    if not inputs_dir.is_dir():
+        raise MoodInputError(
+            inputs_dir, "no such folder of inputs", "give a dataset made by simulate"
+        )
+    inputs = Inputs.of(folders=(dataset, inputs_dir), files=(Path(template),))
+    check_output_folder(out, inputs=inputs, force=force, what="--out")
+    files = template_reconstruction_files(inputs_dir, template, out)
+    names = [path.relative_to(out).as_posix() for path in files]
+    check_output_folder(out, inputs=inputs, force=force, names=names, what="--out")
+    return write_files(files, inputs=inputs, force=force)
 
 
 def _source(name: str, step: int) -> tuple[np.ndarray, np.ndarray]:

@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from matplotlib import rc_context
@@ -26,14 +26,22 @@ from matplotlib import rc_context
 from napari_mood.core.curves import merge_accumulators
 from napari_mood.core.metrics import UndefinedMetricWarning, average_precision_from_curve
 from napari_mood.core.results import DatasetEvaluation
+from napari_mood.core.seed import DEFAULT_SEED
 from napari_mood.core.sweep import SweepCase, SweepKind, check_values, sweep_cases
 from napari_mood.io.errors import MoodInputError, MoodInputWarning, check_regular_file
 from napari_mood.io.json_input import read_json
 from napari_mood.io.mood import MoodDataset
+from napari_mood.io.nifti import read_volume
 from napari_mood.io.writers import mood_case_files
 from napari_mood.services.analysis_plots import colors_for, new_figure
 from napari_mood.services.figures import FIGURE_RC
-from napari_mood.services.output import write_bytes_atomic, write_text_atomic
+from napari_mood.services.output import (
+    check_output_folder,
+    staged_folder,
+    write_bytes_atomic,
+    write_text_atomic,
+)
+from napari_mood.services.simulation import scan_inputs, unit_scan
 
 __all__ = [
     "SWEEP_FILE",
@@ -45,7 +53,9 @@ __all__ = [
     "sweep_csv",
     "sweep_files",
     "sweep_points",
+    "sweep_center",
     "write_sweep",
+    "write_sweep_dataset",
 ]
 
 SWEEP_FILE = "sweep.json"
@@ -163,6 +173,112 @@ def write_sweep(
     )
     write_text_atomic(out / SWEEP_FILE, text + "\n", replace=force)
     return info
+
+
+def sweep_center(
+    scan: np.ndarray,
+    center: Sequence[int] | Literal["body", "random"] | None,
+    *,
+    seed: int = DEFAULT_SEED,
+) -> tuple[int, ...] | None:
+    """Return the sweep's centre: None (the body's centre of mass), a random body voxel, or i,j,k.
+
+    Parameters
+    ----------
+    scan : numpy.ndarray
+        The scan, in [0, 1] (the body: its voxels above 0).
+    center : sequence of int, "body", "random" or None
+        Voxel indices, the body's centre of mass (``"body"`` or None) or a voxel of the
+        body drawn with ``seed``.
+    seed : int
+        Seed of the random voxel.
+
+    Returns
+    -------
+    tuple of int or None
+        The voxel, or None for the body's centre of mass.
+    """
+    if center is None or center == "body":
+        return None
+    if center == "random":
+        body = np.argwhere(scan > 0) if (scan > 0).any() else np.argwhere(np.ones(scan.shape, bool))
+        pick = np.random.default_rng(seed).integers(len(body))
+        return tuple(int(i) for i in body[pick])
+    return tuple(int(i) for i in center)
+
+
+def write_sweep_dataset(
+    scan: Path,
+    out: Path,
+    values: Sequence[float],
+    *,
+    kind: SweepKind,
+    center: Sequence[int] | Literal["body", "random"] | None = None,
+    radius: float = 20.0,
+    intensity: float = 1.0,
+    seed: int = DEFAULT_SEED,
+    force: bool = False,
+) -> SweepInfo:
+    """Write a size or contrast sweep dataset of one scan file, whole or not at all.
+
+    ``out`` is checked first (not the scan's folder or dataset; new, empty or, with
+    ``force``, a dataset napari-mood generated); then the scan is read, brought to
+    [0, 1] (:func:`~napari_mood.services.simulation.unit_scan`) and the sweep written
+    (:func:`write_sweep`) into a staged folder that becomes ``out`` when complete.
+
+    Parameters
+    ----------
+    scan : pathlib.Path
+        A normal scan (.nii / .nii.gz).
+    out : pathlib.Path
+        The dataset folder.
+    values : sequence of float
+        The radii or intensities.
+    kind : {"size", "contrast"}
+        The sweep.
+    center : sequence of int, "body", "random" or None
+        The sphere's centre (:func:`sweep_center`).
+    radius : float
+        The radius of a contrast sweep.
+    intensity : float
+        The intensity of a size sweep.
+    seed : int
+        Seed of ``center="random"``.
+    force : bool
+        Whether an earlier generated dataset in ``out`` is replaced whole.
+
+    Returns
+    -------
+    SweepInfo
+        The kind, source and cases written.
+
+    Raises
+    ------
+    MoodInputError
+        When the scan cannot be read or the centre does not fit it, or ``out`` cannot
+        take the dataset.
+    """
+    inputs = scan_inputs(scan)
+    check_output_folder(out, inputs=inputs, force=force, what="--out")
+    with staged_folder(out, force=force, what="--out", inputs=inputs) as folder:
+        volume = read_volume(scan)
+        data = unit_scan(scan, volume.data)
+        try:
+            return write_sweep(
+                data,
+                volume.affine,
+                folder,
+                values,
+                kind=kind,
+                source=str(scan),
+                center=sweep_center(data, center, seed=seed),
+                radius=radius,
+                intensity=intensity,
+            )
+        except ValueError as exc:
+            if isinstance(exc, MoodInputError):
+                raise
+            raise MoodInputError(scan, str(exc), "check --center") from exc
 
 
 def labelled_cases(info: SweepInfo, dataset: MoodDataset, folder: Path) -> SweepInfo:

@@ -1,36 +1,44 @@
-"""``napari-mood simulate SCAN... --kind pet --mask REGION``: hypometabolism at several degrees.
+"""Simulated hypometabolism datasets: every degree of a region's hypometabolism per scan.
 
-Writes, for every healthy scan (the *subject*, named after its file) and every degree
-(and degree 0, the healthy input), the case ``SUBJECT_REGION_degNN``::
+:func:`write_hypometabolism_dataset` is the ``simulate --kind pet --mask`` job. It writes,
+for every healthy scan (the *subject*, named after its file) and every degree (and
+degree 0, the healthy input), the case ``SUBJECT_REGION_degNN``::
 
     OUT/toy/CASE.nii.gz                   the input: healthy * (1 - degree * profile)
-    OUT/toy_label/pixel/CASE.nii.gz       GT: profile >= --gt-level (empty at degree 0)
+    OUT/toy_label/pixel/CASE.nii.gz       GT: profile >= gt_level (empty at degree 0)
     OUT/toy_label/sample/CASE.nii.gz.txt  1 (0 at degree 0)
     OUT/healthy/CASE.nii.gz               the healthy original (the reconstruction's target)
     OUT/region/CASE.nii.gz                the anomaly region (the GT mask, at every degree)
     OUT/pet_REGION.json                   what was done (mask, labels, FWHM, sigma, level)
     OUT/.napari-mood-generated            the marker of a generated dataset
 
-The dataset is written whole (a staged folder renamed into place); a new
-``--region-name`` is added beside the others, an existing one is replaced with ``--force``.
+The dataset is written whole (a staged folder renamed into place); a new region is
+added beside the others, an existing one is replaced with ``force``.
 
 See :mod:`napari_mood.core.simulate.hypometabolism` for the rule.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from napari_mood._version import __version__
-from napari_mood.cli._args import DEFAULT_SEED
+from napari_mood.core.simulate.hypometabolism import (
+    HypometabolismProfile,
+    degree_case_name,
+    hypometabolism_profile,
+    parse_degree_case,
+    region_from_atlas,
+    simulate_hypometabolism,
+)
 from napari_mood.io.case import find_case_folder_layout
 from napari_mood.io.errors import MoodInputError, MoodInputWarning
 from napari_mood.io.mood import case_stem
@@ -42,20 +50,48 @@ from napari_mood.services.output import (
     check_output_folder,
     staged_folder,
 )
-from napari_mood.services.simulation import (
-    HypometabolismProfile,
-    degree_case_name,
-    hypometabolism_profile,
-    parse_degree_case,
-    region_from_atlas,
-    simulate_hypometabolism,
-)
 from napari_mood.services.writers import write_files
 
-__all__ = ["DEFAULT_DEGREES", "check_pet_args", "main", "region_name"]
+__all__ = [
+    "DEFAULT_DEGREES",
+    "DEFAULT_FWHM_MM",
+    "HypometabolismDataset",
+    "region_name",
+    "write_hypometabolism_dataset",
+]
 
+PathLike = str | os.PathLike[str]
 DEFAULT_DEGREES = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.7)
 DEFAULT_FWHM_MM = 8.0
+
+
+@dataclass(frozen=True)
+class HypometabolismDataset:
+    """What :func:`write_hypometabolism_dataset` wrote."""
+
+    region: str
+    """The region's name, in every case name."""
+    subjects: tuple[str, ...]
+    """The subjects written (a scan that could not be used is left out, with a warning)."""
+    degrees: tuple[float, ...]
+    """The degrees of every subject, degree 0 (the healthy input) first."""
+    gt_voxels: int
+    """The GT voxels of every case with a degree above 0."""
+
+    def case_names(self, subject: str) -> list[str]:
+        """Return the case names of ``subject``, one per degree."""
+        return [degree_case_name(subject, self.region, d) for d in self.degrees]
+
+
+@dataclass(frozen=True)
+class _Job:
+    scans: tuple[Path, ...]
+    mask: Path
+    labels: tuple[int, ...] | None
+    degrees: tuple[float, ...]
+    fwhm_mm: float
+    gt_level: float
+    region: str
 
 
 def region_name(mask: Path, labels: Sequence[int] | None) -> str:
@@ -70,33 +106,91 @@ def region_name(mask: Path, labels: Sequence[int] | None) -> str:
     return "-".join([stem, *(str(v) for v in labels or ())])
 
 
-def check_pet_args(args: argparse.Namespace) -> str | None:
-    """Return a usage problem of the PET options, or None (checked before any work)."""
-    pet_only = [
-        name
-        for name, value in (("--atlas-labels", args.atlas_labels), ("--degree", args.degree), ("--smooth", args.smooth),
-                            ("--gt-level", args.gt_level), ("--region-name", args.region_name))
-        if value is not None
-    ]  # fmt: skip
-    if args.mask is None:
-        if pet_only:
-            return f"{', '.join(pet_only)} need(s) --mask REGION (with --kind pet)"
-        if len(args.scan) > 1:
-            return "one scan only, except with --kind pet --mask REGION"
-        if args.count + args.normal == 0:
-            return "--count 0 --normal 0 writes no case: give at least one"
-        return None
-    if args.kind != "pet":
-        return "--mask simulates hypometabolism: give --kind pet"
-    return None
+def write_hypometabolism_dataset(
+    scans: Sequence[PathLike],
+    mask: PathLike,
+    out: PathLike,
+    *,
+    labels: Sequence[int] | None = None,
+    degrees: Sequence[float] = DEFAULT_DEGREES,
+    fwhm_mm: float = DEFAULT_FWHM_MM,
+    gt_level: float = 0.5,
+    region: str | None = None,
+    force: bool = False,
+) -> HypometabolismDataset:
+    """Write the healthy inputs and every degree of hypometabolism of each scan.
+
+    The output folder is checked first; a scan that cannot be used costs only its own
+    subject (a warning naming it); none usable is an error. The dataset is written into
+    a staged folder that becomes ``out`` when complete, other regions of an existing
+    generated dataset carried over.
+
+    Parameters
+    ----------
+    scans : sequence of path-like
+        Healthy scans on the mask's grid, one subject each (named after its file).
+    mask : path-like
+        A 0/1 region mask, or a label atlas with ``labels``.
+    out : path-like
+        The dataset folder (a new region is added to a dataset napari-mood generated).
+    labels : sequence of int, optional
+        The atlas labels that make the region (default: every labelled voxel).
+    degrees : sequence of float
+        The degrees of hypometabolism, each in (0, 1).
+    fwhm_mm : float
+        The smoothing of the region into the profile.
+    gt_level : float
+        GT: the profile at or above this fraction of its maximum.
+    region : str, optional
+        The region's name in the case names (default: :func:`region_name`).
+    force : bool
+        Whether an existing region of the same name is replaced.
+
+    Returns
+    -------
+    HypometabolismDataset
+        The region, the subjects and degrees written, the GT size.
+
+    Raises
+    ------
+    MoodInputError
+        When the mask or every scan cannot be used, or ``out`` cannot take the dataset.
+
+    Examples
+    --------
+    >>> from napari_mood.services.hypometabolism import write_hypometabolism_dataset
+    >>> found = write_hypometabolism_dataset(  # doctest: +SKIP
+    ...     ["pet/scans/pet_000.nii.gz"], "pet/atlas.nii.gz", "pet_set", labels=[3]
+    ... )
+    >>> found.case_names("pet_000")[:2]  # doctest: +SKIP
+    ['pet_000_atlas-3_deg00', 'pet_000_atlas-3_deg05']
+    """
+    mask, out = Path(mask), Path(out)
+    job = _Job(
+        scans=tuple(Path(s) for s in scans),
+        mask=mask,
+        labels=None if labels is None else tuple(labels),
+        degrees=tuple(degrees),
+        fwhm_mm=fwhm_mm,
+        gt_level=gt_level,
+        region=region or region_name(mask, labels),
+    )
+    subjects = _subjects(job.scans)
+    inputs = _inputs(job)
+    planned = _planned(list(subjects), job.region, job.degrees)
+    # which existing files may be replaced is decided by _kept and staged_folder
+    check_output_folder(out, inputs=inputs, force=True, names=planned, what="--out")
+    keep, staged_force = _kept(out, job.region, force=force)
+    with staged_folder(out, force=staged_force, what="--out", inputs=inputs, keep=keep) as folder:
+        return _write_dataset(job, folder, subjects, inputs)
 
 
-def _inputs(args: argparse.Namespace) -> Inputs:
+def _inputs(job: _Job) -> Inputs:
     folders: list[Path | None] = []
-    for path in (*args.scan, args.mask):
+    for path in (*job.scans, job.mask):
         layout = find_case_folder_layout(path.parent)
         folders += [path.parent, layout.path if layout.kind == "dataset" else None]
-    return Inputs.of(folders=folders, files=(*args.scan, args.mask))
+    return Inputs.of(folders=folders, files=(*job.scans, job.mask))
 
 
 def _subjects(scans: Sequence[Path]) -> dict[str, Path]:
@@ -125,22 +219,22 @@ def _planned(subjects: Sequence[str], region: str, degrees: Sequence[float]) -> 
     return [part.format(n) for n in names for part in parts] + [f"pet_{region}.json"]
 
 
-def _profile(args: argparse.Namespace, atlas: Volume, fwhm: float) -> HypometabolismProfile:
+def _profile(job: _Job, atlas: Volume) -> HypometabolismProfile:
     try:
-        region = region_from_atlas(atlas.data, args.atlas_labels)
-        if args.atlas_labels is None:
+        region = region_from_atlas(atlas.data, job.labels)
+        if job.labels is None:
             _warn_whole_atlas(atlas, region)
         return hypometabolism_profile(
-            region, fwhm_mm=fwhm, spacing=atlas.spacing, gt_level=args.gt_level or 0.5
+            region, fwhm_mm=job.fwhm_mm, spacing=atlas.spacing, gt_level=job.gt_level
         )
     except ValueError as exc:
         raise MoodInputError(
-            args.mask, str(exc), "give a 0/1 mask, or a label atlas with --atlas-labels L,..."
+            job.mask, str(exc), "give a 0/1 mask, or a label atlas with --atlas-labels L,..."
         ) from exc
 
 
 def _warn_whole_atlas(atlas: Volume, region: np.ndarray) -> None:
-    """Warn that an atlas given without --atlas-labels makes its whole labelled part the region."""
+    """Warn that an atlas given without labels makes its whole labelled part the region."""
     labels = np.unique(atlas.data[region])
     if labels.size > 1:
         shown = ", ".join(f"{v:g}" for v in labels[:5]) + (" ..." if labels.size > 5 else "")
@@ -185,40 +279,31 @@ def _case_files(
     return files
 
 
-def _manifest(
-    args: argparse.Namespace,
-    region: str,
-    subjects: dict[str, Path],
-    profile: HypometabolismProfile,
-    degrees: Sequence[float],
-) -> str:
+def _manifest(job: _Job, subjects: dict[str, Path], profile: HypometabolismProfile) -> str:
     record = {
         "napari_mood": __version__,
         "rule": "diseased = healthy * (1 - degree * profile); profile = Gaussian-smoothed region / its max; GT = profile >= gt_level",
-        "region": region, "mask": str(args.mask), "labels": args.atlas_labels,
+        "region": job.region, "mask": str(job.mask),
+        "labels": None if job.labels is None else list(job.labels),
         "fwhm_mm": profile.fwhm_mm, "sigma_voxels": list(profile.sigma), "gt_level": profile.gt_level,
-        "gt_voxels": int(profile.mask.sum()), "degrees": [0.0, *degrees],
+        "gt_voxels": int(profile.mask.sum()), "degrees": [0.0, *job.degrees],
         "subjects": {name: str(path) for name, path in subjects.items()},
     }  # fmt: skip
     return json.dumps(record, indent=2) + "\n"
 
 
 def _write_subject(
-    args: argparse.Namespace,
+    job: _Job,
     folder: Path,
     subject: str,
-    region: str,
     scan: Volume,
     profile: HypometabolismProfile,
-    degrees: Sequence[float],
     inputs: Inputs,
-) -> str:
-    """Write every degree of one subject into ``folder``; the line to print."""
-    for degree in (0.0, *degrees):
-        name = degree_case_name(subject, region, degree)
+) -> None:
+    """Write every degree of one subject into ``folder``."""
+    for degree in (0.0, *job.degrees):
+        name = degree_case_name(subject, job.region, degree)
         write_files(_case_files(folder, name, scan, profile, degree), inputs=inputs)
-    first, last = degree_case_name(subject, region, 0.0), f"deg{round(degrees[-1] * 100):02d}"
-    return f"{args.out / 'toy' / first}.nii.gz ... {last}: {len(degrees) + 1} cases, GT {int(profile.mask.sum())} voxels"
 
 
 def _files_of(out: Path) -> list[str]:
@@ -241,11 +326,11 @@ def _of_region(relative: str, region: str) -> bool:
 def _kept(out: Path, region: str, *, force: bool) -> tuple[list[str], bool]:
     """Return the files of an existing PET dataset that stay, and the force the staging needs.
 
-    Regions live side by side in one generated dataset: a new ``--region-name`` is added
-    (the others kept, no ``--force`` needed), an existing one is replaced whole with
-    ``--force`` (none of its old cases kept). Any other existing folder is left to
+    Regions live side by side in one generated dataset: a new region is added (the
+    others kept, no ``force`` needed), an existing one is replaced whole with ``force``
+    (none of its old cases kept). Any other existing folder is left to
     :func:`~napari_mood.services.output.staged_folder` (a generated one replaced whole
-    with ``--force``, anything else refused).
+    with ``force``, anything else refused).
     """
     if not (out / GENERATED_MARKER).is_file() or not any(out.glob("pet_*.json")):
         return [], force
@@ -262,56 +347,13 @@ def _kept(out: Path, region: str, *, force: bool) -> tuple[list[str], bool]:
     return [f for f in files if f not in mine], True
 
 
-_TOY_DEFAULTS = {"count": 3, "per_case": 1, "normal": 1, "prefix": "case", "seed": DEFAULT_SEED}
-
-
-def _warn_ignored(args: argparse.Namespace) -> None:
-    given = [f"--{k.replace('_', '-')}" for k, v in _TOY_DEFAULTS.items() if getattr(args, k) != v]
-    if given:
-        warnings.warn(
-            f"ignored: {', '.join(given)} apply to toy anomalies (without --mask); "
-            "with --mask every scan gets every degree",
-            MoodInputWarning,
-            stacklevel=2,
-        )
-
-
-def main(args: argparse.Namespace) -> int:
-    """Write the healthy inputs and every degree of hypometabolism of each scan.
-
-    The output folder and the mask are checked first; a scan that cannot be used costs
-    only its own subject (a warning naming it); none usable is an error. The dataset is
-    written into a staged folder that becomes ``--out`` when complete, other regions of
-    an existing generated dataset carried over (:func:`_kept`).
-    """
-    _warn_ignored(args)
-    degrees = tuple(args.degree or DEFAULT_DEGREES)
-    region = args.region_name or region_name(args.mask, args.atlas_labels)
-    subjects = _subjects(args.scan)
-    inputs = _inputs(args)
-    planned = _planned(list(subjects), region, degrees)
-    # which existing files may be replaced is decided by _kept and staged_folder
-    check_output_folder(args.out, inputs=inputs, force=True, names=planned, what="--out")
-    keep, force = _kept(args.out, region, force=args.force)
-    with staged_folder(args.out, force=force, what="--out", inputs=inputs, keep=keep) as folder:
-        lines = _write_dataset(args, folder, region, subjects, degrees, inputs)
-    print("\n".join(lines))
-    return 0
-
-
 def _write_dataset(
-    args: argparse.Namespace,
-    folder: Path,
-    region: str,
-    subjects: dict[str, Path],
-    degrees: Sequence[float],
-    inputs: Inputs,
-) -> list[str]:
+    job: _Job, folder: Path, subjects: dict[str, Path], inputs: Inputs
+) -> HypometabolismDataset:
     """Read the mask and each scan, write every subject and the manifest into ``folder``."""
-    atlas = read_volume(args.mask)
-    profile = _profile(args, atlas, DEFAULT_FWHM_MM if args.smooth is None else args.smooth)
+    atlas = read_volume(job.mask)
+    profile = _profile(job, atlas)
     written: dict[str, Path] = {}
-    lines = []
     for subject, path in subjects.items():
         try:
             scan = _healthy(path, atlas)
@@ -320,10 +362,12 @@ def _write_dataset(
                 raise
             warnings.warn(f"skipped: {exc}", MoodInputWarning, stacklevel=2)
             continue
-        lines.append(_write_subject(args, folder, subject, region, scan, profile, degrees, inputs))
+        _write_subject(job, folder, subject, scan, profile, inputs)
         written[subject] = path
     if not written:
         raise MoodInputError(None, "no scan could be used (see the warnings)", "check the scans")
-    manifest = _manifest(args, region, written, profile, degrees).encode()
-    write_files({folder / f"pet_{region}.json": manifest}, inputs=inputs)
-    return lines
+    manifest = _manifest(job, written, profile).encode()
+    write_files({folder / f"pet_{job.region}.json": manifest}, inputs=inputs)
+    return HypometabolismDataset(
+        job.region, tuple(written), (0.0, *job.degrees), int(profile.mask.sum())
+    )
