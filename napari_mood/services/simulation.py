@@ -201,7 +201,7 @@ def write_toy_dataset(
     Returns
     -------
     tuple of ToyCase
-        The cases written, anomalous first.
+        The cases, in the order written.
 
     Raises
     ------
