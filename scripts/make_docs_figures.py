@@ -147,6 +147,7 @@ FIGURES: tuple[Figure, ...] = (
         (
             "napari_mood/services/figures.py",
             "napari_mood/services/figure_layout.py",
+            "napari_mood/services/figure_text.py",
             "napari_mood/services/figure_cells.py",
         ),
     ),

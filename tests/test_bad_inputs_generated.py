@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from napari_mood.services.output import GENERATED_MARKER, staged_folder
+from napari_mood.services.staging import GENERATED_MARKER, staged_folder
 from tests.conftest import write_nifti
 from tests.test_bad_inputs import _checksums, _cli, _refused
 

@@ -276,7 +276,7 @@ def test_distinct_sweep_values_still_accepted():
 
 def test_load_ground_truth_refuses_an_empty_reader(nova: Path):
     from napari_mood.io.boxes import discover_box_dataset
-    from napari_mood.services.boxes import load_ground_truth
+    from napari_mood.services.box_inputs import load_ground_truth
 
     with pytest.raises(ValueError, match="not empty"):
         load_ground_truth(discover_box_dataset(nova), reader="")

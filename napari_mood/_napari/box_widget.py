@@ -2,7 +2,7 @@
 
 Works on the layers of :mod:`napari_mood._napari.boxes` (recognised by their
 ``metadata["napari_mood_boxes"]``). Numbers come from
-:func:`napari_mood.services.boxes.box_view`; the widget only reads its inputs, asks for a
+:func:`napari_mood.services.box_view.box_view`; the widget only reads its inputs, asks for a
 view and applies it to the layers (fast: no worker needed for box counts).
 """
 
@@ -24,7 +24,8 @@ from qtpy.QtWidgets import (
 
 from napari_mood._napari.boxes import BOXES_KEY, rectangles, view_styles
 from napari_mood._napari.widgets._kit import Lifetime, combo, tipped
-from napari_mood.services.boxes import BoxSet, BoxView, box_view
+from napari_mood.services.box_view import BoxView, box_view
+from napari_mood.services.boxes import BoxSet
 
 __all__ = ["BoxReviewWidget"]
 

@@ -29,15 +29,9 @@ import numpy as np
 from napari_mood._napari.layers import LayerData
 from napari_mood.io.boxes import BOXES_FILE, BoxDataset, discover_box_dataset, read_png
 from napari_mood.io.errors import MoodInputError
-from napari_mood.services.boxes import (
-    BoxBenchmark,
-    BoxSet,
-    BoxView,
-    box_view,
-    evaluate_boxes,
-    find_box_methods,
-    readers_of,
-)
+from napari_mood.services.box_inputs import find_box_methods
+from napari_mood.services.box_view import BoxView, box_view
+from napari_mood.services.boxes import BoxBenchmark, BoxSet, evaluate_boxes, readers_of
 from napari_mood.services.looks import BOX_COLORS, READER_COLORS
 
 __all__ = [

@@ -36,8 +36,9 @@ from napari_mood._napari.reader import read_paths
 from napari_mood._napari.score_legend import ScoreLegend
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood.io.errors import MoodInputError
+from napari_mood.services.atomic_files import atomic_path
 from napari_mood.services.datasets import sample_data_dir
-from napari_mood.services.output import Inputs, atomic_path, check_output_file
+from napari_mood.services.output import Inputs, check_output_file
 from napari_mood.services.view_legend import add_legend
 
 __all__ = [
@@ -557,7 +558,7 @@ def save_window_screenshot(
 
     Waits (up to :data:`SCREENSHOT_WAIT_S`) until every widget's background work is done,
     so the picture shows results, not "Updating...", and no worker outlives the window.
-    The PNG is written atomically (:func:`~napari_mood.services.output.atomic_path`);
+    The PNG is written atomically (:func:`~napari_mood.services.atomic_files.atomic_path`);
     without ``force`` a file that appeared meanwhile is never replaced. ``stop`` (Ctrl-C
     was pressed) ends the wait: the viewer is closed, nothing is written and
     ``KeyboardInterrupt`` goes up.

@@ -14,19 +14,11 @@ from collections.abc import Mapping
 
 from napari_mood.io.boxes import BoxDataset, discover_box_dataset
 from napari_mood.io.errors import MoodInputError
-from napari_mood.services.boxes import (
-    BoxBenchmark,
-    BoxMethod,
-    evaluate_boxes,
-    find_box_methods,
-    format_box_result,
-)
-from napari_mood.services.output import (
-    Inputs,
-    Planned,
-    check_outputs,
-    write_text_atomic,
-)
+from napari_mood.services.atomic_files import write_text_atomic
+from napari_mood.services.box_formats import format_box_result
+from napari_mood.services.box_inputs import BoxMethod, find_box_methods
+from napari_mood.services.boxes import BoxBenchmark, evaluate_boxes
+from napari_mood.services.output import Inputs, Planned, check_outputs
 
 __all__ = ["main"]
 

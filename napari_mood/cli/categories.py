@@ -9,9 +9,10 @@ from pathlib import Path
 from napari_mood.cli._common import ProgressBar, formatted_csv, methods_from_args
 from napari_mood.io.errors import MoodInputError
 from napari_mood.io.mood import check_labels_for, discover_dataset
+from napari_mood.services.atomic_files import write_text_atomic
 from napari_mood.services.categories import CategoryScore, Level, Metric
 from napari_mood.services.evaluation import EvaluationOptions
-from napari_mood.services.output import Inputs, check_output_folder, write_text_atomic
+from napari_mood.services.output import Inputs, check_output_folder
 
 __all__ = ["main"]
 

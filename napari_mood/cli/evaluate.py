@@ -14,6 +14,7 @@ from napari_mood.cli._common import ProgressBar, methods_from_args
 from napari_mood.io.errors import MoodInputError, MoodInputWarning, check_regular_file
 from napari_mood.io.json_input import read_json
 from napari_mood.io.mood import MethodFolder, MoodDataset, check_labels_for, discover_dataset
+from napari_mood.services.atomic_files import write_text_atomic
 from napari_mood.services.cache import check_cache_folder
 from napari_mood.services.evaluation import (
     DatasetEvaluation,
@@ -28,12 +29,7 @@ from napari_mood.services.evaluation import (
     toy_thresholds,
 )
 from napari_mood.services.formats import format_csv, format_result
-from napari_mood.services.output import (
-    Inputs,
-    Planned,
-    check_outputs,
-    write_text_atomic,
-)
+from napari_mood.services.output import Inputs, Planned, check_outputs
 from napari_mood.services.report import REPORT_FILES, write_report
 
 if TYPE_CHECKING:  # the categories job (matplotlib) is imported only when asked for

@@ -8,13 +8,8 @@ import sys
 from napari_mood.cli._common import ProgressBar
 from napari_mood.io.errors import MoodInputError
 from napari_mood.io.recon import ReconFolders, degree_cases, find_recon_cases
-from napari_mood.services.output import (
-    Planned,
-    check_apart,
-    check_output_file,
-    check_outputs,
-    write_text_atomic,
-)
+from napari_mood.services.atomic_files import write_text_atomic
+from napari_mood.services.output import Planned, check_apart, check_output_file, check_outputs
 from napari_mood.services.recon import (
     ReconEvaluation,
     ReconOptions,

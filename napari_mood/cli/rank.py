@@ -10,7 +10,8 @@ from pathlib import Path
 
 from napari_mood.cli._common import aligned_csv
 from napari_mood.io.errors import MoodInputError
-from napari_mood.services.output import Inputs, check_output_folder, write_text_atomic
+from napari_mood.services.atomic_files import write_text_atomic
+from napari_mood.services.output import Inputs, check_output_folder
 
 __all__ = ["main"]
 

@@ -10,7 +10,8 @@ import sys
 
 from napari_mood.cli._common import ProgressBar
 from napari_mood.io.errors import MoodInputError
-from napari_mood.services.output import Inputs, Planned, check_outputs, write_text_atomic
+from napari_mood.services.atomic_files import write_text_atomic
+from napari_mood.services.output import Inputs, Planned, check_outputs
 from napari_mood.services.run_method import MethodRun, expected_output, input_scans, run_method
 
 __all__ = ["format_run", "main"]

@@ -7,8 +7,9 @@ import sys
 
 from napari_mood.cli._common import ProgressBar, formatted_csv, methods_from_args
 from napari_mood.io.mood import discover_dataset
+from napari_mood.services.atomic_files import write_text_atomic
 from napari_mood.services.evaluation import EvaluationOptions
-from napari_mood.services.output import Inputs, check_output_folder, write_text_atomic
+from napari_mood.services.output import Inputs, check_output_folder
 from napari_mood.services.simulation import PRESETS, SIZE_INTENSITY, default_values
 
 __all__ = ["check_args", "main", "report"]

@@ -44,12 +44,8 @@ from napari_mood.core.problems import Problem
 from napari_mood.core.results import MethodCase
 from napari_mood.core.scores import code_values
 from napari_mood.io.errors import MoodInputWarning
-from napari_mood.services.output import (
-    Inputs,
-    OutputRefused,
-    check_output_folder,
-    write_bytes_atomic,
-)
+from napari_mood.services.atomic_files import write_bytes_atomic
+from napari_mood.services.output import Inputs, OutputRefused, check_output_folder
 
 __all__ = [
     "CACHE_VERSION",

@@ -1,8 +1,9 @@
 r"""Where everything of a publication figure goes, in points, for a given width.
 
 Geometry only (no drawing): :func:`plan_layout` turns the rows' physical extents and the
-texts of each column into positions, wrapping texts to the cells' width, or refuses a
-width whose cells cannot hold a word at 7 pt.
+texts of each column into positions, wrapping texts to the cells' width
+(:mod:`napari_mood.services.figure_text` measures and wraps them), or refuses a width
+whose cells cannot hold a word at 7 pt.
 
 Rules (one place):
 
@@ -16,7 +17,7 @@ Rules (one place):
   aspect and one scale bar (under the scan column) is valid for every panel;
 * texts centred on a column (titles, colour-bar and legend names, annotations) may take
   the cell width plus the gap; a longer one wraps at spaces and after ``_``, ``-`` or
-  ``/`` (:func:`wrap_text`), and the bands above, between and under the rows grow by its
+  ``/`` (:func:`~napari_mood.services.figure_text.wrap_text`), and the bands above, between and under the rows grow by its
   lines; only a single word wider than that is refused (:class:`FigureTooNarrow`, which
   says how many columns fit); a row label is never longer than its row;
 * orientation letters sit in the margin, outside the image they name (a band above and
@@ -39,17 +40,19 @@ Example
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import Literal
 
-from matplotlib.font_manager import FontProperties
-from matplotlib.textpath import TextToPath
-
+from napari_mood.services.figure_text import (
+    TEXT_PT,
+    bold_line_height,
+    line_count,
+    text_width,
+    widest_word,
+    wrap_text,
+)
 from napari_mood.services.paper import (
-    MIN_FONT_PT,
     POINTS_PER_INCH,
     mm_to_points,
     points_to_mm,
@@ -58,7 +61,6 @@ from napari_mood.services.paper import (
 
 __all__ = [
     "CELL_PT",
-    "FONT_FAMILY",
     "LETTERS_SHOWN",
     "MAX_ASPECT",
     "MAX_PAGE_MM",
@@ -70,13 +72,8 @@ __all__ = [
     "RowExtent",
     "RowOutOfScale",
     "plan_layout",
-    "text_width",
-    "wrap_text",
 ]
 
-FONT_FAMILY = "DejaVu Sans"
-"""The figures' font: shipped with matplotlib (always embeddable), wide Unicode coverage."""
-TEXT_PT = MIN_FONT_PT
 LINE_PT = 1.25 * TEXT_PT
 """Height of one line of text."""
 PAD_PT = 2.0
@@ -94,7 +91,6 @@ _BAR_TOP_PT = 5.0  # space between the last row and the colour bars
 _TICKS_PT = 3.0  # tick length and padding under a colour bar
 _OVERHANG_PT = GAP_PT - 1.0  # a centred text may reach this far into the gaps
 _INSIDE_PAD_PT = 2.0  # a text inside an image keeps this far from its sides
-_BREAK = re.compile(r".+?[_\-/]+(?=[^_\-/])|.+$")  # words end after _ - / (not a leading one)
 SCALE_BAR_FRACTION = 0.3
 """A scale bar is at most this fraction of a cell's width."""
 MAX_ASPECT = 100.0
@@ -106,105 +102,14 @@ LetterPlacement = Literal["first", "all", "none"]
 """Orientation letters on the first image of each row, on every image, or none."""
 
 
-@lru_cache(maxsize=4096)
-def text_width(text: str, *, size: float = TEXT_PT, bold: bool = False) -> float:
-    r"""Width in points of ``text`` (its widest line) in the figures' font.
-
-    Parameters
-    ----------
-    text : str
-        The text (may hold line breaks).
-    size : float
-        Font size in points.
-    bold : bool
-        Whether the text is bold.
-
-    Returns
-    -------
-    float
-        The width in points.
-
-    Examples
-    --------
-    >>> text_width("ab\nabcd") == text_width("abcd")
-    True
-    """
-    font = FontProperties(family=FONT_FAMILY, size=size, weight="bold" if bold else "normal")
-    measure = TextToPath()
-    lines = text.split("\n")
-    return max(measure.get_text_width_height_descent(line, font, ismath=False)[0] for line in lines)
-
-
-@lru_cache(maxsize=1)
-def _letter_height() -> float:
-    """Height matplotlib gives a line of 7-pt bold text (ascent plus descent)."""
-    font = FontProperties(family=FONT_FAMILY, size=TEXT_PT, weight="bold")
-    return float(TextToPath().get_text_width_height_descent("lp", font, ismath=False)[1])
-
-
 def _letter_band() -> float:
     """Room above and under a lettered image."""
-    return LETTER_PAD_PT + _letter_height() + 0.5
+    return LETTER_PAD_PT + bold_line_height() + 0.5
 
 
 def _letter_side() -> float:
     """Room left and right of a lettered image."""
     return LETTER_PAD_PT + max(text_width(c, bold=True) for c in LETTERS_SHOWN) + 0.5
-
-
-def _words(line: str) -> list[tuple[str, str]]:
-    """Return the pieces a wrap may not split, each with what joins it to the next (" " or "")."""
-    pieces: list[tuple[str, str]] = []
-    for chunk in line.split():
-        parts = _BREAK.findall(chunk)
-        pieces += [(part, "") for part in parts[:-1]] + [(parts[-1], " ")]
-    return pieces
-
-
-def _widest_word(text: str) -> float:
-    words = [word for line in text.split("\n") for word, _ in _words(line)]
-    return max((text_width(word) for word in words), default=0.0)
-
-
-def wrap_text(text: str, width: float) -> str:
-    r"""Break ``text`` into lines of at most ``width`` points at spaces and after ``_ - /``.
-
-    Existing line breaks are kept; a single word wider than ``width`` stays whole on its
-    line (:func:`plan_layout` never lets that happen).
-
-    Parameters
-    ----------
-    text : str
-        The text.
-    width : float
-        The room in points.
-
-    Returns
-    -------
-    str
-        The text with line breaks.
-
-    Examples
-    --------
-    >>> wrap_text("oracle_noisy", text_width("oracle_"))
-    'oracle_\nnoisy'
-    >>> wrap_text("AP 0.69", 1000.0)
-    'AP 0.69'
-    """
-    lines: list[str] = []
-    for line in text.split("\n"):
-        current = ""
-        for word, joiner in _words(line):
-            if current and text_width((current + word).rstrip()) > width:
-                lines.append(current.rstrip())
-                current = ""
-            current += word + joiner
-        lines.append(current.rstrip())
-    return "\n".join(lines)
-
-
-def _line_count(text: str, width: float) -> int:
-    return wrap_text(text, width).count("\n") + 1 if text else 0
 
 
 @dataclass(frozen=True)
@@ -632,10 +537,10 @@ def _min_cell(
     wrapped = [t for c in columns for t in (c.title, c.caption)] + [
         n for r in rows for n in r.notes
     ]
-    needs = [_widest_word(t) - overhang for t in wrapped]
+    needs = [widest_word(t) - overhang for t in wrapped]
     needs += [text_width(t) - _OVERHANG_PT for c in columns for t in c.ticks]
     widest = max(r.width_mm for r in rows)
-    inside = max([_widest_word(t) + _INSIDE_PAD_PT for t in centre_texts], default=0.0)
+    inside = max([widest_word(t) + _INSIDE_PAD_PT for t in centre_texts], default=0.0)
     needs += [inside * widest / r.width_mm for r in rows]  # the smallest image decides
     return max(needs + [1.0])
 
@@ -674,7 +579,7 @@ def _place(
     overhang = margins.overhang(len(columns))
     room = cell + overhang
     scale = cell / max(r.width_mm for r in rows)
-    title_lines = max([_line_count(c.title, room) for c in columns] + [1])
+    title_lines = max([line_count(c.title, room) for c in columns] + [1])
     top = title_lines * LINE_PT + PAD_PT
     images = tuple((r.width_mm * scale, r.height_mm * scale) for r in rows)
     heights = tuple(
@@ -686,7 +591,7 @@ def _place(
     for h, note in zip(heights, notes, strict=True):
         tops.append(y)
         y += h + note + GAP_PT
-    legend_lines = max([c.caption_line + _line_count(c.caption, room) for c in columns] + [1])
+    legend_lines = max([c.caption_line + line_count(c.caption, room) for c in columns] + [1])
     legend = _BAR_TOP_PT + _BAR_PT + _TICKS_PT + legend_lines * LINE_PT + PAD_PT
     return FigureLayout(
         width_pt=width,
@@ -708,5 +613,5 @@ def _place(
 
 
 def _notes_height(notes: Sequence[str], room: float) -> float:
-    lines = max((_line_count(note, room) for note in notes), default=0)
+    lines = max((line_count(note, room) for note in notes), default=0)
     return lines * LINE_PT + PAD_PT if lines else 0.0

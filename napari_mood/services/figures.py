@@ -73,6 +73,7 @@ from matplotlib.patches import Rectangle
 
 from napari_mood.core.orientation import CONVENTIONS, Convention, PlaneView
 from napari_mood.core.scores import threshold_limits
+from napari_mood.services.atomic_files import atomic_path
 from napari_mood.services.figure_cases import (
     DEFAULT_MAX_CASES,
     FigureCase,
@@ -94,9 +95,7 @@ from napari_mood.services.figure_cells import (
 from napari_mood.services.figure_files import FIGURE_FORMATS, check_figure_path
 from napari_mood.services.figure_layout import (
     CELL_PT,
-    FONT_FAMILY,
     LETTER_PAD_PT,
-    TEXT_PT,
     ColumnTexts,
     FigureLayout,
     FigureTooLarge,
@@ -105,8 +104,9 @@ from napari_mood.services.figure_layout import (
     RowOutOfScale,
     plan_layout,
 )
+from napari_mood.services.figure_text import FONT_FAMILY, TEXT_PT
 from napari_mood.services.looks import DEFAULT_THRESHOLD, GT_COLOR, METHOD_OPACITY
-from napari_mood.services.output import Inputs, atomic_path, check_output_file
+from napari_mood.services.output import Inputs, check_output_file
 from napari_mood.services.paper import parse_width
 
 if TYPE_CHECKING:

@@ -44,12 +44,8 @@ from napari_mood.io.errors import MoodInputError, MoodInputWarning
 from napari_mood.io.mood import case_stem
 from napari_mood.io.nifti import Volume, read_volume
 from napari_mood.io.writers import mood_case_files, nifti_gz_bytes
-from napari_mood.services.output import (
-    GENERATED_MARKER,
-    Inputs,
-    check_output_folder,
-    staged_folder,
-)
+from napari_mood.services.output import Inputs, check_output_folder
+from napari_mood.services.staging import GENERATED_MARKER, staged_folder
 from napari_mood.services.writers import write_files
 
 __all__ = [
@@ -329,7 +325,7 @@ def _kept(out: Path, region: str, *, force: bool) -> tuple[list[str], bool]:
     Regions live side by side in one generated dataset: a new region is added (the
     others kept, no ``force`` needed), an existing one is replaced whole with ``force``
     (none of its old cases kept). Any other existing folder is left to
-    :func:`~napari_mood.services.output.staged_folder` (a generated one replaced whole
+    :func:`~napari_mood.services.staging.staged_folder` (a generated one replaced whole
     with ``force``, anything else refused).
     """
     if not (out / GENERATED_MARKER).is_file() or not any(out.glob("pet_*.json")):

@@ -10,11 +10,8 @@ Rules (the README's "Reliability" section lists what a user sees):
   output must not be a file, the outputs of one run must not overlap (:func:`check_apart`),
   and the place must be one where a file can be created (tried): all checked before the
   work starts;
-- writes are atomic: a temporary file in the same folder, flushed and renamed over the
-  target, so a crash, a full disk or an interrupt never leaves half a file or destroys the
-  previous one. The permissions of a replaced file are kept. Without ``force`` the last
-  step is a hard link that fails if the target exists, so two runs racing for one new
-  file never replace each other's (the second is refused).
+- writes are atomic (:mod:`napari_mood.services.atomic_files`) and generated datasets
+  appear whole (:mod:`napari_mood.services.staging`).
 
 A refusal is a :class:`OutputRefused` (a :class:`~napari_mood.io.errors.MoodInputError`:
 exit status 1, one message naming the path and what to do).
@@ -22,12 +19,9 @@ exit status 1, one message naming the path and what to do).
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import os
-import stat
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,18 +29,15 @@ from napari_mood.io.errors import MoodInputError, describe_entry
 from napari_mood.io.mood import MethodFolder, MoodDataset
 
 __all__ = [
-    "GENERATED_MARKER",
     "Inputs",
     "OutputRefused",
     "Planned",
-    "atomic_path",
+    "entry_kind",
+    "resolved_path",
     "check_apart",
     "check_output_file",
     "check_outputs",
     "check_output_folder",
-    "staged_folder",
-    "write_bytes_atomic",
-    "write_text_atomic",
 ]
 
 PathLike = str | os.PathLike[str]
@@ -141,7 +132,7 @@ class Inputs:
         pathlib.Path or None
             The input it would touch.
         """
-        target = _resolve(path)
+        target = resolved_path(path)
         for file in self.files:
             if target == file:
                 return file
@@ -155,7 +146,8 @@ class Inputs:
         return Inputs(self.folders + other.folders, self.files + other.files)
 
 
-def _resolve(path: PathLike) -> Path:
+def resolved_path(path: PathLike) -> Path:
+    """Return ``path`` with ``~`` expanded and links resolved (a link loop is refused)."""
     try:
         return Path(path).expanduser().resolve()
     except (RuntimeError, OSError) as error:  # a link loop: RuntimeError before Python 3.13
@@ -167,7 +159,7 @@ def _resolve(path: PathLike) -> Path:
 
 
 def _resolved(paths: Iterable[Path]) -> tuple[Path, ...]:
-    return tuple(dict.fromkeys(_resolve(p) for p in paths))
+    return tuple(dict.fromkeys(resolved_path(p) for p in paths))
 
 
 def _refuse_inputs(path: Path, inputs: Inputs, what: str) -> None:
@@ -201,7 +193,9 @@ def _writable_place(path: Path, what: str, *, start: Path) -> None:
         ancestor = ancestor.parent
     if not ancestor.is_dir():
         raise OutputRefused(
-            path, f"{what}: {ancestor} is {_kind(ancestor)}, not a folder", "choose another path"
+            path,
+            f"{what}: {ancestor} is {entry_kind(ancestor)}, not a folder",
+            "choose another path",
         )
     if not os.access(ancestor, os.W_OK | os.X_OK):
         raise OutputRefused(
@@ -219,7 +213,8 @@ def _writable_place(path: Path, what: str, *, start: Path) -> None:
     os.unlink(probe)
 
 
-def _kind(path: Path) -> str:
+def entry_kind(path: Path) -> str:
+    """Say what ``path`` is (a file, a FIFO, ...; "not a folder" when missing)."""
     kind = describe_entry(path)
     return kind if kind != "missing" else "not a folder"
 
@@ -327,7 +322,7 @@ def check_output_folder(
             folder, f"{what} is a broken symbolic link", "remove the link or point it to a folder"
         )
     if folder.exists() and not folder.is_dir():
-        raise OutputRefused(folder, f"{what} is {_kind(folder)}", "give a folder")
+        raise OutputRefused(folder, f"{what} is {entry_kind(folder)}", "give a folder")
     for name in names:  # each planned file, not only the folder, against the inputs
         _refuse_inputs(folder / name, inputs or Inputs(), f"{what} file {name}")
         _refuse_special(folder / name, f"{what} file {name}")
@@ -339,100 +334,6 @@ def check_output_folder(
         raise OutputRefused(folder, f"{what} already holds {shown}", FORCE_HINT)
     _writable_place(folder, what, start=folder)
     return folder
-
-
-@contextlib.contextmanager
-def atomic_path(path: PathLike, *, replace: bool = True) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; on success it becomes ``path`` atomically.
-
-    The temporary name ends in ``path``'s suffix (``.x.png.1a2b.part.png``), so writers
-    that choose the format by the name (napari's screenshot, matplotlib) write the right one.
-
-    The parent folder is created. With ``replace`` an existing file is replaced (it
-    keeps its permission bits); without it the last step never replaces anything: when
-    another process created ``path`` meanwhile (two runs racing for the same new
-    ``--out``), :class:`OutputRefused` is raised and that file is kept. A new file gets
-    the usual ``0o666 & ~umask``. On any error the temporary file is removed and ``path``
-    is left as it was; an ``OSError`` becomes :class:`OutputRefused` naming it.
-
-    Parameters
-    ----------
-    path : path-like
-        The file to write.
-    replace : bool
-        Whether an existing file may be replaced.
-
-    Yields
-    ------
-    pathlib.Path
-        The temporary file to write.
-
-    Raises
-    ------
-    OutputRefused
-        When the file cannot be written or, without ``replace``, appeared meanwhile.
-    """
-    target = Path(path).expanduser()
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        handle, name = tempfile.mkstemp(
-            prefix=f".{target.name}.", suffix=f".part{target.suffix}", dir=target.parent
-        )
-        os.close(handle)
-    except OSError as error:
-        raise OutputRefused(
-            target, f"cannot be written ({error.strerror})", "choose another place"
-        ) from error
-    temporary = Path(name)
-    try:
-        yield temporary
-        _keep_mode(temporary, target)
-        _publish(temporary, target, replace=replace)
-    except OSError as error:
-        temporary.unlink(missing_ok=True)
-        raise OutputRefused(
-            target,
-            f"cannot be written ({error.strerror or error})",
-            "free space or choose another place",
-        ) from error
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-
-
-_NO_HARD_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EXDEV, errno.EMLINK}
-
-
-def _publish(temporary: Path, target: Path, *, replace: bool) -> None:
-    """Rename ``temporary`` to ``target``; without ``replace``, never over an existing file."""
-    if replace:
-        os.replace(temporary, target)
-        return
-    try:
-        os.link(temporary, target)  # atomic, and fails if the target exists
-    except FileExistsError:
-        raise _appeared(target) from None
-    except OSError as error:
-        if error.errno not in _NO_HARD_LINKS:
-            raise
-        _publish_exclusive(temporary, target)  # a file system without hard links
-        return
-    temporary.unlink()
-
-
-def _publish_exclusive(temporary: Path, target: Path) -> None:
-    """Reserve the name with ``O_EXCL`` (atomic), then rename the temporary file over it."""
-    try:
-        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    except FileExistsError:
-        raise _appeared(target) from None
-    os.replace(temporary, target)
-
-
-def _appeared(target: Path) -> OutputRefused:
-    return OutputRefused(
-        target, "exists already (it appeared while napari-mood was working)", FORCE_HINT
-    )
 
 
 @dataclass(frozen=True)
@@ -522,7 +423,7 @@ def check_apart(outputs: Sequence[Planned]) -> None:
 
 def _overlap(inner: Planned, outer: Planned) -> bool:
     """Whether ``inner`` is, or lies in what belongs to, ``outer``."""
-    a, b = _resolve(inner.path), _resolve(outer.path)
+    a, b = resolved_path(inner.path), resolved_path(outer.path)
     if a == b:
         return True
     if not a.is_relative_to(b):
@@ -536,282 +437,3 @@ def _overlap(inner: Planned, outer: Planned) -> bool:
         or relative.is_relative_to(name)
         for name in outer.names
     )
-
-
-def _keep_mode(temporary: Path, target: Path) -> None:
-    try:
-        mode = stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    os.chmod(temporary, mode)
-
-
-def write_bytes_atomic(path: PathLike, data: bytes, *, replace: bool = True) -> Path:
-    """Write ``data`` to ``path`` atomically (flushed to disk before the rename).
-
-    ``replace=False``: never replace a file that appeared meanwhile (:func:`atomic_path`).
-
-    Parameters
-    ----------
-    path : path-like
-        The file.
-    data : bytes
-        Its content.
-    replace : bool
-        Whether an existing file may be replaced.
-
-    Returns
-    -------
-    pathlib.Path
-        The file written.
-    """
-    with atomic_path(path, replace=replace) as temporary:
-        with temporary.open("wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-    return Path(path).expanduser()
-
-
-def write_text_atomic(
-    path: PathLike, text: str, *, encoding: str = "utf-8", replace: bool = True
-) -> Path:
-    """Write ``text`` to ``path`` atomically (see :func:`write_bytes_atomic`).
-
-    Parameters
-    ----------
-    path : path-like
-        The file.
-    text : str
-        Its content.
-    encoding : str
-        The text's encoding.
-    replace : bool
-        Whether an existing file may be replaced.
-
-    Returns
-    -------
-    pathlib.Path
-        The file written.
-    """
-    return write_bytes_atomic(path, text.encode(encoding), replace=replace)
-
-
-# --------------------------------------------------------------------------- generated datasets
-
-GENERATED_MARKER = ".napari-mood-generated"
-"""The file every generated dataset holds: ``--force`` replaces only a folder that has it."""
-
-
-@contextlib.contextmanager
-def staged_folder(
-    path: PathLike,
-    *,
-    force: bool,
-    what: str = "the output folder",
-    inputs: Inputs | None = None,
-    keep: Iterable[str] = (),
-) -> Iterator[Path]:
-    """Yield a temporary sibling folder of ``path``; on success it becomes ``path``, whole.
-
-    A generated dataset (``simulate``, ``sweep``, ``pet-sample``) is written into a hidden
-    folder beside ``path`` (``.NAME.XXXX.part``) holding the marker file
-    :data:`GENERATED_MARKER`, and renamed into place when complete: an error, a full disk,
-    Ctrl-C or SIGTERM leave ``path`` as it was and no temporary folder (``kill -9`` may
-    leave the hidden ``.part`` folder, never a half dataset at ``path``).
-
-    ``path`` may be missing or an empty folder. A folder holding anything is replaced
-    only with ``force``, and only when napari-mood generated it (it holds the marker):
-    the old folder is moved aside, the new one renamed in, the old one removed, so two
-    datasets are never mixed. Anything else (a file, a folder of other files, a folder
-    holding one of ``inputs``) is refused before the caller starts working. The new
-    folder keeps the replaced one's permissions.
-
-    ``keep``: files of the replaced folder (relative paths) carried into the new one
-    (hard links, else copies) before the caller writes: a dataset grown by a run
-    (``simulate --kind pet`` adds a region beside the others) is still swapped in whole.
-
-    Parameters
-    ----------
-    path : path-like
-        The folder to make.
-    force : bool
-        Whether an existing folder may be replaced (only one napari-mood generated).
-    what : str
-        How the folder is named in the messages.
-    inputs : Inputs, optional
-        The run's input folders and files, which the output may not be in or on.
-    keep : iterable of str
-        Files of the replaced folder (relative paths) carried into the new one.
-
-    Yields
-    ------
-    pathlib.Path
-        The temporary folder to write into.
-
-    Raises
-    ------
-    OutputRefused
-        ``path`` cannot be replaced (see above), or the folder cannot be written.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> out = Path(tempfile.mkdtemp()) / "sim"
-    >>> with staged_folder(out, force=False) as folder:
-    ...     _ = (folder / "sweep.json").write_text("{}")
-    >>> sorted(p.name for p in out.iterdir())
-    ['.napari-mood-generated', 'sweep.json']
-    >>> with staged_folder(out, force=False) as folder:
-    ...     pass
-    Traceback (most recent call last):
-    ...
-    napari_mood.services.output.OutputRefused: ...: the output folder already holds a dataset napari-mood generated (use --force to replace it as a whole, or choose a new folder)
-    """
-    import shutil
-
-    shown = Path(path).expanduser()
-    target = _staging_target(shown, what)
-    _refuse_unreplaceable(target, shown, force=force, what=what)
-    _refuse_inputs_inside(target, shown, inputs or Inputs(), what)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = Path(
-            tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-        )
-    except OSError as error:
-        raise OutputRefused(
-            shown,
-            f"{what} cannot be written ({error.strerror or error})",
-            "choose a writable place",
-        ) from error
-    try:
-        (temporary / GENERATED_MARKER).write_text(
-            "Written by napari-mood: a generated dataset. `--force` replaces this folder as a whole.\n",
-            encoding="utf-8",
-        )
-        for name in keep:
-            _carry(target / name, temporary / name)
-        yield temporary
-        os.chmod(temporary, _folder_mode(target))
-        _swap_in(temporary, target, shown, force=force, what=what)
-    except OSError as error:
-        shutil.rmtree(temporary, ignore_errors=True)
-        raise OutputRefused(
-            shown,
-            f"{what} cannot be written ({error.strerror or error})",
-            "free space or choose another place",
-        ) from error
-    except BaseException:
-        shutil.rmtree(temporary, ignore_errors=True)
-        raise
-
-
-def _staging_target(shown: Path, what: str) -> Path:
-    """Return the real place of a folder output (links resolved: the swap happens there)."""
-    if shown.is_symlink() and not shown.exists():
-        raise OutputRefused(
-            shown, f"{what} is a broken symbolic link", "remove the link or point it to a folder"
-        )
-    return _resolve(shown)
-
-
-def _refuse_unreplaceable(target: Path, shown: Path, *, force: bool, what: str) -> None:
-    """Refuse a target that is not missing, empty, or (with ``force``) a generated dataset."""
-    if not target.exists():
-        return
-    if not target.is_dir():
-        raise OutputRefused(shown, f"{what} is {_kind(target)}", "give a folder")
-    try:
-        entries = sorted(os.listdir(target))
-    except OSError as error:
-        raise OutputRefused(
-            shown, f"{what} cannot be read ({error.strerror})", "choose another place"
-        ) from error
-    if not entries:
-        return
-    listed = ", ".join(entries[:3]) + (f" and {len(entries) - 3} more" if len(entries) > 3 else "")
-    if not (target / GENERATED_MARKER).is_file():
-        raise OutputRefused(
-            shown,
-            f"{what} already holds {listed}, not marked as generated by napari-mood (no "
-            f"{GENERATED_MARKER}){': --force replaces only a generated dataset' if force else ''}",
-            "a generated dataset is written whole into a new or empty folder: choose one",
-        )
-    if not force:
-        raise OutputRefused(
-            shown,
-            f"{what} already holds a dataset napari-mood generated",
-            "use --force to replace it as a whole, or choose a new folder",
-        )
-
-
-def _refuse_inputs_inside(target: Path, shown: Path, inputs: Inputs, what: str) -> None:
-    """Refuse to replace a folder whole that holds an input (it would be removed with it)."""
-    for held in (*inputs.folders, *inputs.files):
-        if held.is_relative_to(target):
-            raise OutputRefused(
-                shown,
-                f"{what} holds the input {held}: replacing the folder would remove it",
-                "inputs are read-only to napari-mood: choose a place outside the data",
-            )
-
-
-def _carry(source: Path, copy: Path) -> None:
-    """``copy`` becomes a hard link to ``source`` (a copy where links are not possible)."""
-    import shutil
-
-    copy.parent.mkdir(parents=True, exist_ok=True)
-    if source.is_symlink():
-        os.symlink(os.readlink(source), copy)
-        return
-    try:
-        os.link(source, copy)
-    except OSError as error:
-        if error.errno not in _NO_HARD_LINKS:
-            raise
-        shutil.copy2(source, copy)
-
-
-def _folder_mode(target: Path) -> int:
-    """Return the replaced folder's permission bits, else a new folder's (``0o777 & ~umask``)."""
-    try:
-        return stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o777 & ~umask
-
-
-def _swap_in(temporary: Path, target: Path, shown: Path, *, force: bool, what: str) -> None:
-    """Rename ``temporary`` to ``target``; with ``force`` the old generated folder goes."""
-    import shutil
-    import warnings
-
-    from napari_mood.io.errors import MoodInputWarning
-
-    try:
-        os.rename(temporary, target)  # a new name, or over an empty folder: atomic
-        return
-    except OSError as error:
-        if error.errno not in (errno.ENOTEMPTY, errno.EEXIST):
-            raise
-    _refuse_unreplaceable(target, shown, force=force, what=what)  # it changed meanwhile
-    aside = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
-    os.rename(target, aside)  # over the empty placeholder
-    try:
-        os.rename(temporary, target)
-    except BaseException:
-        os.rename(aside, target)
-        raise
-    problems: list[str] = []
-    shutil.rmtree(aside, onerror=lambda *a: problems.append(str(a[1])))
-    if problems:
-        warnings.warn(
-            f"{aside}: the replaced dataset could not be removed completely ({problems[0]}): "
-            "remove it yourself",
-            MoodInputWarning,
-            stacklevel=3,
-        )

@@ -39,7 +39,8 @@ from napari_mood.io.mood import case_stem, is_nifti
 from napari_mood.io.nifti import Volume, read_volume
 from napari_mood.io.writers import nifti_gz_bytes
 from napari_mood.services.datasets import sample_data_dir
-from napari_mood.services.output import Inputs, check_output_folder, staged_folder
+from napari_mood.services.output import Inputs, check_output_folder
+from napari_mood.services.staging import staged_folder
 from napari_mood.services.writers import write_files
 
 __all__ = [

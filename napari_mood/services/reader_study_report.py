@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from napari_mood.services.adjudication import disagreements_csv
-from napari_mood.services.output import write_text_atomic
+from napari_mood.services.atomic_files import write_text_atomic
 from napari_mood.services.reader_study import (
     PairAgreement,
     ReaderMethodCounts,

@@ -28,7 +28,8 @@ from napari_mood.core.results import DatasetEvaluation
 from napari_mood.core.seed import DEFAULT_SEED
 from napari_mood.io.errors import MoodInputError, check_regular_file
 from napari_mood.io.mood import case_stem
-from napari_mood.services.output import Inputs, check_output_folder, write_text_atomic
+from napari_mood.services.atomic_files import write_text_atomic
+from napari_mood.services.output import Inputs, check_output_folder
 
 __all__ = [
     "ALL_CATEGORIES",

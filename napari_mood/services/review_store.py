@@ -35,7 +35,8 @@ from pathlib import Path
 from napari_mood.core._checks import check_choice
 from napari_mood.core.scores import check_threshold
 from napari_mood.io.errors import MoodInputError, check_regular_file
-from napari_mood.services.output import Inputs, check_output_file, write_text_atomic
+from napari_mood.services.atomic_files import write_text_atomic
+from napari_mood.services.output import Inputs, check_output_file
 from napari_mood.services.review import (
     VERDICTS,
     ReviewRecord,

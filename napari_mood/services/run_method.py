@@ -65,12 +65,13 @@ from typing import Literal
 from napari_mood.io.errors import MoodInputError, check_regular_file
 from napari_mood.io.mood import is_nifti, read_sample_score
 from napari_mood.io.nifti import read_grid, read_scores
+from napari_mood.services.atomic_files import atomic_path
 from napari_mood.services.input_fingerprint import (
     InputChange,
     compare_fingerprints,
     fingerprint_folder,
 )
-from napari_mood.services.output import Inputs, atomic_path, check_output_folder
+from napari_mood.services.output import Inputs, check_output_folder
 from napari_mood.services.run_processes import (
     Scratch,
     case_folders,

@@ -50,7 +50,8 @@ from napari_mood.io.case import find_case_folder_layout
 from napari_mood.io.errors import MoodInputError, MoodInputWarning, check_regular_file
 from napari_mood.io.nifti import Volume, read_volume
 from napari_mood.io.writers import mood_case_files
-from napari_mood.services.output import Inputs, check_output_folder, staged_folder
+from napari_mood.services.output import Inputs, check_output_folder
+from napari_mood.services.staging import staged_folder
 from napari_mood.services.writers import write_files
 
 __all__ = [
@@ -175,7 +176,7 @@ def write_toy_dataset(
     ``out`` is checked first (not the scan's folder or dataset; new, empty or, with
     ``force``, a dataset napari-mood generated; writable); then the scan is read and the
     cases are simulated and written one at a time into a staged folder that becomes
-    ``out`` when complete (:func:`~napari_mood.services.output.staged_folder`).
+    ``out`` when complete (:func:`~napari_mood.services.staging.staged_folder`).
 
     Parameters
     ----------

@@ -34,14 +34,11 @@ from napari_mood.io.mood import MoodDataset
 from napari_mood.io.nifti import read_volume
 from napari_mood.io.writers import mood_case_files
 from napari_mood.services.analysis_plots import colors_for, new_figure
+from napari_mood.services.atomic_files import write_bytes_atomic, write_text_atomic
 from napari_mood.services.figures import FIGURE_RC
-from napari_mood.services.output import (
-    check_output_folder,
-    staged_folder,
-    write_bytes_atomic,
-    write_text_atomic,
-)
+from napari_mood.services.output import check_output_folder
 from napari_mood.services.simulation import scan_inputs, unit_scan
+from napari_mood.services.staging import staged_folder
 
 __all__ = [
     "SWEEP_FILE",
@@ -122,7 +119,7 @@ def write_sweep(
     """Write the sweep cases of one scan (values in [0, 1]) and ``sweep.json`` into ``out``.
 
     ``source`` names the scan in ``sweep.json``. The caller checks ``out`` first (output
-    guard) and makes it a staged folder (:func:`~napari_mood.services.output.staged_folder`:
+    guard) and makes it a staged folder (:func:`~napari_mood.services.staging.staged_folder`:
     the dataset appears whole, and ``--force`` replaces a whole earlier one, never leaving
     its cases beside the new ``sweep.json``); each file is written atomically.
 

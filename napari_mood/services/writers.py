@@ -17,7 +17,8 @@ import numpy as np
 
 from napari_mood.core.orientation import DisplayTransform
 from napari_mood.io.writers import method_case_files, mood_case_files, nifti_gz_bytes
-from napari_mood.services.output import Inputs, check_output_file, write_bytes_atomic
+from napari_mood.services.atomic_files import write_bytes_atomic
+from napari_mood.services.output import Inputs, check_output_file
 
 __all__ = ["write_drawn_region", "write_files", "write_method_case", "write_mood_case"]
 

@@ -16,7 +16,7 @@ from napari_mood.cli import main
 from napari_mood.core.boxes import BoxSet
 from napari_mood.core.boxes.from_scores import boxes_from_score_map
 from napari_mood.io.boxes import discover_box_dataset, read_score_map
-from napari_mood.services.boxes import load_ground_truth
+from napari_mood.services.box_inputs import load_ground_truth
 from tests.core.boxes.coco_reference import coco_reference
 
 NOVA = Path(__file__).resolve().parents[2] / "sample_data" / "nova"  # this checkout's

@@ -10,14 +10,9 @@ from PIL import Image
 
 from napari_mood.io.boxes import discover_box_dataset
 from napari_mood.io.errors import MoodInputError, MoodInputWarning
-from napari_mood.services.boxes import (
-    BoxMethod,
-    _score_methods,
-    evaluate_boxes,
-    find_box_methods,
-    format_box_result,
-    load_ground_truth,
-)
+from napari_mood.services.box_formats import format_box_result
+from napari_mood.services.box_inputs import BoxMethod, find_box_methods, load_ground_truth
+from napari_mood.services.boxes import _score_methods, evaluate_boxes
 
 
 def _dataset(tmp_path, boxes: str):

@@ -8,14 +8,13 @@ from matplotlib.font_manager import FontProperties
 
 from napari_mood.services.figure_layout import (
     CELL_PT,
-    FONT_FAMILY,
     GAP_PT,
     ColumnTexts,
     FigureTooNarrow,
     RowExtent,
     plan_layout,
-    text_width,
 )
+from napari_mood.services.figure_text import FONT_FAMILY, text_width
 from napari_mood.services.paper import mm_to_points
 
 ROWS = [

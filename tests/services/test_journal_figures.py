@@ -21,7 +21,7 @@ from skimage.color import deltaE_ciede2000, rgb2lab
 from napari_mood.cli import main
 from napari_mood.io.mood import discover_dataset, discover_methods
 from napari_mood.services.datasets import sample_data_dir
-from napari_mood.services.figure_layout import text_width, wrap_text
+from napari_mood.services.figure_text import text_width, wrap_text
 from napari_mood.services.figures import (
     FigureCase,
     FigureRow,

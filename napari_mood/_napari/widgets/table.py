@@ -50,6 +50,7 @@ from napari_mood._napari.widgets.table_texts import (
     shown_columns,
 )
 from napari_mood.io.errors import MoodInputError
+from napari_mood.services.atomic_files import write_text_atomic
 from napari_mood.services.comparison import (
     ComparisonRow,
     ComparisonTable,
@@ -57,7 +58,7 @@ from napari_mood.services.comparison import (
     case_table,
     dataset_table,
 )
-from napari_mood.services.output import check_output_file, write_text_atomic
+from napari_mood.services.output import check_output_file
 
 if TYPE_CHECKING:
     import napari
