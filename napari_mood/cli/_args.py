@@ -176,10 +176,6 @@ def _name_part(text: str) -> str:
     return text
 
 
-def _add_force(parser: argparse.ArgumentParser, what: str) -> None:
-    add_force(parser, what)
-
-
 def _tasks(text: str) -> tuple[str, ...]:
     tasks = tuple(t.strip() for t in text.split(",") if t.strip())
     bad = [t for t in tasks if t not in ("pixel", "sample", "object")]

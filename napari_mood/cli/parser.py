@@ -240,11 +240,3 @@ def build_parser(*, complete: bool = False) -> argparse.ArgumentParser:
         if complete:
             p.ensure_built()
     return parser
-
-
-def subcommand_parsers(parser: argparse.ArgumentParser) -> dict[str, CommandParser]:
-    """Return the subcommand parsers of ``parser`` by name (for tests and generated docs)."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return dict(action.choices)
-    return {}

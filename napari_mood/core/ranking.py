@@ -12,7 +12,6 @@ import random
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, get_args
 
 import numpy as np
 import scipy.sparse
@@ -23,9 +22,6 @@ from napari_mood.core.seed import DEFAULT_SEED
 
 _BOOT_CELLS = 1 << 22  # (resamples x bins) cells per vectorised chunk
 _DENSE_CELLS = 1 << 23  # (cases x bins) cells below which case histograms are made dense
-
-Statistic = Literal["mean", "median"]
-
 
 # --------------------------------------------------------------------------- ranks
 
@@ -332,60 +328,6 @@ def _result(estimate: float, samples: np.ndarray, *, ci: float, seed: int) -> Bo
         seed=seed,
         samples=samples,
     )
-
-
-def bootstrap_ci(
-    per_case_values: Sequence[float] | np.ndarray,
-    *,
-    statistic: Statistic = "mean",
-    n_boot: int = 1000,
-    seed: int = 0,
-    ci: float = 0.95,
-) -> BootstrapResult:
-    """Percentile bootstrap interval of the mean (or median) of per-case values.
-
-    Cases are resampled with replacement (``numpy.random.default_rng(seed)``). NaN values
-    raise ValueError: drop or fill them first.
-
-    Parameters
-    ----------
-    per_case_values : sequence of float or numpy.ndarray
-        One value per case (no NaN).
-    statistic : {"mean", "median"}
-        The statistic bootstrapped.
-    n_boot : int
-        Number of resamples.
-    seed : int
-        Seed of the resampling.
-    ci : float
-        Coverage of the interval, in (0, 1).
-
-    Returns
-    -------
-    BootstrapResult
-        The statistic of all cases, the interval and the resampled statistics.
-
-    Raises
-    ------
-    ValueError
-        When ``statistic`` is unknown, there is no case, ``n_boot`` or ``ci`` is invalid, or
-        a value is NaN.
-
-    Examples
-    --------
-    >>> r = bootstrap_ci([0.2, 0.4, 0.6, 0.8], n_boot=200, seed=1)
-    >>> r.estimate, r.low <= r.estimate <= r.high
-    (0.5, True)
-    """
-    if statistic not in get_args(Statistic):
-        raise ValueError(f"statistic must be one of {list(get_args(Statistic))}, got {statistic!r}")
-    values = np.asarray(per_case_values, dtype=np.float64).reshape(-1)
-    _check_bootstrap(values.size, n_boot, ci)
-    if np.isnan(values).any():
-        raise ValueError("per_case_values contain NaN; drop or fill them first")
-    reduce = np.mean if statistic == "mean" else np.median
-    samples = reduce(values[_case_draws(values.size, n_boot=n_boot, seed=seed)], axis=1)
-    return _result(float(reduce(values)), samples, ci=ci, seed=seed)
 
 
 def _case_matrices(

@@ -94,7 +94,6 @@ from napari_mood.services.figure_cells import (
 )
 from napari_mood.services.figure_files import FIGURE_FORMATS, check_figure_path
 from napari_mood.services.figure_layout import (
-    CELL_PT,
     LETTER_PAD_PT,
     ColumnTexts,
     FigureLayout,
@@ -139,8 +138,6 @@ __all__ = [
 MAX_FIGURE_PIXELS = 2**28
 """Pixels of a figure at its dpi (the images of SVG and PDF too are embedded at it):
 268 million, 1 GiB while it is drawn."""
-CELL_INCHES = CELL_PT / 72
-"""Cell width when no figure width is asked for."""
 FIGURE_RC: dict[RcKeyType, Any] = {
     "font.family": "sans-serif",
     "font.sans-serif": [FONT_FAMILY],

@@ -18,7 +18,7 @@ import pytest
 
 from napari_mood.cli import main
 from napari_mood.cli._args import DEFAULT_SEED
-from napari_mood.cli.parser import COMMANDS, build_parser, subcommand_parsers
+from napari_mood.cli.parser import COMMANDS, CommandParser, build_parser
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 HEAVY = ("numpy", "scipy", "nibabel", "matplotlib", "dask", "napari", "qtpy", "pandas")
@@ -54,6 +54,14 @@ def test_a_subcommand_help_imports_its_options_not_its_code():
     )
     assert "matplotlib" not in found and "napari_mood.cli.rank" not in found
     assert "napari_mood.cli.parser_analyses" in found
+
+
+def subcommand_parsers(parser: argparse.ArgumentParser) -> dict[str, CommandParser]:
+    """Return the subcommand parsers of ``parser`` by name."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
 
 
 def _subparsers() -> dict[str, argparse.ArgumentParser]:

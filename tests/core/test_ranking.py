@@ -18,7 +18,6 @@ from napari_mood.core.ranking import (
     BatchWarning,
     batch_average_precision,
     bootstrap_ap,
-    bootstrap_ci,
     consensus_rank,
     kendall_tau_b,
     mood_splits,
@@ -144,32 +143,6 @@ def test_kendall_tau_b_hand_values_and_validation() -> None:
 # ----------------------------------------------------------------------------- bootstrap
 
 
-def test_bootstrap_ci_mean_and_median() -> None:
-    values = np.array([0.1, 0.5, 0.2, 0.9, 0.4])
-    result = bootstrap_ci(values, n_boot=300, seed=4)
-    draws = np.random.default_rng(4).integers(0, 5, size=(300, 5))
-    np.testing.assert_allclose(result.samples, values[draws].mean(axis=1))
-    assert result.estimate == pytest.approx(0.42)
-    assert result.low == pytest.approx(np.quantile(result.samples, 0.025))
-    assert result.high == pytest.approx(np.quantile(result.samples, 0.975))
-    median = bootstrap_ci(values, statistic="median", n_boot=50, seed=4, ci=0.8)
-    assert median.estimate == 0.4
-    assert median.low <= median.high and median.ci == 0.8 and median.n_boot == 50
-
-
-def test_bootstrap_ci_validation() -> None:
-    with pytest.raises(ValueError, match="NaN"):
-        bootstrap_ci([0.1, math.nan])
-    with pytest.raises(ValueError, match=r"\['mean', 'median'\]"):
-        bootstrap_ci([0.1], statistic="max")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="n_boot"):
-        bootstrap_ci([0.1], n_boot=0)
-    with pytest.raises(ValueError, match="ci"):
-        bootstrap_ci([0.1], ci=1.0)
-    with pytest.raises(ValueError, match="at least one case"):
-        bootstrap_ci([])
-
-
 @pytest.mark.parametrize("mode", ["mood", "exact"])
 def test_bootstrap_ap_samples_equal_pooled_sklearn_ap(mode: str) -> None:
     cases = _cases(6, seed=1)
@@ -221,6 +194,8 @@ def test_bootstrap_ap_validation() -> None:
         bootstrap_ap([])
     with pytest.raises(ValueError, match="ci"):
         bootstrap_ap(_accumulators(_cases(2)), ci=0.0)
+    with pytest.raises(ValueError, match="n_boot"):
+        bootstrap_ap(_accumulators(_cases(2)), n_boot=0)
 
 
 # ----------------------------------------------------------------------------- MOOD batches

@@ -1,14 +1,12 @@
 """2-D boxes (NOVA-style localisation): model, IoU, COCO scoring, readers, score maps.
 
-Pure like the rest of the core: arrays and files in, frozen dataclasses out.
+Pure like the rest of the core: arrays in, frozen dataclasses out.
 """
 
 from napari_mood.core.boxes.geometry import (
     as_boxes,
     box_areas,
     box_iou,
-    xywh_to_xyxy,
-    xyxy_to_xywh,
 )
 from napari_mood.core.boxes.model import DEFAULT_LABEL, BoxSet
 from napari_mood.core.boxes.scoring import (
@@ -38,6 +36,4 @@ __all__ = [
     "evaluate_boxes",
     "interpolated_ap",
     "match_boxes",
-    "xywh_to_xyxy",
-    "xyxy_to_xywh",
 ]

@@ -1,4 +1,4 @@
-"""Boxes in pixel coordinates: the convention, conversions, checks and IoU.
+"""Boxes in pixel coordinates: the convention, checks, areas and IoU.
 
 Convention (COCO's): a box is ``(x1, y1, x2, y2)`` in continuous pixel coordinates with
 ``x`` along image columns and ``y`` along rows, pixel edges on whole numbers. Pixel
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["as_boxes", "box_areas", "box_iou", "xywh_to_xyxy", "xyxy_to_xywh"]
+__all__ = ["as_boxes", "box_areas", "box_iou"]
 
 
 def as_boxes(boxes: object, *, what: str = "boxes") -> np.ndarray:
@@ -56,50 +56,6 @@ def as_boxes(boxes: object, *, what: str = "boxes") -> np.ndarray:
             f"{what}: box {int(bad[0])} has x2 < x1 or y2 < y1: {arr[bad[0]].tolist()}"
         )
     return arr
-
-
-def xywh_to_xyxy(boxes: object) -> np.ndarray:
-    """COCO ``[x, y, width, height]`` -> ``(x1, y1, x2, y2)``.
-
-    Parameters
-    ----------
-    boxes : array-like
-        ``(n, 4)`` boxes ``[x, y, width, height]``.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(n, 4)`` corners, checked as :func:`as_boxes` does.
-
-    Examples
-    --------
-    >>> xywh_to_xyxy([[1, 2, 3, 4]]).tolist()
-    [[1.0, 2.0, 4.0, 6.0]]
-    """
-    arr = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
-    return as_boxes(np.concatenate([arr[:, :2], arr[:, :2] + arr[:, 2:]], axis=1))
-
-
-def xyxy_to_xywh(boxes: object) -> np.ndarray:
-    """``(x1, y1, x2, y2)`` -> COCO ``[x, y, width, height]``.
-
-    Parameters
-    ----------
-    boxes : array-like
-        ``(n, 4)`` boxes ``(x1, y1, x2, y2)``.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(n, 4)`` COCO boxes.
-
-    Examples
-    --------
-    >>> xyxy_to_xywh([[1, 2, 4, 6]]).tolist()
-    [[1.0, 2.0, 3.0, 4.0]]
-    """
-    arr = as_boxes(boxes)
-    return np.concatenate([arr[:, :2], arr[:, 2:] - arr[:, :2]], axis=1)
 
 
 def box_areas(boxes: object) -> np.ndarray:

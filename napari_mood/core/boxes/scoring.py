@@ -214,11 +214,6 @@ class BoxEvaluation:
         values = [self.ap[t] for t in COCO_IOU_THRESHOLDS]
         return float(np.mean(values)) if not any(math.isnan(v) for v in values) else math.nan
 
-    @property
-    def detected_share(self) -> float:
-        """TP / GT boxes (NOVA's TP30 as a share); NaN without ground truth."""
-        return self.tp / self.n_gt if self.n_gt else math.nan
-
 
 THRESHOLDS: tuple[float, ...] = (0.3, *COCO_IOU_THRESHOLDS)
 

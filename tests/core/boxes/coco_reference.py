@@ -9,12 +9,18 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from napari_mood.core.boxes import COCO_IOU_THRESHOLDS, BoxSet, xyxy_to_xywh
+from napari_mood.core.boxes import COCO_IOU_THRESHOLDS, BoxSet
 
 coco = pytest.importorskip("pycocotools.coco", reason="pycocotools is the COCO oracle (dev extra)")
 cocoeval = pytest.importorskip("pycocotools.cocoeval")
 
 THRESHOLDS = np.array([0.3, *COCO_IOU_THRESHOLDS])
+
+
+def xyxy_to_xywh(xyxy: np.ndarray) -> np.ndarray:
+    """``(x1, y1, x2, y2)`` -> COCO ``[x, y, width, height]`` (what pycocotools reads)."""
+    xyxy = np.asarray(xyxy, dtype=np.float64)
+    return np.concatenate([xyxy[:, :2], xyxy[:, 2:] - xyxy[:, :2]], axis=1)
 
 
 def _annotations(boxes: BoxSet, image_ids: dict[str, int], cat_ids: dict[str, int]) -> list:

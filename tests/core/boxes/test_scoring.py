@@ -15,7 +15,7 @@ from napari_mood.core.boxes import (
     interpolated_ap,
     match_boxes,
 )
-from tests.core.boxes.coco_reference import THRESHOLDS, coco_reference
+from tests.core.boxes.coco_reference import THRESHOLDS, coco_reference, xyxy_to_xywh
 
 TOL = 1e-9
 
@@ -216,12 +216,6 @@ def test_outcomes_let_the_most_confident_prediction_claim_a_finding():
     assert found.pred_partner.tolist() == [-1, 0] and found.gt_detected.tolist() == [True]
 
 
-def test_xywh_to_xyxy_by_hand():
-    from napari_mood.core.boxes.geometry import xywh_to_xyxy
-
-    assert xywh_to_xyxy([[1, 2, 3, 4], [0, 0, 0, 5]]).tolist() == [[1, 2, 4, 6], [0, 0, 0, 5]]
-
-
 def test_concat_keeps_every_field_in_order():
     first = BoxSet.build(["a"], [[0, 0, 1, 1]], scores=[0.2], labels=["x"], readers=["R1"])
     second = BoxSet.build(["b", "c"], [[1, 1, 2, 2], [2, 2, 3, 3]], scores=[0.9, 0.5])
@@ -249,7 +243,7 @@ def test_a_box_inverted_along_one_axis_is_refused(box):
 
 def test_iou_equals_pycocotools_mask_iou_with_widths_without_plus_one():
     mask = pytest.importorskip("pycocotools.mask")
-    from napari_mood.core.boxes import box_iou, xyxy_to_xywh
+    from napari_mood.core.boxes import box_iou
 
     rng = np.random.default_rng(3)
     xy = rng.integers(0, 20, size=(30, 2)).astype(float)
