@@ -63,12 +63,12 @@ READ_CHUNK = 1 << 22
 """Voxels per step when :func:`read_map` fills a map's array (16 MB of float32 read at a
 time, about 80 MB of work arrays). Each step gives the GIL back a dozen times, and a
 busy Python thread (napari building its window) keeps it up to ``sys.getswitchinterval()``
-(5 ms) each time: in steps of ``CHUNK`` a 256^3 map took 3-6 s to read beside such a
-thread instead of 0.3 s alone; in these steps, 0.7 s."""
+(5 ms) each time, so a read beside such a thread is as many waits as it has steps: few,
+large steps keep it near the read alone (``benchmarks/bench_viewer.py`` measures it)."""
 
 INFLATE_BLOCK = 8 << 20
 """Compressed bytes ISA-L inflates per call, without the GIL (``igzip.open`` reads 512 KB
-at a time, so a 60 MB file took the GIL back over a hundred times)."""
+at a time, so a 60 MB file would take the GIL back over a hundred times)."""
 
 
 class _NotPlain(Exception):

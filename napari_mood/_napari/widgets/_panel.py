@@ -1,6 +1,6 @@
 """The base of every napari-mood dock panel: session wiring, lifetime and visibility.
 
-A :class:`MoodPanel` owns what each panel used to repeat:
+A :class:`MoodPanel` owns what every panel needs, in one place:
 
 * the viewer's :class:`~napari_mood._napari.session.MoodSession` (napari's proxy viewer
   unwrapped first) and the panel's :class:`~._kit.Lifetime`;
