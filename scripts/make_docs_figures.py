@@ -168,12 +168,22 @@ FIGURES: tuple[Figure, ...] = (
     Figure(
         "analysis_sweep_size.png",
         SCAN,
-        (METHODS_SCRIPT, "napari_mood/services/sweep.py", "napari_mood/core/sweep.py"),
+        (
+            METHODS_SCRIPT,
+            "napari_mood/services/sweep.py",
+            "napari_mood/services/sweep_report.py",
+            "napari_mood/core/sweep.py",
+        ),
     ),
     Figure(
         "analysis_sweep_contrast.png",
         SCAN,
-        (METHODS_SCRIPT, "napari_mood/services/sweep.py", "napari_mood/core/sweep.py"),
+        (
+            METHODS_SCRIPT,
+            "napari_mood/services/sweep.py",
+            "napari_mood/services/sweep_report.py",
+            "napari_mood/core/sweep.py",
+        ),
     ),
     Figure(
         "analysis_categories.png",

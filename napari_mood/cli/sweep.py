@@ -7,9 +7,6 @@ import sys
 
 from napari_mood.cli._common import ProgressBar, formatted_csv, methods_from_args
 from napari_mood.io.mood import discover_dataset
-from napari_mood.services.atomic_files import write_text_atomic
-from napari_mood.services.evaluation import EvaluationOptions
-from napari_mood.services.output import Inputs, check_output_folder
 from napari_mood.services.simulation import PRESETS, SIZE_INTENSITY, default_values
 
 __all__ = ["check_args", "main", "report"]
@@ -60,29 +57,20 @@ def main(args: argparse.Namespace) -> int:
 
 def report(args: argparse.Namespace) -> int:
     """Evaluate methods on a sweep dataset; write CSV and AP-vs-value figures."""
-    from napari_mood.services import sweep
-    from napari_mood.services.analysis_plots import save_formats
-    from napari_mood.services.evaluation import evaluate
+    from napari_mood.services.sweep_report import write_sweep_report
 
-    info = sweep.read_sweep(args.dataset)
     dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)
-    info = sweep.labelled_cases(info, dataset, args.dataset)  # none: an error; some: a warning
-    methods = methods_from_args(args, dataset)
-    inputs = Inputs.of(dataset, methods)
-    names = ["sweep_ap.csv", *(f"sweep_ap.{f}" for f in args.plot_formats)]
-    out = check_output_folder(args.out, inputs=inputs, force=args.force, names=names, what="--out")
-    found = evaluate(
+    found = write_sweep_report(
+        args.dataset,
         dataset,
-        methods=methods,
-        options=EvaluationOptions(tasks=("pixel",)),
-        workers=1,
+        methods_from_args(args, dataset),
+        args.out,
+        formats=args.plot_formats,
+        dpi=args.dpi,
+        title=args.title,
+        force=args.force,
         progress=ProgressBar("evaluate", enabled=not args.quiet),
-        warn=True,
     )
-    points = sweep.sweep_points(found.result, info)
-    write_text_atomic(out / "sweep_ap.csv", sweep.sweep_csv(points, info.kind), replace=args.force)
-    figure = sweep.plot_sweep(points, info.kind, title=args.title)
-    saved = save_formats(figure, out / "sweep_ap", args.plot_formats, dpi=args.dpi)
-    sys.stdout.write(formatted_csv(sweep.sweep_csv(points, info.kind), args.format))
-    print(f"written: {out / 'sweep_ap.csv'}, {', '.join(str(p) for p in saved)}", file=sys.stderr)
+    sys.stdout.write(formatted_csv(found.csv, args.format))
+    print(f"written: {', '.join(str(p) for p in found.files)}", file=sys.stderr)
     return 0

@@ -1,19 +1,15 @@
-"""Size and contrast sweep datasets and their report: AP against radius or intensity.
+"""Size and contrast sweep datasets: one sphere per case, its radius or intensity swept.
 
-``write_sweep`` writes a MOOD-layout dataset (``toy/``, ``toy_label/pixel``,
-``toy_label/sample``) and ``sweep.json`` (each case's radius, intensity, centre, voxels);
-``sweep_report`` evaluates methods on it (the pixel task, as ``napari-mood evaluate``) and
-gives, per method and sweep value, the pixel AP pooled over that value's cases (one case
-per value unless several sweeps share a folder: the MOOD paper's "AP per sweep value").
-A method's missing or unusable map scores 0, as everywhere.
+:func:`write_sweep_dataset` (the ``sweep`` job) reads a scan and writes a MOOD-layout
+dataset (``toy/``, ``toy_label/pixel``, ``toy_label/sample``) and ``sweep.json`` (each
+case's radius, intensity, centre, voxels) through :func:`write_sweep`;
+:func:`read_sweep` and :func:`labelled_cases` read one back for its report
+(:mod:`napari_mood.services.sweep_report`).
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -21,11 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from matplotlib import rc_context
 
-from napari_mood.core.curves import merge_accumulators
-from napari_mood.core.metrics import UndefinedMetricWarning, average_precision_from_curve
-from napari_mood.core.results import DatasetEvaluation
 from napari_mood.core.seed import DEFAULT_SEED
 from napari_mood.core.sweep import SweepCase, SweepKind, check_values, sweep_cases
 from napari_mood.io.errors import MoodInputError, MoodInputWarning, check_regular_file
@@ -33,9 +25,7 @@ from napari_mood.io.json_input import read_json
 from napari_mood.io.mood import MoodDataset
 from napari_mood.io.nifti import read_volume
 from napari_mood.io.writers import mood_case_files
-from napari_mood.services.analysis_plots import colors_for, new_figure
 from napari_mood.services.atomic_files import write_bytes_atomic, write_text_atomic
-from napari_mood.services.figures import FIGURE_RC
 from napari_mood.services.output import check_output_folder
 from napari_mood.services.simulation import scan_inputs, unit_scan
 from napari_mood.services.staging import staged_folder
@@ -43,13 +33,9 @@ from napari_mood.services.staging import staged_folder
 __all__ = [
     "SWEEP_FILE",
     "SweepInfo",
-    "SweepPoint",
     "labelled_cases",
-    "plot_sweep",
     "read_sweep",
-    "sweep_csv",
     "sweep_files",
-    "sweep_points",
     "sweep_center",
     "write_sweep",
     "write_sweep_dataset",
@@ -57,7 +43,6 @@ __all__ = [
 
 SWEEP_FILE = "sweep.json"
 PARAMETER = {"size": "radius", "contrast": "intensity"}
-AXIS_LABEL = {"size": "sphere radius (voxels)", "contrast": "sphere intensity"}
 
 
 @dataclass(frozen=True)
@@ -382,117 +367,3 @@ def _check_distinct(path: Path, names: Sequence[str]) -> None:
             + (f" (and {len(twice) - 1} other case(s) more than once)" if len(twice) > 1 else ""),
             "write the sweep again with napari-mood sweep",
         )
-
-
-@dataclass(frozen=True)
-class SweepPoint:
-    """A method's pixel AP pooled over the cases of one sweep value."""
-
-    method: str
-    value: float
-    ap: float
-    n_cases: int
-    gt_voxels: int
-
-
-def sweep_points(result: DatasetEvaluation, info: SweepInfo) -> tuple[SweepPoint, ...]:
-    """Per method (ranked order) and sweep value (ascending): the pooled pixel AP.
-
-    A value whose cases hold no GT voxel has AP NaN (no anomaly to find).
-
-    Parameters
-    ----------
-    result : DatasetEvaluation
-        The sweep's evaluation.
-    info : SweepInfo
-        The sweep.
-
-    Returns
-    -------
-    tuple of SweepPoint
-        One point per method and value.
-    """
-    value_of = info.value_of()
-    values = sorted(set(value_of.values()))
-    points = []
-    for method in result.ranked_methods():
-        accs = result.case_accumulators.get(method, {})
-        for value in values:
-            chosen = [accs[c] for c, v in value_of.items() if v == value and c in accs]
-            points.append(_point(method, value, chosen))
-    return tuple(points)
-
-
-def _point(method: str, value: float, accs: Sequence) -> SweepPoint:
-    n_pos = sum(a.n_pos for a in accs)
-    ap = math.nan
-    if n_pos:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UndefinedMetricWarning)
-            ap = average_precision_from_curve(merge_accumulators(accs).curve())
-    return SweepPoint(method, value, ap, len(accs), n_pos)
-
-
-def sweep_csv(points: Sequence[SweepPoint], kind: SweepKind) -> str:
-    """``method,<radius|intensity>,pixel_ap,n_cases,gt_voxels`` (NaN as empty).
-
-    Parameters
-    ----------
-    points : sequence of SweepPoint
-        The points.
-    kind : {"size", "contrast"}
-        The sweep.
-
-    Returns
-    -------
-    str
-        CSV text.
-    """
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["method", PARAMETER[kind], "pixel_ap", "n_cases", "gt_voxels"])
-    for p in points:
-        ap = "" if math.isnan(p.ap) else f"{p.ap:.6f}"
-        writer.writerow([p.method, f"{p.value:g}", ap, p.n_cases, p.gt_voxels])
-    return buffer.getvalue()
-
-
-def plot_sweep(points: Sequence[SweepPoint], kind: SweepKind, *, title: str | None = None):  # noqa: ANN201
-    """AP against radius or intensity, one line per method (the paper's Fig. 4).
-
-    Parameters
-    ----------
-    points : sequence of SweepPoint
-        The points.
-    kind : {"size", "contrast"}
-        The sweep.
-    title : str, optional
-        The figure's title.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure.
-    """
-    methods = list(dict.fromkeys(p.method for p in points))
-    colors = colors_for(sorted(methods))  # a method keeps its colour in every plot
-    fig = new_figure()
-    ax = fig.axes[0]
-    with rc_context(FIGURE_RC):
-        for name in methods:
-            mine = [p for p in points if p.method == name]
-            ax.plot(
-                [p.value for p in mine],
-                [p.ap for p in mine],
-                marker="o",
-                markersize=3,
-                linewidth=1,
-                color=colors[name],
-                label=name,
-            )
-        ax.set(xlabel=AXIS_LABEL[kind], ylabel="pixel AP", ylim=(-0.02, 1.02))
-        ax.grid(alpha=0.3, linewidth=0.5)
-        ax.legend(frameon=False, loc="best")
-        if title:
-            ax.set_title(title)
-    return fig

@@ -24,13 +24,8 @@ from napari_mood.core.results import EvaluationOptions
 from napari_mood.io.mood import method_folder
 from napari_mood.services.evaluation import evaluate
 from napari_mood.services.run_method import run_method
-from napari_mood.services.sweep import (
-    plot_sweep,
-    read_sweep,
-    sweep_csv,
-    sweep_points,
-    write_sweep,
-)
+from napari_mood.services.sweep import read_sweep, write_sweep
+from napari_mood.services.sweep_report import plot_sweep, sweep_csv, sweep_points
 
 SIDE, F = 21, 10
 
