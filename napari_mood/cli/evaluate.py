@@ -5,24 +5,26 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from napari_mood.cli._common import ProgressBar, methods_from_args
-from napari_mood.io.errors import MoodInputError, MoodInputWarning, check_regular_file
-from napari_mood.io.json_input import read_json
-from napari_mood.io.mood import MethodFolder, MoodDataset, check_labels_for, discover_dataset
+from napari_mood.io.errors import MoodInputError, MoodInputWarning
+from napari_mood.io.mood import (
+    MethodFolder,
+    MoodDataset,
+    check_labels_for,
+    discover_dataset,
+    read_splits,
+)
 from napari_mood.services.atomic_files import write_text_atomic
 from napari_mood.services.cache import check_cache_folder
 from napari_mood.services.evaluation import (
     DatasetEvaluation,
     EvaluationOptions,
     MoodEvaluation,
-    Task,
     add_statistics,
-    check_splits,
     check_toy,
     default_tasks,
     evaluate,
@@ -105,35 +107,6 @@ def _print_stats(found: MoodEvaluation) -> None:
         f"({stats.scheduler}), peak worker memory {stats.peak_memory_mb:.0f} MiB",
         file=sys.stderr,
     )
-
-
-def read_splits(path: Path, dataset: MoodDataset, tasks: Sequence[Task]) -> list[list[int]]:
-    """Return an official ``splits.json``: a JSON list of batches of label-folder indices.
-
-    The indices must fit the label folder of each task scored with batches (pixel and
-    object tasks use ``pixel/``, the sample task ``sample/``).
-
-    Raises
-    ------
-    MoodInputError
-        When the file cannot be read or its indices do not fit the label folders.
-    """
-    check_regular_file(path, what="splits file")
-    hint = (
-        "give a JSON list of batches, each a list of indices into sorted(os.listdir(label folder))"
-    )
-    splits = read_json(path, hint=hint)
-    if not isinstance(splits, list):
-        raise MoodInputError(path, "is not an official splits.json (not a JSON list)", hint)
-    try:
-        for task, listing in (("pixel", dataset.pixel_listing), ("sample", dataset.sample_listing)):
-            if task in tasks and listing:
-                check_splits(splits, len(listing))
-    except (ValueError, TypeError) as exc:
-        raise MoodInputError(
-            path, f"is not an official splits.json for this dataset ({exc})", hint
-        ) from exc
-    return [list(batch) for batch in splits]
 
 
 def _check_outputs(args: argparse.Namespace, inputs: Inputs) -> None:

@@ -17,13 +17,18 @@ The list of cases is driven by the label folders, like the official scorer.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from napari_mood.io.errors import MoodInputError, check_regular_file, warn_input
+from napari_mood.io.json_input import read_json
+
+if TYPE_CHECKING:
+    from napari_mood.core.results import Task
 
 __all__ = [
     "METHODS_FOLDER",
@@ -41,6 +46,7 @@ __all__ = [
     "methods_beside",
     "read_sample_label",
     "read_sample_score",
+    "read_splits",
     "resolve_path",
 ]
 
@@ -674,3 +680,48 @@ def _has_outputs(folder: Path) -> bool:
         ):
             return True
     return False
+
+
+def read_splits(path: Path, dataset: MoodDataset, tasks: Sequence[Task]) -> list[list[int]]:
+    """Return an official ``splits.json``: a JSON list of batches of label-folder indices.
+
+    The indices must fit the label folder of each task scored with batches (pixel and
+    object tasks use ``pixel/``, the sample task ``sample/``).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The ``splits.json`` file.
+    dataset : MoodDataset
+        The dataset its indices point into.
+    tasks : sequence of {"pixel", "sample", "object"}
+        The tasks scored with its batches.
+
+    Returns
+    -------
+    list of list of int
+        The batches.
+
+    Raises
+    ------
+    MoodInputError
+        When the file cannot be read or its indices do not fit the label folders.
+    """
+    from napari_mood.core.ranking import check_splits  # scipy: only when splits are given
+
+    check_regular_file(path, what="splits file")
+    hint = (
+        "give a JSON list of batches, each a list of indices into sorted(os.listdir(label folder))"
+    )
+    splits = read_json(path, hint=hint)
+    if not isinstance(splits, list):
+        raise MoodInputError(path, "is not an official splits.json (not a JSON list)", hint)
+    try:
+        for task, listing in (("pixel", dataset.pixel_listing), ("sample", dataset.sample_listing)):
+            if task in tasks and listing:
+                check_splits(splits, len(listing))
+    except (ValueError, TypeError) as exc:
+        raise MoodInputError(
+            path, f"is not an official splits.json for this dataset ({exc})", hint
+        ) from exc
+    return [list(batch) for batch in splits]
