@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 import os
 import warnings
@@ -35,8 +36,10 @@ from napari_mood.core.ranking import (
 from napari_mood.core.seed import DEFAULT_SEED
 from napari_mood.io.errors import MoodInputError, MoodInputWarning, check_regular_file
 from napari_mood.io.json_input import read_json
-from napari_mood.services.analysis_plots import new_figure
+from napari_mood.services.analysis_plots import new_figure, save_formats
+from napari_mood.services.atomic_files import write_text_atomic
 from napari_mood.services.figures import FIGURE_RC
+from napari_mood.services.output import Inputs, check_output_folder
 
 __all__ = [
     "RankAnalysis",
@@ -44,9 +47,11 @@ __all__ = [
     "analyse_rankings",
     "plot_rank_stability",
     "rankings_csv",
+    "rank_results",
     "read_rankings",
 ]
 
+PathLike = str | os.PathLike[str]
 TASKS = ("pixel", "sample")
 
 
@@ -224,6 +229,33 @@ class RankAnalysis:
         counts = np.stack([np.bincount(self.bootstrap[:, i] - 1, minlength=n) for i in order])
         return counts / self.bootstrap.shape[0]
 
+    def to_dict(self) -> dict[str, Any]:
+        """Return the analysis as plain data (what ``ranks.json`` holds; NaN tau as None).
+
+        Returns
+        -------
+        dict
+            The rankings, scores, consensus, toy consensus, Kendall tau-b and bootstrap
+            rank frequencies (None without a bootstrap).
+        """
+        tau = self.tau_b
+        boot = None
+        if self.bootstrap is not None:
+            boot = {
+                "n_boot": int(self.bootstrap.shape[0]),
+                "seed": self.seed,
+                "methods": self.ordered(),
+                "rank_frequencies": self.rank_counts().tolist(),
+            }
+        return {
+            "rankings": self.rankings,
+            "scores": self.scores,
+            "consensus": self.consensus,
+            "toy_consensus": self.toy_consensus,
+            "kendall_tau_b": None if tau is None or math.isnan(tau) else tau,
+            "bootstrap": boot,
+        }
+
 
 def _methods(inputs: Sequence[RankingInput]) -> tuple[str, ...]:
     return tuple(sorted({m for i in inputs for m in i.scores}))
@@ -373,3 +405,89 @@ def plot_rank_stability(analysis: RankAnalysis) -> Figure:
         ax.grid(alpha=0.3, linewidth=0.5)
         ax.legend(frameon=False, loc="lower right")
     return fig
+
+
+def rank_results(
+    results: Sequence[tuple[str, PathLike]],
+    *,
+    toys: Sequence[tuple[str, PathLike]] = (),
+    tasks: Sequence[str] = TASKS,
+    n_boot: int = 0,
+    seed: int = DEFAULT_SEED,
+    out: PathLike | None = None,
+    formats: Sequence[str] = ("png",),
+    dpi: float = 300,
+    force: bool = False,
+) -> RankAnalysis:
+    """Rank the methods of ``evaluate --format json`` files; write the analysis to ``out``.
+
+    ``out`` (when given) is checked before any file is read; it receives ``ranks.csv``,
+    ``ranks.json`` and, with a bootstrap, the rank-stability figure in each format.
+
+    Parameters
+    ----------
+    results : sequence of (str, path-like)
+        ``(label, file)`` of each test ranking (label ``""``: from the file).
+    toys : sequence of (str, path-like)
+        ``(label, file)`` of the toy rankings compared with the test consensus.
+    tasks : sequence of str
+        The tasks read from each file.
+    n_boot : int
+        Bootstrap resamples of the consensus (0: none).
+    seed : int
+        Seed of the resampling.
+    out : path-like, optional
+        The folder written.
+    formats : sequence of str
+        The figure's formats.
+    dpi : float
+        The figure's resolution.
+    force : bool
+        Whether existing files in ``out`` are replaced.
+
+    Returns
+    -------
+    RankAnalysis
+        The rankings, their consensus, the bootstrap and the Kendall tau-b.
+
+    Raises
+    ------
+    MoodInputError
+        When a file cannot be read, holds none of the tasks, two rankings share a
+        label, or ``out`` cannot take the files.
+    """
+    files = [Path(p) for _, p in (*results, *toys)]
+    names = ["ranks.csv", "ranks.json"] + (
+        [f"rank_stability.{f}" for f in formats] if n_boot else []
+    )
+    if out is not None:
+        check_output_folder(
+            out, inputs=Inputs(files=tuple(files)), force=force, names=names, what="--out"
+        )
+    tests = _read_all(results, tasks)
+    if not tests:
+        raise MoodInputError(files[0], f"holds no {' or '.join(tasks)} results", "check --task")
+    try:
+        analysis = analyse_rankings(tests, toys=_read_all(toys, tasks), n_boot=n_boot, seed=seed)
+    except ValueError as exc:
+        raise MoodInputError(None, str(exc), "give each results file its own LABEL=") from exc
+    if out is not None:
+        _write_analysis(analysis, Path(out), formats=formats, dpi=dpi, force=force)
+    return analysis
+
+
+def _read_all(pairs: Sequence[tuple[str, PathLike]], tasks: Sequence[str]) -> list[RankingInput]:
+    found = []
+    for label, path in pairs:
+        found += read_rankings(path, label=label or None, tasks=tasks)
+    return found
+
+
+def _write_analysis(
+    analysis: RankAnalysis, out: Path, *, formats: Sequence[str], dpi: float, force: bool
+) -> None:
+    write_text_atomic(out / "ranks.csv", rankings_csv(analysis), replace=force)
+    text = json.dumps(analysis.to_dict(), indent=2) + "\n"
+    write_text_atomic(out / "ranks.json", text, replace=force)
+    if analysis.bootstrap is not None:
+        save_formats(plot_rank_stability(analysis), out / "rank_stability", formats, dpi=dpi)
