@@ -12,7 +12,11 @@ from __future__ import annotations
 import csv
 import io
 import math
+import os
+import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from matplotlib import rc_context
@@ -29,11 +33,23 @@ from napari_mood.core.categories import (
 )
 from napari_mood.core.curves import CurveAccumulator
 from napari_mood.core.results import DatasetEvaluation
-from napari_mood.services.analysis_plots import colors_for, new_figure
+from napari_mood.core.seed import DEFAULT_SEED
+from napari_mood.io.errors import MoodInputWarning
+from napari_mood.io.mood import MethodFolder, MoodDataset, check_labels_for
+from napari_mood.services.analysis_plots import colors_for, new_figure, save_formats
+from napari_mood.services.atomic_files import write_text_atomic
+from napari_mood.services.evaluation import (
+    EvaluationOptions,
+    Progress,
+    default_tasks,
+    evaluate,
+)
 from napari_mood.services.figures import FIGURE_RC
+from napari_mood.services.output import Inputs, check_output_folder
 
 __all__ = [
     "CaseCategory",
+    "CategoryReport",
     "CategoryScore",
     "Level",
     "Metric",
@@ -43,6 +59,7 @@ __all__ = [
     "plot_categories",
     "scores_csv",
     "summary_csv",
+    "write_category_report",
 ]
 
 METRIC_LABEL: dict[str, str] = {
@@ -249,3 +266,106 @@ def _value(rows: Sequence[CategoryScore], group: str, method: str, metric: Metri
         if r.group == group and r.method == method:
             return r.metric(metric)
     return math.nan
+
+
+PLOTTED: tuple[Metric, ...] = ("sample_ap", "pixel_ap", "sample_fpr95")
+"""The metrics drawn per level (one figure each)."""
+SUMMARISED: tuple[Metric, ...] = ("pixel_ap", "sample_ap", "pixel_fpr95", "sample_fpr95")
+"""The metrics of ``category_summary.csv``."""
+
+
+@dataclass(frozen=True)
+class CategoryReport:
+    """What :func:`write_category_report` wrote."""
+
+    rows: tuple[CategoryScore, ...]
+    summary: str
+    """``category_summary.csv``'s text (:func:`summary_csv`)."""
+    folder: Path
+
+
+def write_category_report(
+    dataset: MoodDataset,
+    methods: Mapping[str, MethodFolder],
+    categories_file: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    formats: Sequence[str] = ("png",),
+    dpi: float = 300,
+    seed: int = DEFAULT_SEED,
+    force: bool = False,
+    progress: Progress | None = None,
+) -> CategoryReport:
+    """Evaluate, then write per-(sub)category tables and plots into ``out``.
+
+    ``out`` is checked (and the categories read) before any case is evaluated. A case
+    of the categories file that is not in the dataset is a warning naming the file.
+
+    Parameters
+    ----------
+    dataset : MoodDataset
+        The dataset.
+    methods : mapping of str to MethodFolder
+        The methods evaluated.
+    categories_file : path-like
+        ``case,category[,subcategory[,order]]`` rows.
+    out : path-like
+        The folder written: ``category_scores.csv``, ``category_summary.csv`` and one
+        figure per level and metric of :data:`PLOTTED` in each format.
+    formats : sequence of str
+        The figures' formats.
+    dpi : float
+        The figures' resolution.
+    seed : int
+        Seed of the bootstrap intervals.
+    force : bool
+        Whether existing files in ``out`` are replaced.
+    progress : callable, optional
+        Called with ``(done, total, case)`` as the evaluation goes.
+
+    Returns
+    -------
+    CategoryReport
+        The rows, the summary CSV and the folder.
+
+    Raises
+    ------
+    MoodInputError
+        When the categories file cannot be read, the labels are missing, or ``out``
+        cannot take the files.
+    """
+    from napari_mood.services.report import read_case_categories
+
+    path = Path(categories_file)
+    inputs = Inputs.of(dataset, methods, files=(path,))
+    categories = read_case_categories(path, cases=dataset.cases)
+    levels: tuple[Level, ...] = ("category",)
+    if any(c.subcategory for c in categories.values()):
+        levels = ("category", "subcategory")
+    names = [f"{lv}_{m}.{f}" for lv in levels for m in PLOTTED for f in formats]
+    names = ["category_scores.csv", "category_summary.csv", *names]
+    folder = check_output_folder(out, inputs=inputs, force=force, names=names, what="--out")
+    tasks = default_tasks(dataset)
+    check_labels_for(dataset, tasks)
+    found = evaluate(
+        dataset, methods=methods, options=EvaluationOptions(tasks=tasks), workers=1,
+        progress=progress, warn=True,
+    )  # fmt: skip
+    unknown = sorted(set(categories) - set(found.result.cases))
+    if unknown:
+        warnings.warn(
+            f"{path}: {len(unknown)} case(s) not in the dataset: {', '.join(unknown[:5])}",
+            MoodInputWarning,
+            stacklevel=2,
+        )
+    rows: list[CategoryScore] = []
+    for level in levels:
+        mine = category_rows(found.result, categories, level=level, seed=seed)
+        rows += mine
+        for metric in PLOTTED:
+            figure = plot_categories(mine, metric)
+            save_formats(figure, folder / f"{level}_{metric}", formats, dpi=dpi)
+    write_text_atomic(folder / "category_scores.csv", scores_csv(rows), replace=force)
+    summary = summary_csv(rows, SUMMARISED)
+    write_text_atomic(folder / "category_summary.csv", summary, replace=force)
+    return CategoryReport(tuple(rows), summary, folder)
