@@ -6,19 +6,32 @@ napari, see ``benchmarks/bench_switch.py``), and building a layer's controls, vi
 and side-view copies is most of a case switch. A case that replaces another one of the
 same kinds of layers therefore fills the old layers with its data
 (:func:`refill_layer`); :func:`pair_layers` says which old layer takes which new one.
-Nothing here imports Qt.
+:class:`SharpLevels` shows a 3-D view's pyramids from their coarsest level first, then
+from the sharper levels :func:`~napari_mood._napari.layers.sharp_3d_levels` chooses: the
+one owner of those steps for napari's canvas (the session's) and for the reading
+layout's 3-D pane (the linked planes'). Nothing here imports Qt.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from napari_mood._napari.layers import METADATA_KEY, LayerData, layer_info
+from napari_mood._napari._soon import call_after_paint
+from napari_mood._napari.layers import METADATA_KEY, LayerData, layer_info, sharp_3d_levels
 
-__all__ = ["lock_level", "pair_layers", "refill_layer", "release_level", "set_layer_data"]
+__all__ = [
+    "SharpLevels",
+    "after_next_draw",
+    "lock_level",
+    "pair_layers",
+    "refill_layer",
+    "release_level",
+    "set_layer_data",
+]
 
 _GRID_KEYS = ("scale", "translate", "units", "axis_labels")
 
@@ -155,3 +168,115 @@ def release_level(layer: Any) -> None:
         layer.locked_data_level = None
     layer._data_level = level
     layer.corner_pixels = corners
+
+
+def after_next_draw(scene: Any | None, callback: Callable[[], None]) -> None:
+    """Call ``callback`` on the event-loop turn after the vispy canvas ``scene`` next drew.
+
+    Its draw event (napari has no public draw event); without a canvas (a headless
+    model), after a repaint.
+    """
+    if scene is None:
+        call_after_paint(callback)
+        return
+
+    def on_draw(event: Any = None) -> None:
+        scene.events.draw.disconnect(on_draw)
+        call_after_paint(callback)
+
+    scene.events.draw.connect(on_draw, position="last")
+
+
+class SharpLevels:
+    """A 3-D view's pyramids: the coarsest level first, then sharper, one layer per frame.
+
+    napari draws a pyramid in 3-D from its coarsest level: the first 3-D frame comes
+    quickly (128^3 textures at 256^3). :meth:`later` then locks each shown pyramid at
+    the level :func:`~napari_mood._napari.layers.sharp_3d_levels` chooses (the layers of
+    ``first``, then the others, within a memory budget), one layer per drawn frame, so
+    the window answers between two; in 2-D it gives the levels back to the view. A newer
+    call (2-D again, a new layer) drops the steps of an older one. A level locked by
+    someone else (the user) stays theirs.
+
+    Parameters
+    ----------
+    model : callable
+        Returns the view's model (``napari.Viewer`` or ``ViewerModel``), None once gone.
+    first : callable
+        Returns the layers to sharpen first, most wanted first (the scan, the GT).
+    scene : callable, optional
+        Returns the vispy canvas drawing the view (None: steps wait for a repaint).
+    """
+
+    def __init__(
+        self,
+        model: Callable[[], Any | None],
+        *,
+        first: Callable[[], Sequence[Any | None]],
+        scene: Callable[[], Any | None] = lambda: None,
+    ) -> None:
+        self._model = model
+        self._first = first
+        self.scene = scene
+        self._generation = 0
+        self._sharpened: weakref.WeakSet[Any] = weakref.WeakSet()  # levels locked here
+        self._sharpening = False
+
+    @property
+    def sharpening(self) -> bool:
+        """Whether the 3-D view still waits for sharper levels of its layers."""
+        return self._sharpening
+
+    def later(self) -> None:
+        """Sharpen the 3-D view once its next frame is drawn; in 2-D, unlock the levels."""
+        model = self._model()
+        self._generation += 1
+        if model is None:
+            self._sharpening = False
+            return
+        if model.dims.ndisplay != 3:
+            self.release()
+            return
+        generation = self._generation
+        self._sharpening = True
+        after_next_draw(self.scene(), lambda: self._next(generation))
+
+    def release(self) -> None:
+        """Give every level locked here back to its view (and drop the pending steps)."""
+        self._generation += 1
+        model = self._model()
+        for layer in [] if model is None else list(model.layers):
+            if layer in self._sharpened:
+                release_level(layer)
+        self._sharpened.clear()
+        self._sharpening = False
+
+    def _next(self, generation: int) -> None:
+        model = self._model()
+        if generation != self._generation or model is None or model.dims.ndisplay != 3:
+            return
+        layers = self._order(model)
+        levels = sharp_3d_levels([layer.level_shapes for layer in layers])
+        todo = [
+            (x, level) for x, level in zip(layers, levels, strict=True) if x.data_level != level
+        ]
+        if not todo:
+            self._sharpening = False
+            return
+        layer, level = todo[0]
+        self._sharpened.add(layer)
+        lock_level(layer, level)
+        after_next_draw(self.scene(), lambda: self._next(generation))
+
+    def _order(self, model: Any) -> list[Any]:
+        """Return the shown pyramids to sharpen, those of ``first`` first."""
+        first = [x for x in self._first() if x is not None and x in model.layers]
+        layers = first + [x for x in model.layers if not any(x is f for f in first)]
+        return [
+            x
+            for x in layers
+            if getattr(x, "multiscale", False)
+            and hasattr(x, "locked_data_level")
+            and x.visible
+            and (x.locked_data_level is None or x in self._sharpened)
+        ]

@@ -21,7 +21,10 @@ two axes, and keeps the three views on one point:
 * a stack of 2-D slices (a NOVA folder) gets no side views, no crosshair and no letters
   (:func:`shows_slice_stack`);
 * more views can join (:meth:`LinkedPlanes.add_view`): an axial copy of the main canvas's
-  plane and a 3-D view, for a reading layout of equal panes.
+  plane and a 3-D view, for a reading layout of equal panes. The 3-D view draws large
+  volumes as napari's canvas does in 3-D: from the coarsest pyramid level first, then
+  from the sharp levels the session's rule chooses
+  (:class:`~napari_mood._napari.layer_refill.SharpLevels`).
 
 The main viewer keeps the axial plane (``dims.order`` ``(0, 1, 2)`` for napari-mood's
 ``(S, A, R)`` display arrays). Qt-free: the Qt views live in
@@ -41,6 +44,7 @@ import numpy as np
 from napari_mood._napari._soon import call_after_paint, call_soon
 from napari_mood._napari.boxes import BOXES_KEY
 from napari_mood._napari.grid import COMPARE_KEY
+from napari_mood._napari.layer_refill import SharpLevels
 from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.looks import CROSSHAIR_COLOR
 from napari_mood._napari.mirror import LayerMirror
@@ -178,6 +182,7 @@ class LinkedPlanes:
         self._steps: list[Callable[[], None]] = []  # the mirrors' copy steps, in turn
         self._zooms: dict[int, float] = {}  # each camera's last zoom: a change is a factor
         self._ready = False  # the first views are built (their first copies wait till then)
+        self._sharp: dict[str, SharpLevels] = {}  # a 3-D view's pyramids: coarse, then sharp
         self._connect_view(viewer)
         for plane in SIDE_PLANES:
             self._add_model(plane)
@@ -198,6 +203,17 @@ class LinkedPlanes:
     def views(self) -> tuple[Any, ...]:
         """The main viewer, then the coronal and sagittal models (and those added)."""
         return (self.viewer, *self.models.values())
+
+    @property
+    def sharpening(self) -> bool:
+        """Whether a 3-D view still waits for the sharp levels of its pyramids."""
+        return any(sharp.sharpening for sharp in self._sharp.values())
+
+    def draws_with(self, kind: str, scene: Callable[[], Any | None]) -> None:
+        """Say which vispy canvas draws view ``kind``: its 3-D pyramids sharpen after its frames."""
+        sharp = self._sharp.get(kind)
+        if sharp is not None:
+            sharp.scene = scene
 
     @property
     def pending(self) -> int:
@@ -224,6 +240,7 @@ class LinkedPlanes:
             return
         model = self.models.pop(kind)
         self._mirrors.pop(kind).close()
+        self._drop_sharp(kind)
         self._disconnect_view(model)
 
     def renew_views(self) -> None:
@@ -237,6 +254,7 @@ class LinkedPlanes:
         for kind in kinds:
             model = self.models.pop(kind)
             self._mirrors.pop(kind).close()
+            self._drop_sharp(kind)
             self._disconnect_view(model)
         for kind in kinds:
             self._add_model(kind)
@@ -248,6 +266,7 @@ class LinkedPlanes:
         model = ViewerModel(title=kind)
         if kind == THREE_D:
             model.dims.ndisplay = 3
+            self._sharp[kind] = SharpLevels(weakref.ref(model), first=self._first_3d)
         self.models[kind] = model
         self._mirrors[kind] = LayerMirror(
             self.viewer.layers,
@@ -257,6 +276,26 @@ class LinkedPlanes:
             on_copy=self._on_copy,
         )
         self._connect_view(model)
+
+    def _first_3d(self) -> list[Any]:
+        """Return the copies a 3-D view sharpens first: the session's scan and GT."""
+        from napari_mood._napari.session import get_session
+
+        session = get_session(self.viewer)
+        mirror = self._mirrors.get(THREE_D)
+        if mirror is None:
+            return []
+        return [mirror.copy_of(layer) for layer in (session.scan_layer, session.gt_layer)]
+
+    def _sharpen_later(self) -> None:
+        """Sharpen a 3-D view after copies or new data reached it (coarse first)."""
+        for sharp in self._sharp.values():
+            sharp.later()
+
+    def _drop_sharp(self, kind: str) -> None:
+        sharp = self._sharp.pop(kind, None)
+        if sharp is not None:
+            sharp.release()  # its pending steps are dropped
 
     def _connect_view(self, model: Any) -> None:
         model.dims.events.point.connect(self._on_dims_point)
@@ -285,6 +324,7 @@ class LinkedPlanes:
         with self._quiet():
             for mirror in self._mirrors.values():
                 mirror.flush()
+        self._sharpen_later()
 
     # -- public ---------------------------------------------------------------------
 
@@ -355,6 +395,8 @@ class LinkedPlanes:
             self._disconnect_view(model)
         for mirror in self._mirrors.values():
             mirror.close()
+        for kind in list(self._sharp):
+            self._drop_sharp(kind)
         viewer.scene.camera.orientation2d = ("down", "right")
 
     # -- layout ---------------------------------------------------------------------
@@ -385,6 +427,7 @@ class LinkedPlanes:
         if not self._steps:
             return
         self._copy_quietly(self._steps.pop(0))
+        self._sharpen_later()
         if self._steps:
             call_after_paint(self._next_copies)
 

@@ -16,15 +16,30 @@ slider).
 The pane docks cannot be floated or closed (a canvas moved to a window of its own loses
 its OpenGL objects); the layout is left from the Three planes panel, the View menu or
 :data:`READING_SHORTCUT`.
+
+The panels are hidden, so the layout has a tool row of its own (a tool bar at the top of
+the window, all panes shrink alike): a check box for each checkable action it is given
+and a push button for the others (the Three planes panel's controls: each action stays
+the one owner of its state; :func:`bound_check_box` and :func:`bound_button` show it in
+the row and in the panel alike). Tab reaches them, Space presses them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from qtpy.QtCore import QEvent, QObject, Qt
-from qtpy.QtWidgets import QDockWidget, QMainWindow, QVBoxLayout, QWidget
+from qtpy.QtGui import QAction
+from qtpy.QtWidgets import (
+    QCheckBox,
+    QDockWidget,
+    QMainWindow,
+    QPushButton,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
 
 from napari_mood._napari._soon import call_soon
 
@@ -32,7 +47,10 @@ __all__ = [
     "PANE_KINDS",
     "READING_SHORTCUT",
     "TOLERANCE_PX",
+    "TOOLS_OBJECT_NAME",
     "ReadingLayout",
+    "bound_button",
+    "bound_check_box",
     "equal_split",
     "pane_sizes_equal",
 ]
@@ -42,6 +60,8 @@ PANE_KINDS = ("coronal", "sagittal", "fourth")
 READING_SHORTCUT = "Ctrl+Shift+L"
 """Switch between the compact and the reading layout (free in napari's keymap)."""
 PANE_OBJECT_NAME = "napari-mood reading {kind}"
+TOOLS_OBJECT_NAME = "napari-mood reading tools"
+"""The object name of the reading layout's tool row (a ``QToolBar``)."""
 _CORNERS = (Qt.Corner.BottomLeftCorner, Qt.Corner.BottomRightCorner)
 _SIZE_ROUNDS = 12  # resizeDocks then measure: the overheads are known after the first
 _ROUND_MS = 20
@@ -83,6 +103,8 @@ class ReadingLayout(QObject):
         :data:`PANE_KINDS` (the fourth pane's placeholder when there is no 3-D view).
     on_sized : callable, optional
         Called when the panes are equal after a change (to fit the views again).
+    tools : callable, optional
+        Returns the actions the tool row shows while the layout is (owned by the caller).
     """
 
     def __init__(
@@ -91,11 +113,14 @@ class ReadingLayout(QObject):
         canvases: Callable[[], Mapping[str, QWidget]],
         *,
         on_sized: Callable[[], None] | None = None,
+        tools: Callable[[], Sequence[QAction]] = tuple,
     ) -> None:
         super().__init__(window)
         self._window = window
         self._canvases = canvases
         self._on_sized = on_sized
+        self._tools = tools
+        self._tool_row: QToolBar | None = None
         self._docks: dict[str, QDockWidget] = {}
         self._state: Any = None
         self._corners: dict[Qt.Corner, Qt.DockWidgetArea] = {}
@@ -107,6 +132,11 @@ class ReadingLayout(QObject):
     def shown(self) -> bool:
         """Whether the window shows the reading layout."""
         return bool(self._docks)
+
+    @property
+    def tool_row(self) -> QToolBar | None:
+        """The tool row shown with the layout (None while it is not shown)."""
+        return self._tool_row
 
     @property
     def sizing(self) -> bool:
@@ -150,6 +180,8 @@ class ReadingLayout(QObject):
         )
         for corner in _CORNERS:
             window.setCorner(corner, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self._tool_row = _tool_row(window, self._tools())
+        window.addToolBar(Qt.ToolBarArea.TopToolBarArea, self._tool_row)
         window.installEventFilter(self)
 
     def equalize_soon(self) -> None:
@@ -162,8 +194,15 @@ class ReadingLayout(QObject):
         self._rounds = _SIZE_ROUNDS
 
     def eventFilter(self, watched: Any, event: Any) -> bool:  # noqa: N802 (Qt override)
-        """Make the panes equal again when the window was resized."""
-        if watched is self._window and event.type() == QEvent.Type.Resize and self.shown:
+        """Make the panes equal again when the window was resized.
+
+        The window owns this filter: closed in the reading layout, Python may have cleared
+        the layout's attributes (a cycle with its panel) before Qt deletes the filter.
+        """
+        window = self.__dict__.get("_window")
+        if window is None:
+            return False
+        if watched is window and event.type() == QEvent.Type.Resize and self.shown:
             self.equalize_soon()
         return False
 
@@ -233,6 +272,11 @@ class ReadingLayout(QObject):
             dock.deleteLater()
         self._docks.clear()
         self._spacer = None
+        if self._tool_row is not None:  # its actions are not ours: they stay
+            window.removeToolBar(self._tool_row)
+            self._tool_row.setParent(None)
+            self._tool_row.deleteLater()
+            self._tool_row = None
         for corner, area in self._corners.items():
             window.setCorner(corner, area)
         for dock in self._hidden:
@@ -249,6 +293,48 @@ def _docked(window: QMainWindow) -> list[QDockWidget]:
         for dock in window.findChildren(QDockWidget)
         if dock.parentWidget() is window and not dock.isFloating()
     ]
+
+
+def bound_check_box(action: QAction, parent: QWidget) -> QCheckBox:
+    """Return a check box that shows and sets a checkable ``action``'s state.
+
+    The action owns the state (its ``toggled`` does the work): every box bound to it
+    shows the same, whichever was clicked.
+    """
+    box = QCheckBox(action.text(), parent)
+    box.setToolTip(action.toolTip())
+    box.setChecked(action.isChecked())
+    box.toggled.connect(action.setChecked)
+    action.toggled.connect(box.setChecked)
+    return box
+
+
+def bound_button(action: QAction, parent: QWidget) -> QPushButton:
+    """Return a push button that triggers ``action`` (named and explained as it is)."""
+    button = QPushButton(action.text(), parent)
+    button.setToolTip(action.toolTip())
+    button.clicked.connect(action.trigger)
+    return button
+
+
+def _tool_row(window: QMainWindow, actions: Sequence[QAction]) -> QToolBar:
+    """Make the layout's tool bar: a check box per toggle, a push button per other action.
+
+    A tool button's checked look is lost in napari's theme, and a plain one reads as text.
+    """
+    row = QToolBar("Reading tools", window)
+    row.setObjectName(TOOLS_OBJECT_NAME)
+    row.setMovable(False)
+    row.setFloatable(False)
+    toggle = row.toggleViewAction()
+    if toggle is not None:  # not hidden by the window's context menu
+        toggle.setEnabled(False)
+    for index, action in enumerate(actions):
+        if index:
+            row.addSeparator()  # the controls apart (napari's theme packs them tight)
+        bound = bound_check_box if action.isCheckable() else bound_button
+        row.addWidget(bound(action, row))
+    return row
 
 
 def _pane_dock(window: QMainWindow, kind: str) -> QDockWidget:

@@ -40,7 +40,7 @@ import atexit
 import re
 import warnings
 import weakref
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,14 +49,9 @@ from typing import Any
 from psygnal import Signal
 
 from napari_mood._napari._malloc import release_free_heap
-from napari_mood._napari._soon import call_after_paint, call_soon
+from napari_mood._napari._soon import call_soon
 from napari_mood._napari.helper_layers import follow_display, keep_read_only
-from napari_mood._napari.layer_refill import (
-    lock_level,
-    pair_layers,
-    refill_layer,
-    release_level,
-)
+from napari_mood._napari.layer_refill import SharpLevels, pair_layers, refill_layer
 from napari_mood._napari.layers import (
     GT_FILL_OPACITY,
     METADATA_KEY,
@@ -64,7 +59,6 @@ from napari_mood._napari.layers import (
     gt_truth,
     layer_info,
     scored_data,
-    sharp_3d_levels,
 )
 from napari_mood.services.display import DisplayTransform
 from napari_mood.services.labelling import LabellingCache
@@ -157,9 +151,9 @@ class MoodSession:
         # one labelling per (map, threshold) for all panels; the freed heap given back after each
         self.labelling = LabellingCache(after_labelling=release_free_heap)
         self.blind = False  # a blind review runs: views name no layer (see widgets.review_view)
-        self._sharp_generation = 0  # a newer 3-D sharpening drops the steps of an older one
-        self._sharpened: weakref.WeakSet[Any] = weakref.WeakSet()  # levels this session locked
-        self._sharpening = False  # 3-D levels still to sharpen
+        self._sharp = SharpLevels(  # 3-D: coarse first, then sharp
+            lambda: self.viewer, first=lambda: (self._scan, self._gt), scene=self._scene
+        )
         viewer.layers.events.inserted.connect(self._on_layers_inserted)
         viewer.layers.events.removed.connect(self._on_layers_removed)
         viewer.dims.events.ndisplay.connect(self._on_dims_ndisplay, position="first")
@@ -524,67 +518,20 @@ class MoodSession:
 
         See :meth:`_sharpen_later`.
         """
-        return self._sharpening
+        return self._sharp.sharpening
+
+    def _scene(self) -> Any | None:
+        """Return the vispy canvas drawing the main view (None for a headless model)."""
+        qt_viewer = getattr(getattr(self.viewer, "window", None), "_qt_viewer", None)
+        return getattr(getattr(qt_viewer, "canvas", None), "_scene_canvas", None)
 
     def _sharpen_later(self) -> None:
         """Sharpen the 3-D view once its coarse first frame is drawn; in 2-D, unlock levels.
 
-        In 3-D, show the pyramids from sharper levels (:func:`sharp_3d_levels`: the
-        scan, then the GT, then the other shown layers, within a memory budget), one
-        layer per drawn frame; in 2-D, give the levels back to the view.
-
-        napari draws a pyramid in 3-D from its coarsest level: the first 3-D frame comes
-        quickly (128^3 textures at 256^3), and each sharper layer follows while the
-        window answers between two. A newer call (2-D again, a new layer) drops the
-        steps of an older one.
+        :class:`~napari_mood._napari.layer_refill.SharpLevels`: the scan, then the GT,
+        then the other shown layers.
         """
-        viewer = self.viewer
-        self._sharp_generation += 1
-        if viewer is None:
-            return
-        if viewer.dims.ndisplay != 3:
-            for layer in list(viewer.layers):
-                if layer in self._sharpened:
-                    release_level(layer)
-            self._sharpened.clear()
-            self._sharpening = False
-            return
-        generation = self._sharp_generation
-        self._sharpening = True
-        _after_next_draw(viewer, lambda: self._sharpen_next(generation))
-
-    def _sharpen_next(self, generation: int) -> None:
-        viewer = self.viewer
-        if generation != self._sharp_generation or viewer is None or viewer.dims.ndisplay != 3:
-            return
-        layers = self._sharp_order(viewer)
-        levels = sharp_3d_levels([layer.level_shapes for layer in layers])
-        todo = [
-            (x, level) for x, level in zip(layers, levels, strict=True) if x.data_level != level
-        ]
-        if not todo:
-            self._sharpening = False
-            return
-        layer, level = todo[0]
-        self._sharpened.add(layer)
-        lock_level(layer, level)
-        _after_next_draw(viewer, lambda: self._sharpen_next(generation))
-
-    def _sharp_order(self, viewer: Any) -> list[Any]:
-        """Return the shown pyramids the session may sharpen in 3-D, scan and GT first.
-
-        A level the user locked stays theirs.
-        """
-        first = [x for x in (self._scan, self._gt) if x is not None]
-        layers = first + [x for x in viewer.layers if not any(x is f for f in first)]
-        return [
-            x
-            for x in layers
-            if getattr(x, "multiscale", False)
-            and hasattr(x, "locked_data_level")
-            and x.visible
-            and (x.locked_data_level is None or x in self._sharpened)
-        ]
+        self._sharp.later()
 
     def _on_layer_contrast_limits(self, event: Any) -> None:
         layer = event.source
@@ -725,24 +672,6 @@ warnings.filterwarnings(
 own callbacks always come first), so an outline's ``contour`` is still set for that one
 slicing; the session then sets it to 0 (the outline is filled in 3-D). The warning napari
 gives for that moment says nothing the user can act on."""
-
-
-def _after_next_draw(viewer: Any, callback: Callable[[], None]) -> None:
-    """Call ``callback`` on the event-loop turn after napari's main canvas next drew.
-
-    The vispy canvas's draw event (napari has no public draw event), else after a paint.
-    """
-    qt_viewer = getattr(getattr(viewer, "window", None), "_qt_viewer", None)
-    scene = getattr(getattr(qt_viewer, "canvas", None), "_scene_canvas", None)
-    if scene is None:  # a headless ViewerModel
-        call_after_paint(callback)
-        return
-
-    def on_draw(event: Any = None) -> None:
-        scene.events.draw.disconnect(on_draw)
-        call_after_paint(callback)
-
-    scene.events.draw.connect(on_draw, position="last")
 
 
 _SESSIONS: weakref.WeakKeyDictionary[Any, MoodSession] = weakref.WeakKeyDictionary()

@@ -21,7 +21,11 @@ napari's window four equal panes: napari's own canvas is the axial pane, the cor
 sagittal and an optional 3-D view are docked around it; the other panels are hidden
 until the layout is left (this panel's check box, View > Reading layout, or
 Ctrl+Shift+L). In the reading layout the wheel over napari's canvas pages its slices
-too. The compact layout (the two side views stacked in this panel) is the default.
+too, and a tool row at the top of the window holds this panel's controls. The compact
+layout (the two side views stacked in this panel) is the default.
+
+Each control is one ``QAction`` (:meth:`PlanesWidget.tool_actions`), the owner of its
+state: the panel's check box and the reading layout's tool row both show and set it.
 
 A stack of 2-D slices (a NOVA folder) gets a short message instead of the side views.
 """
@@ -38,7 +42,6 @@ from qtpy.QtWidgets import (
     QCheckBox,
     QDockWidget,
     QLabel,
-    QPushButton,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -53,7 +56,12 @@ from napari_mood._napari.planes import (
     shows_slice_stack,
     window_level,
 )
-from napari_mood._napari.reading_layout import READING_SHORTCUT, ReadingLayout
+from napari_mood._napari.reading_layout import (
+    READING_SHORTCUT,
+    ReadingLayout,
+    bound_button,
+    bound_check_box,
+)
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.status import ScannerStatus
 from napari_mood._napari.viewer import unwrap_viewer
@@ -136,10 +144,13 @@ class PlanesWidget(QWidget):
         self._qt_views: dict[str, Any] = {}
         self._dock: QDockWidget | None = None
         self._window = _main_window(self._viewer)
+        self._tools = self._make_tools()
         self._layout = (
             None
             if self._window is None
-            else ReadingLayout(self._window, self._panes, on_sized=self._on_panes_sized)
+            else ReadingLayout(
+                self._window, self._panes, on_sized=self._on_panes_sized, tools=self.tool_actions
+            )
         )
         for plane in SIDE_PLANES:
             self._make_view(plane)
@@ -153,29 +164,34 @@ class PlanesWidget(QWidget):
         self._action = self._add_action()
         self._show_stack_message()
 
+    def _make_tools(self) -> dict[str, QAction]:
+        """Make the controls' actions: each owns its state (panel box and layout button)."""
+        tools = {
+            "radiological": _tool(self, "Radiological", RADIOLOGICAL_TIP, checked=True),
+            "crosshair": _tool(self, "Crosshair", CROSSHAIR_TIP, checked=True),
+            "linked": _tool(self, "Link zoom/pan", LINK_TIP, checked=self.planes.linked),
+            "reset_wl": _tool(self, "Reset W/L", RESET_WL_TIP, checked=None),
+            "three_d": _tool(self, "3-D pane", THREE_D_TIP, checked=False),
+        }
+        tools["radiological"].setChecked(self.planes.convention == "radiological")
+        tools["radiological"].toggled.connect(self._on_radiological_toggled)
+        tools["crosshair"].toggled.connect(self._on_crosshair_toggled)
+        tools["linked"].toggled.connect(self._on_linked_toggled)
+        tools["reset_wl"].triggered.connect(self._on_reset_wl_triggered)
+        tools["three_d"].toggled.connect(self._on_three_d_toggled)
+        return tools
+
     def _build(self) -> None:
-        self._radiological = QCheckBox("Radiological", self)
-        self._radiological.setChecked(self.planes.convention == "radiological")
-        self._radiological.setToolTip(RADIOLOGICAL_TIP)
-        self._radiological.toggled.connect(self._on_radiological_toggled)
-        self._crosshair = QCheckBox("Crosshair", self)
-        self._crosshair.setChecked(True)
-        self._crosshair.setToolTip(CROSSHAIR_TIP)
-        self._crosshair.toggled.connect(self._on_crosshair_toggled)
-        self._linked = QCheckBox("Link zoom/pan", self)
-        self._linked.setChecked(self.planes.linked)
-        self._linked.setToolTip(LINK_TIP)
-        self._linked.toggled.connect(self._on_linked_toggled)
-        self._reset_wl = QPushButton("Reset W/L", self)
-        self._reset_wl.setToolTip(RESET_WL_TIP)
-        self._reset_wl.clicked.connect(self._on_reset_wl_clicked)
+        tools = self._tools
+        self._radiological = bound_check_box(tools["radiological"], self)
+        self._crosshair = bound_check_box(tools["crosshair"], self)
+        self._linked = bound_check_box(tools["linked"], self)
+        self._reset_wl = bound_button(tools["reset_wl"], self)
         self._reading = QCheckBox(READING_ACTION, self)
         self._reading.setToolTip(READING_TIP)
         self._reading.toggled.connect(self._on_reading_toggled)
-        self._three_d = QCheckBox("3-D pane", self)
-        self._three_d.setToolTip(THREE_D_TIP)
+        self._three_d = bound_check_box(tools["three_d"], self)
         self._reading.setEnabled(self._layout is not None)  # napari's window: the panes
-        self._three_d.toggled.connect(self._on_three_d_toggled)
         controls = QVBoxLayout()  # stacked: the panel stays narrow
         for widget in (
             self._radiological,
@@ -221,6 +237,17 @@ class PlanesWidget(QWidget):
         return action
 
     # -- public ---------------------------------------------------------------------
+
+    def tool_actions(self) -> list[QAction]:
+        """Return the controls' actions, in the reading layout's tool row order.
+
+        Radiological, crosshair, link zoom/pan, reset W/L, 3-D pane and (in napari's
+        window) the reading layout itself, whose tool tip names its key.
+        """
+        actions = list(self._tools.values())
+        if self._action is not None:
+            actions.append(self._action)
+        return actions
 
     @property
     def convention(self) -> Convention:
@@ -281,7 +308,7 @@ class PlanesWidget(QWidget):
     def _on_linked_toggled(self, checked: bool) -> None:
         self.planes.set_linked(checked)
 
-    def _on_reset_wl_clicked(self) -> None:
+    def _on_reset_wl_triggered(self) -> None:
         self._limits.reset()
 
     def _on_reading_toggled(self, checked: bool) -> None:
@@ -313,6 +340,7 @@ class PlanesWidget(QWidget):
         view = QtViewer(model, show_welcome_screen=False)
         view.setMinimumSize(*SIDE_VIEW_MIN)  # the window must fit 1280 px with every panel
         self._qt_views[kind] = view
+        self.planes.draws_with(kind, partial(_scene_of, weakref.ref(view)))
         self._status.follow(model)
         events = getattr(self, "_events", None)
         if events is not None:  # panes added later (the reading layout's)
@@ -638,6 +666,16 @@ class PaneEvents(QObject):
         return True
 
 
+def _tool(parent: QWidget, text: str, tip: str, *, checked: bool | None) -> QAction:
+    """Make a control's action (``checked`` None: a button, not a toggle)."""
+    action = QAction(text, parent)
+    action.setToolTip(tip)
+    if checked is not None:
+        action.setCheckable(True)
+        action.setChecked(checked)
+    return action
+
+
 def _main_window(viewer: Any) -> Any | None:
     """Napari's QMainWindow (None for a viewer without a window)."""
     return getattr(getattr(viewer, "window", None), "_qt_window", None)
@@ -645,6 +683,12 @@ def _main_window(viewer: Any) -> Any | None:
 
 def _main_canvas(viewer: Any) -> Any:
     return viewer.window._qt_viewer.canvas.native
+
+
+def _scene_of(view: weakref.ref[Any]) -> Any | None:
+    """Return the vispy canvas of a pane's ``QtViewer`` (None once the view is gone)."""
+    shown = view()
+    return None if shown is None else shown.canvas._scene_canvas
 
 
 def _dock_of(widget: QWidget) -> QDockWidget | None:
