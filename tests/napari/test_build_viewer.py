@@ -66,6 +66,10 @@ window = opened.viewer.window._qt_window
 from qtpy.QtWidgets import QApplication, QDockWidget
 for _ in range(20):
     QApplication.processEvents()
+deadline = time.monotonic() + 240  # slow maps: until they joined (a loaded machine is slow)
+while map_delay and not any(e[0] == "maps" for e in events) and time.monotonic() < deadline:
+    QApplication.processEvents()
+    time.sleep(0.02)
 docks = [d for d in window.findChildren(QDockWidget) if d.widget() is not None]
 layout = sorted(
     [d.windowTitle(), str(window.dockWidgetArea(d)), d.visibleRegion().isEmpty(),
