@@ -27,7 +27,7 @@ from napari_mood.core.boxes.consensus import MergeRule, readers_of
 from napari_mood.io.boxes import BoxDataset, discover_box_dataset
 from napari_mood.io.errors import MoodInputError, MoodInputWarning
 from napari_mood.services.atomic_files import write_text_atomic
-from napari_mood.services.box_formats import format_box_result, result_dict
+from napari_mood.services.box_formats import BoxFormat, format_box_result, result_dict
 from napari_mood.services.box_inputs import (
     BoxMethod,
     GroundTruth,
@@ -332,7 +332,7 @@ class BoxOutputs:
     """
 
     out: Path | None = None
-    format: str = "table"
+    format: BoxFormat = "table"
     per_image: bool = False
     plot: Path | None = None
     plot_method: str | None = None
