@@ -1,4 +1,9 @@
-"""``napari-mood evaluate-recon``: reconstructions against healthy originals, by degree."""
+"""``napari-mood evaluate-recon``: reconstructions against healthy originals, by degree.
+
+The run is one job, :func:`napari_mood.services.recon_report.write_recon_evaluation`
+(outputs checked before any work, then evaluated and written); this module parses,
+calls and prints.
+"""
 
 from __future__ import annotations
 
@@ -7,18 +12,9 @@ import sys
 
 from napari_mood.cli._common import ProgressBar
 from napari_mood.io.errors import MoodInputError
-from napari_mood.io.recon import ReconFolders, degree_cases, find_recon_cases
-from napari_mood.services.atomic_files import write_text_atomic
-from napari_mood.services.output import Planned, check_apart, check_output_file, check_outputs
-from napari_mood.services.recon import (
-    ReconEvaluation,
-    ReconOptions,
-    evaluate_recon,
-    planned_map_names,
-    recon_inputs,
-    write_score_maps,
-)
-from napari_mood.services.recon_report import format_recon
+from napari_mood.io.recon import ReconFolders
+from napari_mood.services.recon import ReconOptions
+from napari_mood.services.recon_report import ReconOutputs, ReconRun, write_recon_evaluation
 
 __all__ = ["main", "scale_option"]
 
@@ -38,41 +34,6 @@ def scale_option(text: str) -> str | float:
     return value
 
 
-def _check_outputs(args: argparse.Namespace, folders: ReconFolders, names: list[str]) -> None:
-    """Every output checked before any work: apart, outside the inputs, usable.
-
-    ``--save-maps`` is a method folder that ``evaluate`` reads whole, so no other output may
-    lie anywhere in it (checked with the whole tree as its own), then its files are
-    checked one by one (existing ones need ``--force``).
-    """
-    files = (("--out", args.out), ("--plot", args.plot))
-    planned = [Planned(path, what) for what, path in files if path is not None]
-    if args.save_maps is not None:
-        check_apart([*planned, Planned(args.save_maps, "--save-maps", folder=True, names=None)])
-        map_names = tuple(planned_map_names(names))
-        planned.append(Planned(args.save_maps, "--save-maps", folder=True, names=map_names))
-    check_outputs(planned, inputs=recon_inputs(folders), force=args.force)
-
-
-_NOTHING_TO_PLOT = "simulate with napari-mood simulate --kind pet --mask, or drop --plot"
-
-
-def _check_plot(folders: ReconFolders, names: list[str]) -> None:
-    """``--plot`` needs simulated cases (names SUBJECT_REGION_degNN)."""
-    if not degree_cases(names):
-        raise MoodInputError(
-            folders.inputs, "no simulated case to plot (names SUBJECT_REGION_degNN)",
-            _NOTHING_TO_PLOT,
-        )  # fmt: skip
-
-
-def _check_plotted(args: argparse.Namespace, result: ReconEvaluation) -> None:
-    if args.plot is not None and not result.rows:
-        raise MoodInputError(
-            args.plot, "nothing to plot: every simulated case was skipped", _NOTHING_TO_PLOT
-        )
-
-
 def main(args: argparse.Namespace) -> int:
     """Measure, test, print; write score maps and the plot when asked. Outputs checked first."""
     if args.region is not None and not args.region.is_dir():
@@ -84,32 +45,30 @@ def main(args: argparse.Namespace) -> int:
         args.dataset, args.recon, scans=args.scans or "toy", healthy=args.healthy,
         region=args.region, brain_mask=args.brain_mask,
     )  # fmt: skip
-    names = find_recon_cases(folders)
-    _check_outputs(args, folders, names)
-    if args.plot is not None:
-        _check_plot(folders, names)
-    options = ReconOptions(test=args.test, alpha=args.alpha, scale=args.scale)
-    bar = ProgressBar("reconstructions", enabled=not args.quiet)
-    result = evaluate_recon(folders, options=options, progress=bar)
-    _check_plotted(args, result)  # before anything is written
-    text = format_recon(result, args.format)
+    outputs = ReconOutputs(
+        out=args.out, format=args.format, save_maps=args.save_maps, plot=args.plot,
+        dpi=args.dpi, force=args.force,
+    )  # fmt: skip
+    run = write_recon_evaluation(
+        folders,
+        outputs,
+        options=ReconOptions(test=args.test, alpha=args.alpha, scale=args.scale),
+        progress=ProgressBar("reconstructions", enabled=not args.quiet),
+    )
     if args.out is None:
-        sys.stdout.write(text)
-    else:
-        write_text_atomic(
-            check_output_file(args.out, inputs=recon_inputs(folders), force=args.force), text
-        )
-    if args.save_maps is not None:
-        written = write_score_maps(result, folders, args.save_maps, force=args.force)
-        scale = result.options.scale
-        shown = f"{result.dataset_scale():.4g} (dataset)" if scale == "dataset" else str(scale)
+        sys.stdout.write(run.text)
+    _print_written(args, run)
+    return 0
+
+
+def _print_written(args: argparse.Namespace, run: ReconRun) -> None:
+    if "--save-maps" in run.written:
+        scale = run.result.options.scale
+        shown = f"{run.result.dataset_scale():.4g} (dataset)" if scale == "dataset" else str(scale)
+        maps = len(run.written["--save-maps"]) // 2
         print(
-            f"{len(written) // 2} score maps written to {args.save_maps} (residual / {shown})",
+            f"{maps} score maps written to {args.save_maps} (residual / {shown})",
             file=sys.stderr,
         )
-    if args.plot is not None:
-        from napari_mood.services.recon_report import plot_normalised_mse
-
-        plot_normalised_mse(result, args.plot, dpi=args.dpi)
+    if "--plot" in run.written:
         print(f"plot written to {args.plot}", file=sys.stderr)
-    return 0

@@ -18,25 +18,22 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
 from napari_mood.cli._common import methods_from_args
 from napari_mood.io.errors import MoodInputError
-from napari_mood.io.mood import MethodFolder, MoodDataset, discover_dataset
-from napari_mood.services.display import plane_view
+from napari_mood.io.mood import discover_dataset
 from napari_mood.services.figure_files import check_figure_path
 from napari_mood.services.options import PLANES, check_threshold
-from napari_mood.services.output import Inputs, check_output_file
 from napari_mood.services.paper import points_to_mm
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from napari_mood.services.figure_layout import FigureTooNarrow
-    from napari_mood.services.figures import FigureCase, FigureRow
 
 __all__ = [
     "check_args",
@@ -258,89 +255,51 @@ def check_args(args: argparse.Namespace) -> str | None:
     return None
 
 
-def _figures() -> ModuleType:
+def _figure_job() -> ModuleType:
     try:
-        from napari_mood.services import figures
+        from napari_mood.services import figure_job
     except ImportError as exc:
         raise MoodInputError(
             None, f"figures need matplotlib ({exc})", "pip install 'napari-mood[viewer]'"
         ) from exc
-    return figures
+    return figure_job
 
 
 def main(args: argparse.Namespace) -> int:
     """Draw the figure described by parsed arguments; returns the exit status."""
-    figures = _figures()
+    job = _figure_job()
     dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)
     found = methods_from_args(args)
-    chosen = args.methods
-    unknown = unknown_method_names(chosen, list(found)) or unknown_threshold_names(
+    unknown = unknown_method_names(args.methods, list(found)) or unknown_threshold_names(
         args.thresholds, list(found)
     )
     if unknown:  # the methods are listed, no file read yet: a usage error
         return _usage_error(unknown)
-    inputs = Inputs.of(dataset, found)
-    check_output_file(args.out, inputs=inputs, force=args.force, what="--out")
-    methods = found if chosen is None else {name: found[name] for name in chosen}
-    cases = args.cases or figures.anomalous_cases(dataset, limit=args.max_cases)
-    if not cases:
-        raise MoodInputError(dataset.root, "has no case with an anomaly", "name cases with --cases")
-    thresholds = _drawn_thresholds(args.thresholds, methods)
-    loaded = _load(dataset, cases, methods, asked=args.cases is not None)
+    style = {
+        "annotate": args.annotate, "crop": not args.no_crop, "width": args.width,
+        "convention": args.convention, "letters": args.letters,
+        "scale_bar": not args.no_scale_bar,
+    }  # fmt: skip
     try:
-        rows = figures.figure_rows(loaded, args.slices, planes=args.planes)
-        figure = figures.make_figure(
-            rows, methods=list(methods), thresholds=thresholds, annotate=args.annotate,
-            crop=not args.no_crop, width=args.width, convention=args.convention,
-            letters=args.letters, scale_bar=not args.no_scale_bar,
+        run = job.write_figure(
+            dataset, found, args.out, drawn=args.methods, cases=args.cases,
+            max_cases=args.max_cases, slices=args.slices, planes=args.planes,
+            thresholds=args.thresholds, style=style, dpi=args.dpi, force=args.force,
         )  # fmt: skip
-    except figures.FigureTooNarrow as exc:
-        return _usage_error(narrow_message(exc, len(methods)))
-    except figures.FigureTooLarge as exc:
+    except job.FigureTooNarrow as exc:
+        return _usage_error(narrow_message(exc, len(args.methods or found)))
+    except job.FigureTooLarge as exc:
         return _usage_error(str(exc))
-    except figures.RowOutOfScale as exc:
-        raise _out_of_scale(dataset, rows[exc.row], exc) from exc
-    except ValueError as exc:
-        raise MoodInputError(
-            None, str(exc), "check --cases, --slices, --planes and --threshold"
-        ) from exc
-    try:
-        figures.check_pixels(figure, args.dpi)
-    except ValueError as exc:  # too many pixels, or none on a side
+    except job.DpiRefused as exc:
         return _usage_error(f"--dpi: {exc}")
-    out = figures.save_figure(figure, args.out, dpi=args.dpi)
-    print(f"figure written to {out} ({_size_text(figure, len(rows), args.dpi)})")
+    print(f"figure written to {run.path} ({_size_text(run.figure, run.rows, args.dpi)})")
     return 0
-
-
-def _drawn_thresholds(given: Thresholds | None, methods: Mapping[str, MethodFolder]) -> Thresholds:
-    """``--threshold`` of the methods drawn (one left out by ``--methods`` is ignored)."""
-    if given is None:
-        return 0.5
-    if isinstance(given, dict):
-        return {name: value for name, value in given.items() if name in methods}
-    return given
 
 
 def _usage_error(message: str) -> int:
     """Print a usage error found once the methods or the figure's size are known; return 2."""
     print(f"napari-mood: error: {message}", file=sys.stderr)
     return 2
-
-
-def _out_of_scale(dataset: MoodDataset, row: FigureRow, exc: ValueError) -> MoodInputError:
-    """Return a row that cannot be drawn at one scale: its file and its voxels in that plane."""
-    from napari_mood.services.figures import resolve_case
-
-    name = resolve_case(dataset, row.case.name)
-    path = dataset.scans.get(name) or dataset.pixel_labels.get(name)
-    view = plane_view(row.plane)
-    high, wide = (row.case.spacing[axis] for axis in (view.row_axis, view.col_axis))
-    return MoodInputError(
-        path,
-        f"its voxels are {high:g} mm high and {wide:g} mm wide in the {row.plane} plane: {exc}",
-        "check the voxel size (pixdim) in its header, or leave that plane or case out",
-    )
 
 
 def _size_text(figure: Figure, rows: int, dpi: float) -> str:
@@ -353,16 +312,3 @@ def _size_text(figure: Figure, rows: int, dpi: float) -> str:
         f"{rows_text}, {width_mm:.0f} x {height_mm:.0f} mm, "
         f"{width_px} x {height_px} px at {dpi:g} dpi"
     )
-
-
-def _load(
-    dataset: MoodDataset, cases: Sequence[str], methods: Mapping[str, MethodFolder], asked: bool
-) -> list[FigureCase]:
-    from napari_mood.services.figures import load_figure_cases
-
-    loaded = load_figure_cases(dataset, cases, methods, asked=asked, warn=True)
-    if not loaded:
-        raise MoodInputError(
-            dataset.root, "has no anomalous case with a scan to show", "name cases with --cases"
-        )
-    return loaded

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,8 +25,9 @@ from napari_mood.core import boxes as box_rules
 from napari_mood.core.boxes import DEFAULT_LABEL, BoxEvaluation, BoxSet
 from napari_mood.core.boxes.consensus import MergeRule, readers_of
 from napari_mood.io.boxes import BoxDataset, discover_box_dataset
-from napari_mood.io.errors import MoodInputWarning
-from napari_mood.services.box_formats import format_box_result, result_dict
+from napari_mood.io.errors import MoodInputError, MoodInputWarning
+from napari_mood.services.atomic_files import write_text_atomic
+from napari_mood.services.box_formats import BoxFormat, format_box_result, result_dict
 from napari_mood.services.box_inputs import (
     BoxMethod,
     GroundTruth,
@@ -34,15 +35,19 @@ from napari_mood.services.box_inputs import (
     load_ground_truth,
     load_method,
 )
+from napari_mood.services.output import Inputs, Planned, check_outputs
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
     "BoxBenchmark",
+    "BoxOutputs",
+    "BoxRun",
     "BoxSet",
     "evaluate_boxes",
     "readers_of",
+    "write_box_evaluation",
 ]
 
 PathLike = str | os.PathLike[str]
@@ -300,3 +305,146 @@ def _truth_problems(truth: GroundTruth) -> list[str]:
 
 def _one_category(boxes: BoxSet) -> BoxSet:
     return replace(boxes, labels=(DEFAULT_LABEL,) * len(boxes))
+
+
+@dataclass(frozen=True)
+class BoxOutputs:
+    """What a box run writes besides its result: the ``evaluate-boxes`` output options.
+
+    Attributes
+    ----------
+    out : Path, optional
+        The result's file (``None``: the text is only returned).
+    format : {"table", "csv", "json"}
+        The result's text format.
+    per_image : bool
+        The table and CSV list each image too.
+    plot : Path, optional
+        A figure (.png, .svg or .pdf) of one method's boxes.
+    plot_method : str, optional
+        The method drawn (default: the best ranked).
+    plot_images : sequence of str, optional
+        The images drawn, by file stem (default: those with the most misses).
+    dpi : float
+        The figure's resolution.
+    force : bool
+        Whether existing outputs are replaced.
+    """
+
+    out: Path | None = None
+    format: BoxFormat = "table"
+    per_image: bool = False
+    plot: Path | None = None
+    plot_method: str | None = None
+    plot_images: Sequence[str] | None = None
+    dpi: float = 300
+    force: bool = False
+
+
+@dataclass(frozen=True)
+class BoxRun:
+    """A box run: the benchmark, its text and the files written (by option name)."""
+
+    result: BoxBenchmark
+    text: str
+    written: Mapping[str, Path]
+    plot_method: str | None = None
+
+
+def box_inputs(dataset: BoxDataset, methods: Mapping[str, BoxMethod]) -> Inputs:
+    """Return what a box run reads (no output may land there)."""
+    folders = [dataset.root, dataset.images_dir] + [
+        m.path for m in methods.values() if m.kind == "maps"
+    ]
+    files = [dataset.boxes_file] + [m.path for m in methods.values() if m.kind == "boxes"]
+    return Inputs.of(folders=folders, files=files)
+
+
+def write_box_evaluation(
+    dataset: BoxDataset,
+    methods: Mapping[str, BoxMethod],
+    outputs: BoxOutputs,
+    *,
+    reader: str | None = None,
+    merge: MergeRule = "mean",
+    merge_iou: float = 0.3,
+    keep_single: bool = True,
+    threshold: float = 0.5,
+    iou: float = 0.3,
+    min_confidence: float | None = None,
+    strict: bool = False,
+) -> BoxRun:
+    """Score the methods (:func:`evaluate_boxes`), then write the outputs asked for.
+
+    Every output is checked by the output guard before any work (outside the inputs,
+    no replacing without ``outputs.force``), and ``outputs.plot_images`` against the
+    dataset's images; ``outputs.plot_method`` is checked once the methods are scored,
+    before anything is written.
+
+    Parameters
+    ----------
+    dataset : BoxDataset
+        The dataset (:func:`~napari_mood.io.boxes.discover_box_dataset`).
+    methods : mapping of str to BoxMethod
+        The methods (:func:`~napari_mood.services.box_inputs.find_box_methods`).
+    outputs : BoxOutputs
+        What to write.
+    reader, merge, merge_iou, keep_single, threshold, iou, min_confidence, strict
+        As :func:`evaluate_boxes`.
+
+    Returns
+    -------
+    BoxRun
+        The benchmark, its text in ``outputs.format`` and the files written.
+
+    Raises
+    ------
+    MoodInputError
+        An output refused, an unknown image or method to draw, or a problem of the inputs.
+    """
+    check_outputs(
+        [Planned(p, w) for p, w in ((outputs.out, "--out"), (outputs.plot, "--plot")) if p],
+        inputs=box_inputs(dataset, methods),
+        force=outputs.force,
+    )
+    images = _figure_images(outputs.plot_images, dataset)
+    result = evaluate_boxes(
+        dataset, methods=methods, reader=reader, merge=merge, merge_iou=merge_iou,
+        keep_single=keep_single, threshold=threshold, iou=iou,
+        min_confidence=min_confidence, strict=strict,
+    )  # fmt: skip
+    method = None if outputs.plot is None else _figure_method(outputs.plot_method, result)
+    text = format_box_result(result, outputs.format, per_image=outputs.per_image)
+    written: dict[str, Path] = {}
+    if outputs.out is not None:
+        written["--out"] = write_text_atomic(outputs.out, text, replace=outputs.force)
+    if outputs.plot is not None and method is not None:
+        from napari_mood.services.box_figures import write_box_figure
+
+        written["--plot"] = write_box_figure(
+            result, method, outputs.plot, images=images, dpi=outputs.dpi
+        )
+    return BoxRun(result, text, written, method)
+
+
+def _figure_method(name: str | None, result: BoxBenchmark) -> str:
+    if name is None:
+        return result.ranked()[0]
+    if name not in result.results:
+        raise MoodInputError(
+            None, f"--plot-method {name!r} is not a method",
+            f"methods: {', '.join(result.results)}",
+        )  # fmt: skip
+    return name
+
+
+def _figure_images(chosen: Sequence[str] | None, dataset: BoxDataset) -> list[str] | None:
+    if chosen is None:
+        return None
+    unknown = [i for i in chosen if i not in dataset.images]
+    if unknown or not chosen:
+        raise MoodInputError(
+            None, f"--plot-images: unknown image(s) {', '.join(unknown) or '(none given)'}",
+            f"images are named by file stem, e.g. {next(iter(dataset.images))}",
+        )  # fmt: skip
+    return list(chosen)

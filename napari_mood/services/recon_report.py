@@ -1,5 +1,8 @@
 """A reconstruction evaluation as text (table, CSV, JSON) and as the normalised-MSE plot.
 
+:func:`write_recon_evaluation` is the ``evaluate-recon`` job: check every output, evaluate,
+then write the text, the score maps and the plot asked for (:class:`ReconOutputs`).
+
 The plot follows the FDG-PET simulation paper's Fig. 2: the mean MSE of the
 reconstructions at each degree of simulated hypometabolism, divided by the mean MSE of
 the healthy inputs' reconstructions (so 1 at degree 0), one line per simulated region,
@@ -15,13 +18,35 @@ import io
 import json
 import math
 import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from napari_mood.core.recon import DegreeRow
-from napari_mood.services.recon import ReconEvaluation, case_rows, recon_json
+from napari_mood.io.errors import MoodInputError
+from napari_mood.io.recon import ReconFolders, degree_cases, find_recon_cases
+from napari_mood.services.atomic_files import write_text_atomic
+from napari_mood.services.output import Planned, check_apart, check_output_file, check_outputs
+from napari_mood.services.recon import (
+    ReconEvaluation,
+    ReconOptions,
+    case_rows,
+    evaluate_recon,
+    planned_map_names,
+    recon_inputs,
+    recon_json,
+    write_score_maps,
+)
 
-__all__ = ["FORMATS", "format_recon", "plot_normalised_mse"]
+__all__ = [
+    "FORMATS",
+    "ReconOutputs",
+    "ReconRun",
+    "format_recon",
+    "plot_normalised_mse",
+    "write_recon_evaluation",
+]
 
 FORMATS = ("table", "csv", "json")
 
@@ -191,3 +216,116 @@ def _panel(ax: Any, rows: list[DegreeRow], mask: str) -> None:
     ax.set_title("whole brain" if mask == "brain" else "anomaly region")
     if len(regions) > 1:
         ax.legend(frameon=False)
+
+
+@dataclass(frozen=True)
+class ReconOutputs:
+    """What a reconstruction run writes besides its result: the ``evaluate-recon`` outputs.
+
+    Attributes
+    ----------
+    out : Path, optional
+        The result's file (``None``: the text is only returned).
+    format : {"table", "csv", "json"}
+        The result's text format.
+    save_maps : Path, optional
+        A MOOD method folder to write each case's score map and sample score into.
+    plot : Path, optional
+        The normalised-MSE plot (needs simulated cases, names ``SUBJECT_REGION_degNN``).
+    dpi : float
+        The plot's resolution.
+    force : bool
+        Whether existing outputs are replaced.
+    """
+
+    out: Path | None = None
+    format: str = "table"
+    save_maps: Path | None = None
+    plot: Path | None = None
+    dpi: float = 300
+    force: bool = False
+
+
+@dataclass(frozen=True)
+class ReconRun:
+    """A reconstruction run: the evaluation, its text and the files written (by option)."""
+
+    result: ReconEvaluation
+    text: str
+    written: Mapping[str, tuple[Path, ...]]
+
+
+NOTHING_TO_PLOT = "simulate with napari-mood simulate --kind pet --mask, or drop --plot"
+
+
+def write_recon_evaluation(
+    folders: ReconFolders,
+    outputs: ReconOutputs,
+    *,
+    options: ReconOptions | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> ReconRun:
+    """Evaluate the reconstructions (:func:`evaluate_recon`), then write what is asked.
+
+    Every output is checked before any work: apart from each other, outside the inputs,
+    none replaced without ``outputs.force``. ``save_maps`` is a method folder that
+    ``evaluate`` reads whole, so no other output may lie in it. A plot needs simulated
+    cases, checked before the evaluation and again (every case skipped) before anything
+    is written.
+
+    Parameters
+    ----------
+    folders : ReconFolders
+        The inputs, reconstructions and masks.
+    outputs : ReconOutputs
+        What to write.
+    options : ReconOptions, optional
+        The test, its alpha and the score maps' scale.
+    progress : callable, optional
+        Called with ``(done, total, case)``.
+
+    Returns
+    -------
+    ReconRun
+        The evaluation, its text in ``outputs.format`` and the files written.
+
+    Raises
+    ------
+    MoodInputError
+        An output refused, nothing to plot, or a problem of the inputs.
+    """
+    names = find_recon_cases(folders)
+    _check_outputs(outputs, folders, names)
+    if outputs.plot is not None and not degree_cases(names):
+        raise MoodInputError(
+            folders.inputs, "no simulated case to plot (names SUBJECT_REGION_degNN)",
+            NOTHING_TO_PLOT,
+        )  # fmt: skip
+    result = evaluate_recon(folders, options=options or ReconOptions(), progress=progress)
+    if outputs.plot is not None and not result.rows:
+        raise MoodInputError(
+            outputs.plot, "nothing to plot: every simulated case was skipped", NOTHING_TO_PLOT
+        )
+    text = format_recon(result, outputs.format)
+    written: dict[str, tuple[Path, ...]] = {}
+    if outputs.out is not None:
+        out = check_output_file(outputs.out, inputs=recon_inputs(folders), force=outputs.force)
+        written["--out"] = (write_text_atomic(out, text),)
+    if outputs.save_maps is not None:
+        written["--save-maps"] = write_score_maps(
+            result, folders, outputs.save_maps, force=outputs.force
+        )
+    if outputs.plot is not None:
+        written["--plot"] = (plot_normalised_mse(result, outputs.plot, dpi=outputs.dpi),)
+    return ReconRun(result, text, written)
+
+
+def _check_outputs(outputs: ReconOutputs, folders: ReconFolders, names: list[str]) -> None:
+    """Check every output; ``save_maps`` first with its whole tree as its own."""
+    files = (("--out", outputs.out), ("--plot", outputs.plot))
+    planned = [Planned(path, what) for what, path in files if path is not None]
+    if outputs.save_maps is not None:
+        check_apart([*planned, Planned(outputs.save_maps, "--save-maps", folder=True, names=None)])
+        map_names = tuple(planned_map_names(names))
+        planned.append(Planned(outputs.save_maps, "--save-maps", folder=True, names=map_names))
+    check_outputs(planned, inputs=recon_inputs(folders), force=outputs.force)
