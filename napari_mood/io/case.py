@@ -51,7 +51,6 @@ from napari_mood.io.mood import (
 )
 from napari_mood.io.nifti import Volume, read_grid, read_label
 from napari_mood.io.streamed import read_map, read_scan
-from napari_mood.io.thread_remarks import carried
 from napari_mood.io.validate import check_affine, check_label, check_scores, check_shape
 
 __all__ = [
@@ -306,8 +305,7 @@ class _Reads:
             jobs["map", path] = partial(read_map, path, mode=mode)
         workers = max(1, min(READ_THREADS, len(jobs)))
         pool = ThreadPoolExecutor(workers, thread_name_prefix="napari-mood-read")
-        # in this order; what a file's reading warns goes where this thread's warnings go
-        self._futures = {key: pool.submit(carried(job)) for key, job in jobs.items()}
+        self._futures = {key: pool.submit(job) for key, job in jobs.items()}  # in this order
         pool.shutdown(wait=False)  # results are awaited one by one (the scan's first)
 
     def result(self, kind: str, path: Path) -> Any:

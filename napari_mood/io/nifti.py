@@ -154,7 +154,7 @@ def _named_header(content: bytes, path: Path | None = None) -> nib.Nifti1Header 
     """
     with thread_remarks() as said:
         header = _header(content)
-    for message, _ in said if path is not None else []:
+    for message in said if path is not None else []:
         warn_input(path, message)
     return header
 
@@ -349,7 +349,7 @@ def _load(path: Path) -> tuple[nib.Nifti1Image, bytes]:
     decoded = _decompress(path, raw) if path.name.lower().endswith(".gz") else _Decoded(raw, 0)
     with thread_remarks() as said:
         img = _image_from_bytes(path, decoded.content)
-    for message, _ in said:
+    for message in said:
         warn_input(path, message)
     _warn_extra(path, decoded.extra)
     return img, decoded.content

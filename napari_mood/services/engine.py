@@ -40,7 +40,6 @@ from napari_mood.core.results import (
 )
 from napari_mood.io.errors import MoodInputError
 from napari_mood.io.mood import MethodFolder, MoodDataset
-from napari_mood.io.thread_remarks import thread_remarks
 from napari_mood.services.cache import (
     CacheKey,
     LabelEntry,
@@ -110,15 +109,13 @@ def peak_memory_mb() -> float:
 
 
 def _run_task(task: _Task, options: EvaluationOptions) -> _TaskResult:
-    """One case; its warnings are returned (a worker process would print them raw).
-
-    Collected per thread: dask's workers run several cases at once in threads.
-    """
-    with thread_remarks() as said:
+    """One case; its warnings are returned (a worker process would print them raw)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         evaluation = evaluate_case(
             task.case, task.label_path, task.maps, options=options, scan_path=task.scan_path
         )
-    warned = tuple((text, category) for text, category in said if category is not None)
+    warned = tuple((str(w.message), w.category) for w in caught)
     return _TaskResult(evaluation, peak_memory_mb(), warned)
 
 
