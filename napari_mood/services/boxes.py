@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +35,7 @@ from napari_mood.services.box_inputs import (
     load_ground_truth,
     load_method,
 )
+from napari_mood.services.formats import check_format
 from napari_mood.services.output import Inputs, Planned, check_outputs
 
 if TYPE_CHECKING:
@@ -340,6 +341,10 @@ class BoxOutputs:
     dpi: float = 300
     force: bool = False
 
+    def __post_init__(self) -> None:
+        """Refuse an unknown format when the outputs are made, before any work."""
+        check_format(self.format)
+
 
 @dataclass(frozen=True)
 class BoxRun:
@@ -378,8 +383,7 @@ def write_box_evaluation(
 
     Every output is checked by the output guard before any work (outside the inputs,
     no replacing without ``outputs.force``), and ``outputs.plot_images`` against the
-    dataset's images; ``outputs.plot_method`` is checked once the methods are scored,
-    before anything is written.
+    dataset's images and ``outputs.plot_method`` against the methods, before any work.
 
     Parameters
     ----------
@@ -408,6 +412,9 @@ def write_box_evaluation(
         force=outputs.force,
     )
     images = _figure_images(outputs.plot_images, dataset)
+    name = outputs.plot_method
+    if outputs.plot is not None and name is not None and name not in methods:
+        raise _not_a_method(name, methods)  # before any work
     result = evaluate_boxes(
         dataset, methods=methods, reader=reader, merge=merge, merge_iou=merge_iou,
         keep_single=keep_single, threshold=threshold, iou=iou,
@@ -431,11 +438,14 @@ def _figure_method(name: str | None, result: BoxBenchmark) -> str:
     if name is None:
         return result.ranked()[0]
     if name not in result.results:
-        raise MoodInputError(
-            None, f"--plot-method {name!r} is not a method",
-            f"methods: {', '.join(result.results)}",
-        )  # fmt: skip
+        raise _not_a_method(name, result.results)
     return name
+
+
+def _not_a_method(name: str, methods: Iterable[str]) -> MoodInputError:
+    return MoodInputError(
+        None, f"--plot-method {name!r} is not a method", f"methods: {', '.join(methods)}"
+    )
 
 
 def _figure_images(chosen: Sequence[str] | None, dataset: BoxDataset) -> list[str] | None:

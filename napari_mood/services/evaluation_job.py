@@ -31,7 +31,7 @@ from napari_mood.services.evaluation import (
     evaluate,
     toy_thresholds,
 )
-from napari_mood.services.formats import format_csv, format_result
+from napari_mood.services.formats import check_format, format_csv, format_result
 from napari_mood.services.output import Inputs, Planned, check_outputs
 from napari_mood.services.report import REPORT_FILES, ReportFiles, write_report
 
@@ -69,6 +69,10 @@ class MoodOutputs:
     categories: Path | None = None
     dpi: float = 300
     force: bool = False
+
+    def __post_init__(self) -> None:
+        """Refuse an unknown format when the outputs are made, before any work."""
+        check_format(self.format)
 
 
 @dataclass(frozen=True)

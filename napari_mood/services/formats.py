@@ -11,9 +11,39 @@ from typing import Any
 
 from napari_mood.core.results import DatasetEvaluation
 
-__all__ = ["FORMATS", "format_csv", "format_json", "format_result", "format_table"]
+__all__ = ["FORMATS", "check_format", "format_csv", "format_json", "format_result", "format_table"]
 
 FORMATS = ("table", "csv", "json")
+
+
+def check_format(fmt: str) -> str:
+    """Return ``fmt`` when it is one of :data:`FORMATS`, else raise ValueError naming them.
+
+    Parameters
+    ----------
+    fmt : str
+        A result format asked for (checked before any work).
+
+    Returns
+    -------
+    str
+        ``fmt``.
+
+    Raises
+    ------
+    ValueError
+        ``fmt`` is not one of :data:`FORMATS`.
+
+    Examples
+    --------
+    >>> check_format("JSON")
+    Traceback (most recent call last):
+    ...
+    ValueError: format must be one of table, csv, json, got 'JSON'
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    return fmt
 
 
 def format_result(result: DatasetEvaluation, fmt: str) -> str:

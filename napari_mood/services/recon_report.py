@@ -27,6 +27,7 @@ from napari_mood.core.recon import DegreeRow
 from napari_mood.io.errors import MoodInputError
 from napari_mood.io.recon import ReconFolders, degree_cases, find_recon_cases
 from napari_mood.services.atomic_files import write_text_atomic
+from napari_mood.services.formats import check_format
 from napari_mood.services.output import Planned, check_apart, check_output_file, check_outputs
 from napari_mood.services.recon import (
     ReconEvaluation,
@@ -244,6 +245,10 @@ class ReconOutputs:
     plot: Path | None = None
     dpi: float = 300
     force: bool = False
+
+    def __post_init__(self) -> None:
+        """Refuse an unknown format when the outputs are made, before any work."""
+        check_format(self.format)
 
 
 @dataclass(frozen=True)

@@ -115,10 +115,13 @@ def test_box_job_writes_cocos_map(tmp_path):
 
 
 @pytest.mark.filterwarnings("ignore::napari_mood.io.errors.MoodInputWarning")
-def test_box_job_checks_the_drawn_method_before_writing_anything(tmp_path):
+def test_box_job_checks_the_drawn_method_before_writing_anything(tmp_path, monkeypatch):
+    from napari_mood.services import boxes
+
     dataset = discover_box_dataset(SAMPLE / "nova")
     methods = find_box_methods(dataset)
     outputs = BoxOutputs(out=tmp_path / "r.csv", plot=tmp_path / "f.png", plot_method="nope")
+    monkeypatch.setattr(boxes, "evaluate_boxes", lambda *a, **k: pytest.fail("worked"))
     with pytest.raises(MoodInputError, match="--plot-method 'nope' is not a method"):
         write_box_evaluation(dataset, methods, outputs)
     with pytest.raises(MoodInputError, match="unknown image"):
@@ -173,3 +176,9 @@ def test_figure_job_writes_one_figure(tmp_path):
     assert (width, height) == (int(w_in * 60), int(h_in * 60))
     with pytest.raises(OutputRefused):
         write_figure(dataset, methods, out)
+
+
+@pytest.mark.parametrize("outputs", [MoodOutputs, BoxOutputs, ReconOutputs])
+def test_an_unknown_format_is_refused_when_the_outputs_are_made(outputs):
+    with pytest.raises(ValueError, match="format must be one of table, csv, json, got 'JSON'"):
+        outputs(format="JSON")
