@@ -124,11 +124,17 @@ def _is_slice_stack(layer: Any) -> bool:
 
 
 def _mirrored(layer: Any) -> bool:
-    """Shown in the side views: the case, not the grid's copies or a 2-D stack."""
+    """Whether a layer is shown in the side views.
+
+    The case and the difference of two methods are; the grid's copies and colour bars,
+    the crosshairs and a stack of 2-D slices are not.
+    """
     metadata = getattr(layer, "metadata", {})
     info = metadata.get(METADATA_KEY)
     helper = isinstance(info, dict) and info.get("role") in (CROSSHAIR_ROLE, "grid")
-    return not helper and COMPARE_KEY not in metadata and not _is_slice_stack(layer)
+    compare = metadata.get(COMPARE_KEY)
+    grid_helper = compare is not None and compare.get("role") != "difference"
+    return not helper and not grid_helper and not _is_slice_stack(layer)
 
 
 def window_level(
