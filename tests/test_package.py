@@ -124,3 +124,16 @@ def test_gui_free_layers_import_no_gui(modules):
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(run.stdout) == []
+
+
+def test_the_wheel_lists_every_package_of_the_source_tree():
+    """setuptools' package list is explicit (sample_data maps to another folder): a new
+    package left out of it is missing from every real install (`napari_mood.io` was)."""
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    found = {
+        ".".join(init.parent.relative_to(ROOT).parts)
+        for init in (ROOT / "napari_mood").rglob("__init__.py")
+    }
+    assert found - listed == set(), "add these to [tool.setuptools] packages in pyproject.toml"
