@@ -1,6 +1,6 @@
-"""2-D boxes (NOVA-style localisation): model, IoU, COCO scoring, readers, score maps.
+"""2-D boxes (NOVA-style localisation): model, IoU, COCO scoring, consensus, boxes from maps.
 
-Pure like the rest of the core: arrays in, frozen dataclasses out.
+The consensus is that of two human readers' boxes. Pure like the rest of the core: arrays in, frozen dataclasses out.
 """
 
 from napari_mood.core.boxes.geometry import (
