@@ -90,9 +90,13 @@ class ScoreLegend:
         from napari.layers import Points
 
         centre = np.asarray(layer.extent.world, dtype=float).mean(axis=0)
+        scale = np.asarray(layer.scale, dtype=float)
+        translate = np.asarray(layer.translate, dtype=float)
         self.layer = Points(
-            centre[None, :],
+            ((centre - translate) / scale)[None, :],
             name=name,
+            scale=scale,  # on the map's grid: a 1 mm grid made napari's sliders step by
+            translate=translate,  # 1 mm (slider 88 of 188 at slice 44 of 94, 2 mm voxels)
             features={"score": [1.0]},
             face_color="score",
             face_colormap=legend_colormap(layer),

@@ -7,9 +7,13 @@ import os
 import sys
 from pathlib import Path
 
-from napari_mood.services.output import Inputs, Planned, check_outputs
 from napari_mood.services.reader_study import MAX_GAP_S, reader_study
-from napari_mood.services.reader_study_report import REPORT_FILES, format_study, write_study
+from napari_mood.services.reader_study_report import (
+    REPORT_FILES,
+    check_study_outputs,
+    format_study,
+    write_study,
+)
 
 __all__ = ["MAX_GAP_MINUTES_DEFAULT", "REPORT_FILES", "check_args", "main"]
 
@@ -29,10 +33,7 @@ def check_args(args: argparse.Namespace) -> str | None:
 
 def main(args: argparse.Namespace) -> int:
     """Check the outputs, read the journals, write the tables (and the figure), print."""
-    planned = [Planned(args.out, "--out", folder=True, names=REPORT_FILES)]
-    if args.plot is not None:
-        planned.append(Planned(args.plot, "--plot"))
-    check_outputs(planned, inputs=Inputs.of(files=args.journals), force=args.force)
+    check_study_outputs(args.out, args.journals, plot=args.plot, force=args.force)
     study = reader_study(args.journals, max_gap_s=args.max_gap * 60, warn=not args.quiet)
     write_study(study, args.out, force=args.force)
     if args.plot is not None:

@@ -23,6 +23,13 @@ import numpy as np
 
 from napari_mood.services.adjudication import disagreements_csv
 from napari_mood.services.atomic_files import write_text_atomic
+from napari_mood.services.output import (
+    Inputs,
+    OutputRefused,
+    Planned,
+    check_outputs,
+    resolved_path,
+)
 from napari_mood.services.reader_study import (
     PairAgreement,
     ReaderMethodCounts,
@@ -40,6 +47,7 @@ __all__ = [
     "REPORT_FILES",
     "TIME_COLUMNS",
     "StudyFormat",
+    "check_study_outputs",
     "format_study",
     "plot_study",
     "study_files",
@@ -158,6 +166,66 @@ def study_files(study: ReaderStudy) -> dict[str, str]:
 
 def _json(study: ReaderStudy) -> str:
     return json.dumps(study.to_dict(), indent=2, allow_nan=False) + "\n"
+
+
+def check_study_outputs(
+    out: str | os.PathLike[str],
+    journals: Sequence[str | os.PathLike[str]],
+    *,
+    force: bool,
+    plot: str | os.PathLike[str] | None = None,
+    inputs: Inputs | None = None,
+    what: str = "--out",
+) -> None:
+    """Refuse a study's outputs onto its inputs, over files without ``force``, or among the journals.
+
+    The output guard (:func:`~napari_mood.services.output.check_outputs`) with the
+    journals (and ``inputs``, e.g. the data shown) as inputs; then ``out`` may not be a
+    journal's own folder: the tables (CSV files) would be read as journals by the next
+    study of that folder (``review-report reviews/*.csv``) and fail there. A subfolder
+    is fine.
+
+    Parameters
+    ----------
+    out : path-like
+        The folder of :data:`REPORT_FILES`.
+    journals : sequence of path-like
+        The review journals of the study (only read).
+    force : bool
+        Replace existing outputs.
+    plot : path-like, optional
+        The figure file.
+    inputs : Inputs, optional
+        Further inputs (never written).
+    what : str
+        How the messages name ``out``.
+
+    Raises
+    ------
+    OutputRefused
+        When an output is refused (one line naming the path and what to do).
+
+    Examples
+    --------
+    >>> try:
+    ...     check_study_outputs("/reviews", ["/reviews/ana.csv"], force=True)
+    ... except OutputRefused as refused:
+    ...     print("--out is the folder of the journals" in str(refused))
+    True
+    """
+    planned = [Planned(out, what, folder=True, names=REPORT_FILES)]
+    if plot is not None:
+        planned.append(Planned(plot, "--plot"))
+    read = Inputs.of(files=journals) + (inputs or Inputs())
+    check_outputs(planned, inputs=read, force=force)
+    folders = {resolved_path(journal).parent for journal in journals}
+    if resolved_path(out) in folders:
+        raise OutputRefused(
+            Path(out),
+            f"{what} is the folder of the journals: its tables would be read as journals "
+            "by the next study of that folder",
+            "choose another folder; a subfolder is fine",
+        )
 
 
 def write_study(study: ReaderStudy, folder: str | os.PathLike[str], *, force: bool) -> list[Path]:

@@ -41,9 +41,14 @@ from napari_mood._napari.widgets import _kit as kit
 from napari_mood._napari.widgets._panel import MoodPanel
 from napari_mood.io.errors import MoodInputError
 from napari_mood.services.adjudication import AdjudicationList, adjudication_list
-from napari_mood.services.output import Inputs, OutputRefused, Planned, check_outputs
+from napari_mood.services.output import OutputRefused
 from napari_mood.services.reader_study import ReaderStudy, reader_study
-from napari_mood.services.reader_study_report import REPORT_FILES, study_tables, write_study
+from napari_mood.services.reader_study_report import (
+    REPORT_FILES,
+    check_study_outputs,
+    study_tables,
+    write_study,
+)
 from napari_mood.services.review_store import default_review_dir, default_review_path
 
 if TYPE_CHECKING:
@@ -228,15 +233,19 @@ class ReaderStudyWidget(MoodPanel):
     def export(self, folder: str | Path, *, force: bool = False) -> list[Path]:
         """Write the study's files into ``folder`` (:data:`REPORT_FILES`).
 
-        Refused (``OutputRefused``) onto a journal or the data shown, or over existing
-        files without ``force``.
+        Refused (``OutputRefused``) onto a journal or the data shown, as the journals'
+        folder, or over existing files without ``force``.
         """
         if self._study is None:
             raise MoodInputError(None, "no study to export", "add review journals first")
         target = Path(folder)
-        inputs = Inputs.of(files=self.journals) + self._session.inputs()
-        planned = [Planned(target, "the study folder", folder=True, names=REPORT_FILES)]
-        check_outputs(planned, inputs=inputs, force=force)
+        check_study_outputs(
+            target,
+            self.journals,
+            inputs=self._session.inputs(),
+            force=force,
+            what="the study folder",
+        )
         return write_study(self._study, target, force=force)
 
     def disputes(self) -> AdjudicationList | None:
