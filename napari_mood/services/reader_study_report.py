@@ -213,9 +213,9 @@ def check_study_outputs(
     ...     print("--out is the folder of the journals" in str(refused))
     True
     """
-    planned = [Planned(out, what, folder=True, names=REPORT_FILES)]
+    planned = [Planned(Path(out), what, folder=True, names=REPORT_FILES)]
     if plot is not None:
-        planned.append(Planned(plot, "--plot"))
+        planned.append(Planned(Path(plot), "--plot"))
     read = Inputs.of(files=journals) + (inputs or Inputs())
     check_outputs(planned, inputs=read, force=force)
     folders = {resolved_path(journal).parent for journal in journals}
