@@ -57,7 +57,10 @@ def add_review_report(p: argparse.ArgumentParser) -> None:
         help="review files (CSV journals of the review panel; only read)",
     )
     add_out(
-        p, f"folder of the tables: {', '.join(review_report.REPORT_FILES)}", required=True,
+        p,
+        f"folder of the tables: {', '.join(review_report.REPORT_FILES)} (not the journals' "
+        "own folder: the next study of it would read them as journals)",
+        required=True,
         type=_output,
     )  # fmt: skip
     p.add_argument(
