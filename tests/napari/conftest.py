@@ -39,6 +39,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.skip(reason="needs a display: run under xvfb-run -a"))
 
 
+@pytest.fixture(autouse=True)
+def _own_settings(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Each test has its own QSettings (remembered reviewer, convention), never the machine's:
+    a name typed in a real session made a test fail, and tests overwrote the user's."""
+    from qtpy.QtCore import QSettings
+
+    folder = tmp_path_factory.mktemp("settings")
+    for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
+        QSettings.setPath(fmt, QSettings.Scope.UserScope, str(folder))
+
+
 @pytest.fixture
 def mood_dataset(tmp_path: Path) -> Path:
     """A tiny MOOD dataset: a healthy and an anomalous case, methods ``a`` and ``b``."""

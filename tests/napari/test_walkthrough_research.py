@@ -4,6 +4,9 @@
   where the status bar, the per-slice plot and figures say slice 44 of 94 (the cells'
   colour bars are one-point layers on a 1 mm grid, and napari's sliders step by the
   finest layer grid); Export view added the same layers for its colour bars.
+* The walk typed reviewer names in the review panel; napari-mood remembers the last one
+  (QSettings) and the adjudication test then failed: tests read and wrote the machine's
+  own settings (~/.config/napari-mood). Each test now has settings of its own.
 
 Driven as a user: the panel comes from napari's plugin menu, its button is clicked with
 QTest, the slider is read as napari's window shows it.
@@ -69,3 +72,13 @@ def test_export_view_keeps_slider_numbers_slice_numbers(brain_001, tmp_path: Pat
     export_view(viewer, tmp_path / "view.png", [m.layer for m in session.methods])
     assert (slider.maximum(), slider.value()) == (AXIAL_SLICES - 1, SLICE)
     assert all(shown == (AXIAL_SLICES - 1, SLICE) for shown in seen), seen
+
+
+def test_settings_are_the_tests_own(tmp_path_factory: pytest.TempPathFactory):
+    from qtpy.QtCore import QSettings
+
+    from napari_mood._napari.widgets.review_texts import REVIEWER_SETTING, SETTINGS
+
+    settings = QSettings(*SETTINGS)
+    assert Path(settings.fileName()).is_relative_to(tmp_path_factory.getbasetemp())
+    assert settings.value(REVIEWER_SETTING) is None  # nothing remembered from elsewhere
