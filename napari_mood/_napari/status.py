@@ -229,6 +229,8 @@ def _remove_callback(view: Any, callback: Any) -> None:
 
 def _value_text(layer: Any, world: Sequence[float]) -> str:
     value = layer.get_value(world, world=True)
+    if getattr(layer, "multiscale", False) and isinstance(value, tuple):
+        value = value[1]  # napari's (pyramid level, value) of a large case
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return ""
     return f": {value:.3g}" if isinstance(value, float | np.floating) else f": {value}"
