@@ -9,7 +9,8 @@ same kinds of layers therefore fills the old layers with its data
 :class:`SharpLevels` shows a 3-D view's pyramids from their coarsest level first, then
 from the sharper levels :func:`~napari_mood._napari.layers.sharp_3d_levels` chooses: the
 one owner of those steps for napari's canvas (the session's) and for the reading
-layout's 3-D pane (the linked planes'). Nothing here imports Qt.
+layout's 3-D pane (the linked planes'), which share one :class:`SharpBudget` per session.
+Nothing here imports Qt.
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ from typing import Any
 
 import numpy as np
 
+from napari_mood._napari import layers as layer_rules
 from napari_mood._napari._soon import call_after_paint
 from napari_mood._napari.layers import METADATA_KEY, LayerData, layer_info, sharp_3d_levels
 
 __all__ = [
+    "SharpBudget",
     "SharpLevels",
     "after_next_draw",
     "lock_level",
@@ -187,6 +190,53 @@ def after_next_draw(scene: Any | None, callback: Callable[[], None]) -> None:
     scene.events.draw.connect(on_draw, position="last")
 
 
+class SharpBudget:
+    """One memory budget for the sharp 3-D levels of every 3-D view of a session.
+
+    napari's canvas and the reading layout's 3-D pane draw the same case; each
+    :class:`SharpLevels` asks what the others left (:meth:`left_for`) and says what it
+    takes (:meth:`spend`). A view that gives its levels back (2-D again) lets the others
+    sharpen with what it freed.
+
+    Parameters
+    ----------
+    voxels : int, optional
+        The budget in voxels; default
+        :data:`~napari_mood._napari.layers.SHARP_3D_BUDGET_VOXELS`, read when asked.
+
+    Examples
+    --------
+    >>> budget = SharpBudget(100)
+    >>> canvas, pane = (SharpLevels(lambda: None, first=tuple, budget=budget) for _ in "ab")
+    >>> budget.spend(canvas, 60)
+    >>> budget.left_for(pane), budget.left_for(canvas)
+    (40, 100)
+    """
+
+    def __init__(self, voxels: int | None = None) -> None:
+        self._voxels = voxels
+        self._spent: weakref.WeakKeyDictionary[SharpLevels, int] = weakref.WeakKeyDictionary()
+
+    @property
+    def voxels(self) -> int:
+        """The whole budget, in voxels."""
+        return layer_rules.SHARP_3D_BUDGET_VOXELS if self._voxels is None else self._voxels
+
+    def left_for(self, user: SharpLevels) -> int:
+        """Return the voxels ``user`` may take: the budget less what the others hold."""
+        held = sum(voxels for other, voxels in self._spent.items() if other is not user)
+        return max(self.voxels - held, 0)
+
+    def spend(self, user: SharpLevels, voxels: int) -> None:
+        """Record that ``user`` holds ``voxels``; when it frees some, the others sharpen again."""
+        before = self._spent.get(user, 0)
+        self._spent[user] = voxels
+        if voxels < before:
+            for other in list(self._spent):
+                if other is not user:
+                    other.resharpen()
+
+
 class SharpLevels:
     """A 3-D view's pyramids: the coarsest level first, then sharper, one layer per frame.
 
@@ -206,6 +256,11 @@ class SharpLevels:
         Returns the layers to sharpen first, most wanted first (the scan, the GT).
     scene : callable, optional
         Returns the vispy canvas drawing the view (None: steps wait for a repaint).
+    budget : SharpBudget, optional
+        Shared with the session's other 3-D views (default: one of its own).
+
+    A layer shown again (made visible) in 3-D is sharpened too: the view's layer list is
+    watched for it.
     """
 
     def __init__(
@@ -214,13 +269,18 @@ class SharpLevels:
         *,
         first: Callable[[], Sequence[Any | None]],
         scene: Callable[[], Any | None] = lambda: None,
+        budget: SharpBudget | None = None,
     ) -> None:
         self._model = model
         self._first = first
         self.scene = scene
+        self.budget = SharpBudget() if budget is None else budget
         self._generation = 0
         self._sharpened: weakref.WeakSet[Any] = weakref.WeakSet()  # levels locked here
         self._sharpening = False
+        shown = model()
+        if shown is not None:  # napari re-emits each layer's events on its list's group
+            shown.layers.events.connect(self._on_layers_event)
 
     @property
     def sharpening(self) -> bool:
@@ -241,6 +301,12 @@ class SharpLevels:
         self._sharpening = True
         after_next_draw(self.scene(), lambda: self._next(generation))
 
+    def resharpen(self) -> None:
+        """Sharpen again if the view is in 3-D (a layer shown again, budget freed)."""
+        model = self._model()
+        if model is not None and model.dims.ndisplay == 3:
+            self.later()
+
     def release(self) -> None:
         """Give every level locked here back to its view (and drop the pending steps)."""
         self._generation += 1
@@ -250,13 +316,24 @@ class SharpLevels:
                 release_level(layer)
         self._sharpened.clear()
         self._sharpening = False
+        self.budget.spend(self, 0)
+
+    def _on_layers_event(self, event: Any) -> None:
+        """Sharpen a layer shown again (the list re-emits its event; its first source)."""
+        if getattr(event, "type", None) != "visible":
+            return
+        layer = event.sources[0] if event.sources else None
+        if getattr(layer, "visible", False):
+            self.resharpen()
 
     def _next(self, generation: int) -> None:
         model = self._model()
         if generation != self._generation or model is None or model.dims.ndisplay != 3:
             return
         layers = self._order(model)
-        levels = sharp_3d_levels([layer.level_shapes for layer in layers])
+        shapes = [layer.level_shapes for layer in layers]
+        levels = sharp_3d_levels(shapes, budget=self.budget.left_for(self))
+        self.budget.spend(self, _sharp_size(shapes, levels))
         todo = [
             (x, level) for x, level in zip(layers, levels, strict=True) if x.data_level != level
         ]
@@ -280,3 +357,12 @@ class SharpLevels:
             and x.visible
             and (x.locked_data_level is None or x in self._sharpened)
         ]
+
+
+def _sharp_size(shapes: Sequence[Sequence[Sequence[int]]], levels: Sequence[int]) -> int:
+    """Voxels of the chosen levels finer than each pyramid's coarsest (drawn anyway)."""
+    return sum(
+        int(np.prod(layer[level]))
+        for layer, level in zip(shapes, levels, strict=True)
+        if level != len(layer) - 1
+    )

@@ -44,7 +44,7 @@ import numpy as np
 from napari_mood._napari._soon import call_after_paint, call_soon
 from napari_mood._napari.boxes import BOXES_KEY
 from napari_mood._napari.grid import COMPARE_KEY
-from napari_mood._napari.layer_refill import SharpLevels
+from napari_mood._napari.layer_refill import SharpBudget, SharpLevels
 from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.looks import CROSSHAIR_COLOR
 from napari_mood._napari.mirror import LayerMirror
@@ -272,7 +272,9 @@ class LinkedPlanes:
         model = ViewerModel(title=kind)
         if kind == THREE_D:
             model.dims.ndisplay = 3
-            self._sharp[kind] = SharpLevels(weakref.ref(model), first=self._first_3d)
+            self._sharp[kind] = SharpLevels(
+                weakref.ref(model), first=self._first_3d, budget=self._sharp_budget()
+            )
         self.models[kind] = model
         self._mirrors[kind] = LayerMirror(
             self.viewer.layers,
@@ -292,6 +294,12 @@ class LinkedPlanes:
         if mirror is None:
             return []
         return [mirror.copy_of(layer) for layer in (session.scan_layer, session.gt_layer)]
+
+    def _sharp_budget(self) -> SharpBudget:
+        """Return the session's budget of sharp 3-D levels (shared with napari's canvas)."""
+        from napari_mood._napari.session import get_session
+
+        return get_session(self.viewer).sharp_budget
 
     def _sharpen_later(self) -> None:
         """Sharpen a 3-D view after copies or new data reached it (coarse first)."""

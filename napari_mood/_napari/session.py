@@ -51,7 +51,12 @@ from psygnal import Signal
 from napari_mood._napari._malloc import release_free_heap
 from napari_mood._napari._soon import call_soon
 from napari_mood._napari.helper_layers import follow_display, keep_read_only
-from napari_mood._napari.layer_refill import SharpLevels, pair_layers, refill_layer
+from napari_mood._napari.layer_refill import (
+    SharpBudget,
+    SharpLevels,
+    pair_layers,
+    refill_layer,
+)
 from napari_mood._napari.layers import (
     GT_FILL_OPACITY,
     METADATA_KEY,
@@ -151,8 +156,12 @@ class MoodSession:
         # one labelling per (map, threshold) for all panels; the freed heap given back after each
         self.labelling = LabellingCache(after_labelling=release_free_heap)
         self.blind = False  # a blind review runs: views name no layer (see widgets.review_view)
+        self.sharp_budget = SharpBudget()  # one for napari's canvas and the 3-D pane
         self._sharp = SharpLevels(  # 3-D: coarse first, then sharp
-            lambda: self.viewer, first=lambda: (self._scan, self._gt), scene=self._scene
+            lambda: self.viewer,
+            first=lambda: (self._scan, self._gt),
+            scene=self._scene,
+            budget=self.sharp_budget,
         )
         viewer.layers.events.inserted.connect(self._on_layers_inserted)
         viewer.layers.events.removed.connect(self._on_layers_removed)

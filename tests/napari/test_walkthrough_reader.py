@@ -2,6 +2,8 @@
 
 * The status bar over a large (multiscale) case printed napari's ``(level, value)`` pair,
   ``voxel 117, 107, 116: (0, np.float16(0.7686))``, instead of the scan's value.
+* A layer shown again in 3-D (``V`` with it selected) stayed at its coarse level.
+* The 3-D pane and a 3-D main canvas each took the whole memory budget of sharp levels.
 
 Everything goes through the real canvases with Qt mouse events (under ``xvfb-run -a``).
 """
@@ -11,8 +13,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
-from qtpy.QtCore import QPoint
+from qtpy.QtCore import QPoint, Qt
+from qtpy.QtWidgets import QApplication
 
 from napari_mood._napari import layers as layer_rules
 from napari_mood._napari.viewer import load_into_viewer
@@ -69,3 +73,82 @@ def test_status_over_a_multiscale_case_shows_plain_values(
     viewer.window._qt_window.grab().save(str(SHOTS / f"status-multiscale-{view}.png"))
     assert SCANNER_VALUE.search(coordinates), coordinates
     assert f"  {method.name}: " in coordinates, coordinates
+
+
+def _click_canvas(viewer, qtbot) -> None:
+    """Click the main canvas as a reader does (at its corner: the point moves, nothing else)."""
+    window, canvas = viewer.window._qt_window, viewer.window._qt_viewer.canvas.native
+    window.activateWindow()
+    qtbot.mouseClick(canvas, Qt.MouseButton.LeftButton, pos=QPoint(5, 5))
+    canvas.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is canvas, timeout=3000)
+
+
+def _to_3d(viewer, session, qtbot) -> None:
+    """napari's 2-D/3-D button, then wait for the sharp levels."""
+    viewer.window._qt_viewer.viewerButtons.ndisplayButton.click()
+    qtbot.waitUntil(lambda: viewer.dims.ndisplay == 3, timeout=10_000)
+    qtbot.wait(100)
+    qtbot.waitUntil(lambda: not session.sharpening, timeout=60_000)
+
+
+@needs_sample
+def test_a_layer_shown_again_in_3d_is_sharpened(pyramids, make_napari_viewer, qtbot) -> None:
+    viewer = make_napari_viewer(show=True)
+    session = load_into_viewer(viewer, [sample_data_dir()])
+    scan = session.scan_layer
+    coarsest = len(scan.level_shapes) - 1
+    viewer.layers.selection.active = scan
+    _click_canvas(viewer, qtbot)
+    qtbot.keyClick(viewer.window._qt_viewer.canvas.native, Qt.Key.Key_V)  # napari: hide it
+    assert not scan.visible
+    _to_3d(viewer, session, qtbot)
+    assert scan.data_level == coarsest  # hidden: left coarse; the GT and maps are sharp
+    assert session.gt_layer.data_level == 0
+    qtbot.keyClick(viewer.window._qt_viewer.canvas.native, Qt.Key.Key_V)  # shown again
+    assert scan.visible
+    qtbot.waitUntil(lambda: scan.data_level == 0, timeout=30_000)
+    qtbot.waitUntil(lambda: not session.sharpening, timeout=30_000)
+    viewer.window._qt_window.grab().save(str(SHOTS / "shown-again-3d.png"))
+
+
+def _sharp_voxels(models) -> int:
+    """Voxels of the levels finer than the coarsest drawn by ``models``' pyramids."""
+    total = 0
+    for model in models:
+        for layer in model.layers:
+            shapes = getattr(layer, "level_shapes", None)
+            if getattr(layer, "multiscale", False) and layer.data_level != len(shapes) - 1:
+                total += int(np.prod(shapes[layer.data_level]))
+    return total
+
+
+@needs_sample
+def test_the_3d_pane_and_a_3d_canvas_share_one_sharp_budget(
+    pyramids, make_napari_viewer, qtbot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    viewer = make_napari_viewer(show=True)
+    viewer.window.resize(1100, 800)
+    _, planes = viewer.window.add_plugin_dock_widget("napari-mood", "Three planes")
+    session = load_into_viewer(viewer, [sample_data_dir()])
+    level0 = int(np.prod(session.scan_layer.level_shapes[0]))
+    budget = 2 * level0  # the scan and the GT at full resolution, the maps coarse
+    monkeypatch.setattr(layer_rules, "SHARP_3D_BUDGET_VOXELS", budget)
+    # (the rule's default too: the code before one shared budget read only that)
+    monkeypatch.setitem(layer_rules.sharp_3d_levels.__kwdefaults__, "budget", budget)
+    qtbot.waitUntil(lambda: planes.planes.pending == 0, timeout=20_000)
+    for box in (planes._three_d, planes._reading):  # 3-D pane, then the reading layout
+        qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=QPoint(8, box.height() // 2))
+    qtbot.waitUntil(lambda: "3d" in planes.planes.models, timeout=20_000)
+    qtbot.waitUntil(lambda: planes.planes.pending == 0, timeout=60_000)
+    qtbot.wait(100)
+    qtbot.waitUntil(lambda: not planes.planes.sharpening, timeout=60_000)
+    pane = planes.planes.models["3d"]
+    assert _sharp_voxels([pane]) == budget  # the pane alone: the whole budget
+    _to_3d(viewer, session, qtbot)  # the axial pane in 3-D too
+    viewer.window._qt_window.grab().save(str(SHOTS / "one-sharp-budget.png"))
+    assert _sharp_voxels([viewer, pane]) <= budget
+    viewer.window._qt_viewer.viewerButtons.ndisplayButton.click()  # the canvas back to 2-D
+    qtbot.waitUntil(lambda: viewer.dims.ndisplay == 2, timeout=10_000)
+    qtbot.waitUntil(lambda: not planes.planes.sharpening, timeout=60_000)
+    assert _sharp_voxels([pane]) == budget
