@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from napari_mood.core.regions import FlaggedRegion, flagged_regions, rank_regions
+from napari_mood.core.objects import match_objects
+from napari_mood.core.regions import (
+    FlaggedRegion,
+    flagged_regions,
+    rank_regions,
+    regions_from_match,
+)
 
 
 def _block_and_speck() -> tuple[np.ndarray, np.ndarray]:
@@ -79,3 +85,12 @@ def test_rank_by_max_score_then_size_then_id():
     regions = [_region(1, 5, 0.7), _region(2, 9, 0.7), _region(3, 9, 0.7), _region(4, 1, 0.9)]
     assert [r.object_id for r in rank_regions(regions)] == [4, 2, 3, 1]
     assert [r.object_id for r in rank_regions(reversed(regions))] == [4, 2, 3, 1]
+
+
+def test_regions_from_a_match_default_to_the_window_and_check_the_scope():
+    score, gt = _block_and_speck()
+    match = match_objects(score, gt, threshold=0.5)
+    assert [r.object_id for r in regions_from_match(match)] == [1]
+    assert [r.object_id for r in regions_from_match(match, scope="all")] == [2, 1]
+    with pytest.raises(ValueError, match="^scope must be one of 'window', 'all'; got 'some'$"):
+        regions_from_match(match, scope="some")  # type: ignore[arg-type]

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from napari_mood.core.objects import ObjectCounts
+from napari_mood.core.problems import Problem
 from napari_mood.core.results import (
     CaseRow,
     DatasetEvaluation,
@@ -154,3 +157,14 @@ def test_numpy_scalars_become_plain_json():
     out = _evaluation(methods).to_dict()["methods"]["a"]
     assert out == {"pixel": {**out["pixel"], "ap": 0.5, "auroc": None, "n_cases": 2}}
     assert type(out["pixel"]["n_cases"]) is int and "sample" not in out and "object" not in out
+
+
+def test_to_dict_lists_problems_and_a_missing_size_window_as_null():
+    counts = ObjectCounts(0.5, 0, 0, 0, 0, 0, math.nan, math.nan, math.nan, None)  # type: ignore[arg-type]
+    methods = [MethodSummary("a", None, None, ObjectSummary(counts, auto=False))]
+    problem = Problem("missing", "error", Path("pred/c2.nii.gz"), "no prediction", "add it")
+    evaluation = replace(_evaluation(methods), problems=(problem,))
+    out = evaluation.to_dict()
+    assert out["problems"] == [f"{Path('pred/c2.nii.gz')}: no prediction -> add it"]
+    assert out["methods"]["a"]["object"]["size_window"] is None
+    assert out["methods"]["a"]["object"]["f1"] is None
