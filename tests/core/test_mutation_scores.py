@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from napari_mood.core.scores import check_no_nan, to_exact_values
+from napari_mood.core.scores import check_no_nan, check_threshold, gt_mask, to_exact_values
 
 
 def test_nan_message_counts_and_says_what_to_do():
@@ -22,3 +22,14 @@ def test_exact_values_leave_a_float32_input_unchanged():
     out = to_exact_values(scores)
     assert out.tolist() == [0.0, 0.25, 1.0]
     assert scores.tolist() == [-0.5, 0.25, 3.0]
+
+
+@pytest.mark.parametrize("value", [1.5, "abc"])
+def test_threshold_message_names_the_threshold(value):
+    with pytest.raises(ValueError, match=r"^threshold must be a number in \[0, 1\]"):
+        check_threshold(value)
+
+
+def test_text_labels_are_refused_naming_the_dtype():
+    with pytest.raises(TypeError, match="^labels must be bool or numbers, got dtype <U1$"):
+        gt_mask(np.array(["a", "b"]))
