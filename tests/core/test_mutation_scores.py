@@ -33,3 +33,11 @@ def test_threshold_message_names_the_threshold(value):
 def test_text_labels_are_refused_naming_the_dtype():
     with pytest.raises(TypeError, match="^labels must be bool or numbers, got dtype <U1$"):
         gt_mask(np.array(["a", "b"]))
+
+
+def test_strict_labels_hold_only_0_and_1():
+    with pytest.raises(
+        ValueError, match=r"^labels must contain only 0 and 1 \(or be a bool array\)$"
+    ):
+        gt_mask(np.array([0, 2]), strict=True)
+    assert gt_mask(np.array([0, 2])).tolist() == [False, True]
