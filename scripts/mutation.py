@@ -1,18 +1,24 @@
-"""Mutation testing of the core rule modules (mutmut 3, configured in pyproject [tool.mutmut]).
+"""Mutation testing of napari_mood/core (mutmut 3, configured in pyproject [tool.mutmut]).
 
-    python scripts/mutation.py                    # every rule module, then the kill-rate table
+    python scripts/mutation.py                    # every module of core, then the kill-rate table
     python scripts/mutation.py metrics objects    # only these modules (names under napari_mood/core)
     python scripts/mutation.py --sample 40        # 40 random mutants per module (an estimate)
     python scripts/mutation.py --report           # only print the table of the last run
     python scripts/mutation.py --survivors        # ... and the diff of every surviving mutant
+    python scripts/mutation.py --rerun            # run the survivors and untested mutants again
+
+The table has one row per module file (and one per package): the mutants mutmut made in it,
+how many were run, killed, survived or reached by no test, the kill rate over the mutants run,
+and whether the row is a full run (every mutant run) or a sample.
 
 mutmut copies the package and tests/ into mutants/ (git-ignored), mutates one function at a
 time and runs, per mutant, only the tests under tests/core that reach that function. A mutant
 that no test kills is a rule the tests do not pin: add a test against an independent value
 (hand-worked, sklearn, scipy, pycocotools, tests/reference_scorer.py) or explain why the
 mutant is equivalent. It is slow (0.1 - 0.3 mutants a second on 2 shared cores, about 7,000
-mutants in all): run one module at a time, niced, e.g. ``nice -n 10 python scripts/mutation.py
-metrics``, or estimate every kill rate on a seeded random sample with ``--sample``.
+mutants in all, about 11,000 over the whole core): run one module at a time, niced, e.g.
+``nice -n 15 python scripts/mutation.py metrics``, or estimate every kill rate on a seeded random
+sample with ``--sample``. After a change to ``[tool.mutmut]`` wipe ``mutants/`` first.
 """
 
 from __future__ import annotations
@@ -27,7 +33,15 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = ("metrics", "objects", "boxes", "scores", "curves", "recon", "agreement")
+CORE = ROOT / "napari_mood" / "core"
+# every module and package of the core, e.g. "metrics", "_checks", "objects", "simulate"
+MODULES = tuple(
+    sorted(
+        path.stem if path.is_file() else path.name
+        for path in CORE.iterdir()
+        if (path.suffix == ".py" and path.name != "__init__.py") or (path / "__init__.py").is_file()
+    )
+)
 KILLED = {1, 3, 24, -24, 152, 255, 36, 37}  # a failing test, a timeout or the type checker
 SURVIVED = {0}
 NO_TESTS = {5, 33}
@@ -39,7 +53,12 @@ def main(argv: list[str] | None = None) -> int:
     os.chdir(ROOT)
     if not args.report and not args.survivors:
         patterns = [f"napari_mood.core.{name}.*" for name in args.modules]
-        if args.sample:
+        if args.rerun:
+            patterns = _not_killed(Path("mutants"), patterns)
+            if not patterns:
+                print("no survivor to run again")
+                return 0
+        elif args.sample:
             patterns = _sample(patterns, args.sample, args.seed, args.jobs)
         command = ["mutmut", "run", "--max-children", str(args.jobs), *patterns]
         completed = subprocess.run(command, check=False)
@@ -59,19 +78,24 @@ def main(argv: list[str] | None = None) -> int:
 def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description="Mutation testing of napari_mood/core's rule modules (mutmut).",
-        epilog="example: nice -n 10 python scripts/mutation.py metrics objects",
+        epilog="example: nice -n 15 python scripts/mutation.py --sample 30 --seed 0",
     )
     parser.add_argument(
         "modules",
         nargs="*",
         default=list(MODULES),
-        help=f"module or package names under napari_mood/core (default: {' '.join(MODULES)})",
+        help="module or package names under napari_mood/core (default: all of them)",
     )
-    parser.add_argument("--jobs", type=int, default=2, help="parallel mutant runs (default: 2)")
+    parser.add_argument("--jobs", type=int, default=1, help="parallel mutant runs (default: 1)")
     parser.add_argument(
-        "--sample", type=int, default=0, help="run N random mutants of each module (default: all)"
+        "--sample", type=int, default=0, help="run N random mutants of each file (default: all)"
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of --sample (default: 0)")
+    parser.add_argument(
+        "--rerun",
+        action="store_true",
+        help="run again the mutants of the chosen modules that survived or reached no test",
+    )
     parser.add_argument("--report", action="store_true", help="only print the last run's table")
     parser.add_argument(
         "--survivors", action="store_true", help="print the table and every survivor's diff"
@@ -80,7 +104,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
 
 
 def _sample(patterns: list[str], size: int, seed: int, jobs: int) -> list[str]:
-    """``size`` random mutant names matching each pattern (mutmut makes them on a first run)."""
+    """``size`` random mutant names of each module file matching a pattern (made on a first run)."""
     if not _results(Path("mutants")):
         # a pattern that matches nothing: mutmut makes the mutants and the test map, then stops
         print("making the mutants and the map of which tests reach which function ...")
@@ -91,8 +115,12 @@ def _sample(patterns: list[str], size: int, seed: int, jobs: int) -> list[str]:
     chosen: list[str] = []
     for pattern in patterns:
         prefix = pattern.removesuffix("*")
-        matching = [name for name in names if name.startswith(prefix)]
-        chosen += rng.sample(matching, min(size, len(matching)))
+        by_file: dict[str, list[str]] = {}
+        for name in names:
+            if name.startswith(prefix):
+                by_file.setdefault(_module_of(name), []).append(name)
+        for _, matching in sorted(by_file.items()):
+            chosen += rng.sample(matching, min(size, len(matching)))
     return chosen
 
 
@@ -133,18 +161,39 @@ def _table(rows: dict[str, Counter[str]]) -> str:
     for module, row in rows.items():
         if "/" in module:
             groups.setdefault(module.split("/")[0] + "/ (all)", Counter()).update(row)
-    header = f"{'module':<22}{'mutants':>8}{'run':>6}{'killed':>8}{'survived':>9}{'kill rate':>10}"
+    header = (
+        f"{'module':<26}{'mutants':>8}{'run':>6}{'killed':>8}{'survived':>9}{'no tests':>9}"
+        f"{'kill rate':>10}  coverage"
+    )
     lines = [header]
+    total: Counter[str] = Counter()
     for module, row in sorted({**rows, **groups}.items()):
-        run = row["killed"] + row["survived"] + row["no tests"] + row["other"]
-        if run == 0:
-            continue
-        rate = f"{100 * row['killed'] / run:.1f}%"
-        lines.append(
-            f"{module:<22}{sum(row.values()):>8}{run:>6}{row['killed']:>8}{row['survived']:>9}"
-            f"{rate:>10}"
-        )
+        if not module.endswith("(all)"):
+            total.update(row)
+        lines.append(_row(module, row))
+    lines.append(_row("core (all)", total))
     return "\n".join(lines)
+
+
+def _row(module: str, row: Counter[str]) -> str:
+    """``module  mutants  run  killed  survived  no tests  rate  full run|sample|not run``."""
+    run = row["killed"] + row["survived"] + row["no tests"] + row["other"]
+    rate = f"{100 * row['killed'] / run:.1f}%" if run else "-"
+    coverage = "not run" if run == 0 else "full run" if row["not run"] == 0 else "sample"
+    return (
+        f"{module:<26}{sum(row.values()):>8}{run:>6}{row['killed']:>8}{row['survived']:>9}"
+        f"{row['no tests']:>9}{rate:>10}  {coverage}"
+    )
+
+
+def _not_killed(mutants: Path, patterns: list[str]) -> list[str]:
+    """The mutants matching ``patterns`` that survived or reached no test in the last runs."""
+    prefixes = [pattern.removesuffix("*") for pattern in patterns]
+    return sorted(
+        name
+        for name, code in _results(mutants).items()
+        if (code in SURVIVED or code in NO_TESTS) and name.startswith(tuple(prefixes))
+    )
 
 
 def _survivor_names(mutants: Path) -> list[str]:
