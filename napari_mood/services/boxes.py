@@ -27,7 +27,7 @@ from napari_mood.core.boxes.consensus import MergeRule, readers_of
 from napari_mood.io.boxes import BoxDataset, discover_box_dataset
 from napari_mood.io.errors import MoodInputError, MoodInputWarning
 from napari_mood.services.atomic_files import write_text_atomic
-from napari_mood.services.box_formats import BoxFormat, format_box_result, result_dict
+from napari_mood.services.box_formats import format_box_result, result_dict
 from napari_mood.services.box_inputs import (
     BoxMethod,
     GroundTruth,
@@ -35,8 +35,7 @@ from napari_mood.services.box_inputs import (
     load_ground_truth,
     load_method,
 )
-from napari_mood.services.formats import check_format
-from napari_mood.services.output import Inputs, Planned, check_outputs
+from napari_mood.services.output import Inputs, OutputOptions, Planned, check_outputs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -308,16 +307,15 @@ def _one_category(boxes: BoxSet) -> BoxSet:
     return replace(boxes, labels=(DEFAULT_LABEL,) * len(boxes))
 
 
-@dataclass(frozen=True)
-class BoxOutputs:
+@dataclass(frozen=True, kw_only=True)
+class BoxOutputs(OutputOptions):
     """What a box run writes besides its result: the ``evaluate-boxes`` output options.
+
+    ``out``, ``format``, ``dpi`` (the figure's) and ``force`` as in
+    :class:`~napari_mood.services.output.OutputOptions`.
 
     Attributes
     ----------
-    out : Path, optional
-        The result's file (``None``: the text is only returned).
-    format : {"table", "csv", "json"}
-        The result's text format.
     per_image : bool
         The table and CSV list each image too.
     plot : Path, optional
@@ -326,24 +324,12 @@ class BoxOutputs:
         The method drawn (default: the best ranked).
     plot_images : sequence of str, optional
         The images drawn, by file stem (default: those with the most misses).
-    dpi : float
-        The figure's resolution.
-    force : bool
-        Whether existing outputs are replaced.
     """
 
-    out: Path | None = None
-    format: BoxFormat = "table"
     per_image: bool = False
     plot: Path | None = None
     plot_method: str | None = None
     plot_images: Sequence[str] | None = None
-    dpi: float = 300
-    force: bool = False
-
-    def __post_init__(self) -> None:
-        """Refuse an unknown format when the outputs are made, before any work."""
-        check_format(self.format)
 
 
 @dataclass(frozen=True)

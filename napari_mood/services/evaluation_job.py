@@ -31,8 +31,8 @@ from napari_mood.services.evaluation import (
     evaluate,
     toy_thresholds,
 )
-from napari_mood.services.formats import check_format, format_csv, format_result
-from napari_mood.services.output import Inputs, Planned, check_outputs
+from napari_mood.services.formats import format_csv, format_result
+from napari_mood.services.output import Inputs, OutputOptions, Planned, check_outputs
 from napari_mood.services.report import REPORT_FILES, ReportFiles, write_report
 
 if TYPE_CHECKING:
@@ -43,36 +43,23 @@ __all__ = ["MoodOutputs", "MoodRun", "write_mood_evaluation"]
 PathLike = str | os.PathLike[str]
 
 
-@dataclass(frozen=True)
-class MoodOutputs:
+@dataclass(frozen=True, kw_only=True)
+class MoodOutputs(OutputOptions):
     """What an evaluation writes besides its result: the ``evaluate`` output options.
+
+    ``out``, ``format``, ``dpi`` (the report's figures') and ``force`` as in
+    :class:`~napari_mood.services.output.OutputOptions`.
 
     Attributes
     ----------
-    out : Path, optional
-        The result's file (``None``: the text is only returned).
-    format : {"table", "csv", "json"}
-        The result's text format.
     report : Path, optional
         A report folder (``results.csv``, ``results.json``, ``report.html``).
     categories : Path, optional
         The report's case categories (default: the dataset's ``categories.csv`` if any).
-    dpi : float
-        The report's figures' resolution.
-    force : bool
-        Whether existing outputs are replaced.
     """
 
-    out: Path | None = None
-    format: str = "table"
     report: Path | None = None
     categories: Path | None = None
-    dpi: float = 300
-    force: bool = False
-
-    def __post_init__(self) -> None:
-        """Refuse an unknown format when the outputs are made, before any work."""
-        check_format(self.format)
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,13 @@ from napari_mood.core.recon import DegreeRow
 from napari_mood.io.errors import MoodInputError
 from napari_mood.io.recon import ReconFolders, degree_cases, find_recon_cases
 from napari_mood.services.atomic_files import write_text_atomic
-from napari_mood.services.formats import check_format
-from napari_mood.services.output import Planned, check_apart, check_output_file, check_outputs
+from napari_mood.services.output import (
+    OutputOptions,
+    Planned,
+    check_apart,
+    check_output_file,
+    check_outputs,
+)
 from napari_mood.services.recon import (
     ReconEvaluation,
     ReconOptions,
@@ -219,36 +224,22 @@ def _panel(ax: Any, rows: list[DegreeRow], mask: str) -> None:
         ax.legend(frameon=False)
 
 
-@dataclass(frozen=True)
-class ReconOutputs:
+@dataclass(frozen=True, kw_only=True)
+class ReconOutputs(OutputOptions):
     """What a reconstruction run writes besides its result: the ``evaluate-recon`` outputs.
+
+    ``out``, ``format``, ``dpi`` (the plot's) and ``force`` as in :class:`OutputOptions`.
 
     Attributes
     ----------
-    out : Path, optional
-        The result's file (``None``: the text is only returned).
-    format : {"table", "csv", "json"}
-        The result's text format.
     save_maps : Path, optional
         A MOOD method folder to write each case's score map and sample score into.
     plot : Path, optional
         The normalised-MSE plot (needs simulated cases, names ``SUBJECT_REGION_degNN``).
-    dpi : float
-        The plot's resolution.
-    force : bool
-        Whether existing outputs are replaced.
     """
 
-    out: Path | None = None
-    format: str = "table"
     save_maps: Path | None = None
     plot: Path | None = None
-    dpi: float = 300
-    force: bool = False
-
-    def __post_init__(self) -> None:
-        """Refuse an unknown format when the outputs are made, before any work."""
-        check_format(self.format)
 
 
 @dataclass(frozen=True)
