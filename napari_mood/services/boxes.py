@@ -25,7 +25,7 @@ from napari_mood.core import boxes as box_rules
 from napari_mood.core.boxes import DEFAULT_LABEL, BoxEvaluation, BoxSet
 from napari_mood.core.boxes.consensus import MergeRule, readers_of
 from napari_mood.io.boxes import BoxDataset, discover_box_dataset
-from napari_mood.io.errors import MoodInputError, MoodInputWarning
+from napari_mood.io.errors import MoodInputError, MoodInputWarning, option
 from napari_mood.services.atomic_files import write_text_atomic
 from napari_mood.services.box_formats import format_box_result, result_dict
 from napari_mood.services.box_inputs import (
@@ -393,7 +393,14 @@ def write_box_evaluation(
         An output refused, an unknown image or method to draw, or a problem of the inputs.
     """
     check_outputs(
-        [Planned(p, w) for p, w in ((outputs.out, "--out"), (outputs.plot, "--plot")) if p],
+        [
+            Planned(path, option(flag, words))
+            for path, flag, words in (
+                (outputs.out, "--out", "the output"),
+                (outputs.plot, "--plot", "the plot"),
+            )
+            if path
+        ],
         inputs=box_inputs(dataset, methods),
         force=outputs.force,
     )
@@ -430,7 +437,9 @@ def _figure_method(name: str | None, result: BoxBenchmark) -> str:
 
 def _not_a_method(name: str, methods: Iterable[str]) -> MoodInputError:
     return MoodInputError(
-        None, f"--plot-method {name!r} is not a method", f"methods: {', '.join(methods)}"
+        None,
+        f"{option('--plot-method', 'the method to draw')} {name!r} is not a method",
+        f"methods: {', '.join(methods)}",
     )
 
 
@@ -440,7 +449,9 @@ def _figure_images(chosen: Sequence[str] | None, dataset: BoxDataset) -> list[st
     unknown = [i for i in chosen if i not in dataset.images]
     if unknown or not chosen:
         raise MoodInputError(
-            None, f"--plot-images: unknown image(s) {', '.join(unknown) or '(none given)'}",
+            None,
+            f"{option('--plot-images', 'the images to draw')}: unknown image(s) "
+            f"{', '.join(unknown) or '(none given)'}",
             f"images are named by file stem, e.g. {next(iter(dataset.images))}",
         )  # fmt: skip
     return list(chosen)

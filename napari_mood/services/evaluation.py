@@ -28,7 +28,7 @@ from napari_mood.core.results import (
     SampleSummary,
     Task,
 )
-from napari_mood.io.errors import MoodInputError
+from napari_mood.io.errors import MoodInputError, option
 from napari_mood.io.mood import (
     METHODS_FOLDER,
     MethodFolder,
@@ -354,7 +354,7 @@ def check_toy(toy: PathLike | MoodDataset) -> MoodDataset:
             dataset.root / "toy_label" / "pixel",
             "the toy dataset has no pixel labels: thresholds are chosen on it by object F1, "
             "which needs them",
-            "give a toy dataset with toy_label/pixel/, or a fixed --threshold",
+            f"give a toy dataset with toy_label/pixel/, or {option('a fixed --threshold', 'a fixed threshold')}",
         )
     return dataset
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from napari_mood.core.results import DatasetEvaluation, EvaluationOptions
 from napari_mood.core.seed import DEFAULT_SEED
-from napari_mood.io.errors import MoodInputError, MoodInputWarning
+from napari_mood.io.errors import MoodInputError, MoodInputWarning, option
 from napari_mood.io.mood import MethodFolder, MoodDataset, check_labels_for, read_splits
 from napari_mood.services.atomic_files import write_text_atomic
 from napari_mood.services.cache import check_cache_folder
@@ -166,14 +166,23 @@ def write_mood_evaluation(
 def _check_outputs(outputs: MoodOutputs, inputs: Inputs, cache: Path | None) -> Path | None:
     """Refuse unusable outputs before any work; return the cache (None: unusable, warned)."""
     if cache is not None:
-        cache = check_cache_folder(cache, inputs=inputs, what="--cache")
+        cache = check_cache_folder(cache, inputs=inputs, what=option("--cache", "the cache folder"))
     planned = []
     if outputs.out is not None:
-        planned.append(Planned(outputs.out, "--out"))
+        planned.append(Planned(outputs.out, option("--out", "the output")))
     if outputs.report is not None:
-        planned.append(Planned(outputs.report, "--report", folder=True, names=REPORT_FILES))
+        planned.append(
+            Planned(
+                outputs.report,
+                option("--report", "the report folder"),
+                folder=True,
+                names=REPORT_FILES,
+            )
+        )
     if cache is not None:
-        planned.append(Planned(cache, "--cache", folder=True, replace=True))
+        planned.append(
+            Planned(cache, option("--cache", "the cache folder"), folder=True, replace=True)
+        )
     check_outputs(planned, inputs=inputs, force=outputs.force)
     return cache
 
@@ -207,7 +216,8 @@ def _object_options(
     if toy is None:
         warnings.warn(
             "object threshold chosen on the evaluated cases themselves: the object F1 is "
-            "optimistic (give --toy DATASET to choose it on a separate toy set)",
+            f"optimistic (give {option('--toy DATASET', 'a toy dataset')} to choose it on a "
+            "separate toy set)",
             MoodInputWarning,
             stacklevel=2,
         )
@@ -224,6 +234,6 @@ def _object_options(
             toy_preds or toy / "methods",
             f"holds no outputs of {', '.join(choice.missing)} (it has "
             f"{', '.join(choice.available)}), so no threshold can be chosen on it",
-            "give the methods' toy outputs with --toy-preds PARENT",
+            f"give the methods' toy outputs {option('with --toy-preds PARENT', 'as toy predictions')}",
         )
     return replace(options, object_threshold=choice.thresholds())

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from napari_mood.io.errors import MoodInputError, describe_entry
+from napari_mood.io.errors import MoodInputError, describe_entry, option
 from napari_mood.io.mood import MethodFolder, MoodDataset
 from napari_mood.services.formats import check_format
 
@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 PathLike = str | os.PathLike[str]
-FORCE_HINT = "use --force to replace it, or choose another path"
+FORCE_HINT = f"{option('use --force to replace it', 'allow replacing it')}, or choose another path"
 
 
 class OutputRefused(MoodInputError):

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from napari_mood.core.recon import DegreeRow
-from napari_mood.io.errors import MoodInputError
+from napari_mood.io.errors import MoodInputError, option
 from napari_mood.io.recon import ReconFolders, degree_cases, find_recon_cases
 from napari_mood.services.atomic_files import write_text_atomic
 from napari_mood.services.output import (
@@ -251,7 +251,10 @@ class ReconRun:
     written: Mapping[str, tuple[Path, ...]]
 
 
-NOTHING_TO_PLOT = "simulate with napari-mood simulate --kind pet --mask, or drop --plot"
+NOTHING_TO_PLOT = option(
+    "simulate with napari-mood simulate --kind pet --mask, or drop --plot",
+    "simulate hypometabolism in a region mask, or ask for no plot",
+)
 
 
 def write_recon_evaluation(
@@ -318,10 +321,14 @@ def write_recon_evaluation(
 
 def _check_outputs(outputs: ReconOutputs, folders: ReconFolders, names: list[str]) -> None:
     """Check every output; ``save_maps`` first with its whole tree as its own."""
-    files = (("--out", outputs.out), ("--plot", outputs.plot))
+    files = (
+        (option("--out", "the output"), outputs.out),
+        (option("--plot", "the plot"), outputs.plot),
+    )
     planned = [Planned(path, what) for what, path in files if path is not None]
     if outputs.save_maps is not None:
-        check_apart([*planned, Planned(outputs.save_maps, "--save-maps", folder=True, names=None)])
+        maps = option("--save-maps", "the score-map folder")
+        check_apart([*planned, Planned(outputs.save_maps, maps, folder=True, names=None)])
         map_names = tuple(planned_map_names(names))
-        planned.append(Planned(outputs.save_maps, "--save-maps", folder=True, names=map_names))
+        planned.append(Planned(outputs.save_maps, maps, folder=True, names=map_names))
     check_outputs(planned, inputs=recon_inputs(folders), force=outputs.force)

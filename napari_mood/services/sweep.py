@@ -20,7 +20,7 @@ import numpy as np
 
 from napari_mood.core.seed import DEFAULT_SEED
 from napari_mood.core.sweep import SweepCase, SweepKind, check_values, sweep_cases
-from napari_mood.io.errors import MoodInputError, MoodInputWarning, check_regular_file
+from napari_mood.io.errors import MoodInputError, MoodInputWarning, check_regular_file, option
 from napari_mood.io.json_input import read_json
 from napari_mood.io.mood import MoodDataset
 from napari_mood.io.nifti import read_volume
@@ -241,8 +241,10 @@ def write_sweep_dataset(
         take the dataset.
     """
     inputs = scan_inputs(scan)
-    check_output_folder(out, inputs=inputs, force=force, what="--out")
-    with staged_folder(out, force=force, what="--out", inputs=inputs) as folder:
+    check_output_folder(out, inputs=inputs, force=force, what=option("--out", "the output"))
+    with staged_folder(
+        out, force=force, what=option("--out", "the output"), inputs=inputs
+    ) as folder:
         volume = read_volume(scan)
         data = unit_scan(scan, volume.data)
         try:
@@ -260,7 +262,9 @@ def write_sweep_dataset(
         except ValueError as exc:
             if isinstance(exc, MoodInputError):
                 raise
-            raise MoodInputError(scan, str(exc), "check --center") from exc
+            raise MoodInputError(
+                scan, str(exc), f"check {option('--center', 'the centre')}"
+            ) from exc
 
 
 def labelled_cases(info: SweepInfo, dataset: MoodDataset, folder: Path) -> SweepInfo:

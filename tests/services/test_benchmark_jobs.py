@@ -91,7 +91,7 @@ def test_mood_job_refuses_an_existing_output_before_any_work(mood, tmp_path, mon
 
     monkeypatch.setattr(evaluation_job, "evaluate", no_work)
     options = EvaluationOptions(tasks=("pixel",))
-    with pytest.raises(OutputRefused, match="--force"):
+    with pytest.raises(OutputRefused, match="allow replacing it"):
         write_mood_evaluation(dataset, methods, options, MoodOutputs(out=out))
     with pytest.raises(OutputRefused):  # inside an input folder
         write_mood_evaluation(dataset, methods, options, MoodOutputs(out=dataset.root / "r.txt"))
@@ -122,7 +122,7 @@ def test_box_job_checks_the_drawn_method_before_writing_anything(tmp_path, monke
     methods = find_box_methods(dataset)
     outputs = BoxOutputs(out=tmp_path / "r.csv", plot=tmp_path / "f.png", plot_method="nope")
     monkeypatch.setattr(boxes, "evaluate_boxes", lambda *a, **k: pytest.fail("worked"))
-    with pytest.raises(MoodInputError, match="--plot-method 'nope' is not a method"):
+    with pytest.raises(MoodInputError, match="the method to draw 'nope' is not a method"):
         write_box_evaluation(dataset, methods, outputs)
     with pytest.raises(MoodInputError, match="unknown image"):
         write_box_evaluation(dataset, methods, BoxOutputs(plot_images=["nope"]))
