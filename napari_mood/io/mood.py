@@ -197,7 +197,7 @@ class MoodDataset:
     ``pixel_listing`` / ``sample_listing`` are the label folders as the official scorer
     lists them, ``sorted(os.listdir(folder))``: every entry, hidden and stray files
     included. Its challenge batches index these listings
-    (:func:`napari_mood.core.ranking.listing_batch_ap`).
+    (:func:`napari_mood.core.batches.listing_batch_ap`).
     """
 
     root: Path
@@ -711,7 +711,7 @@ def read_splits(path: Path, dataset: MoodDataset, tasks: Sequence[Task]) -> list
     MoodInputError
         When the file cannot be read or its indices do not fit the label folders.
     """
-    from napari_mood.core.ranking import check_splits  # scipy: only when splits are given
+    from napari_mood.core.batches import check_splits
 
     check_regular_file(path, what="splits file")
     hint = (
