@@ -39,8 +39,8 @@ from napari_mood.core.simulate.hypometabolism import (
     region_from_atlas,
     simulate_hypometabolism,
 )
-from napari_mood.io.case import find_case_folder_layout
 from napari_mood.io.errors import MoodInputError, MoodInputWarning, option
+from napari_mood.io.layout import find_case_folder_layout
 from napari_mood.io.mood import case_stem
 from napari_mood.io.nifti import Volume, read_volume
 from napari_mood.io.writers import mood_case_files, nifti_gz_bytes

@@ -46,8 +46,8 @@ from napari_mood.core.sweep import (
     default_values,
     parse_values,
 )
-from napari_mood.io.case import find_case_folder_layout
 from napari_mood.io.errors import MoodInputError, MoodInputWarning, check_regular_file, option
+from napari_mood.io.layout import find_case_folder_layout
 from napari_mood.io.nifti import Volume, read_volume
 from napari_mood.io.writers import mood_case_files
 from napari_mood.services.output import Inputs, check_output_folder
