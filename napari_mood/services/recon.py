@@ -49,17 +49,14 @@ import numpy as np
 
 from napari_mood.core.orientation import display_transform
 from napari_mood.core.recon import (
-    CaseRecon,
-    DegreeRow,
-    TTest,
     healthy_data_range,
     recon_metrics,
     residual_map,
     residual_scale,
     residual_scores,
     ssim_map,
-    summarise_recon,
 )
+from napari_mood.core.recon_study import CaseRecon, DegreeRow, TTest, summarise_recon
 from napari_mood.core.simulate.hypometabolism import parse_degree_case
 from napari_mood.io.errors import MoodInputError, MoodInputWarning
 from napari_mood.io.mood import case_stem

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from napari_mood.core.recon import DegreeRow
+from napari_mood.core.recon_study import DegreeRow
 from napari_mood.io.errors import MoodInputError, option
 from napari_mood.io.recon import ReconFolders, degree_cases, find_recon_cases
 from napari_mood.services.atomic_files import write_text_atomic
