@@ -35,7 +35,6 @@ __all__ = [
     "SweepInfo",
     "labelled_cases",
     "read_sweep",
-    "sweep_files",
     "sweep_center",
     "write_sweep",
     "write_sweep_dataset",
@@ -62,30 +61,6 @@ class SweepInfo:
             The value of each case.
         """
         return {f"{c.name}.nii.gz": c.value for c in self.cases}
-
-
-def sweep_files(out: Path, kind: SweepKind, n_cases: int, prefix: str | None = None) -> list[str]:
-    """Return the files a sweep of ``n_cases`` writes into ``out`` (relative), sweep.json last.
-
-    Parameters
-    ----------
-    out : pathlib.Path
-        The sweep's folder.
-    kind : {"size", "contrast"}
-        The sweep.
-    n_cases : int
-        Number of cases.
-    prefix : str, optional
-        Case name prefix (default: ``kind``).
-
-    Returns
-    -------
-    list of str
-        Relative paths.
-    """
-    names = [f"{prefix or kind}_{i:03d}" for i in range(n_cases)]
-    parts = ("toy/{}.nii.gz", "toy_label/pixel/{}.nii.gz", "toy_label/sample/{}.nii.gz.txt")
-    return [p.format(n) for n in names for p in parts] + [SWEEP_FILE]
 
 
 def write_sweep(
