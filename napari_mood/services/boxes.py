@@ -334,7 +334,7 @@ class BoxOutputs(OutputOptions):
 
 @dataclass(frozen=True)
 class BoxRun:
-    """A box run: the benchmark, its text and the files written (by option name)."""
+    """A box run: the benchmark, its text and the files written (by output field: ``out``, ``plot``)."""
 
     result: BoxBenchmark
     text: str
@@ -417,11 +417,11 @@ def write_box_evaluation(
     text = format_box_result(result, outputs.format, per_image=outputs.per_image)
     written: dict[str, Path] = {}
     if outputs.out is not None:
-        written["--out"] = write_text_atomic(outputs.out, text, replace=outputs.force)
+        written["out"] = write_text_atomic(outputs.out, text, replace=outputs.force)
     if outputs.plot is not None and method is not None:
         from napari_mood.services.box_figures import write_box_figure
 
-        written["--plot"] = write_box_figure(
+        written["plot"] = write_box_figure(
             result, method, outputs.plot, images=images, dpi=outputs.dpi
         )
     return BoxRun(result, text, written, method)

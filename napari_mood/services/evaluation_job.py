@@ -64,7 +64,7 @@ class MoodOutputs(OutputOptions):
 
 @dataclass(frozen=True)
 class MoodRun:
-    """An evaluation run: the evaluation, its text, the files written (by option name)."""
+    """An evaluation run: the evaluation, its text, the files written (by output field: ``out``, ``report``)."""
 
     evaluation: MoodEvaluation
     text: str
@@ -156,10 +156,10 @@ def write_mood_evaluation(
             n_boot=bootstrap or 1000, seed=seed, dpi=outputs.dpi, inputs=inputs,
             force=outputs.force,
         )  # fmt: skip
-        written["--report"] = files.html
+        written["report"] = files.html
     text = format_result(result, outputs.format)
     if outputs.out is not None:
-        written["--out"] = write_text_atomic(outputs.out, text, replace=outputs.force)
+        written["out"] = write_text_atomic(outputs.out, text, replace=outputs.force)
     return MoodRun(replace(found, result=result), text, written, files)
 
 

@@ -244,7 +244,7 @@ class ReconOutputs(OutputOptions):
 
 @dataclass(frozen=True)
 class ReconRun:
-    """A reconstruction run: the evaluation, its text and the files written (by option)."""
+    """A reconstruction run: the evaluation, its text and the files written (by output field)."""
 
     result: ReconEvaluation
     text: str
@@ -309,13 +309,13 @@ def write_recon_evaluation(
     written: dict[str, tuple[Path, ...]] = {}
     if outputs.out is not None:
         out = check_output_file(outputs.out, inputs=recon_inputs(folders), force=outputs.force)
-        written["--out"] = (write_text_atomic(out, text),)
+        written["out"] = (write_text_atomic(out, text),)
     if outputs.save_maps is not None:
-        written["--save-maps"] = write_score_maps(
+        written["save_maps"] = write_score_maps(
             result, folders, outputs.save_maps, force=outputs.force
         )
     if outputs.plot is not None:
-        written["--plot"] = (plot_normalised_mse(result, outputs.plot, dpi=outputs.dpi),)
+        written["plot"] = (plot_normalised_mse(result, outputs.plot, dpi=outputs.dpi),)
     return ReconRun(result, text, written)
 
 

@@ -59,7 +59,7 @@ def test_mood_job_writes_the_official_scorers_ap_and_only_what_is_asked(mood, tm
         out=out_dir / "result.json", format="json", report=out_dir / "report", dpi=50
     )
     run = write_mood_evaluation(dataset, methods, EvaluationOptions(tasks=("pixel",)), outputs)
-    assert set(run.written) == {"--out", "--report"}
+    assert set(run.written) == {"out", "report"}
     assert _tree(out_dir) == {"result.json", *(f"report/{name}" for name in REPORT_FILES)}
     data = json.loads((out_dir / "result.json").read_text())
     assert (out_dir / "result.json").read_text() == run.text
@@ -105,7 +105,7 @@ def test_box_job_writes_cocos_map(tmp_path):
     methods = find_box_methods(dataset)
     out = tmp_path / "boxes.json"
     run = write_box_evaluation(dataset, methods, BoxOutputs(out=out, format="json"))
-    assert set(run.written) == {"--out"} and _tree(tmp_path) == {"boxes.json"}
+    assert set(run.written) == {"out"} and _tree(tmp_path) == {"boxes.json"}
     data = json.loads(out.read_text())
     result = run.result
     for method in result.ranked():
@@ -138,7 +138,7 @@ def test_recon_job_writes_the_maps_and_the_text_asked_for(tmp_path):
         out=tmp_path / "out" / "r.json", format="json", save_maps=tmp_path / "maps"
     )
     run = write_recon_evaluation(folders, outputs)
-    assert set(run.written) == {"--out", "--save-maps"}
+    assert set(run.written) == {"out", "save_maps"}
     assert _tree(tmp_path / "out") == {"r.json"}
     assert _tree(tmp_path / "maps") == {
         f"{name}{suffix}" for name in truth for suffix in (".nii.gz", ".nii.gz.txt")
