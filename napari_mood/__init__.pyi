@@ -7,6 +7,11 @@ first use; type checkers and IDEs read it as the package's types.
 from ._version import (
     __version__ as __version__,
 )
+from .core.batches import (
+    batch_average_precision as batch_average_precision,
+    listing_batch_ap as listing_batch_ap,
+    mood_splits as mood_splits,
+)
 from .core.curves import (
     Curve as Curve,
     CurveAccumulator as CurveAccumulator,
@@ -44,12 +49,9 @@ from .core.objects import (
     match_objects as match_objects,
 )
 from .core.ranking import (
-    batch_average_precision as batch_average_precision,
     bootstrap_ap as bootstrap_ap,
     consensus_rank as consensus_rank,
     kendall_tau_b as kendall_tau_b,
-    listing_batch_ap as listing_batch_ap,
-    mood_splits as mood_splits,
     rank_methods as rank_methods,
 )
 from .core.results import (

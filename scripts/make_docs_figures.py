@@ -418,7 +418,7 @@ def _widget(opened: Any, cls_name: str) -> Any:
 def _mood_windows(wanted: set[str], work: Path) -> None:
     """Screenshots of the MOOD viewer on the sample data, one panel in front at a time."""
     from napari_mood._napari.viewer import build_viewer
-    from napari_mood.services.review_store import ENV_REVIEW_DIR
+    from napari_mood.services.review_location import ENV_REVIEW_DIR
 
     os.environ[ENV_REVIEW_DIR] = str(work / "reviews")
     opened = build_viewer([SAMPLE])

@@ -1,6 +1,6 @@
 """npe2 reader: NIfTI files and MOOD folders -> napari layer data tuples.
 
-What is opened (see :func:`napari_mood.io.case.find_case_folder_layout`):
+What is opened (see :func:`napari_mood.io.layout.find_case_folder_layout`):
 
 * a MOOD dataset folder (holds ``toy/`` or ``toy_label/``): its first anomalous case with
   the ground truth and every method found in ``DATASET/methods/``;
@@ -46,14 +46,13 @@ from napari_mood._napari.layers import (
 )
 from napari_mood.io.case import (
     CaseData,
-    PathLayout,
-    find_case_folder_layout,
     first_anomalous_case,
     focus_voxel,
     load_case,
     methods_from_files,
 )
 from napari_mood.io.errors import MoodInputError, MoodInputWarning
+from napari_mood.io.layout import PathLayout, find_case_folder_layout
 from napari_mood.io.mood import (
     MethodFolder,
     MoodDataset,

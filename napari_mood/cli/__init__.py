@@ -27,7 +27,7 @@ INTERRUPTED = "napari-mood: interrupted (nothing half-written was left behind)"
 
 def _run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     from napari_mood.cli._common import require_all
-    from napari_mood.io.errors import MoodInputError
+    from napari_mood.io.errors import MoodInputError, with_flags
 
     try:
         require_all(args)  # a missing optional dependency: one line, before any work
@@ -35,7 +35,7 @@ def _run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) ->
         sys.stdout.flush()  # a full device shows here when the text fits in the buffer
         return code
     except MoodInputError as exc:  # inputs and outputs, incl. the output guard's refusals
-        print(f"napari-mood: error: {exc}", file=sys.stderr)
+        print(f"napari-mood: error: {with_flags(str(exc.args[0]))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(INTERRUPTED, file=sys.stderr)
@@ -290,10 +290,11 @@ class _WarningPrinter:
         self._seen: set[tuple[str, str]] = set()
 
     def __call__(self, message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
-        from napari_mood.io.errors import one_line
+        from napari_mood.io.errors import one_line, with_flags
 
         kind = readable_category(category)
-        text = one_line(str(message))
+        raw = message.args[0] if isinstance(message, Warning) and message.args else message
+        text = one_line(with_flags(str(raw)))
         if (kind, text) in self._seen:
             return
         self._seen.add((kind, text))

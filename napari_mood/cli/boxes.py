@@ -39,6 +39,6 @@ def main(args: argparse.Namespace) -> int:
     )  # fmt: skip
     if args.out is None:
         sys.stdout.write(run.text)
-    if "--plot" in run.written:
-        print(f"figure written to {run.written['--plot']} ({run.plot_method})", file=sys.stderr)
+    if "plot" in run.written:
+        print(f"figure written to {run.written['plot']} ({run.plot_method})", file=sys.stderr)
     return 0

@@ -62,13 +62,13 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _print_written(args: argparse.Namespace, run: ReconRun) -> None:
-    if "--save-maps" in run.written:
+    if "save_maps" in run.written:
         scale = run.result.options.scale
         shown = f"{run.result.dataset_scale():.4g} (dataset)" if scale == "dataset" else str(scale)
-        maps = len(run.written["--save-maps"]) // 2
+        maps = len(run.written["save_maps"]) // 2
         print(
             f"{maps} score maps written to {args.save_maps} (residual / {shown})",
             file=sys.stderr,
         )
-    if "--plot" in run.written:
+    if "plot" in run.written:
         print(f"plot written to {args.plot}", file=sys.stderr)

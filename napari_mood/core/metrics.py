@@ -294,6 +294,32 @@ def fpr_at_tpr(curve: Curve, *, tpr: float = 0.95) -> float:
     return float(curve.fp[reached[0]] / curve.n_neg)
 
 
+def zero_undefined_aps(aps: np.ndarray, *, what: str) -> np.ndarray:
+    """Return ``aps`` with NaN (no positive voxel) as 0.0, warning how many, as sklearn does.
+
+    Parameters
+    ----------
+    aps : numpy.ndarray
+        APs, NaN where a set had no positive voxel.
+    what : str
+        What the APs are, for the warning ("AP evaluations").
+
+    Returns
+    -------
+    numpy.ndarray
+        The APs with 0.0 in place of NaN.
+    """
+    missing = np.isnan(aps)
+    if missing.any():
+        warnings.warn(
+            f"{int(missing.sum())} of {aps.size} {what} had no positive voxel; "
+            "their AP is 0.0 (as scikit-learn returns)",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+    return np.where(missing, 0.0, aps)
+
+
 # --------------------------------------------------------------------------- thresholds
 
 

@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from napari_mood.core.boxes.model import DEFAULT_LABEL, BoxSet
-from napari_mood.io.errors import MoodInputError, check_regular_file
+from napari_mood.io.errors import MoodInputError, check_regular_file, option
 from napari_mood.io.json_input import read_json
 from napari_mood.io.nifti import DEFLATE_MAX_RATIO
 
@@ -161,9 +161,9 @@ def discover_box_dataset(
     if not boxes_file.exists():
         csvs = sorted(p.name for p in root.glob("*.csv"))
         hint = (
-            f"give it with --boxes (CSV files here: {', '.join(csvs)})"
+            f"give it {option('with --boxes', 'by name')} (CSV files here: {', '.join(csvs)})"
             if csvs
-            else "give it with --boxes"
+            else f"give it {option('with --boxes', 'by name')}"
         )
         raise MoodInputError(boxes_file, "no ground-truth box file", hint)
     check_regular_file(boxes_file, what="box CSV file")

@@ -3,12 +3,18 @@
 Every reader of :mod:`napari_mood.io` raises :class:`MoodInputError` for an input it cannot
 use and warns with :class:`MoodInputWarning` (through :func:`warn_input`) for one it can use
 but a person should look at; the command line prints either as one line.
+
+A message that tells what to change names an option twice, through :func:`option`: as
+the command line spells it and in words. ``str()`` of an error or warning says the words
+(what a panel or a notebook shows); the command line prints the flags
+(:func:`with_flags`), so the one message serves every front end.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 import warnings
 from pathlib import Path
@@ -18,21 +24,67 @@ __all__ = [
     "MoodInputWarning",
     "check_regular_file",
     "describe_entry",
+    "in_words",
     "one_line",
+    "option",
     "warn_input",
+    "with_flags",
 ]
+
+_OPTION = re.compile(r"\{\{([^|{}]+)\|([^{}]*)\}\}")
+
+
+def option(flag: str, words: str) -> str:
+    """Name an option in a message both ways: its command-line spelling and in words.
+
+    Parameters
+    ----------
+    flag : str
+        The command line's spelling, with its value's placeholder (``"--toy DATASET"``).
+    words : str
+        The same in words, for a panel or a notebook (``"a toy dataset"``).
+
+    Returns
+    -------
+    str
+        A marked phrase that :func:`in_words` and :func:`with_flags` render.
+
+    Examples
+    --------
+    >>> hint = f"give {option('--reader NAME', 'one reader')} to score"
+    >>> in_words(hint), with_flags(hint)
+    ('give one reader to score', 'give --reader NAME to score')
+    """
+    return f"{{{{{flag}|{words}}}}}"
+
+
+def in_words(text: str) -> str:
+    """Return ``text`` with each :func:`option` said in words."""
+    return _OPTION.sub(lambda match: match[2], text)
+
+
+def with_flags(text: str) -> str:
+    """Return ``text`` with each :func:`option` spelled as its command-line flag."""
+    return _OPTION.sub(lambda match: match[1], text)
 
 
 class MoodInputError(ValueError):
-    """An input file or folder cannot be used; the message names it and says what to do."""
+    """An input file or folder cannot be used; the message names it and says what to do.
+
+    ``str()`` names options in words; ``args[0]`` keeps the :func:`option` marks, which
+    the command line renders as flags (:func:`with_flags`).
+    """
 
     def __init__(self, path: str | os.PathLike[str] | None, problem: str, hint: str = "") -> None:
         self.path = None if path is None else Path(path)
-        self.problem = one_line(problem)
-        self.hint = one_line(hint)
-        problem, hint = self.problem, self.hint
+        self.problem = in_words(one_line(problem))
+        self.hint = in_words(one_line(hint))
         where = f"{self.path}: " if self.path is not None else ""
-        super().__init__(f"{where}{problem}" + (f" ({hint})" if hint else ""))
+        super().__init__(f"{where}{one_line(problem)}" + (f" ({one_line(hint)})" if hint else ""))
+
+    def __str__(self) -> str:
+        """Return the message with its options in words."""
+        return in_words(str(self.args[0]) if self.args else "")
 
 
 def one_line(text: str) -> str:
@@ -57,7 +109,15 @@ def one_line(text: str) -> str:
 
 
 class MoodInputWarning(UserWarning):
-    """An input is usable but suspicious (the message names the file)."""
+    """An input is usable but suspicious (the message names the file).
+
+    Like :class:`MoodInputError`, ``str()`` names options in words and ``args[0]`` keeps
+    the :func:`option` marks for the command line.
+    """
+
+    def __str__(self) -> str:
+        """Return the message with its options in words."""
+        return in_words(str(self.args[0]) if self.args else "")
 
 
 def describe_entry(path: str | os.PathLike[str]) -> str:

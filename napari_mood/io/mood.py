@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from napari_mood.io.errors import MoodInputError, check_regular_file, warn_input
+from napari_mood.io.errors import MoodInputError, check_regular_file, option, warn_input
 from napari_mood.io.json_input import read_json
 
 if TYPE_CHECKING:
@@ -197,7 +197,7 @@ class MoodDataset:
     ``pixel_listing`` / ``sample_listing`` are the label folders as the official scorer
     lists them, ``sorted(os.listdir(folder))``: every entry, hidden and stray files
     included. Its challenge batches index these listings
-    (:func:`napari_mood.core.ranking.listing_batch_ap`).
+    (:func:`napari_mood.core.batches.listing_batch_ap`).
     """
 
     root: Path
@@ -257,7 +257,7 @@ def _label_root(root: Path, labels: Path | None, scans: str) -> Path | None:
                 "holds no pixel/ or sample/ label folder"
                 if labels.is_dir()
                 else "label folder not found",
-                "give --labels the folder that holds pixel/ and sample/",
+                f"give {option('--labels', 'as labels')} the folder that holds pixel/ and sample/",
             )
         return labels
     for candidate in (root / f"{scans}_label", root / "toy_label", root / "label", root / "labels"):
@@ -308,7 +308,7 @@ def discover_dataset(
         raise MoodInputError(
             root / scans,
             "scans folder not found",
-            "give --scans the name of the dataset's subfolder that holds the scans "
+            f"give {option('--scans', 'as scans')} the name of the dataset's subfolder that holds the scans "
             f"(default {DEFAULT_SCANS})",
         )
     scans = DEFAULT_SCANS if scans is None else scans
@@ -324,7 +324,8 @@ def discover_dataset(
         raise MoodInputError(
             root,
             f"holds no MOOD data (no {scans}/*.nii.gz and no labels in toy_label/pixel or toy_label/sample)",
-            "point to the folder that contains toy/ and toy_label/, or use --scans / --labels",
+            "point to the folder that contains toy/ and toy_label/, or "
+            f"{option('use --scans / --labels', 'name the scans and labels folders')}",
         )
     return MoodDataset(
         root,
@@ -373,8 +374,9 @@ def check_labels_for(dataset: MoodDataset, tasks: Iterable[str]) -> None:
                 f"no {kind} labels for the {task} task: no *.nii.gz"
                 + (".txt" if kind == "sample" else "")
                 + " files there",
-                f"put the ground truth in DATASET/toy_label/{kind}/, point --labels to the "
-                "folder holding pixel/ and sample/, or leave the task out (--task)",
+                f"put the ground truth in DATASET/toy_label/{kind}/, point "
+                f"{option('--labels', 'the labels')} to the folder holding pixel/ and sample/, "
+                f"or leave the task out{option(' (--task)', '')}",
             )
 
 
@@ -603,8 +605,9 @@ def find_methods(
         raise MoodInputError(
             Path(root) / METHODS_FOLDER,
             "no methods: this folder does not exist and no other method folder was given",
-            "put one folder per method under DATASET/methods/, or give --preds PARENT "
-            "or --pred NAME=DIR",
+            "put one folder per method under DATASET/methods/, or give "
+            f"{option('--preds PARENT', 'a folder of method folders')} or "
+            f"{option('--pred NAME=DIR', 'method folders by name')}",
         )
     return methods
 
@@ -659,7 +662,8 @@ def check_methods_apart(dataset: MoodDataset, folders: Iterable[str | os.PathLik
             raise MoodInputError(
                 folder,
                 f"is {what}, not a method folder",
-                "give DATASET/methods with --preds, or the method's own folder with --pred",
+                f"give DATASET/methods {option('with --preds', 'as the methods parent')}, or the "
+                f"method's own folder {option('with --pred', 'as a method')}",
             )
 
 
@@ -707,7 +711,7 @@ def read_splits(path: Path, dataset: MoodDataset, tasks: Sequence[Task]) -> list
     MoodInputError
         When the file cannot be read or its indices do not fit the label folders.
     """
-    from napari_mood.core.ranking import check_splits  # scipy: only when splits are given
+    from napari_mood.core.batches import check_splits
 
     check_regular_file(path, what="splits file")
     hint = (

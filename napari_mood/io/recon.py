@@ -23,7 +23,7 @@ import numpy as np
 
 from napari_mood.core.recon import brain_mask_problem, case_brain, check_recon_case
 from napari_mood.core.simulate.hypometabolism import parse_degree_case
-from napari_mood.io.errors import MoodInputError
+from napari_mood.io.errors import MoodInputError, option
 from napari_mood.io.mood import case_stem, is_nifti
 from napari_mood.io.nifti import Volume, read_shape, read_volume
 
@@ -294,7 +294,11 @@ def _same_grid(scan: Volume, other: Volume) -> None:
 
 
 def missing_regions(folders: ReconFolders) -> str | None:
-    """Return the warning when the region folder is missing (None when it is there)."""
+    """Return the warning when the region folder is missing (None when it is there).
+
+    The text names its option both ways (:func:`~napari_mood.io.errors.option`): a
+    record of it takes :func:`~napari_mood.io.errors.in_words`.
+    """
     region, labels = folders.region, folders.labels
     if region is None or region.is_dir():
         return None
@@ -306,4 +310,8 @@ def missing_regions(folders: ReconFolders) -> str | None:
         )
     else:
         used = "no anomaly region and no pixel label: brain metrics only"
-    return f"{region}: no such folder of anomaly regions; {used} (give the region/ folder simulate --kind pet wrote, or --region)"
+    hint = option(
+        "give the region/ folder simulate --kind pet wrote, or --region",
+        "give the region/ folder the PET simulation wrote",
+    )
+    return f"{region}: no such folder of anomaly regions; {used} ({hint})"

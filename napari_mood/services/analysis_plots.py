@@ -17,34 +17,9 @@ from matplotlib.figure import Figure
 from napari_mood.services.figures import FIGURE_FORMATS, FIGURE_RC, save_figure
 from napari_mood.services.looks import method_color
 
-__all__ = ["FIGURE_FORMATS", "check_formats", "colors_for", "new_figure", "save_formats"]
+__all__ = ["FIGURE_FORMATS", "colors_for", "new_figure", "save_formats"]
 
 WIDTH_IN = 3.5  # one journal column (89 mm)
-
-
-def check_formats(formats: Sequence[str]) -> tuple[str, ...]:
-    """Figure types among png, svg, pdf (ValueError naming the valid ones).
-
-    Parameters
-    ----------
-    formats : sequence of str
-        Figure types given (case and a leading dot ignored).
-
-    Returns
-    -------
-    tuple of str
-        The types, without repeats.
-
-    Raises
-    ------
-    ValueError
-        When a type is unknown or none is given.
-    """
-    found = tuple(dict.fromkeys(f.strip().lower().lstrip(".") for f in formats if f.strip()))
-    bad = [f for f in found if f not in FIGURE_FORMATS]
-    if bad or not found:
-        raise ValueError(f"figure types are {', '.join(FIGURE_FORMATS)}, got {', '.join(formats)}")
-    return found
 
 
 def colors_for(methods: Sequence[str]) -> dict[str, str]:

@@ -42,7 +42,7 @@ from napari_mood.io.boxes import (
     read_box_file,
     read_score_map,
 )
-from napari_mood.io.errors import MoodInputError
+from napari_mood.io.errors import MoodInputError, option
 
 __all__ = [
     "BoxMethod",
@@ -123,13 +123,15 @@ def load_ground_truth(
         try:
             boxes = merge_readers(read.boxes, min_iou=merge_iou, how=merge, keep_single=keep_single)
         except ValueError as exc:
-            raise MoodInputError(read.path, str(exc), "choose one reader with --reader") from exc
+            raise MoodInputError(
+                read.path, str(exc), f"choose one reader {option('with --reader', 'by name')}"
+            ) from exc
     elif chosen in ("", CONSENSUS):
         if len(readers) > 2:
             raise MoodInputError(
                 read.path,
                 f"has {len(readers)} readers ({', '.join(readers)})",
-                "choose one with --reader",
+                f"choose one {option('with --reader', 'by name')}",
             )
         boxes, chosen = read.boxes, ""
     elif chosen in readers:
@@ -137,7 +139,7 @@ def load_ground_truth(
     else:
         raise MoodInputError(
             read.path, f"has no reader {chosen!r} (readers: {', '.join(readers) or 'none named'})",
-            f"give --reader {CONSENSUS} or one of the readers",
+            f"give {option('--reader ' + CONSENSUS, 'the reader ' + CONSENSUS)} or one of the readers",
         )  # fmt: skip
     return GroundTruth(boxes, read, chosen, readers)
 
@@ -205,7 +207,8 @@ def find_box_methods(
     if not methods:
         raise MoodInputError(
             dataset.root, "no predictions found (looked in predictions/ and maps/)",
-            "give --pred [NAME=]FILE (.csv or .json) or --maps [NAME=]DIR",
+            f"give {option('--pred [NAME=]FILE', 'box files')} (.csv or .json) or "
+            f"{option('--maps [NAME=]DIR', 'score-map folders')}",
         )  # fmt: skip
     return methods
 
@@ -251,7 +254,9 @@ def load_method(
     read = read_box_file(method.path, sizes=dataset.sizes)
     if read.problems and strict:
         raise MoodInputError(
-            None, _problem_list(read.problems), "fix these rows (or drop --strict)"
+            None,
+            _problem_list(read.problems),
+            f"fix these rows (or {option('drop --strict', 'turn strict mode off')})",
         )
     problems = list(read.problems)
     repeat = read.repeat_note()
@@ -270,7 +275,11 @@ def load_method(
 
 def _from_maps(method: BoxMethod, dataset: BoxDataset, threshold: float) -> LoadedMethod:
     if not method.path.is_dir():
-        raise MoodInputError(method.path, "is not a folder of score maps", "give --maps [NAME=]DIR")
+        raise MoodInputError(
+            method.path,
+            "is not a folder of score maps",
+            f"give {option('--maps [NAME=]DIR', 'a folder of score maps')}",
+        )
     files = {
         image_id_of(p.name.removesuffix(".npy")): p
         for p in sorted(method.path.iterdir())

@@ -25,9 +25,9 @@ from napari_mood.core import boxes as box_rules
 from napari_mood.core.boxes import DEFAULT_LABEL, BoxEvaluation, BoxSet
 from napari_mood.core.boxes.consensus import MergeRule, readers_of
 from napari_mood.io.boxes import BoxDataset, discover_box_dataset
-from napari_mood.io.errors import MoodInputError, MoodInputWarning
+from napari_mood.io.errors import MoodInputError, MoodInputWarning, option
 from napari_mood.services.atomic_files import write_text_atomic
-from napari_mood.services.box_formats import BoxFormat, format_box_result, result_dict
+from napari_mood.services.box_formats import format_box_result, result_dict
 from napari_mood.services.box_inputs import (
     BoxMethod,
     GroundTruth,
@@ -35,8 +35,7 @@ from napari_mood.services.box_inputs import (
     load_ground_truth,
     load_method,
 )
-from napari_mood.services.formats import check_format
-from napari_mood.services.output import Inputs, Planned, check_outputs
+from napari_mood.services.output import Inputs, OutputOptions, Planned, check_outputs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -308,16 +307,15 @@ def _one_category(boxes: BoxSet) -> BoxSet:
     return replace(boxes, labels=(DEFAULT_LABEL,) * len(boxes))
 
 
-@dataclass(frozen=True)
-class BoxOutputs:
+@dataclass(frozen=True, kw_only=True)
+class BoxOutputs(OutputOptions):
     """What a box run writes besides its result: the ``evaluate-boxes`` output options.
+
+    ``out``, ``format``, ``dpi`` (the figure's) and ``force`` as in
+    :class:`~napari_mood.services.output.OutputOptions`.
 
     Attributes
     ----------
-    out : Path, optional
-        The result's file (``None``: the text is only returned).
-    format : {"table", "csv", "json"}
-        The result's text format.
     per_image : bool
         The table and CSV list each image too.
     plot : Path, optional
@@ -326,29 +324,17 @@ class BoxOutputs:
         The method drawn (default: the best ranked).
     plot_images : sequence of str, optional
         The images drawn, by file stem (default: those with the most misses).
-    dpi : float
-        The figure's resolution.
-    force : bool
-        Whether existing outputs are replaced.
     """
 
-    out: Path | None = None
-    format: BoxFormat = "table"
     per_image: bool = False
     plot: Path | None = None
     plot_method: str | None = None
     plot_images: Sequence[str] | None = None
-    dpi: float = 300
-    force: bool = False
-
-    def __post_init__(self) -> None:
-        """Refuse an unknown format when the outputs are made, before any work."""
-        check_format(self.format)
 
 
 @dataclass(frozen=True)
 class BoxRun:
-    """A box run: the benchmark, its text and the files written (by option name)."""
+    """A box run: the benchmark, its text and the files written (by output field: ``out``, ``plot``)."""
 
     result: BoxBenchmark
     text: str
@@ -407,7 +393,14 @@ def write_box_evaluation(
         An output refused, an unknown image or method to draw, or a problem of the inputs.
     """
     check_outputs(
-        [Planned(p, w) for p, w in ((outputs.out, "--out"), (outputs.plot, "--plot")) if p],
+        [
+            Planned(path, option(flag, words))
+            for path, flag, words in (
+                (outputs.out, "--out", "the output"),
+                (outputs.plot, "--plot", "the plot"),
+            )
+            if path
+        ],
         inputs=box_inputs(dataset, methods),
         force=outputs.force,
     )
@@ -424,11 +417,11 @@ def write_box_evaluation(
     text = format_box_result(result, outputs.format, per_image=outputs.per_image)
     written: dict[str, Path] = {}
     if outputs.out is not None:
-        written["--out"] = write_text_atomic(outputs.out, text, replace=outputs.force)
+        written["out"] = write_text_atomic(outputs.out, text, replace=outputs.force)
     if outputs.plot is not None and method is not None:
         from napari_mood.services.box_figures import write_box_figure
 
-        written["--plot"] = write_box_figure(
+        written["plot"] = write_box_figure(
             result, method, outputs.plot, images=images, dpi=outputs.dpi
         )
     return BoxRun(result, text, written, method)
@@ -444,7 +437,9 @@ def _figure_method(name: str | None, result: BoxBenchmark) -> str:
 
 def _not_a_method(name: str, methods: Iterable[str]) -> MoodInputError:
     return MoodInputError(
-        None, f"--plot-method {name!r} is not a method", f"methods: {', '.join(methods)}"
+        None,
+        f"{option('--plot-method', 'the method to draw')} {name!r} is not a method",
+        f"methods: {', '.join(methods)}",
     )
 
 
@@ -454,7 +449,9 @@ def _figure_images(chosen: Sequence[str] | None, dataset: BoxDataset) -> list[st
     unknown = [i for i in chosen if i not in dataset.images]
     if unknown or not chosen:
         raise MoodInputError(
-            None, f"--plot-images: unknown image(s) {', '.join(unknown) or '(none given)'}",
+            None,
+            f"{option('--plot-images', 'the images to draw')}: unknown image(s) "
+            f"{', '.join(unknown) or '(none given)'}",
             f"images are named by file stem, e.g. {next(iter(dataset.images))}",
         )  # fmt: skip
     return list(chosen)

@@ -34,7 +34,7 @@ from napari_mood.core.categories import (
 from napari_mood.core.curves import CurveAccumulator
 from napari_mood.core.results import DatasetEvaluation
 from napari_mood.core.seed import DEFAULT_SEED
-from napari_mood.io.errors import MoodInputWarning
+from napari_mood.io.errors import MoodInputWarning, option
 from napari_mood.io.mood import MethodFolder, MoodDataset, check_labels_for
 from napari_mood.services.analysis_plots import colors_for, new_figure, save_formats
 from napari_mood.services.atomic_files import write_text_atomic
@@ -344,7 +344,9 @@ def write_category_report(
         levels = ("category", "subcategory")
     names = [f"{lv}_{m}.{f}" for lv in levels for m in PLOTTED for f in formats]
     names = ["category_scores.csv", "category_summary.csv", *names]
-    folder = check_output_folder(out, inputs=inputs, force=force, names=names, what="--out")
+    folder = check_output_folder(
+        out, inputs=inputs, force=force, names=names, what=option("--out", "the output")
+    )
     tasks = default_tasks(dataset)
     check_labels_for(dataset, tasks)
     found = evaluate(

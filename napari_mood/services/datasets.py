@@ -5,7 +5,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["sample_data_dir", "sample_methods_dir"]
+__all__ = ["sample_data_dir"]
 
 
 def sample_data_dir() -> Path:
@@ -22,14 +22,3 @@ def sample_data_dir() -> Path:
     True
     """
     return Path(str(resources.files("napari_mood.sample_data")))
-
-
-def sample_methods_dir() -> Path:
-    """Return the folder whose subfolders are the sample methods' outputs.
-
-    Returns
-    -------
-    pathlib.Path
-        ``sample_data_dir() / "methods"``.
-    """
-    return sample_data_dir() / "methods"

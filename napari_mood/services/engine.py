@@ -38,7 +38,7 @@ from napari_mood.core.results import (
     EvaluationOptions,
     Progress,
 )
-from napari_mood.io.errors import MoodInputError
+from napari_mood.io.errors import MoodInputError, option
 from napari_mood.io.mood import MethodFolder, MoodDataset
 from napari_mood.services.cache import (
     CacheKey,
@@ -290,7 +290,8 @@ def _run_distributed(address: str) -> Runner:
             from distributed import Client, as_completed
         except ImportError as exc:  # pragma: no cover - depends on the install
             raise RuntimeError(
-                "--scheduler needs dask.distributed: pip install 'napari-mood[cluster]'"
+                f"{option('--scheduler', 'a dask scheduler')} needs dask.distributed: "
+                "pip install 'napari-mood[cluster]'"
             ) from exc
         try:
             client = Client(address, timeout=f"{SCHEDULER_TIMEOUT_S}s")
@@ -298,7 +299,7 @@ def _run_distributed(address: str) -> Runner:
             raise MoodInputError(
                 None,
                 f"cannot reach the dask scheduler at {address!r} ({exc})",
-                "start it (`dask scheduler`) or check --scheduler ADDRESS",
+                f"start it (`dask scheduler`) or check {option('--scheduler ADDRESS', 'its address')}",
             ) from exc
         with client:
             futures = client.map(_run_task, list(tasks), options=options, pure=False)

@@ -28,7 +28,7 @@ from napari_mood.core.results import (
     SampleSummary,
     Task,
 )
-from napari_mood.io.errors import MoodInputError
+from napari_mood.io.errors import MoodInputError, option
 from napari_mood.io.mood import (
     METHODS_FOLDER,
     MethodFolder,
@@ -42,7 +42,7 @@ from napari_mood.services.formats import format_json, format_table
 if TYPE_CHECKING:
     import pandas as pd
 
-from napari_mood.core.ranking import check_splits
+from napari_mood.core.batches import check_splits, listing_batch_ap
 from napari_mood.core.results import CaseRow
 
 __all__ = [
@@ -354,7 +354,7 @@ def check_toy(toy: PathLike | MoodDataset) -> MoodDataset:
             dataset.root / "toy_label" / "pixel",
             "the toy dataset has no pixel labels: thresholds are chosen on it by object F1, "
             "which needs them",
-            "give a toy dataset with toy_label/pixel/, or a fixed --threshold",
+            f"give a toy dataset with toy_label/pixel/, or {option('a fixed --threshold', 'a fixed threshold')}",
         )
     return dataset
 
@@ -448,7 +448,7 @@ def add_statistics(
     """Add the challenge batch AP (pixel and sample tasks) and bootstrap intervals.
 
     Batches follow the official ``bootstrap_dir`` to the letter
-    (:func:`~napari_mood.core.ranking.listing_batch_ap`): they index the label folders'
+    (:func:`~napari_mood.core.batches.listing_batch_ap`): they index the label folders'
     listings of ``dataset`` (every entry, stray and unreadable ones included, skipped
     inside a batch), drawn with ``seed`` unless ``splits`` (an official ``splits.json``)
     is given.
@@ -519,7 +519,7 @@ def _with_stats(
 ) -> _Summary:
     extra: dict[str, Any] = dict(summary.extra)
     if batches or splits:
-        b = ranking.listing_batch_ap(
+        b = listing_batch_ap(
             listing, accs, n_runs=batches, batch_size=batch_size, seed=seed, splits=splits
         )
         extra["batch_ap"] = {

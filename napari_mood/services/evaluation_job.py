@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from napari_mood.core.results import DatasetEvaluation, EvaluationOptions
 from napari_mood.core.seed import DEFAULT_SEED
-from napari_mood.io.errors import MoodInputError, MoodInputWarning
+from napari_mood.io.errors import MoodInputError, MoodInputWarning, option
 from napari_mood.io.mood import MethodFolder, MoodDataset, check_labels_for, read_splits
 from napari_mood.services.atomic_files import write_text_atomic
 from napari_mood.services.cache import check_cache_folder
@@ -31,8 +31,8 @@ from napari_mood.services.evaluation import (
     evaluate,
     toy_thresholds,
 )
-from napari_mood.services.formats import check_format, format_csv, format_result
-from napari_mood.services.output import Inputs, Planned, check_outputs
+from napari_mood.services.formats import format_csv, format_result
+from napari_mood.services.output import Inputs, OutputOptions, Planned, check_outputs
 from napari_mood.services.report import REPORT_FILES, ReportFiles, write_report
 
 if TYPE_CHECKING:
@@ -43,41 +43,28 @@ __all__ = ["MoodOutputs", "MoodRun", "write_mood_evaluation"]
 PathLike = str | os.PathLike[str]
 
 
-@dataclass(frozen=True)
-class MoodOutputs:
+@dataclass(frozen=True, kw_only=True)
+class MoodOutputs(OutputOptions):
     """What an evaluation writes besides its result: the ``evaluate`` output options.
+
+    ``out``, ``format``, ``dpi`` (the report's figures') and ``force`` as in
+    :class:`~napari_mood.services.output.OutputOptions`.
 
     Attributes
     ----------
-    out : Path, optional
-        The result's file (``None``: the text is only returned).
-    format : {"table", "csv", "json"}
-        The result's text format.
     report : Path, optional
         A report folder (``results.csv``, ``results.json``, ``report.html``).
     categories : Path, optional
         The report's case categories (default: the dataset's ``categories.csv`` if any).
-    dpi : float
-        The report's figures' resolution.
-    force : bool
-        Whether existing outputs are replaced.
     """
 
-    out: Path | None = None
-    format: str = "table"
     report: Path | None = None
     categories: Path | None = None
-    dpi: float = 300
-    force: bool = False
-
-    def __post_init__(self) -> None:
-        """Refuse an unknown format when the outputs are made, before any work."""
-        check_format(self.format)
 
 
 @dataclass(frozen=True)
 class MoodRun:
-    """An evaluation run: the evaluation, its text, the files written (by option name)."""
+    """An evaluation run: the evaluation, its text, the files written (by output field: ``out``, ``report``)."""
 
     evaluation: MoodEvaluation
     text: str
@@ -169,24 +156,33 @@ def write_mood_evaluation(
             n_boot=bootstrap or 1000, seed=seed, dpi=outputs.dpi, inputs=inputs,
             force=outputs.force,
         )  # fmt: skip
-        written["--report"] = files.html
+        written["report"] = files.html
     text = format_result(result, outputs.format)
     if outputs.out is not None:
-        written["--out"] = write_text_atomic(outputs.out, text, replace=outputs.force)
+        written["out"] = write_text_atomic(outputs.out, text, replace=outputs.force)
     return MoodRun(replace(found, result=result), text, written, files)
 
 
 def _check_outputs(outputs: MoodOutputs, inputs: Inputs, cache: Path | None) -> Path | None:
     """Refuse unusable outputs before any work; return the cache (None: unusable, warned)."""
     if cache is not None:
-        cache = check_cache_folder(cache, inputs=inputs, what="--cache")
+        cache = check_cache_folder(cache, inputs=inputs, what=option("--cache", "the cache folder"))
     planned = []
     if outputs.out is not None:
-        planned.append(Planned(outputs.out, "--out"))
+        planned.append(Planned(outputs.out, option("--out", "the output")))
     if outputs.report is not None:
-        planned.append(Planned(outputs.report, "--report", folder=True, names=REPORT_FILES))
+        planned.append(
+            Planned(
+                outputs.report,
+                option("--report", "the report folder"),
+                folder=True,
+                names=REPORT_FILES,
+            )
+        )
     if cache is not None:
-        planned.append(Planned(cache, "--cache", folder=True, replace=True))
+        planned.append(
+            Planned(cache, option("--cache", "the cache folder"), folder=True, replace=True)
+        )
     check_outputs(planned, inputs=inputs, force=outputs.force)
     return cache
 
@@ -220,7 +216,8 @@ def _object_options(
     if toy is None:
         warnings.warn(
             "object threshold chosen on the evaluated cases themselves: the object F1 is "
-            "optimistic (give --toy DATASET to choose it on a separate toy set)",
+            f"optimistic (give {option('--toy DATASET', 'a toy dataset')} to choose it on a "
+            "separate toy set)",
             MoodInputWarning,
             stacklevel=2,
         )
@@ -237,6 +234,6 @@ def _object_options(
             toy_preds or toy / "methods",
             f"holds no outputs of {', '.join(choice.missing)} (it has "
             f"{', '.join(choice.available)}), so no threshold can be chosen on it",
-            "give the methods' toy outputs with --toy-preds PARENT",
+            f"give the methods' toy outputs {option('with --toy-preds PARENT', 'as toy predictions')}",
         )
     return replace(options, object_threshold=choice.thresholds())

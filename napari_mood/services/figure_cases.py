@@ -19,7 +19,7 @@ import numpy as np
 from napari_mood.core.orientation import PLANES, Plane, plane_view
 from napari_mood.io.case import CaseData, load_case
 from napari_mood.io.case import anomalous_cases as find_anomalous_cases
-from napari_mood.io.errors import MoodInputError, MoodInputWarning
+from napari_mood.io.errors import MoodInputError, MoodInputWarning, option
 from napari_mood.io.mood import DEFAULT_SCANS, MethodFolder, MoodDataset, case_stem
 
 __all__ = [
@@ -215,7 +215,9 @@ def _load_figure_case(
 def _without_scan(scan: Path, problem: str, hint: str, asked: bool) -> None:
     """Refuse an asked-for case without a scan; warn and leave out a chosen one."""
     if asked:
-        raise MoodInputError(scan, problem, f"{hint}, or leave the case out of --cases")
+        raise MoodInputError(
+            scan, problem, f"{hint}, or leave the case out {option('of --cases', 'of the figure')}"
+        )
     message = f"{scan}: {problem} ({hint}); the case is left out of the figure"
     warnings.warn(message, MoodInputWarning, stacklevel=5)
 

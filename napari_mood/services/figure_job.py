@@ -19,7 +19,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from napari_mood.core.orientation import Plane
-from napari_mood.io.errors import MoodInputError
+from napari_mood.io.errors import MoodInputError, option
 from napari_mood.io.mood import MethodFolder, MoodDataset
 from napari_mood.services.display import plane_view
 from napari_mood.services.figure_cases import DEFAULT_MAX_CASES, FigureCase, FigureRow, Slices
@@ -36,6 +36,8 @@ from napari_mood.services.figures import (
     save_figure,
 )
 from napari_mood.services.output import Inputs, check_output_file
+
+_NAME_CASES = option("name cases with --cases", "name the cases to draw")
 
 __all__ = ["DpiRefused", "FigureRun", "FigureTooLarge", "FigureTooNarrow", "write_figure"]
 
@@ -112,11 +114,13 @@ def write_figure(
     FigureTooNarrow, FigureTooLarge, DpiRefused
         The width, the number of rows or ``dpi`` cannot hold the figure.
     """
-    check_output_file(out, inputs=Inputs.of(dataset, methods), force=force, what="--out")
+    check_output_file(
+        out, inputs=Inputs.of(dataset, methods), force=force, what=option("--out", "the output")
+    )
     chosen = dict(methods) if drawn is None else {name: methods[name] for name in drawn}
     names = cases or anomalous_cases(dataset, limit=max_cases)
     if not names:
-        raise MoodInputError(dataset.root, "has no case with an anomaly", "name cases with --cases")
+        raise MoodInputError(dataset.root, "has no case with an anomaly", _NAME_CASES)
     loaded = _load(dataset, names, chosen, asked=cases is not None)
     figure, rows = _draw(
         dataset, loaded, slices, planes, chosen, _drawn_thresholds(thresholds, chosen), style or {}
@@ -148,7 +152,12 @@ def _draw(  # noqa: PLR0913 - the figure's own choices, passed on
         raise _out_of_scale(dataset, rows[exc.row], exc) from exc
     except ValueError as exc:
         raise MoodInputError(
-            None, str(exc), "check --cases, --slices, --planes and --threshold"
+            None,
+            str(exc),
+            option(
+                "check --cases, --slices, --planes and --threshold",
+                "check the cases, slices, planes and thresholds",
+            ),
         ) from exc
     return figure, rows
 
@@ -182,7 +191,5 @@ def _load(
 ) -> list[FigureCase]:
     loaded = load_figure_cases(dataset, cases, methods, asked=asked, warn=True)
     if not loaded:
-        raise MoodInputError(
-            dataset.root, "has no anomalous case with a scan to show", "name cases with --cases"
-        )
+        raise MoodInputError(dataset.root, "has no anomalous case with a scan to show", _NAME_CASES)
     return loaded

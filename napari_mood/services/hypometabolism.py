@@ -39,8 +39,8 @@ from napari_mood.core.simulate.hypometabolism import (
     region_from_atlas,
     simulate_hypometabolism,
 )
-from napari_mood.io.case import find_case_folder_layout
-from napari_mood.io.errors import MoodInputError, MoodInputWarning
+from napari_mood.io.errors import MoodInputError, MoodInputWarning, option
+from napari_mood.io.layout import find_case_folder_layout
 from napari_mood.io.mood import case_stem
 from napari_mood.io.nifti import Volume, read_volume
 from napari_mood.io.writers import mood_case_files, nifti_gz_bytes
@@ -175,9 +175,13 @@ def write_hypometabolism_dataset(
     inputs = _inputs(job)
     planned = _planned(list(subjects), job.region, job.degrees)
     # which existing files may be replaced is decided by _kept and staged_folder
-    check_output_folder(out, inputs=inputs, force=True, names=planned, what="--out")
+    check_output_folder(
+        out, inputs=inputs, force=True, names=planned, what=option("--out", "the output")
+    )
     keep, staged_force = _kept(out, job.region, force=force)
-    with staged_folder(out, force=staged_force, what="--out", inputs=inputs, keep=keep) as folder:
+    with staged_folder(
+        out, force=staged_force, what=option("--out", "the output"), inputs=inputs, keep=keep
+    ) as folder:
         return _write_dataset(job, folder, subjects, inputs)
 
 
@@ -225,7 +229,9 @@ def _profile(job: _Job, atlas: Volume) -> HypometabolismProfile:
         )
     except ValueError as exc:
         raise MoodInputError(
-            job.mask, str(exc), "give a 0/1 mask, or a label atlas with --atlas-labels L,..."
+            job.mask,
+            str(exc),
+            f"give a 0/1 mask, or a label atlas {option('with --atlas-labels L,...', 'and its labels')}",
         ) from exc
 
 
@@ -235,8 +241,10 @@ def _warn_whole_atlas(atlas: Volume, region: np.ndarray) -> None:
     if labels.size > 1:
         shown = ", ".join(f"{v:g}" for v in labels[:5]) + (" ..." if labels.size > 5 else "")
         warnings.warn(
-            f"{atlas.path}: holds {labels.size:,} labels ({shown}) and no --atlas-labels was given: "
-            "the region is all of them (give --atlas-labels L,... to pick atlas regions)",
+            f"{atlas.path}: holds {labels.size:,} labels ({shown}) and "
+            f"{option('no --atlas-labels was given', 'no atlas labels were given')}: the region "
+            f"is all of them (give {option('--atlas-labels L,...', 'atlas labels')} to pick "
+            "atlas regions)",
             MoodInputWarning,
             stacklevel=2,
         )
@@ -336,9 +344,10 @@ def _kept(out: Path, region: str, *, force: bool) -> tuple[list[str], bool]:
         example = f"pet_{region}.json" if f"pet_{region}.json" in mine else mine[0]
         raise MoodInputError(
             out,
-            f"--out already holds region {region} ({len(mine)} files, e.g. {example})",
-            "use --force to replace that region whole, keeping the other regions; "
-            "or give another --region-name",
+            f"{option('--out', 'the output folder')} already holds region {region} ({len(mine)} "
+            f"files, e.g. {example})",
+            f"{option('use --force to replace', 'allow replacing')} that region whole, keeping the other "
+            f"regions; or give {option('another --region-name', 'another region name')}",
         )
     return [f for f in files if f not in mine], True
 

@@ -9,7 +9,7 @@ rules; this module is the front ends' door to them.
 from __future__ import annotations
 
 from napari_mood.core.orientation import CONVENTIONS, PLANES, Convention, Plane
-from napari_mood.core.recon import TESTS
+from napari_mood.core.recon_study import TESTS
 from napari_mood.core.scores import (
     SCORE_MODES,
     ScoreMode,

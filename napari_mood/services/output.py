@@ -24,12 +24,15 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
-from napari_mood.io.errors import MoodInputError, describe_entry
+from napari_mood.io.errors import MoodInputError, describe_entry, option
 from napari_mood.io.mood import MethodFolder, MoodDataset
+from napari_mood.services.formats import check_format
 
 __all__ = [
     "Inputs",
+    "OutputOptions",
     "OutputRefused",
     "Planned",
     "entry_kind",
@@ -41,11 +44,49 @@ __all__ = [
 ]
 
 PathLike = str | os.PathLike[str]
-FORCE_HINT = "use --force to replace it, or choose another path"
+FORCE_HINT = f"{option('use --force to replace it', 'allow replacing it')}, or choose another path"
 
 
 class OutputRefused(MoodInputError):
     """An output path is refused (inside the inputs, existing without force, not writable)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class OutputOptions:
+    """What every benchmark run writes besides its result; each job's outputs extend it.
+
+    Attributes
+    ----------
+    out : Path, optional
+        The result's file (``None``: the text is only returned).
+    format : {"table", "csv", "json"}
+        The result's text format.
+    dpi : float
+        The resolution of the figures written.
+    force : bool
+        Whether existing outputs are replaced.
+
+    Raises
+    ------
+    ValueError
+        ``format`` is not one of the result formats (checked when made, before any work).
+
+    Examples
+    --------
+    >>> OutputOptions(format="xml")
+    Traceback (most recent call last):
+    ...
+    ValueError: format must be one of table, csv, json, got 'xml'
+    """
+
+    out: Path | None = None
+    format: Literal["table", "csv", "json"] = "table"
+    dpi: float = 300
+    force: bool = False
+
+    def __post_init__(self) -> None:
+        """Refuse an unknown format when the outputs are made, before any work."""
+        check_format(self.format)
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from napari_mood.core.simulate.pet_like import (
     template_problem,
     template_reconstruction,
 )
-from napari_mood.io.errors import MoodInputError, warn_input
+from napari_mood.io.errors import MoodInputError, option, warn_input
 from napari_mood.io.mood import case_stem, is_nifti
 from napari_mood.io.nifti import Volume, read_volume
 from napari_mood.io.writers import nifti_gz_bytes
@@ -105,8 +105,8 @@ def write_pet_sample(
     PosixPath('pet')
     """
     out = Path(out)
-    check_output_folder(out, force=force, what="--out")
-    with staged_folder(out, force=force, what="--out") as folder:
+    check_output_folder(out, force=force, what=option("--out", "the output"))
+    with staged_folder(out, force=force, what=option("--out", "the output")) as folder:
         for path, blob in iter_pet_sample_files(folder, subjects=subjects, step=step, seed=seed):
             write_files({path: blob})
     return out
@@ -153,10 +153,12 @@ def write_template_reconstructions(
             inputs_dir, "no such folder of inputs", "give a dataset made by simulate"
         )
     inputs = Inputs.of(folders=(dataset, inputs_dir), files=(Path(template),))
-    check_output_folder(out, inputs=inputs, force=force, what="--out")
+    check_output_folder(out, inputs=inputs, force=force, what=option("--out", "the output"))
     files = template_reconstruction_files(inputs_dir, template, out)
     names = [path.relative_to(out).as_posix() for path in files]
-    check_output_folder(out, inputs=inputs, force=force, names=names, what="--out")
+    check_output_folder(
+        out, inputs=inputs, force=force, names=names, what=option("--out", "the output")
+    )
     return write_files(files, inputs=inputs, force=force)
 
 

@@ -34,7 +34,7 @@ from napari_mood.core.ranking import (
     score_ranks,
 )
 from napari_mood.core.seed import DEFAULT_SEED
-from napari_mood.io.errors import MoodInputError, MoodInputWarning, check_regular_file
+from napari_mood.io.errors import MoodInputError, MoodInputWarning, check_regular_file, option
 from napari_mood.io.json_input import read_json
 from napari_mood.services.analysis_plots import new_figure, save_formats
 from napari_mood.services.atomic_files import write_text_atomic
@@ -64,7 +64,9 @@ class RankingInput:
     batches: Mapping[str, Sequence[float]] = field(default_factory=dict)
 
 
-_HINT = "write it with evaluate --format json --out FILE"
+_HINT = option(
+    "write it with evaluate --format json --out FILE", "write it as an evaluation's JSON result"
+)
 
 
 def _kind(value: object) -> str:
@@ -131,7 +133,8 @@ def _task_input(
     if without:
         warnings.warn(
             f"{path}: no batch AP for {', '.join(without)} ({task}): ranked by the pooled AP "
-            "(run evaluate with --batches K or --splits FILE for the challenge score)",
+            f"({option('run evaluate with --batches K or --splits FILE', 'evaluate in batches or with the official splits')} "
+            "for the challenge score)",
             MoodInputWarning,
             stacklevel=3,
         )
@@ -169,7 +172,12 @@ def read_rankings(
     path = Path(path)
     if not path.exists():
         raise MoodInputError(
-            path, "not found", "give the JSON of napari-mood evaluate --format json"
+            path,
+            "not found",
+            option(
+                "give the JSON of napari-mood evaluate --format json",
+                "give an evaluation's JSON result",
+            ),
         )
     check_regular_file(path, what="results file")
     data = read_json(path, hint=_HINT)
@@ -462,11 +470,19 @@ def rank_results(
     )
     if out is not None:
         check_output_folder(
-            out, inputs=Inputs(files=tuple(files)), force=force, names=names, what="--out"
+            out,
+            inputs=Inputs(files=tuple(files)),
+            force=force,
+            names=names,
+            what=option("--out", "the output"),
         )
     tests = _read_all(results, tasks)
     if not tests:
-        raise MoodInputError(files[0], f"holds no {' or '.join(tasks)} results", "check --task")
+        raise MoodInputError(
+            files[0],
+            f"holds no {' or '.join(tasks)} results",
+            f"check {option('--task', 'the tasks')}",
+        )
     try:
         analysis = analyse_rankings(tests, toys=_read_all(toys, tasks), n_boot=n_boot, seed=seed)
     except ValueError as exc:

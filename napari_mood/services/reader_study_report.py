@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from napari_mood.io.errors import option
 from napari_mood.services.adjudication import disagreements_csv
 from napari_mood.services.atomic_files import write_text_atomic
 from napari_mood.services.output import (
@@ -57,6 +58,7 @@ __all__ = [
 ]
 
 StudyFormat = Literal["table", "csv", "json"]
+_OUT = option("--out", "the output folder")
 REPORT_FILES: tuple[str, ...] = (
     "readers.csv",
     "agreement.csv",
@@ -175,7 +177,7 @@ def check_study_outputs(
     force: bool,
     plot: str | os.PathLike[str] | None = None,
     inputs: Inputs | None = None,
-    what: str = "--out",
+    what: str = _OUT,
 ) -> None:
     """Refuse a study's outputs onto its inputs, over files without ``force``, or among the journals.
 
@@ -210,12 +212,12 @@ def check_study_outputs(
     >>> try:
     ...     check_study_outputs("/reviews", ["/reviews/ana.csv"], force=True)
     ... except OutputRefused as refused:
-    ...     print("--out is the folder of the journals" in str(refused))
+    ...     print("the output folder is the folder of the journals" in str(refused))
     True
     """
     planned = [Planned(Path(out), what, folder=True, names=REPORT_FILES)]
     if plot is not None:
-        planned.append(Planned(Path(plot), "--plot"))
+        planned.append(Planned(Path(plot), option("--plot", "the plot")))
     read = Inputs.of(files=journals) + (inputs or Inputs())
     check_outputs(planned, inputs=read, force=force)
     folders = {resolved_path(journal).parent for journal in journals}

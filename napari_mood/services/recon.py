@@ -49,19 +49,16 @@ import numpy as np
 
 from napari_mood.core.orientation import display_transform
 from napari_mood.core.recon import (
-    CaseRecon,
-    DegreeRow,
-    TTest,
     healthy_data_range,
     recon_metrics,
     residual_map,
     residual_scale,
     residual_scores,
     ssim_map,
-    summarise_recon,
 )
+from napari_mood.core.recon_study import CaseRecon, DegreeRow, TTest, summarise_recon
 from napari_mood.core.simulate.hypometabolism import parse_degree_case
-from napari_mood.io.errors import MoodInputError, MoodInputWarning
+from napari_mood.io.errors import MoodInputError, MoodInputWarning, in_words
 from napari_mood.io.mood import case_stem
 from napari_mood.io.nifti import read_volume
 from napari_mood.io.recon import (
@@ -311,7 +308,7 @@ def evaluate_recon(
     cases, problems, skipped = [], [], []
     missing = missing_regions(folders)
     if missing is not None:
-        problems.append(missing)
+        problems.append(in_words(missing))
         warnings.warn(missing, MoodInputWarning, stacklevel=2)
     for name, loaded in _cases(folders, names, progress):
         if isinstance(loaded, str):

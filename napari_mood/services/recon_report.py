@@ -23,12 +23,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from napari_mood.core.recon import DegreeRow
-from napari_mood.io.errors import MoodInputError
+from napari_mood.core.recon_study import DegreeRow
+from napari_mood.io.errors import MoodInputError, option
 from napari_mood.io.recon import ReconFolders, degree_cases, find_recon_cases
 from napari_mood.services.atomic_files import write_text_atomic
-from napari_mood.services.formats import check_format
-from napari_mood.services.output import Planned, check_apart, check_output_file, check_outputs
+from napari_mood.services.output import (
+    OutputOptions,
+    Planned,
+    check_apart,
+    check_output_file,
+    check_outputs,
+)
 from napari_mood.services.recon import (
     ReconEvaluation,
     ReconOptions,
@@ -219,48 +224,37 @@ def _panel(ax: Any, rows: list[DegreeRow], mask: str) -> None:
         ax.legend(frameon=False)
 
 
-@dataclass(frozen=True)
-class ReconOutputs:
+@dataclass(frozen=True, kw_only=True)
+class ReconOutputs(OutputOptions):
     """What a reconstruction run writes besides its result: the ``evaluate-recon`` outputs.
+
+    ``out``, ``format``, ``dpi`` (the plot's) and ``force`` as in :class:`OutputOptions`.
 
     Attributes
     ----------
-    out : Path, optional
-        The result's file (``None``: the text is only returned).
-    format : {"table", "csv", "json"}
-        The result's text format.
     save_maps : Path, optional
         A MOOD method folder to write each case's score map and sample score into.
     plot : Path, optional
         The normalised-MSE plot (needs simulated cases, names ``SUBJECT_REGION_degNN``).
-    dpi : float
-        The plot's resolution.
-    force : bool
-        Whether existing outputs are replaced.
     """
 
-    out: Path | None = None
-    format: str = "table"
     save_maps: Path | None = None
     plot: Path | None = None
-    dpi: float = 300
-    force: bool = False
-
-    def __post_init__(self) -> None:
-        """Refuse an unknown format when the outputs are made, before any work."""
-        check_format(self.format)
 
 
 @dataclass(frozen=True)
 class ReconRun:
-    """A reconstruction run: the evaluation, its text and the files written (by option)."""
+    """A reconstruction run: the evaluation, its text and the files written (by output field)."""
 
     result: ReconEvaluation
     text: str
     written: Mapping[str, tuple[Path, ...]]
 
 
-NOTHING_TO_PLOT = "simulate with napari-mood simulate --kind pet --mask, or drop --plot"
+NOTHING_TO_PLOT = option(
+    "simulate with napari-mood simulate --kind pet --mask, or drop --plot",
+    "simulate hypometabolism in a region mask, or ask for no plot",
+)
 
 
 def write_recon_evaluation(
@@ -315,22 +309,26 @@ def write_recon_evaluation(
     written: dict[str, tuple[Path, ...]] = {}
     if outputs.out is not None:
         out = check_output_file(outputs.out, inputs=recon_inputs(folders), force=outputs.force)
-        written["--out"] = (write_text_atomic(out, text),)
+        written["out"] = (write_text_atomic(out, text),)
     if outputs.save_maps is not None:
-        written["--save-maps"] = write_score_maps(
+        written["save_maps"] = write_score_maps(
             result, folders, outputs.save_maps, force=outputs.force
         )
     if outputs.plot is not None:
-        written["--plot"] = (plot_normalised_mse(result, outputs.plot, dpi=outputs.dpi),)
+        written["plot"] = (plot_normalised_mse(result, outputs.plot, dpi=outputs.dpi),)
     return ReconRun(result, text, written)
 
 
 def _check_outputs(outputs: ReconOutputs, folders: ReconFolders, names: list[str]) -> None:
     """Check every output; ``save_maps`` first with its whole tree as its own."""
-    files = (("--out", outputs.out), ("--plot", outputs.plot))
+    files = (
+        (option("--out", "the output"), outputs.out),
+        (option("--plot", "the plot"), outputs.plot),
+    )
     planned = [Planned(path, what) for what, path in files if path is not None]
     if outputs.save_maps is not None:
-        check_apart([*planned, Planned(outputs.save_maps, "--save-maps", folder=True, names=None)])
+        maps = option("--save-maps", "the score-map folder")
+        check_apart([*planned, Planned(outputs.save_maps, maps, folder=True, names=None)])
         map_names = tuple(planned_map_names(names))
-        planned.append(Planned(outputs.save_maps, "--save-maps", folder=True, names=map_names))
+        planned.append(Planned(outputs.save_maps, maps, folder=True, names=map_names))
     check_outputs(planned, inputs=recon_inputs(folders), force=outputs.force)

@@ -37,7 +37,6 @@ __all__ = [
     "ReportFiles",
     "category_choices",
     "read_case_categories",
-    "read_categories",
     "write_report",
 ]
 
@@ -120,22 +119,6 @@ def _check_known(path: Path, found: Mapping[str, CaseCategory], cases: Collectio
             f"name the cases as the dataset does (e.g. {sorted(cases)[0]}); "
             f"a header, if any, is {_COLUMNS}",
         )
-
-
-def read_categories(path: str | Path) -> dict[str, str]:
-    """``{case: category}`` of a categories file (see :func:`read_case_categories`).
-
-    Parameters
-    ----------
-    path : str or pathlib.Path
-        The categories file.
-
-    Returns
-    -------
-    dict of str to str
-        The category of each case.
-    """
-    return {case: cat.category for case, cat in read_case_categories(path).items()}
 
 
 ALL_CATEGORIES = "All categories"

@@ -12,22 +12,17 @@ Files written by earlier versions (one row per key, no ``reviewer`` column, no
 such a file has no column for is refused rather than written without it.
 A BOM (a file saved by Excel) is accepted.
 
-The default location is :func:`default_review_dir` (``$NAPARI_MOOD_REVIEW_DIR`` when
-set), one file per dataset (:func:`default_review_path`); a location inside the dataset
-folder, or in the folder of a scan, ground truth or map file, is refused
-(:func:`check_review_location`).
+Where a review file goes (by default, and where it may not) is
+:mod:`napari_mood.services.review_location`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import csv
-import hashlib
 import io
 import math
 import os
-import re
-import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -50,23 +45,17 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 __all__ = [
-    "ENV_REVIEW_DIR",
     "MAX_NOTE",
     "REVIEW_COLUMNS",
     "SUMMARY_COLUMNS",
     "WITHDRAWN",
     "ReviewFile",
     "ReviewFileError",
-    "check_review_location",
-    "default_review_dir",
-    "default_review_path",
     "export_summary",
     "read_journal",
     "read_reviews",
 ]
 
-ENV_REVIEW_DIR = "NAPARI_MOOD_REVIEW_DIR"
-APP_NAME = "napari-mood"
 REVIEW_COLUMNS: tuple[str, ...] = (
     "case",
     "method",
@@ -102,7 +91,6 @@ SUMMARY_COLUMNS: tuple[str, ...] = ("method", "cases", "regions", *VERDICTS)
 WITHDRAWN = "withdrawn"
 """The ``verdict`` of a row that takes the verdict of its key back."""
 _BAD_FILE_HINT = "choose another review file, or move this one away to start a new one"
-_LOCATION_HINT = "choose a folder outside the data, e.g. the default one"
 
 
 # --------------------------------------------------------------------------- rows
@@ -520,140 +508,3 @@ def export_summary(
     objects_text = _csv_text(REVIEW_COLUMNS, [_row(r) for r in ordered])
     write_text_atomic(objects_path, objects_text, replace=force)
     return counts_path, objects_path
-
-
-# --------------------------------------------------------------------------- location
-
-
-def default_review_dir(
-    environ: Mapping[str, str] | None = None,
-    *,
-    platform: str | None = None,
-    home: Path | None = None,
-) -> Path:
-    r"""Return the folder review files go to by default.
-
-    ``$NAPARI_MOOD_REVIEW_DIR`` when set; else the user data folder: Linux
-    ``$XDG_DATA_HOME/napari-mood/reviews`` (``~/.local/share/...``), macOS
-    ``~/Library/Application Support/napari-mood/reviews``, Windows
-    ``%LOCALAPPDATA%\napari-mood\reviews``.
-
-    Parameters
-    ----------
-    environ : mapping of str to str, optional
-        The environment (default ``os.environ``).
-    platform : str, optional
-        ``sys.platform`` to decide for (default: this one).
-    home : pathlib.Path, optional
-        The home folder (default ``Path.home()``).
-
-    Returns
-    -------
-    pathlib.Path
-        The folder.
-
-    Examples
-    --------
-    >>> default_review_dir({}, platform="linux", home=Path("/home/ana")).as_posix()
-    '/home/ana/.local/share/napari-mood/reviews'
-    >>> default_review_dir({"NAPARI_MOOD_REVIEW_DIR": "/tmp/r"}).as_posix()
-    '/tmp/r'
-    """
-    env = os.environ if environ is None else environ
-    if env.get(ENV_REVIEW_DIR):
-        return Path(env[ENV_REVIEW_DIR]).expanduser()
-    platform = sys.platform if platform is None else platform
-    home = Path.home() if home is None else home
-    if platform.startswith("win"):
-        base = Path(env.get("LOCALAPPDATA") or home / "AppData" / "Local")
-    elif platform == "darwin":
-        base = home / "Library" / "Application Support"
-    else:
-        base = Path(env.get("XDG_DATA_HOME") or home / ".local" / "share")
-    return base / APP_NAME / "reviews"
-
-
-def default_review_path(dataset: Path | None, *, directory: Path | None = None) -> Path:
-    """Return the default review file of a dataset: ``<name>-<hash of its path>.csv``.
-
-    The hash keeps two datasets with the same folder name apart; without a dataset the
-    file is ``reviews.csv``.
-
-    Parameters
-    ----------
-    dataset : pathlib.Path or None
-        The dataset reviewed.
-    directory : pathlib.Path, optional
-        The folder (default :func:`default_review_dir`).
-
-    Returns
-    -------
-    pathlib.Path
-        The file.
-
-    Examples
-    --------
-    >>> default_review_path(None, directory=Path("/r")).as_posix()
-    '/r/reviews.csv'
-    >>> default_review_path(Path("/data/mood"), directory=Path("/r")).name.startswith("mood-")
-    True
-    """
-    folder = default_review_dir() if directory is None else directory
-    if dataset is None:
-        return folder / "reviews.csv"
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", dataset.name) or "dataset"
-    digest = hashlib.sha1(str(dataset.resolve()).encode(), usedforsecurity=False).hexdigest()[:8]
-    return folder / f"{name}-{digest}.csv"
-
-
-def check_review_location(
-    path: str | os.PathLike[str],
-    *,
-    datasets: Iterable[str | os.PathLike[str] | None] = (),
-    files: Iterable[str | os.PathLike[str] | None] = (),
-) -> Path:
-    """Return ``path`` resolved, refusing a location among the input data.
-
-    Refused: anywhere inside a dataset folder, and the folder of any input file (scan,
-    ground truth, score map). Sub-folders of an input file's folder are allowed, so that
-    opening a file from one's home folder does not forbid the user data folder.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The review file asked for.
-    datasets : iterable of path or None
-        The dataset folders open.
-    files : iterable of path or None
-        The input files open.
-
-    Returns
-    -------
-    pathlib.Path
-        The resolved path.
-
-    Raises
-    ------
-    MoodInputError
-        Naming the input folder and what to do instead.
-
-    Examples
-    --------
-    >>> check_review_location("/data/mood/notes/review.csv", datasets=["/data/mood"])
-    Traceback (most recent call last):
-    ...
-    napari_mood.io.errors.MoodInputError: /data/mood/notes/review.csv: is inside the dataset folder /data/mood (choose a folder outside the data, e.g. the default one)
-    >>> check_review_location("/home/ana/review.csv", files=["/home/ana/scan.nii.gz"])
-    Traceback (most recent call last):
-    ...
-    napari_mood.io.errors.MoodInputError: /home/ana/review.csv: is in the folder of the input file /home/ana/scan.nii.gz (choose a folder outside the data, e.g. the default one)
-    """
-    target = Path(path).expanduser().resolve()
-    for folder in (Path(d).expanduser().resolve() for d in datasets if d is not None):
-        if target.is_relative_to(folder):
-            raise MoodInputError(target, f"is inside the dataset folder {folder}", _LOCATION_HINT)
-    for file in (Path(f).expanduser().resolve() for f in files if f is not None):
-        if target.parent == file.parent:
-            problem = f"is in the folder of the input file {file}"
-            raise MoodInputError(target, problem, _LOCATION_HINT)
-    return target

@@ -62,7 +62,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
-from napari_mood.io.errors import MoodInputError, check_regular_file
+from napari_mood.io.errors import MoodInputError, check_regular_file, option
 from napari_mood.io.mood import is_nifti, read_sample_score
 from napari_mood.io.nifti import read_grid, read_scores
 from napari_mood.services.atomic_files import atomic_path
@@ -487,7 +487,11 @@ def run_method(
     scans = input_scans(source)
     names = [expected_output(s.name, task) for s in scans]
     check_output_folder(
-        target, inputs=Inputs(folders=(source,)), force=force, names=names, what="--out"
+        target,
+        inputs=Inputs(folders=(source,)),
+        force=force,
+        names=names,
+        what=option("--out", "the output"),
     )
     created = not target.exists()
     target.mkdir(parents=True, exist_ok=True)

@@ -46,8 +46,8 @@ from napari_mood.core.sweep import (
     default_values,
     parse_values,
 )
-from napari_mood.io.case import find_case_folder_layout
-from napari_mood.io.errors import MoodInputError, MoodInputWarning, check_regular_file
+from napari_mood.io.errors import MoodInputError, MoodInputWarning, check_regular_file, option
+from napari_mood.io.layout import find_case_folder_layout
 from napari_mood.io.nifti import Volume, read_volume
 from napari_mood.io.writers import mood_case_files
 from napari_mood.services.output import Inputs, check_output_folder
@@ -223,12 +223,16 @@ def write_toy_dataset(
         raise ValueError(f"kind must be one of {', '.join(TOY_KINDS)}, got {kind!r}")
     scan, out = Path(scan), Path(out)
     inputs = scan_inputs(scan)
-    check_output_folder(out, inputs=inputs, force=force, what="--out")
-    with staged_folder(out, force=force, what="--out", inputs=inputs) as folder:
+    check_output_folder(out, inputs=inputs, force=force, what=option("--out", "the output"))
+    with staged_folder(
+        out, force=force, what=option("--out", "the output"), inputs=inputs
+    ) as folder:
         volume = read_volume(scan)
         if kind == "slab" and volume.data.ndim != 3:
             raise MoodInputError(
-                scan, f"is {volume.data.ndim}-D: --kind slab needs a 3-D scan", "use another --kind"
+                scan,
+                f"is {volume.data.ndim}-D: {option('--kind slab', 'a slab')} needs a 3-D scan",
+                f"use {option('another --kind', 'another kind')}",
             )
         cases = iter_simulated_cases(
             unit_scan(scan, volume.data),
@@ -266,8 +270,10 @@ def _write_cases(
             raise
         raise MoodInputError(
             volume.path,
-            f"no room for --per-case {per_case} {kind} anomalies in this scan "
+            f"no room for {option('--per-case ' + str(per_case), str(per_case))} {kind} anomalies "
+            "in this scan "
             f"of shape {volume.shape} ({exc})",
-            "use a smaller --per-case, another --kind, or a larger scan",
+            f"use {option('a smaller --per-case', 'fewer per case')}, "
+            f"{option('another --kind', 'another kind')}, or a larger scan",
         ) from exc
     return tuple(written)

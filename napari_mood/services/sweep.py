@@ -20,7 +20,7 @@ import numpy as np
 
 from napari_mood.core.seed import DEFAULT_SEED
 from napari_mood.core.sweep import SweepCase, SweepKind, check_values, sweep_cases
-from napari_mood.io.errors import MoodInputError, MoodInputWarning, check_regular_file
+from napari_mood.io.errors import MoodInputError, MoodInputWarning, check_regular_file, option
 from napari_mood.io.json_input import read_json
 from napari_mood.io.mood import MoodDataset
 from napari_mood.io.nifti import read_volume
@@ -35,7 +35,6 @@ __all__ = [
     "SweepInfo",
     "labelled_cases",
     "read_sweep",
-    "sweep_files",
     "sweep_center",
     "write_sweep",
     "write_sweep_dataset",
@@ -62,30 +61,6 @@ class SweepInfo:
             The value of each case.
         """
         return {f"{c.name}.nii.gz": c.value for c in self.cases}
-
-
-def sweep_files(out: Path, kind: SweepKind, n_cases: int, prefix: str | None = None) -> list[str]:
-    """Return the files a sweep of ``n_cases`` writes into ``out`` (relative), sweep.json last.
-
-    Parameters
-    ----------
-    out : pathlib.Path
-        The sweep's folder.
-    kind : {"size", "contrast"}
-        The sweep.
-    n_cases : int
-        Number of cases.
-    prefix : str, optional
-        Case name prefix (default: ``kind``).
-
-    Returns
-    -------
-    list of str
-        Relative paths.
-    """
-    names = [f"{prefix or kind}_{i:03d}" for i in range(n_cases)]
-    parts = ("toy/{}.nii.gz", "toy_label/pixel/{}.nii.gz", "toy_label/sample/{}.nii.gz.txt")
-    return [p.format(n) for n in names for p in parts] + [SWEEP_FILE]
 
 
 def write_sweep(
@@ -241,8 +216,10 @@ def write_sweep_dataset(
         take the dataset.
     """
     inputs = scan_inputs(scan)
-    check_output_folder(out, inputs=inputs, force=force, what="--out")
-    with staged_folder(out, force=force, what="--out", inputs=inputs) as folder:
+    check_output_folder(out, inputs=inputs, force=force, what=option("--out", "the output"))
+    with staged_folder(
+        out, force=force, what=option("--out", "the output"), inputs=inputs
+    ) as folder:
         volume = read_volume(scan)
         data = unit_scan(scan, volume.data)
         try:
@@ -260,7 +237,9 @@ def write_sweep_dataset(
         except ValueError as exc:
             if isinstance(exc, MoodInputError):
                 raise
-            raise MoodInputError(scan, str(exc), "check --center") from exc
+            raise MoodInputError(
+                scan, str(exc), f"check {option('--center', 'the centre')}"
+            ) from exc
 
 
 def labelled_cases(info: SweepInfo, dataset: MoodDataset, folder: Path) -> SweepInfo:

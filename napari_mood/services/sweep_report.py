@@ -24,6 +24,7 @@ from napari_mood.core.curves import merge_accumulators
 from napari_mood.core.metrics import UndefinedMetricWarning, average_precision_from_curve
 from napari_mood.core.results import DatasetEvaluation
 from napari_mood.core.sweep import SweepKind
+from napari_mood.io.errors import option
 from napari_mood.io.mood import MethodFolder, MoodDataset
 from napari_mood.services.analysis_plots import colors_for, new_figure, save_formats
 from napari_mood.services.atomic_files import write_text_atomic
@@ -223,7 +224,9 @@ def write_sweep_report(
     info = labelled_cases(read_sweep(folder), dataset, folder)  # none: an error; some: a warning
     inputs = Inputs.of(dataset, methods)
     names = ["sweep_ap.csv", *(f"sweep_ap.{f}" for f in formats)]
-    target = check_output_folder(out, inputs=inputs, force=force, names=names, what="--out")
+    target = check_output_folder(
+        out, inputs=inputs, force=force, names=names, what=option("--out", "the output")
+    )
     found = evaluate(
         dataset,
         methods=methods,

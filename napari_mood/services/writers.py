@@ -102,7 +102,7 @@ def write_mood_case(
     >>> write_mood_case(out, "toy_0", np.zeros((4, 4, 4)), np.zeros((4, 4, 4)), np.eye(4))
     Traceback (most recent call last):
     ...
-    napari_mood.services.output.OutputRefused: ...: the file exists already (use --force to replace it, or choose another path)
+    napari_mood.services.output.OutputRefused: ...: the file exists already (allow replacing it, or choose another path)
     """
     files = mood_case_files(
         out_dir,

@@ -13,11 +13,12 @@ import numpy as np
 import pytest
 
 from napari_mood.cli import main
-from napari_mood.services.datasets import sample_data_dir, sample_methods_dir
+from napari_mood.services.datasets import sample_data_dir
 from tests.conftest import make_mood_folder
 from tests.reference_scorer import official_ap, official_batch_ap
 
 SAMPLE = sample_data_dir()
+SAMPLE_METHODS = SAMPLE / "methods"
 PIXEL = SAMPLE / "toy_label" / "pixel"
 
 
@@ -59,10 +60,10 @@ def test_json_equals_official_on_sample_data(sample_json):
     for name in ("residual", "oracle_noisy", "binary"):
         method = sample_json["methods"][name]
         assert method["pixel"]["ap"] == pytest.approx(
-            official_ap(sample_methods_dir() / name, PIXEL), abs=1e-12
+            official_ap(SAMPLE_METHODS / name, PIXEL), abs=1e-12
         )
         expected = official_ap(
-            sample_methods_dir() / name, SAMPLE / "toy_label" / "sample", mode="sample"
+            SAMPLE_METHODS / name, SAMPLE / "toy_label" / "sample", mode="sample"
         )
         assert method["sample"]["ap"] == pytest.approx(expected, abs=1e-12)
         assert {"tp", "fp", "fn", "f1", "size_window", "threshold"} <= set(method["object"])
@@ -82,9 +83,7 @@ def test_per_case_ap_equals_sklearn(sample_json):
     )
     label = nib.load(PIXEL / "brain_001.nii.gz").get_fdata() > 0.5
     scores = np.clip(
-        nib.load(sample_methods_dir() / "residual" / "brain_001.nii.gz").get_fdata(
-            dtype=np.float16
-        ),
+        nib.load(SAMPLE_METHODS / "residual" / "brain_001.nii.gz").get_fdata(dtype=np.float16),
         0,
         1,
     )
@@ -126,9 +125,7 @@ def test_batches_equal_official_bootstrap_dir(capsys, tmp_path):
     )
     assert code == 0
     batch = json.loads(out.read_text())["methods"]["residual"]["pixel"]["batch_ap"]
-    expected = official_batch_ap(
-        sample_methods_dir() / "residual", PIXEL, n_runs=5, n_files=3, seed=7
-    )
+    expected = official_batch_ap(SAMPLE_METHODS / "residual", PIXEL, n_runs=5, n_files=3, seed=7)
     assert batch["mean"] == pytest.approx(expected, abs=1e-12)
 
 
@@ -278,7 +275,7 @@ def test_object_task_equals_the_plain_loop_rule(capsys, tmp_path):
     window = (0.5 * sizes.min(), 2.0 * sizes.max())  # from every GT object of the dataset
     totals = np.zeros(5, int)
     for case in cases:
-        scores = nib.load(sample_methods_dir() / "residual" / case).get_fdata()
+        scores = nib.load(SAMPLE_METHODS / "residual" / case).get_fdata()
         totals += reference_counts(
             scores, gts[case], threshold=0.4, connectivity="face", window=window
         )

@@ -12,17 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import average_precision_score
 
+from napari_mood.core.batches import BatchWarning, batch_average_precision, mood_splits
 from napari_mood.core.curves import CurveAccumulator
 from napari_mood.core.metrics import UndefinedMetricWarning
-from napari_mood.core.ranking import (
-    BatchWarning,
-    batch_average_precision,
-    bootstrap_ap,
-    consensus_rank,
-    kendall_tau_b,
-    mood_splits,
-    rank_methods,
-)
+from napari_mood.core.ranking import bootstrap_ap, consensus_rank, kendall_tau_b, rank_methods
 
 FAST = settings(max_examples=60, deadline=None)
 

@@ -10,22 +10,19 @@ from scipy import stats
 from skimage.metrics import mean_squared_error, peak_signal_noise_ratio, structural_similarity
 
 from napari_mood.core.recon import (
-    CaseRecon,
     ReconMetrics,
-    bonferroni,
     brain_mask_problem,
     case_brain,
     check_recon_case,
     healthy_data_range,
-    mse_test,
     non_finite_voxels,
     recon_metrics,
     residual_map,
     residual_scale,
     residual_scores,
     ssim_map,
-    summarise_recon,
 )
+from napari_mood.core.recon_study import CaseRecon, bonferroni, mse_test, summarise_recon
 
 
 def test_mse_mae_psnr_by_hand():

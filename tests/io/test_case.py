@@ -7,14 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from napari_mood.io.case import (
-    find_case_folder_layout,
-    first_anomalous_case,
-    guess_file_role,
-    load_case,
-    methods_from_files,
-)
+from napari_mood.io.case import first_anomalous_case, load_case, methods_from_files
 from napari_mood.io.errors import MoodInputError
+from napari_mood.io.layout import find_case_folder_layout, guess_file_role
 from napari_mood.io.mood import discover_dataset, discover_methods, methods_beside
 from tests.conftest import make_mood_folder, write_nifti
 

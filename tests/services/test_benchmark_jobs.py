@@ -59,7 +59,7 @@ def test_mood_job_writes_the_official_scorers_ap_and_only_what_is_asked(mood, tm
         out=out_dir / "result.json", format="json", report=out_dir / "report", dpi=50
     )
     run = write_mood_evaluation(dataset, methods, EvaluationOptions(tasks=("pixel",)), outputs)
-    assert set(run.written) == {"--out", "--report"}
+    assert set(run.written) == {"out", "report"}
     assert _tree(out_dir) == {"result.json", *(f"report/{name}" for name in REPORT_FILES)}
     data = json.loads((out_dir / "result.json").read_text())
     assert (out_dir / "result.json").read_text() == run.text
@@ -91,7 +91,7 @@ def test_mood_job_refuses_an_existing_output_before_any_work(mood, tmp_path, mon
 
     monkeypatch.setattr(evaluation_job, "evaluate", no_work)
     options = EvaluationOptions(tasks=("pixel",))
-    with pytest.raises(OutputRefused, match="--force"):
+    with pytest.raises(OutputRefused, match="allow replacing it"):
         write_mood_evaluation(dataset, methods, options, MoodOutputs(out=out))
     with pytest.raises(OutputRefused):  # inside an input folder
         write_mood_evaluation(dataset, methods, options, MoodOutputs(out=dataset.root / "r.txt"))
@@ -105,7 +105,7 @@ def test_box_job_writes_cocos_map(tmp_path):
     methods = find_box_methods(dataset)
     out = tmp_path / "boxes.json"
     run = write_box_evaluation(dataset, methods, BoxOutputs(out=out, format="json"))
-    assert set(run.written) == {"--out"} and _tree(tmp_path) == {"boxes.json"}
+    assert set(run.written) == {"out"} and _tree(tmp_path) == {"boxes.json"}
     data = json.loads(out.read_text())
     result = run.result
     for method in result.ranked():
@@ -122,7 +122,7 @@ def test_box_job_checks_the_drawn_method_before_writing_anything(tmp_path, monke
     methods = find_box_methods(dataset)
     outputs = BoxOutputs(out=tmp_path / "r.csv", plot=tmp_path / "f.png", plot_method="nope")
     monkeypatch.setattr(boxes, "evaluate_boxes", lambda *a, **k: pytest.fail("worked"))
-    with pytest.raises(MoodInputError, match="--plot-method 'nope' is not a method"):
+    with pytest.raises(MoodInputError, match="the method to draw 'nope' is not a method"):
         write_box_evaluation(dataset, methods, outputs)
     with pytest.raises(MoodInputError, match="unknown image"):
         write_box_evaluation(dataset, methods, BoxOutputs(plot_images=["nope"]))
@@ -138,7 +138,7 @@ def test_recon_job_writes_the_maps_and_the_text_asked_for(tmp_path):
         out=tmp_path / "out" / "r.json", format="json", save_maps=tmp_path / "maps"
     )
     run = write_recon_evaluation(folders, outputs)
-    assert set(run.written) == {"--out", "--save-maps"}
+    assert set(run.written) == {"out", "save_maps"}
     assert _tree(tmp_path / "out") == {"r.json"}
     assert _tree(tmp_path / "maps") == {
         f"{name}{suffix}" for name in truth for suffix in (".nii.gz", ".nii.gz.txt")

@@ -110,7 +110,7 @@ def test_nan_policy(tmp_path):
     scores = _map(rng, mask, 0.5)
     scores[0, 0, :4] = np.nan
     data, preds = make_mood_folder(tmp_path, {"c": mask}, {"m": {"c": scores}})
-    with pytest.raises(MoodInputError, match=r"c.nii.gz.*4 NaN voxels.*--nan-policy zero"):
+    with pytest.raises(MoodInputError, match=r"c.nii.gz.*4 NaN voxels.*score NaN as zero"):
         _evaluate(data, preds, tasks=("pixel",))
     result, messages = _evaluate(data, preds, tasks=("pixel",), nan_policy="zero")
     zeroed = np.nan_to_num(scores, nan=0.0)

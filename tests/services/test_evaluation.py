@@ -46,7 +46,9 @@ def test_find_methods_is_the_one_rule(dataset: Path, tmp_path: Path):
     assert methods_beside(empty) == {}
     with pytest.raises(MoodInputError, match="no methods") as info:
         find_methods(empty)
-    assert "--preds" in str(info.value) and str(empty / "methods") in str(info.value)
+    assert "a folder of method folders" in str(info.value) and str(empty / "methods") in str(
+        info.value
+    )
     (empty / "methods").mkdir()
     with pytest.raises(MoodInputError, match="no method subfolders"):
         methods_beside(empty)

@@ -15,7 +15,7 @@ import pytest
 from napari_mood.cli import main
 from napari_mood.io.errors import MoodInputError
 from napari_mood.services.datasets import sample_data_dir
-from napari_mood.services.report import read_categories
+from napari_mood.services.report import read_case_categories
 
 pytest.importorskip("matplotlib")
 
@@ -73,12 +73,13 @@ def test_report_files_and_html(report_dir):
     assert (report_dir / "results.csv").read_text().startswith("case,method,")
 
 
-def test_read_categories(tmp_path):
+def test_read_case_categories_refuses_a_short_row_or_a_missing_file(tmp_path):
     path = tmp_path / "c.csv"
     path.write_text("a,x\nb.nii.gz,y\n")
-    assert read_categories(path) == {"a.nii.gz": "x", "b.nii.gz": "y"}
+    found = read_case_categories(path)
+    assert {case: c.category for case, c in found.items()} == {"a.nii.gz": "x", "b.nii.gz": "y"}
     path.write_text("a\n")
     with pytest.raises(MoodInputError, match="c.csv.*row 1"):
-        read_categories(path)
+        read_case_categories(path)
     with pytest.raises(MoodInputError, match="not found"):
-        read_categories(tmp_path / "nope.csv")
+        read_case_categories(tmp_path / "nope.csv")

@@ -27,14 +27,16 @@ from napari_mood.services.review import (
     summarize_reviews,
     with_verdict,
 )
-from napari_mood.services.review_store import (
+from napari_mood.services.review_location import (
     ENV_REVIEW_DIR,
-    REVIEW_COLUMNS,
-    SUMMARY_COLUMNS,
-    ReviewFile,
     check_review_location,
     default_review_dir,
     default_review_path,
+)
+from napari_mood.services.review_store import (
+    REVIEW_COLUMNS,
+    SUMMARY_COLUMNS,
+    ReviewFile,
     export_summary,
     read_journal,
     read_reviews,

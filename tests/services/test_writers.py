@@ -76,7 +76,7 @@ def test_writers_refuse_to_overwrite(tmp_path: Path) -> None:
     write_mood_case(tmp_path, "c", volume, mask, np.eye(4))
     label = tmp_path / "toy_label" / "pixel" / "c.nii.gz"
     label.unlink()
-    with pytest.raises(OutputRefused, match="exists already.*--force"):
+    with pytest.raises(OutputRefused, match="exists already.*allow replacing it"):
         write_mood_case(tmp_path, "c", volume, mask, np.eye(4))
     assert not label.exists()  # nothing written when one file is in the way
     write_mood_case(tmp_path, "c", volume + 0.5, mask, np.eye(4), force=True)

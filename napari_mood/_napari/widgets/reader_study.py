@@ -49,7 +49,7 @@ from napari_mood.services.reader_study_report import (
     study_tables,
     write_study,
 )
-from napari_mood.services.review_store import default_review_dir, default_review_path
+from napari_mood.services.review_location import default_review_dir, default_review_path
 
 if TYPE_CHECKING:
     import napari

@@ -17,12 +17,8 @@ from napari_mood._napari.session import MoodSession
 from napari_mood._napari.widgets import _kit as kit
 from napari_mood.io.errors import MoodInputError
 from napari_mood.services.review import ReviewRecord
-from napari_mood.services.review_store import (
-    ReviewFile,
-    check_review_location,
-    default_review_path,
-    export_summary,
-)
+from napari_mood.services.review_location import check_review_location, default_review_path
+from napari_mood.services.review_store import ReviewFile, export_summary
 
 __all__ = ["ReviewFiles"]
 

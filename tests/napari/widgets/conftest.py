@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from napari_mood.services.review_store import ENV_REVIEW_DIR
+from napari_mood.services.review_location import ENV_REVIEW_DIR
 
 
 @pytest.fixture
