@@ -768,7 +768,8 @@ def _add_letters(model: Any) -> None:
             font_size=14,
             color=LETTER_COLOR,
             text="",
-            box=False,
+            box=True,  # dims the crosshair under the letter (an "S" read "$")
+            box_color=(0.0, 0.0, 0.0, 0.6),
             gridded=True,
         )
 

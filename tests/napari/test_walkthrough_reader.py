@@ -4,6 +4,7 @@
   ``voxel 117, 107, 116: (0, np.float16(0.7686))``, instead of the scan's value.
 * A layer shown again in 3-D (``V`` with it selected) stayed at its coarse level.
 * The 3-D pane and a 3-D main canvas each took the whole memory budget of sharp levels.
+* The vertical crosshair line through a side view's "S" made it read "$".
 
 Everything goes through the real canvases with Qt mouse events (under ``xvfb-run -a``).
 """
@@ -152,3 +153,53 @@ def test_the_3d_pane_and_a_3d_canvas_share_one_sharp_budget(
     qtbot.waitUntil(lambda: viewer.dims.ndisplay == 2, timeout=10_000)
     qtbot.waitUntil(lambda: not planes.planes.sharpening, timeout=60_000)
     assert _sharp_voxels([pane]) == budget
+
+
+def _rgb(widget) -> np.ndarray:
+    """The widget as drawn, an ``(h, w, 3)`` uint8 array."""
+    from qtpy.QtGui import QImage
+
+    image = widget.grab().toImage().convertToFormat(QImage.Format.Format_RGB888)
+    height, width = image.height(), image.width()
+    bits = image.constBits()
+    bits.setsize(image.sizeInBytes())
+    rows = np.frombuffer(bits, np.uint8).reshape(height, image.bytesPerLine())
+    return rows[:, : width * 3].reshape(height, width, 3).copy()
+
+
+def _yellow(rgb: np.ndarray) -> np.ndarray:
+    """Pixels drawn in the crosshair's and letters' yellow (grey scans and magenta maps are not)."""
+    red, green, blue = (rgb[..., i].astype(int) for i in range(3))
+    return (red > 170) & (green > 130) & (blue < 90)
+
+
+@needs_sample
+def test_the_crosshair_never_turns_a_side_letter_into_another_sign(
+    make_napari_viewer, qtbot
+) -> None:
+    """The vertical crosshair line through the coronal view's "S" read as "$"."""
+    viewer = make_napari_viewer(show=True)
+    viewer.window.resize(1100, 800)
+    _, planes = viewer.window.add_plugin_dock_widget("napari-mood", "Three planes")
+    load_into_viewer(viewer, [sample_data_dir()])
+    qtbot.waitUntil(lambda: planes.planes.pending == 0, timeout=20_000)
+    model, canvas = planes.planes.models["coronal"], planes.canvas("coronal")
+    across = model.dims.displayed[-1]
+    camera = model.scene.camera
+    camera.center = (*tuple(camera.center)[:-1], float(model.dims.point[across]))
+    camera.zoom = 3 * camera.zoom  # the line now runs from the top edge through the letter
+    qtbot.wait(300)
+    rgb = _rgb(canvas)
+    canvas.grab().save(str(SHOTS / "coronal-letter.png"))
+    yellow = _yellow(rgb[: rgb.shape[0] // 6])
+    middle = rgb.shape[1] // 2
+    line = yellow[:, middle - 2 : middle + 3].any(axis=1)
+    beside = yellow[:, middle - 9 : middle - 3].any(axis=1) | yellow[
+        :, middle + 4 : middle + 10
+    ].any(axis=1)
+    rows = np.flatnonzero(beside)  # the letter's rows: its strokes off the centre line
+    assert rows.size, "no letter at the top of the coronal view"
+    letter = slice(rows[0], rows[-1] + 1)
+    assert line[: rows[0]].any(), "the crosshair line does not reach the letter"
+    # an "S" crosses its centre column in three strokes; a line through it fills the column
+    assert line[letter].mean() < 0.75, line[letter].astype(int)
