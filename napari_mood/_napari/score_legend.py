@@ -93,7 +93,7 @@ class ScoreLegend:
         scale = np.asarray(layer.scale, dtype=float)
         translate = np.asarray(layer.translate, dtype=float)
         self.layer = Points(
-            ((centre - translate) / scale)[None, :],
+            np.round((centre - translate) / scale)[None, :],  # a voxel centre of the map
             name=name,
             scale=scale,  # on the map's grid: a 1 mm grid made napari's sliders step by
             translate=translate,  # 1 mm (slider 88 of 188 at slice 44 of 94, 2 mm voxels)

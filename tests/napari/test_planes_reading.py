@@ -173,7 +173,8 @@ def test_napari_grid_click_in_every_cell_moves_the_point_there(reading):
     for key in (f"napari_mood_letter_{p}" for p in LETTER_POSITIONS):
         assert viewer.canvas.overlays[key].gridded  # the letters in every cell
     scan = session.scan_layer
-    tolerance = float(np.max(scan.scale)) / 2 + 1e-6  # a side view's slider snaps to a slice
+    # a side view's slider snaps the point to a slice; the expected place is known to a pixel
+    tolerance = float(np.max(scan.scale)) / 2 + 1 / float(viewer.scene.camera.zoom)
     for index in range(len(data_layers)):
         cell = divmod(index, cols)
         pixel, world = _expected_world(viewer, canvas, cell, (9, -7))
@@ -344,7 +345,9 @@ def test_compare_grid_colour_bars_read_scores_0_to_1_and_clicks_land_in_every_ce
         np.testing.assert_allclose(top, drawn, atol=0.02)  # a score of 1: the same colour
     canvas = _canvas(viewer)
     rows, cols = viewer.canvas.grid.actual_shape(viewer.layers)
-    tolerance = float(np.max(session.scan_layer.scale)) / 2 + 1e-6
+    # the point may snap to the nearest voxel centre; the expected place is known to a pixel
+    pixel_mm = 1 / float(viewer.scene.camera.zoom)
+    tolerance = float(np.max(session.scan_layer.scale)) / 2 + pixel_mm
     for index in range(len(occupied)):
         pixel, world = _expected_world(viewer, canvas, divmod(index, cols), (12, 8))
         qtbot.mouseClick(canvas, Qt.MouseButton.LeftButton, pos=pixel)
