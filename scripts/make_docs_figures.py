@@ -81,7 +81,11 @@ brain_002,texture,shuffle,4
 brain_004,intensity,pet,5
 """
 VIEWER = ("napari_mood/_napari/viewer.py", "napari_mood/_napari/session.py")
-PLANES = ("napari_mood/_napari/planes.py", "napari_mood/_napari/widgets/planes.py")
+PLANES = (
+    "napari_mood/_napari/planes.py",
+    "napari_mood/_napari/plane_marks.py",
+    "napari_mood/_napari/widgets/planes.py",
+)
 READING = (*PLANES, "napari_mood/_napari/reading_layout.py", "napari_mood/_napari/status.py")
 
 

@@ -27,7 +27,8 @@ two axes, and keeps the three views on one point:
   (:class:`~napari_mood._napari.layer_refill.SharpLevels`).
 
 The main viewer keeps the axial plane (``dims.order`` ``(0, 1, 2)`` for napari-mood's
-``(S, A, R)`` display arrays). Qt-free: the Qt views live in
+``(S, A, R)`` display arrays). The marks on each view (the crosshair, the letters) are
+drawn by :mod:`napari_mood._napari.plane_marks`. Qt-free: the Qt views live in
 :mod:`napari_mood._napari.widgets.planes`.
 """
 
@@ -41,21 +42,18 @@ from typing import Any, Literal, cast
 
 import numpy as np
 
+from napari_mood._napari import plane_marks as marks
 from napari_mood._napari._soon import call_after_paint, call_soon
 from napari_mood._napari.boxes import BOXES_KEY
 from napari_mood._napari.grid import COMPARE_KEY
 from napari_mood._napari.layer_refill import SharpBudget, SharpLevels
 from napari_mood._napari.layers import METADATA_KEY
-from napari_mood._napari.looks import CROSSHAIR_COLOR
 from napari_mood._napari.mirror import LayerMirror
 from napari_mood._napari.viewer import unwrap_viewer
-from napari_mood.services.display import edge_letters, plane_view, screen_flips
+from napari_mood.services.display import plane_view, screen_flips
 from napari_mood.services.options import Convention, Plane
 
 __all__ = [
-    "CROSSHAIR_COLOR",
-    "CROSSHAIR_ROLE",
-    "LETTER_POSITIONS",
     "SIDE_PLANES",
     "THREE_D",
     "LinkedPlanes",
@@ -63,7 +61,6 @@ __all__ = [
     "camera_orientation",
     "planes_of",
     "shows_slice_stack",
-    "view_letters",
     "window_level",
 ]
 
@@ -71,11 +68,6 @@ SIDE_PLANES: tuple[Plane, ...] = ("coronal", "sagittal")
 THREE_D = "3d"
 ViewKind = Literal["axial", "coronal", "sagittal", "3d"]
 """A view :meth:`LinkedPlanes.add_view` can add: a plane, or ``"3d"`` (a 3-D rendering)."""
-CROSSHAIR_ROLE = "crosshair"
-
-LETTER_POSITIONS = ("top_center", "bottom_center", "middle_left", "middle_right")
-_LETTER_KEYS = tuple(f"napari_mood_letter_{p}" for p in LETTER_POSITIONS)
-LETTER_COLOR = CROSSHAIR_COLOR
 
 
 def camera_orientation(row_axis: int, col_axis: int, convention: Convention) -> tuple[str, str]:
@@ -88,12 +80,6 @@ def camera_orientation(row_axis: int, col_axis: int, convention: Convention) -> 
     """
     flip_rows, flip_cols = screen_flips(row_axis, col_axis, convention=convention)
     return ("up" if flip_rows else "down"), ("left" if flip_cols else "right")
-
-
-def view_letters(row_axis: int, col_axis: int, convention: Convention) -> tuple[str, ...]:
-    """Letters at the (top, bottom, left, right) edges of a view of these axes."""
-    flip_rows, flip_cols = screen_flips(row_axis, col_axis, convention=convention)
-    return edge_letters(row_axis, col_axis, flip_rows=flip_rows, flip_cols=flip_cols)
 
 
 _OPEN: weakref.WeakSet[LinkedPlanes] = weakref.WeakSet()
@@ -131,7 +117,7 @@ def _mirrored(layer: Any) -> bool:
     """
     metadata = getattr(layer, "metadata", {})
     info = metadata.get(METADATA_KEY)
-    helper = isinstance(info, dict) and info.get("role") in (CROSSHAIR_ROLE, "grid")
+    helper = isinstance(info, dict) and info.get("role") in (marks.CROSSHAIR_ROLE, "grid")
     compare = metadata.get(COMPARE_KEY)
     grid_helper = compare is not None and compare.get("role") != "difference"
     return not helper and not grid_helper and not _is_slice_stack(layer)
@@ -317,7 +303,7 @@ class LinkedPlanes:
         model.scene.camera.events.zoom.connect(self._on_camera_zoom)
         model.scene.camera.events.center.connect(self._on_camera_center)
         model.mouse_drag_callbacks.append(self._on_mouse_drag)
-        _add_letters(model)
+        marks.add_letters(model)
         self._zooms[id(model.scene.camera)] = float(model.scene.camera.zoom)
 
     def _disconnect_view(self, model: Any) -> None:
@@ -327,9 +313,9 @@ class LinkedPlanes:
         model.scene.camera.events.center.disconnect(self._on_camera_center)
         if self._on_mouse_drag in model.mouse_drag_callbacks:
             model.mouse_drag_callbacks.remove(self._on_mouse_drag)
-        _remove_letters(model)
+        marks.remove_letters(model)
         self._zooms.pop(id(model.scene.camera), None)
-        crosshair = _crosshair(model)
+        crosshair = marks.crosshair(model)
         if crosshair is not None:
             model.layers.remove(crosshair)
 
@@ -419,7 +405,7 @@ class LinkedPlanes:
         """Layers came or went: orders, crosshairs and orientation follow the data."""
         if self._closed or self._syncing:
             return  # closed, or our own crosshair coming or going
-        if _is_crosshair(getattr(event, "value", None)) and event.type == "removed":
+        if marks.is_crosshair(getattr(event, "value", None)) and event.type == "removed":
             # deleted from the layer list (or the viewer closes) while a volume is shown:
             # the reader does not want it; gone with every layer, it comes back with a case
             self._crosshair_deleted = _has_volume(self.viewer)
@@ -475,8 +461,8 @@ class LinkedPlanes:
             for model in self.views:
                 wanted = _has_volume(model) and not self._crosshair_deleted
                 if wanted:
-                    _ensure_crosshair(model)
-                elif _crosshair(model) is not None:
+                    marks.ensure_crosshair(model, _mirrored)
+                elif marks.crosshair(model) is not None:
                     call_soon(self._drop_crosshairs)  # not inside the layer list's event
         self._orient_all()
         if not self._draw_pending and not self.pending:  # once after a case's layers
@@ -493,7 +479,7 @@ class LinkedPlanes:
             return  # every layer gone (a closing window): the views are emptied with it
         with self._quiet():
             for model in self.views:
-                crosshair = _crosshair(model)
+                crosshair = marks.crosshair(model)
                 if crosshair is not None and not _has_volume(model):
                     model.layers.remove(crosshair)
 
@@ -513,9 +499,9 @@ class LinkedPlanes:
             if not np.isclose(factor, 1.0, rtol=1e-9, atol=0.0):
                 self._follow_camera(source, factor)
         for model in self.views:
-            crosshair = _crosshair(model)
+            crosshair = marks.crosshair(model)
             if crosshair is not None and len(crosshair.data):
-                crosshair.edge_width = _screen_width(model, CROSSHAIR_PIXELS)
+                crosshair.edge_width = marks.screen_width(model, marks.CROSSHAIR_PIXELS)
 
     def _on_camera_center(self, event: Any = None) -> None:
         source = self._view_of_camera(getattr(event, "source", None))
@@ -557,19 +543,19 @@ class LinkedPlanes:
     def _orient_all(self) -> None:
         for model in self.views:
             if model.dims.ndisplay != 2 or model.dims.ndim < 2:
-                _set_letters(model, ("", "", "", ""))
+                marks.set_letters(model, ("", "", "", ""))
                 continue
             row_axis, col_axis = (a - model.dims.ndim + 3 for a in model.dims.displayed)
             anatomy = model.dims.ndim == 3 and _has_volume(model)  # not a stack of 2-D slices
             if not {row_axis, col_axis} <= {0, 1, 2} or not anatomy:
-                _set_letters(model, ("", "", "", ""))
+                marks.set_letters(model, ("", "", "", ""))
                 if model is self.viewer and shows_slice_stack(model):
                     model.scene.camera.orientation2d = ("down", "right")  # images as they are
                 continue
             model.scene.camera.orientation2d = camera_orientation(
                 row_axis, col_axis, self.convention
             )
-            _set_letters(model, view_letters(row_axis, col_axis, self.convention))
+            marks.set_letters(model, marks.view_letters(row_axis, col_axis, self.convention))
 
     # -- one point ------------------------------------------------------------------
 
@@ -613,7 +599,7 @@ class LinkedPlanes:
 
     def _draw_crosshairs(self) -> None:
         for model in self.views:
-            crosshair = _crosshair(model)
+            crosshair = marks.crosshair(model)
             if crosshair is None:
                 continue
             shown = self.crosshair_visible and model.dims.ndisplay == 2 and model.dims.ndim >= 3
@@ -621,19 +607,10 @@ class LinkedPlanes:
                 shown = False  # napari would give it a grid cell of its own
             crosshair.visible = shown
             if shown:
-                lines = _cross_lines(model)
+                lines = marks.cross_lines(model)
                 if len(lines):
-                    crosshair.data = _to_data(crosshair, lines)
-                    crosshair.edge_width = _screen_width(model, CROSSHAIR_PIXELS)
-
-
-CROSSHAIR_PIXELS = 1.5
-"""Crosshair line width on screen (napari's line widths are in world units, mm)."""
-
-
-def _screen_width(model: Any, pixels: float) -> float:
-    """Return the world width that is ``pixels`` screen pixels at the model's zoom."""
-    return pixels / max(float(model.scene.camera.zoom), 1e-6)
+                    crosshair.data = marks.to_data(crosshair, lines)
+                    crosshair.edge_width = marks.screen_width(model, marks.CROSSHAIR_PIXELS)
 
 
 def _order(ndim: int, *axes: int) -> tuple[int, ...]:
@@ -647,43 +624,6 @@ def _navigating(model: Any) -> bool:
     active = model.layers.selection.active
     mode = getattr(active, "mode", "pan_zoom")
     return str(mode) in ("pan_zoom", "Mode.PAN_ZOOM")
-
-
-def _cross_lines(model: Any) -> np.ndarray:
-    """Return the crosshair as napari vectors ``(n, 2, ndim)``: a start and its span per line.
-
-    One line along each displayed axis, through the point, across the whole range.
-    """
-    point = np.asarray(model.dims.point, dtype=float)
-    lines = []
-    for axis in model.dims.displayed:
-        low, high, _ = model.dims.range[axis]
-        start, span = point.copy(), np.zeros_like(point)
-        start[axis], span[axis] = low, high - low
-        lines.append(np.stack([start, span]))
-    return np.asarray(lines).reshape(len(lines), 2, point.size)
-
-
-def _to_data(layer: Any, lines: np.ndarray) -> np.ndarray:
-    """World vectors (start, span) in ``layer``'s data coordinates (its scale, translate)."""
-    scale = np.asarray(layer.scale, dtype=float)
-    translate = np.asarray(layer.translate, dtype=float)
-    return np.stack([(lines[:, 0] - translate) / scale, lines[:, 1] / scale], axis=1)
-
-
-def _follow_grid(crosshair: Any, model: Any) -> None:
-    """Put the crosshair on the case's voxel grid.
-
-    The crosshair on the case's voxel grid (scale, translate): a layer with a finer
-    grid would make napari's sliders step by it (1 mm steps over 2 mm slices).
-    """
-    reference = next((layer for layer in model.layers if _mirrored(layer)), None)
-    if reference is None or reference.ndim != crosshair.ndim:
-        return
-    if not np.array_equal(crosshair.scale, reference.scale):
-        crosshair.scale = reference.scale
-    if not np.array_equal(crosshair.translate, reference.translate):
-        crosshair.translate = reference.translate
 
 
 def _has_volume(model: Any) -> bool:
@@ -709,79 +649,8 @@ def _set_camera(model: Any, zoom: float, centre: dict[int, float]) -> None:
         camera.zoom = zoom
 
 
-def _is_crosshair(layer: Any) -> bool:
-    info = getattr(layer, "metadata", {}).get(METADATA_KEY)
-    return isinstance(info, dict) and info.get("role") == CROSSHAIR_ROLE
-
-
-def _crosshair(model: Any) -> Any | None:
-    return next((layer for layer in model.layers if _is_crosshair(layer)), None)
-
-
-def _ensure_crosshair(model: Any) -> None:
-    """Add a crosshair layer on top of ``model`` (it shows a volume)."""
-    crosshair = _crosshair(model)
-    if crosshair is None:
-        active = model.layers.selection.active
-        units = _units_of(model)
-        crosshair = model.add_vectors(  # lines only: no text or markers visuals to build
-            ndim=model.dims.ndim,
-            vector_style="line",
-            name="crosshair",
-            edge_color=CROSSHAIR_COLOR,
-            edge_width=1.0,
-            opacity=0.8,
-            blending="translucent_no_depth",
-            metadata={METADATA_KEY: {"role": CROSSHAIR_ROLE}},
-            **({"units": units} if units else {}),
-        )
-        crosshair.editable = False
-        model.layers.selection.active = active
-    _follow_grid(crosshair, model)
-    top = len(model.layers) - 1
-    index = model.layers.index(crosshair)
-    if index != top:
-        model.layers.move(index, top + 1)
-
-
-def _units_of(model: Any) -> tuple[str, ...] | None:
-    for layer in model.layers:
-        if _crosshair(model) is not layer and getattr(layer, "units", None) is not None:
-            return tuple(str(u) for u in layer.units)
-    return None
-
-
 def _centre(model: Any, point: Sequence[float], extent_mm: float | None) -> None:
     displayed = list(model.dims.displayed)
     model.scene.camera.center = tuple(float(point[a]) for a in displayed)
     if extent_mm:
         model.scene.camera.zoom = float(model.scene.camera.zoom)  # keep when canvas unknown
-
-
-def _add_letters(model: Any) -> None:
-    from napari.components.overlays import TextOverlay
-
-    for key, position in zip(_LETTER_KEYS, LETTER_POSITIONS, strict=True):
-        model.canvas.overlays[key] = TextOverlay(  # gridded: in every cell of napari's grid
-            position=position,
-            visible=True,
-            font_size=14,
-            color=LETTER_COLOR,
-            text="",
-            box=True,  # dims the crosshair under the letter (an "S" read "$")
-            box_color=(0.0, 0.0, 0.0, 0.6),
-            gridded=True,
-        )
-
-
-def _set_letters(model: Any, letters: Sequence[str]) -> None:
-    for key, text in zip(_LETTER_KEYS, letters, strict=True):
-        overlay = model.canvas.overlays.get(key)
-        if overlay is not None:
-            overlay.text = text
-
-
-def _remove_letters(model: Any) -> None:
-    for key in _LETTER_KEYS:
-        if key in model.canvas.overlays:
-            del model.canvas.overlays[key]

@@ -15,7 +15,8 @@ import pytest
 
 from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.mirror import LayerMirror
-from napari_mood._napari.planes import LETTER_POSITIONS, LinkedPlanes, planes_of
+from napari_mood._napari.plane_marks import LETTER_POSITIONS
+from napari_mood._napari.planes import LinkedPlanes, planes_of
 from napari_mood._napari.viewer import dock_plugin_widgets, focus_case, load_into_viewer
 from napari_mood._napari.widgets.planes import PlanesWidget
 from tests.napari.conftest import SHAPE

@@ -17,7 +17,8 @@ from qtpy.QtGui import QWheelEvent
 from qtpy.QtWidgets import QApplication
 
 from napari_mood._napari.layers import METADATA_KEY
-from napari_mood._napari.planes import LETTER_POSITIONS, planes_of, window_level
+from napari_mood._napari.plane_marks import LETTER_POSITIONS
+from napari_mood._napari.planes import planes_of, window_level
 from napari_mood._napari.viewer import load_into_viewer
 from napari_mood._napari.widgets.planes import PlanesWidget
 from napari_mood.services.datasets import sample_data_dir

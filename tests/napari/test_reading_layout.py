@@ -15,7 +15,8 @@ from qtpy.QtCore import QPoint, Qt
 from qtpy.QtWidgets import QApplication, QDockWidget
 
 from napari_mood._napari.docking import dock_plugin_widgets
-from napari_mood._napari.planes import LETTER_POSITIONS, window_level
+from napari_mood._napari.plane_marks import LETTER_POSITIONS
+from napari_mood._napari.planes import window_level
 from napari_mood._napari.reading_layout import READING_SHORTCUT, pane_sizes_equal
 from napari_mood._napari.viewer import load_into_viewer
 from napari_mood._napari.widgets.planes import READING_ACTION, PlanesWidget
