@@ -86,6 +86,10 @@ class MoodInputError(ValueError):
         """Return the message with its options in words."""
         return in_words(str(self.args[0]) if self.args else "")
 
+    def __repr__(self) -> str:
+        """Return the error as a notebook echoes it, options in words."""
+        return f"{type(self).__name__}({str(self)!r})"
+
 
 def one_line(text: str) -> str:
     r"""``text`` on one line: every run of whitespace (line breaks too) becomes one space.
@@ -118,6 +122,10 @@ class MoodInputWarning(UserWarning):
     def __str__(self) -> str:
         """Return the message with its options in words."""
         return in_words(str(self.args[0]) if self.args else "")
+
+    def __repr__(self) -> str:
+        """Return the warning as a notebook echoes it, options in words."""
+        return f"{type(self).__name__}({str(self)!r})"
 
 
 def describe_entry(path: str | os.PathLike[str]) -> str:

@@ -108,6 +108,13 @@ def peak_memory_mb() -> float:
     return 0.0
 
 
+def _marked(message: Warning | str) -> str:
+    """Return a warning's text with its :func:`option` marks (the command line prints flags)."""
+    if isinstance(message, Warning) and message.args:
+        return str(message.args[0])
+    return str(message)
+
+
 def _run_task(task: _Task, options: EvaluationOptions) -> _TaskResult:
     """One case; its warnings are returned (a worker process would print them raw)."""
     with warnings.catch_warnings(record=True) as caught:
@@ -115,7 +122,7 @@ def _run_task(task: _Task, options: EvaluationOptions) -> _TaskResult:
         evaluation = evaluate_case(
             task.case, task.label_path, task.maps, options=options, scan_path=task.scan_path
         )
-    warned = tuple((str(w.message), w.category) for w in caught)
+    warned = tuple((_marked(w.message), w.category) for w in caught)
     return _TaskResult(evaluation, peak_memory_mb(), warned)
 
 
@@ -289,9 +296,8 @@ def _run_distributed(address: str) -> Runner:
         try:
             from distributed import Client, as_completed
         except ImportError as exc:  # pragma: no cover - depends on the install
-            raise RuntimeError(
-                f"{option('--scheduler', 'a dask scheduler')} needs dask.distributed: "
-                "pip install 'napari-mood[cluster]'"
+            raise RuntimeError(  # words: the command line checks before it gets here
+                "a dask scheduler needs dask.distributed: pip install 'napari-mood[cluster]'"
             ) from exc
         try:
             client = Client(address, timeout=f"{SCHEDULER_TIMEOUT_S}s")

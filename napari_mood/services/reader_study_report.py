@@ -220,7 +220,9 @@ def check_study_outputs(
         planned.append(Planned(Path(plot), option("--plot", "the plot")))
     read = Inputs.of(files=journals) + (inputs or Inputs())
     check_outputs(planned, inputs=read, force=force)
-    folders = {resolved_path(journal).parent for journal in journals}
+    # the folder the journals are listed in, and where a linked journal really is
+    folders = {resolved_path(Path(journal).parent) for journal in journals}
+    folders |= {resolved_path(journal).parent for journal in journals}
     if resolved_path(out) in folders:
         raise OutputRefused(
             Path(out),

@@ -84,3 +84,20 @@ def test_the_evaluation_job_warns_about_its_toy_set_in_words(tmp_path):
     assert toy and "a toy dataset" in toy[0] and "--" not in toy[0]
     raw = [w.message.args[0] for w in caught if "object threshold" in str(w.message)]
     assert "--toy DATASET" in with_flags(raw[0])
+
+
+def test_a_notebook_echoes_errors_and_warnings_in_words():
+    marked = f"odd ({option('--x VALUE', 'change x')})"
+    assert repr(MoodInputError(None, "bad", marked)) == "MoodInputError('bad (odd (change x))')"
+    assert repr(MoodInputWarning(marked)) == "MoodInputWarning('odd (change x)')"
+
+
+def test_a_case_warning_keeps_its_flag_through_the_engine(capsys):
+    """A worker process returns a case's warnings as text; the flag survives the trip."""
+    from napari_mood.services.engine import _marked
+
+    warning = MoodInputWarning(f"f.nii: odd ({option('use --x', 'change x')})")
+    text = _marked(warning)
+    assert str(MoodInputWarning(text)) == "f.nii: odd (change x)"
+    _WarningPrinter()(MoodInputWarning(text), MoodInputWarning, "f.py", 1)
+    assert "f.nii: odd (use --x)" in capsys.readouterr().err

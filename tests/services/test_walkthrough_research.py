@@ -44,3 +44,17 @@ def test_the_next_study_of_the_folder_still_reads(capsys, journals):
     again = sorted(folder.glob("*.csv"))  # as a shell's reviews/*.csv
     assert again == sorted(journals)
     assert _study(capsys, again, folder / "study", "--force")[0] == 0
+
+
+def test_journals_listed_through_a_link_protect_their_listed_folder(capsys, journals, tmp_path):
+    listed = tmp_path / "listed"
+    listed.mkdir()
+    links = []
+    for journal in journals:
+        link = listed / journal.name
+        link.symlink_to(journal)
+        links.append(link)
+    for out in (listed, journals[0].parent):  # where they are listed, and where they are
+        code, err = _study(capsys, links, out, "--force")
+        assert code == 1 and "is the folder of the journals" in err, (out, err)
+    assert _study(capsys, links, listed / "study")[0] == 0
