@@ -12,7 +12,7 @@ import nibabel as nib
 import numpy as np
 import pytest
 
-from napari_mood.io.errors import MoodInputError
+from napari_mood.io.errors import MoodInputError, with_flags
 from napari_mood.services.output import OutputRefused
 from napari_mood.services.run_method import build_command, run_method
 from tests.conftest import write_nifti
@@ -158,8 +158,9 @@ def test_existing_output_needs_force(tmp_path, scans):
     method = _script(tmp_path, THRESHOLD)
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "a_ok.nii.gz").write_bytes(b"old")
-    with pytest.raises(OutputRefused, match="--force"):
+    with pytest.raises(OutputRefused, match="allow replacing it") as refused:
         run_method(str(method), scans, tmp_path / "out")
+    assert "use --force" in with_flags(refused.value.args[0])  # as the command line prints it
     run_method(str(method), scans, tmp_path / "out", force=True)
     assert (tmp_path / "out" / "a_ok.nii.gz").read_bytes() != b"old"
 
