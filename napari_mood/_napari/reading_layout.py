@@ -41,6 +41,7 @@ from qtpy.QtWidgets import (
     QWidget,
 )
 
+from napari_mood._napari._qt_objects import deleted
 from napari_mood._napari._soon import call_soon
 
 __all__ = [
@@ -207,7 +208,7 @@ class ReadingLayout(QObject):
         return False
 
     def _next_round(self) -> None:
-        if not self.shown or _deleted(self._window) or not self._rounds:
+        if not self.shown or deleted(self._window) or not self._rounds:
             self._rounds = 0
             return
         self._rounds -= 1
@@ -371,12 +372,3 @@ def _take_out(container: QWidget | None, *, keep: QWidget | None) -> None:
             layout.removeWidget(shown)
             shown.hide()
             shown.setParent(None)
-
-
-def _deleted(obj: Any) -> bool:
-    """Whether the C++ object behind a Qt wrapper is gone."""
-    try:
-        obj.objectName()
-    except RuntimeError:  # "wrapped C/C++ object ... has been deleted"
-        return True
-    return False

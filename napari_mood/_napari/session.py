@@ -14,8 +14,9 @@ Rules:
   drop is complete. Either way the widgets see one ``case_changed`` and one
   ``methods_changed``, each method keeps its colour, threshold, visibility and opacity
   (remembered also across a case without it), the scan and the ground truth keep their
-  visibility and opacity, and helper layers (object outlines, review region, difference)
-  stay above the case in their order;
+  visibility and opacity (:class:`~napari_mood._napari.role_looks.RoleLooks`), and
+  helper layers (object outlines, review region, difference) stay above the case in
+  their order;
 * one scan and one ground truth at a time: the newest one wins;
 * methods are keyed by method name; a newer layer of the same method replaces the older
   one in the session (the older layer stays in the viewer, untracked);
@@ -38,9 +39,8 @@ from __future__ import annotations
 
 import atexit
 import re
-import warnings
 import weakref
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +48,7 @@ from typing import Any
 
 from psygnal import Signal
 
+from napari_mood._napari._exit import close_at_exit
 from napari_mood._napari._malloc import release_free_heap
 from napari_mood._napari._soon import call_soon
 from napari_mood._napari.helper_layers import follow_display, keep_read_only
@@ -58,13 +59,13 @@ from napari_mood._napari.layer_refill import (
     refill_layer,
 )
 from napari_mood._napari.layers import (
-    GT_FILL_OPACITY,
     METADATA_KEY,
     LayerData,
     gt_truth,
     layer_info,
     scored_data,
 )
+from napari_mood._napari.role_looks import RoleLooks, outline_gt, render_scan
 from napari_mood.services.display import DisplayTransform
 from napari_mood.services.labelling import LabellingCache
 from napari_mood.services.looks import METHOD_COLORS, method_colormap
@@ -148,7 +149,7 @@ class MoodSession:
         self._gt: Any = None
         self._truth: tuple[Any, Any] | None = None  # (GT layer data, its bool view)
         self._methods: dict[str, Any] = {}
-        self._looks: dict[tuple[str, str | None], _Look] = {}  # (role, method) -> look
+        self._looks = RoleLooks()
         self._batch_depth = 0
         self._pending: set[str] = set()  # signals held back while a batch runs
         self._switching = False  # inside replace_case
@@ -369,7 +370,7 @@ class MoodSession:
                 layer = Layer.create(*item)
                 viewer.layers.insert(min(index + len(shown), len(viewer.layers)), layer)
             else:
-                self._remember_look(layer)
+                self._looks.remember(layer)
                 refill_layer(layer, item)
                 self._join(layer)
             shown.append(layer)
@@ -461,33 +462,6 @@ class MoodSession:
         else:
             getattr(self, name).emit()
 
-    def _remember_look(self, layer: Any) -> None:
-        info = layer_info(layer)
-        if info is None:
-            return
-        threshold = float(layer.contrast_limits[0]) if info["role"] == "method" else None
-        self._looks[_role_key(info)] = _Look(
-            info.get("color"), threshold, bool(layer.visible), float(layer.opacity)
-        )
-
-    def _apply_look(self, layer: Any) -> None:
-        """Give a newly joined layer the look its role had (colour, threshold, shown)."""
-        info = layer.metadata[METADATA_KEY]
-        look = self._looks.get(_role_key(info))
-        if look is None:
-            return
-        if info["role"] == "method":  # each change redraws every view: only what differs
-            if look.color and look.color != info.get("color"):
-                info["color"] = look.color
-                layer.colormap = method_colormap(look.color)
-            limits = None if look.threshold is None else threshold_limits(look.threshold)
-            if limits is not None and tuple(layer.contrast_limits) != tuple(limits):
-                layer.contrast_limits = limits
-        if layer.visible != look.visible:
-            layer.visible = look.visible
-        if info["role"] != "gt" and layer.opacity != look.opacity:  # GT's follows 2-D / 3-D
-            layer.opacity = look.opacity
-
     # -- joining and leaving --------------------------------------------------------
 
     def close(self) -> None:
@@ -514,9 +488,9 @@ class MoodSession:
     def _on_dims_ndisplay(self, event: Any) -> None:
         follow_display(self.viewer)
         if self._gt is not None:
-            _outline(self._gt, self.viewer)
+            outline_gt(self._gt, self.viewer)
         if self._scan is not None:
-            _render_scan(self._scan)
+            render_scan(self._scan)
         self._sharpen_later()
 
     # -- 3-D from a coarse level, then sharp -----------------------------------------
@@ -558,18 +532,18 @@ class MoodSession:
             info.get("method") or ""
         )
         if replaced is not None:
-            self._remember_look(replaced)
-        self._apply_look(layer)
+            self._looks.remember(replaced)
+        self._looks.apply(layer)
         if role == "method":
             self._join_method(layer, info["method"])
         elif role == "gt":
             self._gt, self._truth = layer, None
             keep_read_only(layer)
-            _outline(layer, self.viewer)
+            outline_gt(layer, self.viewer)
             self._emit("case_changed")
         else:
             self._scan = layer
-            _render_scan(layer)
+            render_scan(layer)
             self._emit("case_changed")
         new_case = info.get("case")
         if role != "method" and previous_case not in (None, new_case) and not self._switching:
@@ -597,7 +571,7 @@ class MoodSession:
 
     def _leave(self, layer: Any) -> None:
         if layer is self._scan or layer is self._gt or layer in self._methods.values():
-            self._remember_look(layer)
+            self._looks.remember(layer)
         if layer is self._scan:
             self._scan = None
             self._emit("case_changed")
@@ -632,55 +606,8 @@ def no_repaint(viewer: Any) -> Iterator[None]:
         window.setUpdatesEnabled(True)
 
 
-@dataclass(frozen=True)
-class _Look:
-    """How a role (scan, GT, a method) was shown, carried to the next case."""
-
-    color: str | None
-    threshold: float | None
-    visible: bool
-    opacity: float
-
-
 _COPY_SUFFIX = re.compile(r" \[\d+\]$")
 """What napari appends to a layer name already taken."""
-
-
-def _role_key(info: Mapping[str, Any] | None) -> tuple[str, str | None]:
-    info = info or {}
-    return info.get("role", ""), info.get("method")
-
-
-def _outline(layer: Any, viewer: Any) -> None:
-    """Draw a ground truth as an outline in 2-D; filled in 3-D (napari draws no 3-D contours)."""
-    if not hasattr(layer, "contour"):
-        return
-    flat = viewer is None or viewer.dims.ndisplay == 2
-    if layer.contour != (contour := 1 if flat else 0):  # napari slices again on any set
-        layer.contour = contour
-    layer.opacity = 1.0 if flat else GT_FILL_OPACITY
-
-
-SCAN_RENDERING = "attenuated_mip"
-"""The scan in 3-D: attenuated MIP, which shows the outer surface of MRI and CT instead of
-the white blob a plain MIP makes of a T1 (the maps stay MIP; GT and object labels are
-drawn as surfaces, napari's ``iso_categorical``)."""
-SCAN_ATTENUATION = 0.05
-
-
-def _render_scan(layer: Any) -> None:
-    if getattr(layer, "rendering", None) != SCAN_RENDERING and hasattr(layer, "attenuation"):
-        layer.rendering = SCAN_RENDERING
-        layer.attenuation = SCAN_ATTENUATION
-
-
-warnings.filterwarnings(
-    "ignore", message="Contours are not displayed during 3D rendering", category=UserWarning
-)
-"""napari re-slices every layer on a switch to 3-D before any plugin callback runs (its
-own callbacks always come first), so an outline's ``contour`` is still set for that one
-slicing; the session then sets it to 0 (the outline is filled in 3-D). The warning napari
-gives for that moment says nothing the user can act on."""
 
 
 _SESSIONS: weakref.WeakKeyDictionary[Any, MoodSession] = weakref.WeakKeyDictionary()
@@ -697,44 +624,9 @@ def get_session(viewer: Any) -> MoodSession:
     session = _SESSIONS.get(viewer)
     if session is None:
         if not _SESSIONS:
-            atexit.register(_close_viewers_at_exit)  # once; a second register is harmless
+            atexit.register(close_at_exit, _SESSIONS)  # once; a second register is harmless
         session = _SESSIONS[viewer] = MoodSession(viewer)
     return session
-
-
-def _close_viewers_at_exit() -> None:
-    """Close the windows a script left open, before the interpreter tears Qt down.
-
-    A script that builds a viewer with the panels and ends without ``viewer.close()``
-    (no ``napari.run()``) left Python's finalisation to destroy Qt widgets, GL canvases
-    and the QApplication in no particular order: a segmentation fault or Qt abort in most
-    runs. Closing each window here runs the panels' own teardown while Qt is whole.
-    """
-    for viewer in list(_SESSIONS):
-        window = getattr(viewer, "window", None)
-        qt_window = getattr(window, "_qt_window", None)  # napari's private window
-        if qt_window is None:
-            continue  # a headless ViewerModel: nothing to tear down
-        try:
-            alive = qt_window.isVisible()
-        except RuntimeError:  # its C++ object is gone: already closed
-            continue
-        if alive:
-            viewer.close()
-    _flush_qt_events()
-
-
-def _flush_qt_events() -> None:
-    """Run the Qt events still posted (deferred deletes of closed panels' docks and views).
-
-    A closed window's widgets are freed at the event loop's next turn; a script that ends
-    right after ``viewer.close()`` never reaches one, and Python freed them after the
-    QApplication: a segmentation fault at exit.
-    """
-    from qtpy.QtCore import QCoreApplication
-
-    if QCoreApplication.instance() is not None:
-        QCoreApplication.processEvents()
 
 
 def _insert_layers(viewer: Any, layers: Sequence[LayerData], index: int) -> None:
