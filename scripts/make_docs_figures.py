@@ -140,7 +140,7 @@ FIGURES: tuple[Figure, ...] = (
         NOVA,
         (
             "napari_mood/_napari/box_viewer.py",
-            "napari_mood/_napari/box_widget.py",
+            "napari_mood/_napari/widgets/boxes.py",
             "napari_mood/_napari/boxes.py",
         ),
         gui=True,

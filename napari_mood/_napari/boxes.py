@@ -12,7 +12,7 @@ as:
   ``outcome`` and ``image`` in the layer's features.
 
 Outcomes are at IoU 0.3 with every prediction when the folder opens; the box widget
-(:mod:`napari_mood._napari.box_widget`) changes the IoU and the confidence threshold.
+(:mod:`napari_mood._napari.widgets.boxes`) changes the IoU and the confidence threshold.
 Box edges sit on pixel edges: napari puts pixel centres on whole numbers, so a box
 ``(x1, y1, x2, y2)`` is drawn from ``x1 - 0.5`` to ``x2 - 0.5``.
 """

@@ -51,7 +51,7 @@ def test_rectangles_sit_on_pixel_edges_of_their_slice():
 
 @pytest.mark.gui
 def test_widget_filters_by_confidence_and_sorts_images_by_misses(make_napari_viewer):
-    from napari_mood._napari.box_widget import BoxReviewWidget
+    from napari_mood._napari.widgets.boxes import BoxReviewWidget
 
     viewer = make_napari_viewer(show=True)
     viewer.open(str(NOVA), plugin="napari-mood")
