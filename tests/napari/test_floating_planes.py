@@ -22,13 +22,14 @@ SCRIPT = """
 from qtpy.QtCore import QPoint, Qt
 from qtpy.QtTest import QTest
 from napari_mood._napari.viewer import build_viewer
-from napari_mood._napari.widgets.planes import PlanesWidget, _dock_of
+from napari_mood._napari.widgets._kit import dock_of
+from napari_mood._napari.widgets.planes import PlanesWidget
 from napari_mood.services.datasets import sample_data_dir
 
 opened = build_viewer([sample_data_dir()])
 viewer = opened.viewer
 planes = next(w for w in opened.widgets if isinstance(w, PlanesWidget))
-dock = _dock_of(planes)
+dock = dock_of(planes)
 QTest.qWait(300)
 
 

@@ -22,7 +22,8 @@ SCRIPT = """
 from qtpy.QtCore import QPoint, Qt
 from qtpy.QtTest import QTest
 from napari_mood._napari.viewer import build_viewer, load_into_viewer
-from napari_mood._napari.widgets.planes import PlanesWidget, _dock_of
+from napari_mood._napari.widgets._kit import dock_of
+from napari_mood._napari.widgets.planes import PlanesWidget
 from napari_mood.services.datasets import sample_data_dir
 
 TOY = sample_data_dir() / "toy"
@@ -30,7 +31,7 @@ opened = build_viewer([TOY / "brain_001.nii.gz"])
 viewer = opened.viewer
 viewer.window.resize(1280, 1000)
 planes = next(w for w in opened.widgets if isinstance(w, PlanesWidget))
-dock = _dock_of(planes)
+dock = dock_of(planes)
 QTest.qWait(300)
 
 

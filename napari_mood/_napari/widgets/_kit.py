@@ -51,6 +51,7 @@ __all__ = [
     "cell",
     "combo",
     "discard",
+    "dock_of",
     "headers",
     "is_on_screen",
     "line_edit",
@@ -247,6 +248,14 @@ def is_on_screen(widget: QWidget) -> bool:
     return widget.isVisible() and not widget.visibleRegion().isEmpty()
 
 
+def dock_of(widget: QWidget) -> QDockWidget | None:
+    """Return the dock widget holding ``widget`` (None when it is not docked)."""
+    parent = widget.parentWidget()
+    while parent is not None and not isinstance(parent, QDockWidget):
+        parent = parent.parentWidget()
+    return parent
+
+
 def watch_dock(
     widget: QWidget, slot: Callable[[bool], None], watched: QDockWidget | None
 ) -> QDockWidget | None:
@@ -255,9 +264,7 @@ def watch_dock(
     A dock's ``visibilityChanged`` tells when its tab comes to the front or goes behind.
     Returns the dock (None when ``widget`` is not docked).
     """
-    dock = widget.parentWidget()
-    while dock is not None and not isinstance(dock, QDockWidget):
-        dock = dock.parentWidget()
+    dock = dock_of(widget)
     if dock is not None and dock is not watched:
         dock.visibilityChanged.connect(slot)
     return dock

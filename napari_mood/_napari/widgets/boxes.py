@@ -19,11 +19,11 @@ from qtpy.QtWidgets import (
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
-    QWidget,
 )
 
 from napari_mood._napari.boxes import BOXES_KEY, rectangles, view_styles
-from napari_mood._napari.widgets._kit import Lifetime, combo, tipped
+from napari_mood._napari.widgets._kit import combo, tipped
+from napari_mood._napari.widgets._panel import MoodPanel
 from napari_mood.services.box_view import BoxView, box_view
 from napari_mood.services.boxes import BoxSet
 
@@ -37,13 +37,18 @@ def _role(layer: Any) -> str | None:
     return None if entry is None else str(entry.get("role"))
 
 
-class BoxReviewWidget(QWidget):
-    """Pick a method, a confidence threshold and an IoU; browse images by misses."""
+class BoxReviewWidget(MoodPanel):
+    """Pick a method, a confidence threshold and an IoU; browse images by misses.
+
+    Parameters
+    ----------
+    napari_viewer : napari.Viewer
+        Injected by napari.
+    """
 
     def __init__(self, napari_viewer: Any) -> None:
-        super().__init__()
-        self.viewer = napari_viewer
-        self._life = Lifetime(self)
+        super().__init__(napari_viewer)
+        self.viewer = self._viewer
         self.method = combo(self, "the method whose boxes are shown and counted")
         self.confidence = QSlider(Qt.Orientation.Horizontal)
         self.confidence.setRange(0, SLIDER_STEPS)
@@ -73,8 +78,8 @@ class BoxReviewWidget(QWidget):
         self.confidence.valueChanged.connect(self._on_confidence_changed)
         self.iou.valueChanged.connect(self._on_iou_changed)
         self.table.cellClicked.connect(self._on_table_clicked)
-        self._life.connect(self.viewer.layers.events.inserted, self._on_layers_changed)
-        self._life.connect(self.viewer.layers.events.removed, self._on_layers_changed)
+        self._lifetime.connect(self.viewer.layers.events.inserted, self._on_layers_changed)
+        self._lifetime.connect(self.viewer.layers.events.removed, self._on_layers_changed)
         self._on_layers_changed()
 
     # ------------------------------------------------------------------ layers

@@ -58,10 +58,8 @@ from napari_mood._napari.reading_layout import (
     bound_button,
     bound_check_box,
 )
-from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.status import ScannerStatus
-from napari_mood._napari.viewer import unwrap_viewer
-from napari_mood._napari.widgets import _kit as kit
+from napari_mood._napari.widgets._panel import MoodPanel
 from napari_mood.services.options import Convention
 
 __all__ = ["CONVENTION_KEY", "PlanesWidget", "saved_convention"]
@@ -110,7 +108,7 @@ SIDE_VIEW_MIN = (120, 120)
 """Smallest size of a side view (napari's own hint, 271 px wide, widens the window)."""
 
 
-class PlanesWidget(QWidget):
+class PlanesWidget(MoodPanel):
     """Coronal and sagittal views of the case, linked to napari's axial canvas.
 
     Parameters
@@ -120,14 +118,11 @@ class PlanesWidget(QWidget):
     """
 
     def __init__(self, napari_viewer: Any) -> None:
-        super().__init__()
-        self._viewer = unwrap_viewer(napari_viewer)
-        self._session: MoodSession = get_session(self._viewer)
-        self._lifetime = kit.Lifetime(self)
+        super().__init__(napari_viewer)
         self.planes = LinkedPlanes(self._viewer, convention=saved_convention())
         self._status = ScannerStatus(self._viewer, self._session)
         self._qt_views: dict[str, Any] = {}
-        self._dock: QDockWidget | None = None
+        self._surface_dock: QDockWidget | None = None  # watched for floating
         self._window = _main_window(self._viewer)
         self._tools = self._make_tools()
         self._layout = (
@@ -142,7 +137,7 @@ class PlanesWidget(QWidget):
         self._build()
         self._limits = ScanLimits(self._session)
         self._events = PaneEvents(self.planes, self._canvases(), self._limits)
-        self._lifetime.connect(self._session.case_changed, self._on_session_case_changed)
+        self.watch_session(case=self._on_session_case_changed)
         self._lifetime.connect(self._viewer.layers.events.inserted, self._on_layers_changed)
         self._lifetime.connect(self._viewer.layers.events.removed, self._on_layers_changed)
         self._lifetime.at_end(self._close)
@@ -400,12 +395,12 @@ class PlanesWidget(QWidget):
 
     def showEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
         """Fit the side views once they have their size; watch the dock being floated."""
-        super().showEvent(event)
-        dock = _dock_of(self)
-        if dock is not None and dock is not self._dock:
-            if self._dock is not None:
-                self._dock.removeEventFilter(self)
-            self._dock = dock
+        super().showEvent(event)  # the panel's dock: self._dock
+        dock = self._dock
+        if dock is not None and dock is not self._surface_dock:
+            if self._surface_dock is not None:
+                self._surface_dock.removeEventFilter(self)
+            self._surface_dock = dock
             dock.installEventFilter(self)
         self._reset_soon()
 
@@ -420,7 +415,7 @@ class PlanesWidget(QWidget):
         models, on the same point) when the dock's own window surface is created or about
         to go, before anything is drawn there.
         """
-        dock = getattr(self, "_dock", None)  # None while Qt destroys the panel
+        dock = getattr(self, "_surface_dock", None)  # None while Qt destroys the panel
         if watched is dock and event.type() == QEvent.Type.PlatformSurface:
             self._renew_views()
         return False
@@ -454,8 +449,9 @@ class PlanesWidget(QWidget):
         call_soon(reset)
 
     def _close(self) -> None:
-        if self._dock is not None and not deleted(self._dock) and not deleted(self):
-            self._dock.removeEventFilter(self)
+        dock = self._surface_dock
+        if dock is not None and not deleted(dock) and not deleted(self):
+            dock.removeEventFilter(self)
         self._events.close()
         self._status.close()
         self.planes.close()
@@ -495,10 +491,3 @@ def _scene_of(view: weakref.ref[Any]) -> Any | None:
     """Return the vispy canvas of a pane's ``QtViewer`` (None once the view is gone)."""
     shown = view()
     return None if shown is None else shown.canvas._scene_canvas
-
-
-def _dock_of(widget: QWidget) -> QDockWidget | None:
-    parent = widget.parentWidget()
-    while parent is not None and not isinstance(parent, QDockWidget):
-        parent = parent.parentWidget()
-    return parent
