@@ -24,6 +24,7 @@ from napari_mood.io.mood import MethodFolder, MoodDataset, discover_dataset, fin
 from napari_mood.io.recon import ReconFolders, missing_regions
 from napari_mood.io.validate import emit, validate_dataset
 from napari_mood.services.rankings import read_rankings
+from napari_mood.services.recon import evaluate_recon
 from napari_mood.services.recon_report import ReconOutputs, write_recon_evaluation
 from napari_mood.services.staging import staged_folder
 from tests.conftest import make_mood_folder, write_nifti
@@ -193,6 +194,16 @@ def _no_region(tmp_path: Path) -> tuple[str, str]:
     return text, str(MoodInputWarning(text))
 
 
+def _no_case(tmp_path: Path) -> tuple[str, str]:
+    """No case of a PET dataset without its region folder could be measured (an error)."""
+    data = tmp_path / "data"
+    write_nifti(data / "toy" / "s_r_deg00.nii.gz", np.ones((4, 4, 4), np.float32))
+    write_nifti(data / "healthy" / "s_r_deg00.nii.gz", np.zeros((4, 4, 4), np.float32))
+    write_nifti(tmp_path / "recon" / "s_r_deg00.nii.gz", np.ones((4, 4, 4), np.float32))
+    with pytest.warns(MoodInputWarning):
+        return _raised(evaluate_recon, data, tmp_path / "recon")
+
+
 def _no_results(tmp_path: Path) -> tuple[str, str]:
     """``rank`` given a results file that is not there."""
     return _raised(read_rankings, tmp_path / "missing.json")
@@ -238,6 +249,7 @@ EXAMPLES = {
     "nan policy": (_nan_scores, "--nan-policy zero", "score NaN as zero"),
     "brain mask": (_no_brain, "give a brain mask", "give a brain mask"),
     "region": (_no_region, "or --region DIR", "or another folder of regions"),
+    "recon, no case": (_no_case, "or --region DIR", "or another folder of regions"),
     "rank, no file": (_no_results, "evaluate --format json", "an evaluation's JSON result"),
     "rank, not results": (_not_results, "--format json --out FILE", "an evaluation's JSON"),
     "recon plot": (_nothing_to_plot, "drop --plot", "ask for no plot"),
