@@ -268,7 +268,7 @@ def test_simulate_an_atlas_without_labels_is_named_in_a_warning(capsys, scans, t
     code, _, err = _cli(capsys, *_simulate(scans, "atlas.nii.gz", tmp_path / "sim"))
     assert code == 0 and "Traceback" not in err
     assert f"{scans / 'atlas.nii.gz'}: holds 2 labels (1, 2)" in err
-    assert "give --atlas-labels L,... to pick atlas regions" in err and _checksums(scans) == before
+    assert "give --atlas-labels V,V to pick atlas regions" in err and _checksums(scans) == before
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from napari_mood._napari.boxes import box_layers, is_box_dataset
 from napari_mood._napari.docking import PLUGIN_NAME
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood.io.boxes import discover_box_dataset
-from napari_mood.io.errors import MoodInputError
+from napari_mood.io.errors import MoodInputError, option
 
 __all__ = ["BOX_PANEL", "build_box_viewer", "opens_box_dataset"]
 
@@ -50,7 +50,8 @@ def build_box_viewer(
     root = Path(path)
     if preds:
         raise MoodInputError(
-            root, "--pred adds MOOD score maps; a NOVA box dataset has none",
+            root, f"{option('--pred', 'a method folder')} adds MOOD score maps; a NOVA box "
+            "dataset has none",
             "put the methods' box files in its predictions/ folder",
         )  # fmt: skip
     layers = box_layers(discover_box_dataset(root))

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from napari_mood.io.errors import MoodInputError
+from napari_mood.io.errors import MoodInputError, option
 from napari_mood.services.output import Inputs, check_output_file
 
 __all__ = ["demo", "view"]
@@ -49,7 +49,10 @@ def _check_before_napari(args: argparse.Namespace, inputs: Iterable[Path]) -> No
             raise MoodInputError(path, "not found", "give an existing file or folder")
     if args.screenshot is not None:
         check_output_file(
-            args.screenshot, inputs=Inputs.around(inputs), force=args.force, what="--screenshot"
+            args.screenshot,
+            inputs=Inputs.around(inputs),
+            force=args.force,
+            what=option("--screenshot", "the screenshot"),
         )
     check_display()
 

@@ -72,13 +72,13 @@ def _add_object_task(p: argparse.ArgumentParser) -> None:
         "--threshold", type=_threshold, metavar="T", help="score threshold: a number or auto"
     )
     g.add_argument(
-        "--toy", type=Path, metavar="DIR", help="dataset to choose the auto threshold on"
+        "--toy", type=Path, metavar="DATASET", help="dataset to choose the auto threshold on"
     )
     g.add_argument(
         "--toy-preds",
         type=Path,
         metavar="DIR",
-        help="the methods' outputs on the --toy dataset (default: TOY/methods)",
+        help="the methods' outputs on the --toy dataset (default: its methods/ folder)",
     )
     g.add_argument("--size-window", type=_size_window, metavar="LO,HI", help="sizes in voxels")
     g.add_argument(

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from napari_mood.core.wording import in_words
+
 __all__ = ["Problem", "ProblemKind", "Severity"]
 
 ProblemKind = Literal[
@@ -44,7 +46,8 @@ class Problem:
     message : str
         What is wrong, with numbers.
     hint : str
-        What to do about it.
+        What to do about it; an option it names is marked with
+        :func:`~napari_mood.core.wording.option` (``str()`` says it in words).
     case, method : str or None
         Where it belongs.
     """
@@ -58,7 +61,11 @@ class Problem:
     method: str | None = None
 
     def __str__(self) -> str:
-        """Return ``FILE: message -> hint``, the one-line form of the problem."""
+        """Return ``FILE: message -> hint``, options in words (what a panel or a record shows)."""
+        return in_words(self.marked())
+
+    def marked(self) -> str:
+        """Return the one-line form with its option marks (the command line shows the flags)."""
         where = f"{self.path}: " if self.path is not None else ""
         hint = f" -> {self.hint}" if self.hint else ""
         return f"{where}{self.message}{hint}"

@@ -221,7 +221,7 @@ def check_recon_case(
     >>> check_recon_case(ok, ok, ok) is None
     True
     >>> check_recon_case(ok, np.zeros(8), ok)
-    CaseProblem(role='healthy', problem='is all zero: no brain mask (its voxels above 0)', hint='check it, or give --brain-mask')
+    CaseProblem(role='healthy', problem='is all zero: no brain mask (its voxels above 0)', hint='check it, or give a brain mask')
     """
     arrays: tuple[tuple[Role, np.ndarray | None], ...] = (
         ("input", scan), ("healthy", healthy), ("recon", recon), ("region", region),
@@ -248,7 +248,7 @@ def _empty_brain(healthy: np.ndarray, *, given: bool) -> CaseProblem:
         return CaseProblem("brain", "is empty: no voxel is nonzero", "give a mask of the brain")
     what = "is all zero" if not np.any(healthy) else "has no voxel above 0"
     return CaseProblem(
-        "healthy", f"{what}: no brain mask (its voxels above 0)", "check it, or give --brain-mask"
+        "healthy", f"{what}: no brain mask (its voxels above 0)", "check it, or give a brain mask"
     )
 
 

@@ -4,8 +4,9 @@ Every reader of :mod:`napari_mood.io` raises :class:`MoodInputError` for an inpu
 use and warns with :class:`MoodInputWarning` (through :func:`warn_input`) for one it can use
 but a person should look at; the command line prints either as one line.
 
-A message that tells what to change names an option twice, through :func:`option`: as
-the command line spells it and in words. ``str()`` of an error or warning says the words
+A message that tells what to change names an option twice, through :func:`option`
+(:mod:`napari_mood.core.wording`, re-exported here for the readers and jobs): as the
+command line spells it and in words. ``str()`` of an error or warning says the words
 (what a panel or a notebook shows); the command line prints the flags
 (:func:`with_flags`), so the one message serves every front end.
 """
@@ -14,10 +15,11 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 import warnings
 from pathlib import Path
+
+from napari_mood.core.wording import in_words, option, with_flags
 
 __all__ = [
     "MoodInputError",
@@ -30,42 +32,6 @@ __all__ = [
     "warn_input",
     "with_flags",
 ]
-
-_OPTION = re.compile(r"\{\{([^|{}]+)\|([^{}]*)\}\}")
-
-
-def option(flag: str, words: str) -> str:
-    """Name an option in a message both ways: its command-line spelling and in words.
-
-    Parameters
-    ----------
-    flag : str
-        The command line's spelling, with its value's placeholder (``"--toy DATASET"``).
-    words : str
-        The same in words, for a panel or a notebook (``"a toy dataset"``).
-
-    Returns
-    -------
-    str
-        A marked phrase that :func:`in_words` and :func:`with_flags` render.
-
-    Examples
-    --------
-    >>> hint = f"give {option('--reader NAME', 'one reader')} to score"
-    >>> in_words(hint), with_flags(hint)
-    ('give one reader to score', 'give --reader NAME to score')
-    """
-    return f"{{{{{flag}|{words}}}}}"
-
-
-def in_words(text: str) -> str:
-    """Return ``text`` with each :func:`option` said in words."""
-    return _OPTION.sub(lambda match: match[2], text)
-
-
-def with_flags(text: str) -> str:
-    """Return ``text`` with each :func:`option` spelled as its command-line flag."""
-    return _OPTION.sub(lambda match: match[1], text)
 
 
 class MoodInputError(ValueError):

@@ -606,8 +606,8 @@ def find_methods(
             Path(root) / METHODS_FOLDER,
             "no methods: this folder does not exist and no other method folder was given",
             "put one folder per method under DATASET/methods/, or give "
-            f"{option('--preds PARENT', 'a folder of method folders')} or "
-            f"{option('--pred NAME=DIR', 'method folders by name')}",
+            f"{option('--preds DIR', 'a folder of method folders')} or "
+            f"{option('--pred [NAME=]DIR', 'method folders by name')}",
         )
     return methods
 

@@ -311,7 +311,7 @@ def missing_regions(folders: ReconFolders) -> str | None:
     else:
         used = "no anomaly region and no pixel label: brain metrics only"
     hint = option(
-        "give the region/ folder simulate --kind pet wrote, or --region",
-        "give the region/ folder the PET simulation wrote",
+        "give the region/ folder simulate --kind pet wrote, or --region DIR",
+        "give the region/ folder the PET simulation wrote, or another folder of regions",
     )
     return f"{region}: no such folder of anomaly regions; {used} ({hint})"

@@ -14,11 +14,12 @@ from pathlib import Path
 import numpy as np
 
 from napari_mood.core.problems import Problem
-from napari_mood.io.errors import MoodInputError, MoodInputWarning, describe_entry
+from napari_mood.io.errors import MoodInputError, MoodInputWarning, describe_entry, option
 from napari_mood.io.mood import MethodFolder, MoodDataset, read_sample_label, read_sample_score
 from napari_mood.io.nifti import Grid, LabelRead, ScoreRead, read_grid, read_label, read_scores
 
 __all__ = [
+    "NAN_ZERO",
     "Problem",
     "affine_deviation",
     "check_affine",
@@ -34,6 +35,9 @@ __all__ = [
 ]
 
 AFFINE_TOLERANCE = 1e-3
+
+NAN_ZERO = option("use --nan-policy zero", "score NaN as zero (nan_policy='zero')")
+"""What else to do about NaN scores, the option named both ways (:func:`option`)."""
 
 
 def check_shape(
@@ -197,7 +201,7 @@ def check_scores(read: ScoreRead) -> list[Problem]:
                 "error",
                 read.path,
                 f"{read.n_nan} NaN voxels",
-                "replace NaN by 0 in the method, or use --nan-policy zero",
+                f"replace NaN by 0 in the method, or {NAN_ZERO}",
             )
         )
     n_inf = read.n_posinf + read.n_neginf
@@ -599,4 +603,4 @@ def emit(problems: Iterable[Problem]) -> None:
         The problems to report.
     """
     for problem in problems:
-        warnings.warn(str(problem), MoodInputWarning, stacklevel=2)
+        warnings.warn(problem.marked(), MoodInputWarning, stacklevel=2)

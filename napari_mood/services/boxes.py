@@ -394,10 +394,10 @@ def write_box_evaluation(
     """
     check_outputs(
         [
-            Planned(path, option(flag, words))
-            for path, flag, words in (
-                (outputs.out, "--out", "the output"),
-                (outputs.plot, "--plot", "the plot"),
+            Planned(path, what)
+            for path, what in (
+                (outputs.out, option("--out", "the output")),
+                (outputs.plot, option("--plot", "the plot")),
             )
             if path
         ],

@@ -58,11 +58,12 @@ from napari_mood.core.results import (
     Status,
 )
 from napari_mood.core.scores import ONE_CODE, ScoreMode, code_values
-from napari_mood.io.errors import MoodInputError, MoodInputWarning, option
+from napari_mood.io.errors import MoodInputError, MoodInputWarning
 from napari_mood.io.mood import MethodFolder, MoodDataset, read_sample_label, read_sample_score
 from napari_mood.io.nifti import Grid, LabelRead, ScoreRead, read_grid, read_label
 from napari_mood.io.streamed import read_map, stream_code_histograms
 from napari_mood.io.validate import (
+    NAN_ZERO,
     check_affine,
     check_label,
     check_scan_affine,
@@ -73,8 +74,6 @@ from napari_mood.io.validate import (
 )
 
 __all__ = ["case_maps", "evaluate_case", "summarise_dataset"]
-
-_NAN_ZERO = option("use --nan-policy zero", "score NaN as zero (nan_policy='zero')")
 
 
 def _then(hint: str, consequence: str) -> str:
@@ -122,9 +121,7 @@ def _read_map(
     )
     if read.n_nan:
         if options.nan_policy == "error":
-            raise MoodInputError(
-                path, f"{read.n_nan} NaN voxels", f"fix the method, or {_NAN_ZERO}"
-            )
+            raise MoodInputError(path, f"{read.n_nan} NaN voxels", f"fix the method, or {NAN_ZERO}")
         read.scores[np.isnan(read.scores)] = 0
         problems = [p if p.kind != "nan" else _nan_zeroed(p) for p in problems]
     return read.scores, "ok", problems
@@ -430,7 +427,7 @@ def _sample_score(
     if math.isnan(value):
         if options.nan_policy == "error":
             raise MoodInputError(
-                path, "sample score is NaN", f"write a number in [0, 1], or {_NAN_ZERO}"
+                path, "sample score is NaN", f"write a number in [0, 1], or {NAN_ZERO}"
             )
         return (
             0.0,
@@ -543,7 +540,7 @@ def summarise_dataset(
     )
     if warn:
         for problem in result.problems:
-            warnings.warn(str(problem), MoodInputWarning, stacklevel=2)
+            warnings.warn(problem.marked(), MoodInputWarning, stacklevel=2)
     return result
 
 

@@ -234,6 +234,6 @@ def _object_options(
             toy_preds or toy / "methods",
             f"holds no outputs of {', '.join(choice.missing)} (it has "
             f"{', '.join(choice.available)}), so no threshold can be chosen on it",
-            f"give the methods' toy outputs {option('with --toy-preds PARENT', 'as toy predictions')}",
+            f"give the methods' toy outputs {option('with --toy-preds DIR', 'as toy predictions')}",
         )
     return replace(options, object_threshold=choice.thresholds())

@@ -231,7 +231,7 @@ def _profile(job: _Job, atlas: Volume) -> HypometabolismProfile:
         raise MoodInputError(
             job.mask,
             str(exc),
-            f"give a 0/1 mask, or a label atlas {option('with --atlas-labels L,...', 'and its labels')}",
+            f"give a 0/1 mask, or a label atlas {option('with --atlas-labels V,V', 'and its labels')}",
         ) from exc
 
 
@@ -243,7 +243,7 @@ def _warn_whole_atlas(atlas: Volume, region: np.ndarray) -> None:
         warnings.warn(
             f"{atlas.path}: holds {labels.size:,} labels ({shown}) and "
             f"{option('no --atlas-labels was given', 'no atlas labels were given')}: the region "
-            f"is all of them (give {option('--atlas-labels L,...', 'atlas labels')} to pick "
+            f"is all of them (give {option('--atlas-labels V,V', 'atlas labels')} to pick "
             "atlas regions)",
             MoodInputWarning,
             stacklevel=2,

@@ -308,7 +308,7 @@ def evaluate_recon(
     cases, problems, skipped = [], [], []
     missing = missing_regions(folders)
     if missing is not None:
-        problems.append(in_words(missing))
+        problems.append(missing)  # in words in the result, with its flag in an error
         warnings.warn(missing, MoodInputWarning, stacklevel=2)
     for name, loaded in _cases(folders, names, progress):
         if isinstance(loaded, str):
@@ -327,7 +327,7 @@ def evaluate_recon(
     rows = summarise_recon(cases, test=chosen.test, alpha=chosen.alpha)
     dataset = folders.inputs.parent.name
     return ReconEvaluation(
-        dataset, tuple(cases), rows, tuple(problems), chosen, skipped=tuple(skipped)
+        dataset, tuple(cases), rows, tuple(map(in_words, problems)), chosen, skipped=tuple(skipped)
     )
 
 

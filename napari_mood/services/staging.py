@@ -115,7 +115,8 @@ def staged_folder(
         ) from error
     try:
         (temporary / GENERATED_MARKER).write_text(
-            "Written by napari-mood: a generated dataset. `--force` replaces this folder as a whole.\n",
+            "Written by napari-mood: a generated dataset. napari-mood replaces this folder as "
+            "a whole only when told to replace it (the command line's --force).\n",
             encoding="utf-8",
         )
         for name in keep:

@@ -30,7 +30,7 @@ def test_an_option_reads_as_words_or_as_its_flag():
 
 
 def test_an_error_says_words_and_the_command_line_prints_the_flag(capsys):
-    error = MoodInputError(Path("/d"), "no toy set", f"give {option('--toy DIR', 'a toy set')}")
+    error = MoodInputError(Path("/d"), "no toy set", f"give {option('--toy DATASET', 'a toy set')}")
     assert str(error) == "/d: no toy set (give a toy set)"
     assert error.hint == "give a toy set"
 
@@ -38,7 +38,7 @@ def test_an_error_says_words_and_the_command_line_prints_the_flag(capsys):
         raise error
 
     assert _run(job, argparse.Namespace()) == 1
-    assert capsys.readouterr().err == "napari-mood: error: /d: no toy set (give --toy DIR)\n"
+    assert capsys.readouterr().err == "napari-mood: error: /d: no toy set (give --toy DATASET)\n"
 
 
 def test_a_warning_says_words_and_the_command_line_prints_the_flag(capsys):

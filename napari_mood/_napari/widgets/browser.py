@@ -605,7 +605,7 @@ CATEGORIES_FILE = "categories.csv"
 FREE_WIDTH = "any width"
 WIDTH_TIP = (
     "Printed width of the figure: a journal column (89 mm), LNCS text (122 mm) or a page "
-    "(183 mm), text 7 pt (as napari-mood figure --width); 'any width': 1.8-inch cells."
+    "(183 mm), text 7 pt: the figure command's widths; 'any width': 1.8-inch cells."
 )
 
 

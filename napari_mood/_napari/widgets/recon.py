@@ -44,7 +44,7 @@ CASE_TIP = "Case shown: input | reconstruction | residual | healthy, slices link
 REGION_TIP = (
     "Save the selected Labels layer, drawn over a scan opened with napari-mood, as a NIfTI "
     "label image on the scan's grid (file voxel order, scan affine, label values kept): "
-    "the --mask of 'napari-mood simulate --kind pet'."
+    "the region a PET hypometabolism simulation lowers (the simulate command's PET mask)."
 )
 THRESHOLD_TIP = "Residual scores at or below this are transparent (score = residual / the case's 99.9th percentile)."
 
@@ -168,7 +168,7 @@ class ReconViewWidget(MoodPanel):
         except (ValueError, MoodInputError, OSError) as error:
             kit.notify("error", f"napari-mood: the region was not saved: {error}")
             return None
-        kit.notify("info", f"napari-mood: region saved to {out} (use it as --mask)")
+        kit.notify("info", f"napari-mood: region saved to {out} (the simulate command's PET mask)")
         return out
 
     def _on_save_region_clicked(self) -> None:

@@ -257,12 +257,10 @@ def evaluate_boxes(
     categories = sorted(set(gt.labels))
     thresholds = tuple(sorted({*THRESHOLDS, count_iou}))
     matches = _match_all(gt, pred, order, sorted({*gt.labels, *pred.labels}), thresholds)
-    ap_cat = {c: {t: _category_ap(matches, c, t, gt) for t in THRESHOLDS} for c in categories}
-    recall = {
-        t: _mean([_category_recall(matches, c, t, gt) for c in categories]) for t in THRESHOLDS
-    }
+    ap_cat = {c: {t: _category_ap(matches, c, t) for t in THRESHOLDS} for c in categories}
+    recall = {t: _mean([_category_recall(matches, c, t) for c in categories]) for t in THRESHOLDS}
     ap = {t: _mean([ap_cat[c][t] for c in categories]) for t in THRESHOLDS}
-    per_image = tuple(_image_counts(matches, image, gt, pred, count_iou) for image in order)
+    per_image = tuple(_image_counts(matches, image, count_iou) for image in order)
     tp = sum(c.detected for c in per_image)
     fp = sum(c.false_positives for c in per_image)
     return BoxEvaluation(
@@ -316,7 +314,7 @@ def _match_all(
     return cells
 
 
-def _category_ap(cells: dict[tuple[str, str], _Cell], category: str, t: float, gt: BoxSet) -> float:
+def _category_ap(cells: dict[tuple[str, str], _Cell], category: str, t: float) -> float:
     mine = [cell for (_, c), cell in cells.items() if c == category]
     scores = np.concatenate([cell.scores for cell in mine])
     is_tp = np.concatenate([cell.matched[t] >= 0 for cell in mine])
@@ -324,17 +322,13 @@ def _category_ap(cells: dict[tuple[str, str], _Cell], category: str, t: float, g
     return interpolated_ap(is_tp[_ranked(scores)], n_gt)
 
 
-def _category_recall(
-    cells: dict[tuple[str, str], _Cell], category: str, t: float, gt: BoxSet
-) -> float:
+def _category_recall(cells: dict[tuple[str, str], _Cell], category: str, t: float) -> float:
     mine = [cell for (_, c), cell in cells.items() if c == category]
     found = sum(int((cell.matched[t] >= 0).sum()) for cell in mine)
     return found / sum(cell.n_gt for cell in mine)
 
 
-def _image_counts(
-    cells: dict[tuple[str, str], _Cell], image: str, gt: BoxSet, pred: BoxSet, t: float
-) -> ImageCounts:
+def _image_counts(cells: dict[tuple[str, str], _Cell], image: str, t: float) -> ImageCounts:
     mine = [cell for (img, _), cell in cells.items() if img == image]
     n_gt = sum(cell.n_gt for cell in mine)
     n_pred = sum(len(cell.scores) for cell in mine)
