@@ -494,12 +494,13 @@ def run_method(
         what=option("--out", "the output"),
     )
     created = not target.exists()
-    target.mkdir(parents=True, exist_ok=True)
-    remove_stale_runs()
-    before = fingerprint_folder(source)
     runs = []
-    scratch = Scratch()
-    try:
+    scratch: Scratch | None = None
+    try:  # from the folder's making on: an interrupt anywhere takes an unused folder away
+        target.mkdir(parents=True, exist_ok=True)
+        remove_stale_runs()
+        before = fingerprint_folder(source)
+        scratch = Scratch()
         for i, scan in enumerate(scans):
             runs.append(_one_case(argv, scan, target, task, time_limit, scratch, force))
             if progress is not None:
@@ -510,7 +511,8 @@ def run_method(
                 target.rmdir()  # only when empty: a case's copied output stays
         raise
     finally:
-        scratch.remove()
+        if scratch is not None:
+            scratch.remove()
     changes = compare_fingerprints(before, fingerprint_folder(source))
     return MethodRun(command, task, float(time_limit), tuple(runs), changes)
 

@@ -169,3 +169,24 @@ def test_build_command_splits_like_a_shell():
     assert build_command("m 'a b'", Path("/i"), Path("/o")) == ["m", "a b", "/i", "/o"]
     with pytest.raises(ValueError, match="cannot split"):
         build_command("m 'open", Path("/i"), Path("/o"))
+
+
+@pytest.mark.parametrize("step", ["remove_stale_runs", "fingerprint_folder", "Scratch"])
+def test_an_interrupt_before_the_first_case_takes_the_new_folder_away(
+    tmp_path, scans, monkeypatch, step
+):
+    """Ctrl-C or SIGTERM (SystemExit) landing between the folder's making and the first case.
+
+    Under load the signal of ``test_an_interrupted_run_leaves_no_output_folder`` fell
+    while the input folder was being fingerprinted, and the empty output folder stayed.
+    """
+    import napari_mood.services.run_method as module
+
+    def interrupted(*args, **kwargs):
+        raise SystemExit(143)
+
+    monkeypatch.setattr(module, step, interrupted)
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit):
+        run_method(f"{sys.executable} -c pass", scans, out)
+    assert not out.exists()
