@@ -30,9 +30,12 @@ W = TypeVar("W", bound=QWidget)
 __all__ = [
     "choose",
     "click",
+    "column_of",
     "control",
     "control_names",
+    "double_click_row",
     "shown_texts",
+    "sort_by",
     "table_cells",
     "table_headers",
     "type_into",
@@ -67,9 +70,19 @@ def _shown(panel: QWidget, kind: type[W]) -> list[W]:
     return [w for w in panel.findChildren(kind) if _shows(panel, w)]
 
 
-def control(panel: QWidget, name: str, kind: type[W] = QWidget) -> W:  # type: ignore[assignment]
-    """Return the one control of ``kind`` under ``panel`` named ``name``; fail listing the names."""
-    found = [w for w in _shown(panel, kind) if _label(w) == name]
+def control(
+    panel: QWidget,
+    name: str,
+    kind: type[W] = QWidget,  # type: ignore[assignment]
+    *,
+    hidden_too: bool = False,
+) -> W:
+    """Return the one control of ``kind`` under ``panel`` named ``name``; fail listing the names.
+
+    ``hidden_too`` also finds a control hidden for now (a progress bar shown while a job runs).
+    """
+    candidates = panel.findChildren(kind) if hidden_too else _shown(panel, kind)
+    found = [w for w in candidates if _label(w) == name]
     if len(found) != 1:
         names = sorted({_label(w) for w in _shown(panel, kind)} - {""})
         raise AssertionError(f"{len(found)} controls named {name!r}; the panel shows {names}")
@@ -144,3 +157,40 @@ def table_cells(table: QTableView) -> list[list[str]]:
         [str(model.index(r, c).data(Qt.ItemDataRole.DisplayRole) or "") for c in columns]
         for r in rows
     ]
+
+
+def column_of(table: QTableView, header: str) -> int:
+    """Return the model column whose header reads ``header``."""
+    model = table.model()
+    titles = [
+        str(model.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole))
+        for c in range(model.columnCount())
+    ]
+    assert header in titles, f"no column {header!r}; the headers are {titles}"
+    return titles.index(header)
+
+
+def sort_by(table: QTableView, header: str, order: Qt.SortOrder) -> None:
+    """Click the column's header until the table is sorted by it in ``order``."""
+    column = column_of(table, header)
+    bar = table.horizontalHeader()
+    for _ in range(3):
+        if bar.sortIndicatorSection() == column and bar.sortIndicatorOrder() == order:
+            return
+        table.scrollTo(table.model().index(0, column))
+        x = bar.sectionViewportPosition(column) + bar.sectionSize(column) // 2
+        point = QPoint(x, bar.height() // 2)
+        QTest.mouseClick(
+            bar.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point
+        )
+    raise AssertionError(f"clicking {header!r} did not sort the table {order}")
+
+
+def double_click_row(table: QTableView, row: int) -> None:
+    """Double-click the first cell of the shown ``row`` (after a click: Qt 5 needs the press)."""
+    index = table.model().index(row, 0)
+    table.scrollTo(index)
+    center = table.visualRect(index).center()
+    viewport = table.viewport()
+    QTest.mouseClick(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, center)
+    QTest.mouseDClick(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, center)
