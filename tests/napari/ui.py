@@ -17,6 +17,7 @@ from qtpy.QtWidgets import (
     QAbstractSpinBox,
     QCheckBox,
     QComboBox,
+    QGroupBox,
     QLabel,
     QLineEdit,
     QStyle,
@@ -48,6 +49,8 @@ def _label(widget: QWidget) -> str:
         return name
     if isinstance(widget, (QAbstractButton, QLabel)):
         return widget.text().replace("&", "")
+    if isinstance(widget, QGroupBox):
+        return widget.title().replace("&", "")
     return ""
 
 
