@@ -31,6 +31,7 @@ W = TypeVar("W", bound=QWidget)
 __all__ = [
     "choose",
     "click",
+    "click_row",
     "column_of",
     "control",
     "control_names",
@@ -189,11 +190,26 @@ def sort_by(table: QTableView, header: str, order: Qt.SortOrder) -> None:
     raise AssertionError(f"clicking {header!r} did not sort the table {order}")
 
 
-def double_click_row(table: QTableView, row: int) -> None:
-    """Double-click the first cell of the shown ``row`` (after a click: Qt 5 needs the press)."""
-    index = table.model().index(row, 0)
+def _row_centre(table: QTableView, row: int) -> QPoint:
+    """The centre of ``row``'s first shown cell, scrolled into view."""
+    model = table.model()
+    column = next(c for c in range(model.columnCount()) if not table.isColumnHidden(c))
+    index = model.index(row, column)
     table.scrollTo(index)
-    center = table.visualRect(index).center()
+    return table.visualRect(index).center()
+
+
+def click_row(table: QTableView, row: int) -> None:
+    """Click the first shown cell of the shown ``row``."""
+    centre = _row_centre(table, row)
+    QTest.mouseClick(
+        table.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, centre
+    )
+
+
+def double_click_row(table: QTableView, row: int) -> None:
+    """Double-click the first shown cell of ``row`` (after a click: Qt 5 needs the press)."""
+    centre = _row_centre(table, row)
     viewport = table.viewport()
-    QTest.mouseClick(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, center)
-    QTest.mouseDClick(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, center)
+    QTest.mouseClick(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, centre)
+    QTest.mouseDClick(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, centre)
