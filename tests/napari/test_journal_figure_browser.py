@@ -173,7 +173,7 @@ def test_make_figure_follows_the_planes_convention(
     try:
         radiological = tmp_path / "radiological.png"
         _make_figure(qtbot, widget, notes, monkeypatch, radiological)
-        box = planes._radiological  # a click on its tick box
+        box = ui.control(planes, "Radiological", QCheckBox)  # a click on its tick box
         QTest.mouseClick(box, Qt.MouseButton.LeftButton, pos=QPoint(6, box.height() // 2))
         assert planes.convention == "neurological"
         neurological = tmp_path / "neurological.png"

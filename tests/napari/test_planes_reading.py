@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from qtpy.QtCore import QPoint, QPointF, Qt
 from qtpy.QtGui import QWheelEvent
-from qtpy.QtWidgets import QApplication, QPushButton, QTableWidget
+from qtpy.QtWidgets import QApplication, QCheckBox, QPushButton, QTableWidget
 
 from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.plane_marks import LETTER_POSITIONS
@@ -248,7 +248,7 @@ def test_zoom_and_pan_are_linked_across_the_three_views(reading):
     viewer, session, widget, qtbot = reading()
     planes = widget.planes
     coronal, sagittal = planes.models["coronal"], planes.models["sagittal"]
-    assert widget._linked.isChecked()  # on by default
+    assert ui.control(widget, "Link zoom/pan", QCheckBox).isChecked()  # on by default
     _settle(qtbot, planes)
     before = _zooms(planes)
     _wheel(widget.canvas("coronal"), notches=2, ctrl=True)  # Ctrl + wheel zooms a side view
@@ -262,9 +262,7 @@ def test_zoom_and_pan_are_linked_across_the_three_views(reading):
     assert coronal.scene.camera.center[-1] == pytest.approx(main[-1])  # R: shared with axial
     assert sagittal.scene.camera.center[-1] == pytest.approx(main[-2])  # A: shared with axial
     _shot(widget, "planes_linked_zoom.png")
-    qtbot.mouseClick(
-        widget._linked, Qt.MouseButton.LeftButton, pos=QPoint(8, widget._linked.height() // 2)
-    )
+    ui.click(ui.control(widget, "Link zoom/pan", QCheckBox))
     assert not planes.linked
     zoom = float(viewer.scene.camera.zoom)
     _wheel(widget.canvas("sagittal"), ctrl=True)
@@ -310,7 +308,7 @@ def test_right_drag_sets_window_and_level_of_the_scan_in_every_view(reading):
         assert tuple(copy.contrast_limits) == pytest.approx(expected, rel=1e-4)
     assert float(widget.planes.models["coronal"].scene.camera.zoom) == pytest.approx(zoom)
     _shot(viewer.window._qt_window, "planes_window_level.png")
-    qtbot.mouseClick(widget._reset_wl, Qt.MouseButton.LeftButton)
+    ui.click(ui.control(widget, "Reset W/L", QPushButton))
     assert tuple(scan.contrast_limits) == pytest.approx(opened)
 
 
