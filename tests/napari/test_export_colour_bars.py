@@ -9,12 +9,13 @@ one per shown map, the compare grid's own in grid view; none is left behind.
 from __future__ import annotations
 
 import pytest
-from qtpy.QtWidgets import QFileDialog
+from qtpy.QtWidgets import QFileDialog, QPushButton
 
 from napari_mood._napari.viewer import load_into_viewer
 from napari_mood._napari.widgets.browser import DatasetBrowserWidget
 from napari_mood._napari.widgets.compare import CompareWidget
 from napari_mood.core.scores import display_threshold
+from tests.napari import ui
 
 
 def _bars(viewer) -> list[tuple[str, tuple[float, float]]]:
@@ -56,7 +57,7 @@ def test_export_colour_bars_read_scores_not_contrast_limits(exporting):
     low, high = session.method("a").layer.contrast_limits
     assert high - low < 0.01  # napari's own bar would read about 0.9998 .. 1.0008
     layers_before = list(viewer.layers)
-    browser._export_button.click()
+    ui.click(ui.control(browser, "Export view...", QPushButton))
     assert out.is_file()
     (bars,) = seen
     assert len(bars) == len(session.methods)  # one per shown map
@@ -70,7 +71,7 @@ def test_export_in_grid_view_shows_each_cell_bar_once(exporting, qtbot):
     compare = CompareWidget(viewer)
     compare.show_grid()
     qtbot.wait(100)
-    browser._export_button.click()
+    ui.click(ui.control(browser, "Export view...", QPushButton))
     assert out.is_file()
     (bars,) = seen
     assert len(bars) == len(session.methods)  # the cells' own bars, no second one

@@ -12,6 +12,7 @@ and the menu are clicked with QTest, the save dialog answers a file name.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -19,10 +20,19 @@ import numpy as np
 import pytest
 from qtpy.QtCore import QPoint, Qt, QTimer
 from qtpy.QtTest import QTest
-from qtpy.QtWidgets import QApplication, QFileDialog, QMenu
+from qtpy.QtWidgets import (
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QMenu,
+    QPushButton,
+    QSpinBox,
+)
 
 from napari_mood._napari.viewer import load_into_viewer
 from napari_mood.services.datasets import sample_data_dir
+from tests.napari import ui
 
 SAMPLE = sample_data_dir()
 TIMEOUT_MS = 60_000
@@ -45,10 +55,26 @@ def shown(make_napari_viewer):
         viewer = make_napari_viewer(show=True)
         load_into_viewer(viewer, [SAMPLE / "toy" / "brain_001.nii.gz"])
         _, widget = viewer.window.add_plugin_dock_widget("napari-mood", "Dataset browser")
-        widget._dpi.setValue(DPI)
+        ui.type_into(ui.control(widget, "Figure resolution", QSpinBox), str(DPI))
         return viewer, widget
 
     return load
+
+
+@pytest.fixture
+def requests(monkeypatch: pytest.MonkeyPatch) -> list:
+    """Each figure request the browser sends to the figure job (the figure is still written)."""
+    import napari_mood.services.figures as figures
+
+    sent: list = []
+    write = figures.write_view_figure
+
+    def recording(request):
+        sent.append(request)
+        return write(request)
+
+    monkeypatch.setattr(figures, "write_view_figure", recording)
+    return sent
 
 
 def _save_as(monkeypatch, path: Path) -> None:
@@ -59,7 +85,7 @@ def _save_as(monkeypatch, path: Path) -> None:
 def _make_figure(qtbot, widget, notes, monkeypatch, path: Path) -> None:
     _save_as(monkeypatch, path)
     before = len(notes)
-    QTest.mouseClick(widget._figure_button, Qt.MouseButton.LeftButton)
+    ui.click(ui.control(widget, "Make figure...", QPushButton))
     qtbot.waitUntil(lambda: len(notes) > before, timeout=TIMEOUT_MS)
     severity, message = notes[-1]
     assert "Figure saved" in message, (severity, message)
@@ -97,40 +123,48 @@ def test_column_width_with_annotations_and_three_methods_is_written(
     shown, qtbot, notes, monkeypatch, tmp_path
 ):
     viewer, widget = shown()
-    widget._width.setCurrentText("column")
-    QTest.mouseClick(widget._annotate, Qt.MouseButton.LeftButton)
-    assert widget._annotate.isChecked()
+    ui.choose(ui.control(widget, "Figure width", QComboBox), "column")
+    annotate = ui.control(widget, "Annotate", QCheckBox)
+    ui.click(annotate)
+    assert annotate.isChecked()
     out = tmp_path / "column.png"
     _make_figure(qtbot, widget, notes, monkeypatch, out)
     assert _png_width(out) == math.floor(89 / 25.4 * DPI)
     assert not any(severity == "error" for severity, _ in notes)
 
 
-def test_the_methods_menu_chooses_the_figure_columns(shown, qtbot, notes, monkeypatch, tmp_path):
+def test_the_methods_menu_chooses_the_figure_columns(
+    shown, qtbot, notes, monkeypatch, tmp_path, requests
+):
     viewer, widget = shown()
     all_five = tmp_path / "five.png"
     _make_figure(qtbot, widget, notes, monkeypatch, all_five)
-    button = widget._figure_methods
+    assert list(requests[-1].maps) == METHODS_ALL
+    button = ui.control(widget, "Methods in the figure", QPushButton)
     assert button.text() == "Methods (3 of 3)"
     _untick(qtbot, button, "binary")
     assert button.text() == "Methods (2 of 3)"
-    request = widget._figure_request(tmp_path / "x.png")
-    assert list(request.maps) == ["oracle_noisy", "residual"]
-    assert set(request.thresholds) == set(request.colors) == {"oracle_noisy", "residual"}
     four = tmp_path / "four.png"
     _make_figure(qtbot, widget, notes, monkeypatch, four)
+    request = requests[-1]
+    assert list(request.maps) == ["oracle_noisy", "residual"]
+    assert set(request.thresholds) == set(request.colors) == {"oracle_noisy", "residual"}
     cell = 1.8 * DPI  # "any width": 1.8-inch columns
     assert _png_width(all_five) - _png_width(four) == pytest.approx(cell, abs=0.1 * cell)
     SHOTS.mkdir(parents=True, exist_ok=True)
     widget.grab().save(str(SHOTS / "browser_methods_menu.png"))
     _untick(qtbot, button, "binary")  # ticked again
-    assert list(widget._figure_request(tmp_path / "x.png").maps) == METHODS_ALL
+    assert button.text() == "Methods (3 of 3)"
+    _make_figure(qtbot, widget, notes, monkeypatch, tmp_path / "again.png")
+    assert list(requests[-1].maps) == METHODS_ALL
 
 
 METHODS_ALL = ["binary", "oracle_noisy", "residual"]
 
 
-def test_make_figure_follows_the_planes_convention(shown, qtbot, notes, monkeypatch, tmp_path):
+def test_make_figure_follows_the_planes_convention(
+    shown, qtbot, notes, monkeypatch, tmp_path, requests
+):
     from napari_mood.services.figures import write_view_figure
 
     viewer, widget = shown()
@@ -139,12 +173,12 @@ def test_make_figure_follows_the_planes_convention(shown, qtbot, notes, monkeypa
     try:
         radiological = tmp_path / "radiological.png"
         _make_figure(qtbot, widget, notes, monkeypatch, radiological)
-        box = planes._radiological  # a click on its tick box
+        box = ui.control(planes, "Radiological", QCheckBox)  # a click on its tick box
         QTest.mouseClick(box, Qt.MouseButton.LeftButton, pos=QPoint(6, box.height() // 2))
         assert planes.convention == "neurological"
         neurological = tmp_path / "neurological.png"
         _make_figure(qtbot, widget, notes, monkeypatch, neurological)
-        request = widget._figure_request(tmp_path / "expected.png")
+        request = dataclasses.replace(requests[-1], path=tmp_path / "expected.png")
     finally:
         planes.set_radiological(True)  # the convention is remembered on this machine
     assert request.convention == "neurological"

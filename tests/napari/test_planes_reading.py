@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from qtpy.QtCore import QPoint, QPointF, Qt
 from qtpy.QtGui import QWheelEvent
-from qtpy.QtWidgets import QApplication
+from qtpy.QtWidgets import QApplication, QCheckBox, QPushButton, QTableWidget
 
 from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.plane_marks import LETTER_POSITIONS
@@ -22,6 +22,7 @@ from napari_mood._napari.planes import planes_of, window_level
 from napari_mood._napari.viewer import load_into_viewer
 from napari_mood._napari.widgets.planes import PlanesWidget
 from napari_mood.services.datasets import sample_data_dir
+from tests.napari import ui
 
 SHOTS = Path()  # the running test's tmp_path: set by _shots_in_tmp_path
 
@@ -118,7 +119,7 @@ def test_a_panels_proxy_finds_the_planes_and_objects_centre_zoomed_side_views(
     coronal, sagittal = planes.models["coronal"], planes.models["sagittal"]
     for model in (coronal, sagittal):
         model.scene.camera.zoom = 4 * float(model.scene.camera.zoom)  # zoomed in
-    table = objects._table
+    table = ui.control(objects, "Objects", QTableWidget)
     index = table.model().index(table.rowCount() - 1, 1)
     table.scrollTo(index)  # in view at any screen size, so the click lands on the row
     qtbot.mouseClick(
@@ -247,7 +248,7 @@ def test_zoom_and_pan_are_linked_across_the_three_views(reading):
     viewer, session, widget, qtbot = reading()
     planes = widget.planes
     coronal, sagittal = planes.models["coronal"], planes.models["sagittal"]
-    assert widget._linked.isChecked()  # on by default
+    assert ui.control(widget, "Link zoom/pan", QCheckBox).isChecked()  # on by default
     _settle(qtbot, planes)
     before = _zooms(planes)
     _wheel(widget.canvas("coronal"), notches=2, ctrl=True)  # Ctrl + wheel zooms a side view
@@ -261,9 +262,7 @@ def test_zoom_and_pan_are_linked_across_the_three_views(reading):
     assert coronal.scene.camera.center[-1] == pytest.approx(main[-1])  # R: shared with axial
     assert sagittal.scene.camera.center[-1] == pytest.approx(main[-2])  # A: shared with axial
     _shot(widget, "planes_linked_zoom.png")
-    qtbot.mouseClick(
-        widget._linked, Qt.MouseButton.LeftButton, pos=QPoint(8, widget._linked.height() // 2)
-    )
+    ui.click(ui.control(widget, "Link zoom/pan", QCheckBox))
     assert not planes.linked
     zoom = float(viewer.scene.camera.zoom)
     _wheel(widget.canvas("sagittal"), ctrl=True)
@@ -309,7 +308,7 @@ def test_right_drag_sets_window_and_level_of_the_scan_in_every_view(reading):
         assert tuple(copy.contrast_limits) == pytest.approx(expected, rel=1e-4)
     assert float(widget.planes.models["coronal"].scene.camera.zoom) == pytest.approx(zoom)
     _shot(viewer.window._qt_window, "planes_window_level.png")
-    qtbot.mouseClick(widget._reset_wl, Qt.MouseButton.LeftButton)
+    ui.click(ui.control(widget, "Reset W/L", QPushButton))
     assert tuple(scan.contrast_limits) == pytest.approx(opened)
 
 
@@ -327,7 +326,7 @@ def test_compare_grid_colour_bars_read_scores_0_to_1_and_clicks_land_in_every_ce
     _, compare = viewer.window.add_plugin_dock_widget("napari-mood", "Compare methods")
     qtbot.waitUntil(lambda: widget.planes.pending == 0, timeout=30_000)
     session.set_threshold("binary", display_threshold(1.0))
-    qtbot.mouseClick(compare._grid_button, Qt.MouseButton.LeftButton)
+    ui.click(ui.control(compare, "Grid view", QPushButton))
     qtbot.wait(300)
     grid = compare.grid
     assert grid.enabled
@@ -361,7 +360,7 @@ def test_compare_grid_colour_bars_read_scores_0_to_1_and_clicks_land_in_every_ce
     legend = grid.legends["binary"]
     assert legend._face.continuous_colormap.map(np.asarray([0.4]))[0][3] == 0  # not drawn
     assert legend._face.continuous_colormap.map(np.asarray([0.6]))[0][3] > 0
-    qtbot.mouseClick(compare._overlay_button, Qt.MouseButton.LeftButton)
+    ui.click(ui.control(compare, "Overlay view", QPushButton))
     assert all(legend not in viewer.layers for legend in grid.legends.values())
 
 

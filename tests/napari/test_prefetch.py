@@ -5,11 +5,13 @@ from __future__ import annotations
 import threading
 
 import pytest
+from qtpy.QtWidgets import QTableView
 
 from napari_mood._napari import prefetch as prefetch_module
 from napari_mood._napari.prefetch import CasePrefetch
 from napari_mood.io.mood import discover_dataset, find_methods
 from napari_mood.services.datasets import sample_data_dir
+from tests.napari import ui
 
 SAMPLE = sample_data_dir()
 
@@ -78,11 +80,11 @@ def test_the_browser_reads_the_next_row_ahead(make_napari_viewer, qtbot, reads):
     _, browser = viewer.window.add_plugin_dock_widget("napari-mood", "Dataset browser")
     browser.evaluate(SAMPLE)
     qtbot.waitUntil(lambda: browser.evaluation is not None and not browser.busy, timeout=60_000)
-    first = browser._model.case_at(browser._proxy.mapToSource(browser._proxy.index(0, 0)).row())
+    first = f"{ui.table_cells(ui.control(browser, 'Cases', QTableView))[0][0]}.nii.gz"
     browser.open_case(first)
     after = browser.next_case(first)
-    prefetch = prefetch_module.prefetch_for(browser._session)
+    prefetch = prefetch_module.prefetch_for(browser.session)
     qtbot.waitUntil(lambda: prefetch.case == after, timeout=30_000)
     browser.open_case(after)
-    qtbot.waitUntil(lambda: browser._session.case == after, timeout=30_000)
+    qtbot.waitUntil(lambda: browser.session.case == after, timeout=30_000)
     assert reads.count(after) == 1  # read ahead, not again

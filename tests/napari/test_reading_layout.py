@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from qtpy.QtCore import QPoint, Qt
-from qtpy.QtWidgets import QApplication, QDockWidget
+from qtpy.QtWidgets import QApplication, QCheckBox, QDockWidget
 
 from napari_mood._napari.docking import dock_plugin_widgets
 from napari_mood._napari.plane_marks import LETTER_POSITIONS
@@ -20,6 +20,7 @@ from napari_mood._napari.planes import window_level
 from napari_mood._napari.reading_layout import READING_SHORTCUT, pane_sizes_equal
 from napari_mood._napari.viewer import load_into_viewer
 from napari_mood._napari.widgets.planes import READING_ACTION, PlanesWidget
+from tests.napari import ui
 from tests.napari.test_planes_reading import _drag, _hover, _role, _wheel
 
 
@@ -141,7 +142,8 @@ def test_reading_layout_four_equal_panes_that_read_like_the_compact_ones(
 
 def test_reading_layout_3d_pane_is_the_fourth_equal_pane(case_in_window, qtbot):
     viewer, session, planes = case_in_window((1280, 1024))
-    box = planes._three_d  # chosen in the panel, shown by the reading layout
+    # chosen in the panel, shown by the reading layout
+    box = ui.control(planes, "3-D pane", QCheckBox)
     qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=QPoint(8, box.height() // 2))
     assert box.isChecked() and "3d" not in planes.planes.models
     _action(viewer).trigger()

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from qtpy.QtCore import QPoint, Qt
-from qtpy.QtWidgets import QAbstractButton, QApplication, QToolBar
+from qtpy.QtWidgets import QAbstractButton, QApplication, QCheckBox, QToolBar
 
 from napari_mood._napari import layers as layer_rules
 from napari_mood._napari.docking import dock_plugin_widgets
@@ -28,11 +28,14 @@ from napari_mood._napari.reading_layout import READING_SHORTCUT, TOOLS_OBJECT_NA
 from napari_mood._napari.viewer import load_into_viewer
 from napari_mood._napari.widgets.planes import PlanesWidget
 from tests.conftest import write_nifti
+from tests.napari import ui
 from tests.napari.test_planes_reading import _drag, _role, _wheel
 from tests.napari.test_reading_layout import _action, _equal, _letters
 
 EDGE = 64
 SHOTS = Path()  # the running test's tmp_path: set by _shots_in_tmp_path
+
+TOGGLES = ("Radiological", "Crosshair", "Link zoom/pan", "3-D pane")
 
 
 @pytest.fixture(autouse=True)
@@ -99,8 +102,7 @@ def test_3d_pane_draws_coarse_first_then_the_sessions_sharp_level(
     pyramids, big_case, reading_window, qtbot
 ):
     viewer, session, planes = reading_window(big_case)
-    box = planes._three_d
-    qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=QPoint(8, box.height() // 2))
+    ui.click(ui.control(planes, "3-D pane", QCheckBox))
     _action(viewer).trigger()
     qtbot.waitUntil(lambda: planes.planes.pending == 0, timeout=60_000)
     three_d = planes.planes.models["3d"]
@@ -209,12 +211,13 @@ def test_tool_row_drives_the_panels_toggles_both_ways(mood_dataset, reading_wind
     qtbot.waitUntil(lambda: planes.isVisible(), timeout=10_000)
     assert window.findChild(QToolBar, TOOLS_OBJECT_NAME) is None
     assert not planes.reading_layout and "3d" not in planes.planes.models
-    assert not planes._radiological.isChecked() and not planes._crosshair.isChecked()
-    assert planes._linked.isChecked() and planes._three_d.isChecked()
+    ticked = {name: ui.control(planes, name, QCheckBox).isChecked() for name in TOGGLES}
+    assert ticked == {"Radiological": False, "Crosshair": False, "Link zoom/pan": True,
+                      "3-D pane": True}  # fmt: skip
     _shot(planes, "planes_panel_after_row.png")
 
-    box = planes._radiological  # and back: a click in the panel shows in the row
-    qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=QPoint(8, box.height() // 2))
+    # and back: a click in the panel shows in the row
+    ui.click(ui.control(planes, "Radiological", QCheckBox))
     assert planes.convention == "radiological"
     _action(viewer).trigger()
     qtbot.waitUntil(lambda: planes.planes.pending == 0, timeout=30_000)

@@ -12,9 +12,11 @@ import re
 from pathlib import Path
 
 from qtpy.QtCore import QPoint
+from qtpy.QtWidgets import QPushButton
 
 from napari_mood._napari.viewer import load_into_viewer
 from napari_mood._napari.widgets.planes import PlanesWidget
+from tests.napari import ui
 
 
 def _status_text(viewer) -> str:
@@ -46,7 +48,8 @@ def test_status_shows_the_shared_point_after_opening_and_after_the_slider(
     viewer = make_napari_viewer(show=True)
     _, planes = viewer.window.add_plugin_dock_widget("napari-mood", "Three planes")
     assert isinstance(planes, PlanesWidget)
-    button = planes._reset_wl  # the pointer rests on a button, over no view
+    # the pointer rests on a button, over no view
+    button = ui.control(planes, "Reset W/L", QPushButton)
     qtbot.mouseMove(button, QPoint(button.width() // 2, button.height() // 2))
     qtbot.wait(50)
     session = load_into_viewer(viewer, [mood_dataset / "toy" / "case_1.nii.gz"])

@@ -17,12 +17,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 from qtpy.QtCore import QPoint, Qt
-from qtpy.QtWidgets import QApplication
+from qtpy.QtWidgets import QApplication, QCheckBox
 
 from napari_mood._napari import layers as layer_rules
 from napari_mood._napari.viewer import load_into_viewer
-from napari_mood._napari.widgets.planes import PlanesWidget
+from napari_mood._napari.widgets.planes import READING_ACTION, PlanesWidget
 from napari_mood.services.datasets import sample_data_dir
+from tests.napari import ui
 
 SHOTS = Path()  # the running test's tmp_path: set by _shots_in_tmp_path
 
@@ -138,8 +139,8 @@ def test_the_3d_pane_and_a_3d_canvas_share_one_sharp_budget(
     # (the rule's default too: the code before one shared budget read only that)
     monkeypatch.setitem(layer_rules.sharp_3d_levels.__kwdefaults__, "budget", budget)
     qtbot.waitUntil(lambda: planes.planes.pending == 0, timeout=20_000)
-    for box in (planes._three_d, planes._reading):  # 3-D pane, then the reading layout
-        qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=QPoint(8, box.height() // 2))
+    for name in ("3-D pane", READING_ACTION):  # 3-D pane, then the reading layout
+        ui.click(ui.control(planes, name, QCheckBox))
     qtbot.waitUntil(lambda: "3d" in planes.planes.models, timeout=20_000)
     qtbot.waitUntil(lambda: planes.planes.pending == 0, timeout=60_000)
     qtbot.wait(100)

@@ -123,6 +123,28 @@ TIPS = {
 }
 
 
+NAMES = {  # accessible names: what a screen reader says for controls without their own text
+    "dataset": "Dataset folder",
+    "methods": "Methods folder",
+    "dataset_button": "Browse for the dataset folder",
+    "methods_button": "Browse for the methods folder",
+    "progress": "Evaluation progress",
+    "status": "Evaluation status",
+    "method_filter": "Method filter",
+    "kind_filter": "Case kind filter",
+    "category_filter": "Category filter",
+    "categories_button": "Choose a categories file",
+    "table": "Cases",
+    "dpi": "Figure resolution",
+    "width": "Figure width",
+    "figure_methods": "Methods in the figure",
+}
+
+
+def _named(widget: QWidget, key: str) -> None:
+    widget.setAccessibleName(NAMES[key])
+
+
 # --------------------------------------------------------------------------- widget
 
 
@@ -176,6 +198,7 @@ class DatasetBrowserWidget(MoodPanel):
         layout.addLayout(self._build_run_row())
         self._status = QLabel("Choose a dataset and press Evaluate.", self)
         self._status.setWordWrap(True)
+        _named(self._status, "status")
         layout.addWidget(self._status)
         layout.addLayout(self._build_filters())
         layout.addWidget(self._build_table(), 1)
@@ -187,6 +210,10 @@ class DatasetBrowserWidget(MoodPanel):
         self._methods_edit = kit.line_edit(self, "DATASET/methods", TIPS["methods"])
         self._dataset_button = kit.button(self, "Browse...", TIPS["dataset_button"])
         self._methods_button = kit.button(self, "Browse...", TIPS["methods_button"])
+        _named(self._dataset_edit, "dataset")
+        _named(self._methods_edit, "methods")
+        _named(self._dataset_button, "dataset_button")
+        _named(self._methods_button, "methods_button")
         for row, (name, edit, button) in enumerate(
             (
                 ("Dataset", self._dataset_edit, self._dataset_button),
@@ -210,6 +237,7 @@ class DatasetBrowserWidget(MoodPanel):
         self._progress.setToolTip(TIPS["progress"])
         self._progress.setFormat("%v / %m cases")
         self._progress.setVisible(False)
+        _named(self._progress, "progress")
         row.addWidget(self._evaluate_button)
         row.addWidget(self._cancel_button)
         row.addWidget(self._progress, 1)
@@ -226,6 +254,10 @@ class DatasetBrowserWidget(MoodPanel):
         self._category_filter = kit.combo(self, TIPS["category_filter"], [ALL_CATEGORIES])
         self._categories_button = kit.button(self, "Categories…", TIPS["category_filter"])
         self._categories: dict[str, frozenset[str] | None] = {ALL_CATEGORIES: None}
+        _named(self._method_filter, "method_filter")
+        _named(self._kind_filter, "kind_filter")
+        _named(self._category_filter, "category_filter")
+        _named(self._categories_button, "categories_button")
         row.addWidget(self._method_filter, 1)
         row.addWidget(self._kind_filter, 1)
         row.addWidget(self._category_filter, 1)
@@ -239,6 +271,7 @@ class DatasetBrowserWidget(MoodPanel):
         self._table = QTableView(self)
         self._table.setModel(self._proxy)
         self._table.setToolTip(TIPS["table"])
+        _named(self._table, "table")
         self._table.setSortingEnabled(True)
         self._table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self._table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -266,6 +299,9 @@ class DatasetBrowserWidget(MoodPanel):
         self._annotate.setToolTip(TIPS["annotate"])
         self._width = kit.combo(box, WIDTH_TIP, [FREE_WIDTH, *WIDTH_PRESETS])
         self._figure_methods = _FigureMethodsButton(self._session, box)
+        _named(self._dpi, "dpi")
+        _named(self._width, "width")
+        _named(self._figure_methods, "figure_methods")
         self._lifetime.connect(self._session.case_changed, self._figure_methods.refresh)
         rows = (
             (self._figure_button, self._figure_methods, self._export_button),

@@ -63,6 +63,15 @@ A_TIP = "Method A of the difference."
 B_TIP = "Method B of the difference."
 NEED_TWO = "Load at least two methods to compare them voxel by voxel."
 IN_GRID = "Return to the overlay view to show the difference of two methods."
+# Accessible names: what a screen reader says for controls without a telling text of their own.
+SHOW_NAME = "Show {name}"
+A_NAME = "Method A of the difference"
+B_NAME = "Method B of the difference"
+COUNT_NAMES = {
+    A_ONLY: "Voxels flagged by A only",
+    B_ONLY: "Voxels flagged by B only",
+    BOTH: "Voxels flagged by both",
+}
 COUNT_TIPS = {
     A_ONLY: "Voxels flagged by method A only (A >= its threshold, B below its threshold).",
     B_ONLY: "Voxels flagged by method B only.",
@@ -78,6 +87,7 @@ class _MethodToggle:
         self.box = QCheckBox(method.name, parent)
         self.box.setChecked(method.layer.visible)
         self.box.setToolTip(SHOW_TIP.format(name=method.name))
+        self.box.setAccessibleName(SHOW_NAME.format(name=method.name))
         self.box.setStyleSheet(
             f"QCheckBox::indicator:checked {{ background-color: {method.color}; }}"
         )
@@ -109,6 +119,7 @@ class _CountRow:
         self.count = QLabel("-", parent)
         for widget in (self.swatch, self.label, self.count):
             widget.setToolTip(COUNT_TIPS[value])
+        self.count.setAccessibleName(COUNT_NAMES[value])
 
 
 class CompareWidget(MoodPanel):
@@ -159,6 +170,8 @@ class CompareWidget(MoodPanel):
         self._combo_a, self._combo_b = QComboBox(box), QComboBox(box)
         self._combo_a.setToolTip(A_TIP)
         self._combo_b.setToolTip(B_TIP)
+        self._combo_a.setAccessibleName(A_NAME)
+        self._combo_b.setAccessibleName(B_NAME)
         self._counts = {value: _CountRow(value, box) for value in (A_ONLY, B_ONLY, BOTH)}
         grid = QGridLayout(box)
         grid.addWidget(self._diff_check, 0, 0, 1, 3)
@@ -205,6 +218,11 @@ class CompareWidget(MoodPanel):
     def difference_result(self) -> Difference | None:
         """The difference shown (counts and labels), or None."""
         return self._diff_result
+
+    @property
+    def busy(self) -> bool:
+        """Whether a difference is being computed."""
+        return self._worker.busy
 
     def show_grid(self) -> None:
         """Switch to the grid (one cell per method); a notification says why it cannot."""

@@ -115,6 +115,12 @@ NEXT_TIP = (
     "Go to the next object of the table (key N, anywhere in the window; while the review "
     "panel is shown, only with the focus in this panel)."
 )
+# Accessible names: what a screen reader says for controls without a telling text of their own.
+METHOD_NAME = "Method whose objects are matched"
+SUMMARY_NAME = "Object matching summary"
+TABLE_NAME = "Objects"
+PREVIOUS_NAME = "Previous object"
+NEXT_NAME = "Next object"
 TABLE_TIP = "Click a row to go to the object; click a header to sort."
 EMPTY_TEXT = "No score map loaded.\nOpen a MOOD dataset or case to match objects."
 _ROW_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -206,6 +212,7 @@ class ObjectsWidget(MoodPanel):
         self.setMinimumWidth(MIN_WIDTH)
         self._method = QComboBox(self)
         self._method.setToolTip(METHOD_TIP)
+        self._method.setAccessibleName(METHOD_NAME)
         self._run = QPushButton("Match objects", self)
         self._run.setToolTip(RUN_TIP)
         self._auto = QCheckBox("Update automatically", self)
@@ -217,14 +224,17 @@ class ObjectsWidget(MoodPanel):
         self._summary.setWordWrap(True)
         self._summary.setTextFormat(Qt.TextFormat.RichText)
         self._summary.setToolTip(SUMMARY_TIP)
+        self._summary.setAccessibleName(SUMMARY_NAME)
         self._summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._empty = QLabel(EMPTY_TEXT, self)
         self._empty.setWordWrap(True)
         self._table = self._build_table()
         self._previous = QPushButton("◀ Previous (P)", self)
         self._previous.setToolTip(PREVIOUS_TIP)
+        self._previous.setAccessibleName(PREVIOUS_NAME)
         self._next = QPushButton("Next (N) ▶", self)
         self._next.setToolTip(NEXT_TIP)
+        self._next.setAccessibleName(NEXT_NAME)
         self._layout_widgets()
         self._keys = PanelKeys(self, object_bindings(self))
         self._lifetime.at_end(self._keys.close)
@@ -243,6 +253,7 @@ class ObjectsWidget(MoodPanel):
         table.setSortingEnabled(True)
         table.sortItems(1, Qt.SortOrder.AscendingOrder)  # by kind: TP, FP, FN, ...
         table.setToolTip(TABLE_TIP)
+        table.setAccessibleName(TABLE_NAME)
         table.setMinimumHeight(160)
         vertical.setDefaultSectionSize(table.fontMetrics().height() + 6)
         horizontal.setMinimumSectionSize(24)

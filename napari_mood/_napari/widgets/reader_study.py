@@ -139,6 +139,7 @@ class ReaderStudyWidget(MoodPanel):
         self._export = kit.button(self, "Export...", EXPORT_TIP)
         self._adjudicator = kit.line_edit(self, "Adjudicator's name", ADJUDICATOR_TIP)
         self._adjudicator.setText(ADJUDICATOR)
+        self._adjudicator.setAccessibleName("Adjudicator's name")
         self._adjudicate = kit.button(self, "Adjudicate disagreements", ADJUDICATE_TIP)
         self._adjudicate.setEnabled(False)
         self._status = QLabel(self)

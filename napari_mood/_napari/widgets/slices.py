@@ -60,6 +60,13 @@ CANVAS_TIP = (
 )
 
 
+METRIC_NAME = "Per-slice metric"
+CAPTION_NAME = "Per-slice plot caption"
+PLOT_NAME = "Per-slice scores plot"
+MARKER_LABEL = "_shown slice"
+"""The marker's artist label (a leading underscore keeps it out of the legend)."""
+
+
 class SliceScoresWidget(MoodPanel):
     """Per-slice AP / Dice / flagged voxels of every method, with a slice marker.
 
@@ -83,9 +90,11 @@ class SliceScoresWidget(MoodPanel):
         for key, label in METRICS.items():
             self._metric.addItem(label, key)
         self._metric.setToolTip(METRIC_TIP)
+        self._metric.setAccessibleName(METRIC_NAME)
         self._status = QLabel("", self)
         self._status.setWordWrap(True)
         self._status.setToolTip("What the plot shows, or why it is empty.")
+        self._status.setAccessibleName(CAPTION_NAME)
         # fixed height: a new caption never resizes (and so never redraws) the plot
         self._status.setFixedHeight(2 * self._status.fontMetrics().lineSpacing() + 4)
         # the plot (matplotlib: 0.6 s to import) is made on the panel's first paint, so a
@@ -134,6 +143,7 @@ class SliceScoresWidget(MoodPanel):
         self._canvas = FigureCanvasQTAgg(self._figure)
         self._canvas.setMinimumHeight(CANVAS_MIN_HEIGHT)
         self._canvas.setToolTip(CANVAS_TIP)
+        self._canvas.setAccessibleName(PLOT_NAME)
         self._ax = self._figure.add_subplot()
         self._canvas.mpl_connect("button_press_event", self._on_canvas_button_press)
         self._canvas.mpl_connect("draw_event", self._on_canvas_draw)
@@ -357,7 +367,7 @@ class SliceScoresWidget(MoodPanel):
             return
         if self._marker is None:
             self._marker = self._ax.axvline(
-                index, color=self._colors["text"], lw=1, ls="--", animated=True
+                index, color=self._colors["text"], lw=1, ls="--", animated=True, label=MARKER_LABEL
             )
         else:
             self._marker.set_xdata([index, index])

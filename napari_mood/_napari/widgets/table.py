@@ -70,6 +70,11 @@ MAX_VISIBLE_ROWS = 8
 BEST_BACKGROUND = QColor(46, 110, 64)
 SCOPES = {"case": "Current case", "dataset": "Dataset"}
 
+# Accessible names: what a screen reader says for controls without a telling text of their own.
+SCOPE_NAME = "Table scope"
+STATUS_NAME = "Table status"
+BUSY_NAME = "Computing the table"
+TABLE_NAME = "Comparison table"
 SCOPE_TIP = (
     "Current case: the maps shown, objects counted at each method's display threshold. "
     "Dataset: every case of the dataset, as `napari-mood evaluate` scores it."
@@ -144,6 +149,7 @@ class TableWidget(MoodPanel):
         for key, text in SCOPES.items():
             self._scope.addItem(text, key)
         self._scope.setToolTip(SCOPE_TIP)
+        self._scope.setAccessibleName(SCOPE_NAME)
         self._pick = QPushButton("Dataset...", self)
         self._pick.setToolTip(PICK_TIP)
         self._evaluate = QPushButton("Evaluate", self)
@@ -151,11 +157,13 @@ class TableWidget(MoodPanel):
         self._status = QLabel(self)
         self._status.setWordWrap(True)
         self._status.setToolTip("What the table shows.")
+        self._status.setAccessibleName(STATUS_NAME)
         self._busy = QProgressBar(self)
         self._busy.setRange(0, 0)
         self._busy.setMaximumHeight(8)
         self._busy.setTextVisible(False)
         self._busy.setToolTip("Computing...")
+        self._busy.setAccessibleName(BUSY_NAME)
         self._busy.hide()
         self._grid = self._build_table()
         self._copy = QPushButton("Copy", self)
@@ -174,6 +182,7 @@ class TableWidget(MoodPanel):
     def _build_table(self) -> QTableWidget:
         grid = QTableWidget(self)
         grid.setToolTip(TABLE_TIP)
+        grid.setAccessibleName(TABLE_NAME)
         grid.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         grid.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         horizontal, vertical = kit.headers(grid)

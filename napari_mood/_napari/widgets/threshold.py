@@ -94,6 +94,17 @@ FOLDER_TIP = (
 BROWSE_TIP = "Pick the toy dataset folder."
 FIND_TIP = "Compute each method's best threshold and apply it (the display changes only)."
 RESULT_TIP = "The thresholds found, the value reached there, and any method left out."
+# Accessible names: what a screen reader says for a control without a visible text of its own.
+THRESHOLD_NAME = "Threshold of {name}"
+SLIDER_NAME = "Threshold slider of {name}"
+SWATCH_NAME = "Colour of {name}"
+READOUT_NAME = "What {name} flags"
+CRITERION_NAME = "Best threshold criterion"
+SOURCE_NAME = "Best threshold source"
+FOLDER_NAME = "Toy dataset folder"
+BROWSE_NAME = "Browse for the toy dataset folder"
+RESULT_NAME = "Best threshold result"
+STATUS_NAME = "Readout status"
 EMPTY_TEXT = (
     "No score map loaded.\nOpen a MOOD dataset (File > Open Folder...) or drop method maps."
 )
@@ -117,12 +128,14 @@ class _ThresholdRow:
         self.swatch.setFixedSize(12, 12)
         self.swatch.setStyleSheet(f"background-color: {method.color}; border-radius: 2px;")
         self.swatch.setToolTip(f"Colour of {method.name} in the viewer and in every plot.")
+        self.swatch.setAccessibleName(SWATCH_NAME.format(name=method.name))
         self.label = QLabel(method.name, parent)
         self.label.setToolTip(tip)
         self.slider = QSlider(Qt.Orientation.Horizontal, parent)
         self.slider.setRange(0, SLIDER_STEPS)
         self.slider.setMinimumWidth(SLIDER_MIN_WIDTH)
         self.slider.setToolTip(tip)
+        self.slider.setAccessibleName(SLIDER_NAME.format(name=method.name))
         self.box = QDoubleSpinBox(parent)
         self.box.setRange(0.0, 1.0)
         self.box.setDecimals(3)
@@ -130,8 +143,10 @@ class _ThresholdRow:
         self.box.setSingleStep(0.01)
         self.box.setKeyboardTracking(False)  # typed "0.35" applies at Enter, not "0" at once
         self.box.setToolTip(tip)
+        self.box.setAccessibleName(THRESHOLD_NAME.format(name=method.name))
         self.readout = QLabel("\u2026", parent)
         self.readout.setToolTip(READOUT_TIP.format(name=method.name))
+        self.readout.setAccessibleName(READOUT_NAME.format(name=method.name))
         self.readout.setWordWrap(True)
         self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.show_value(method.threshold)
@@ -155,20 +170,25 @@ class _BestThresholdBox(QGroupBox):
         self.criterion = QComboBox(self)
         self.criterion.addItems(list(CRITERIA))
         self.criterion.setToolTip(CRITERION_TIP)
+        self.criterion.setAccessibleName(CRITERION_NAME)
         self.source = QComboBox(self)
         self.source.addItems(list(SOURCES))
         self.source.setToolTip(SOURCE_TIP)
+        self.source.setAccessibleName(SOURCE_NAME)
         self.folder = QLineEdit(self)
         self.folder.setPlaceholderText("toy dataset folder")
         self.folder.setToolTip(FOLDER_TIP)
+        self.folder.setAccessibleName(FOLDER_NAME)
         self.browse = QToolButton(self)
         self.browse.setText("\u2026")
         self.browse.setToolTip(BROWSE_TIP)
+        self.browse.setAccessibleName(BROWSE_NAME)
         self.find_button = QPushButton("Find best and apply", self)
         self.find_button.setToolTip(FIND_TIP)
         self.result = QLabel("", self)
         self.result.setWordWrap(True)
         self.result.setToolTip(RESULT_TIP)
+        self.result.setAccessibleName(RESULT_NAME)
         self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.result.hide()
         self._lay_out()
@@ -231,6 +251,7 @@ class ThresholdWidget(MoodPanel):
         self._empty.setWordWrap(True)
         self._status = QLabel("", self)
         self._status.setToolTip("Shown while the readouts are being computed.")
+        self._status.setAccessibleName(STATUS_NAME)
         self._best = _BestThresholdBox(self)
         self._grid = QGridLayout()
         self._grid.setColumnStretch(2, 1)

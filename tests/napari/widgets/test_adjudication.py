@@ -7,7 +7,7 @@ import csv
 from pathlib import Path
 
 from qtpy.QtCore import Qt
-from qtpy.QtWidgets import QApplication
+from qtpy.QtWidgets import QApplication, QLineEdit, QPushButton
 
 from napari_mood._napari.viewer import load_into_viewer
 from napari_mood._napari.widgets.reader_study import ReaderStudyWidget
@@ -17,6 +17,7 @@ from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.reader_study import reader_study
 from napari_mood.services.review import review_record
 from napari_mood.services.review_store import ReviewFile, read_journal
+from tests.napari import ui
 from tests.napari.widgets.test_review import _control, _wait, needs_sample
 from tests.napari.widgets.test_review_never_misfires import (  # noqa: F401  (autouse: pictures to tmp_path)
     _click_canvas,
@@ -80,11 +81,11 @@ def test_disagreements_open_as_a_review_queue_and_verdicts_are_journal_rows(
     study_panel.add_journals(journals)
     qtbot.waitUntil(lambda: study_panel.study is not None and not study_panel.busy, timeout=15_000)
     assert study_panel.tables["Disagreements"].rowCount() == 1
-    assert study_panel._adjudicate.isEnabled()
+    adjudicate = ui.control(study_panel, "Adjudicate disagreements", QPushButton)
+    assert adjudicate.isEnabled()
     _shot(study_panel, "reader-study-adjudicate.png")
-    study_panel._adjudicator.clear()
-    qtbot.keyClicks(study_panel._adjudicator, "cy")
-    qtbot.mouseClick(study_panel._adjudicate, Qt.MouseButton.LeftButton)
+    ui.type_into(ui.control(study_panel, "Adjudicator's name", QLineEdit), "cy")
+    ui.click(adjudicate)
 
     _, review = viewer.window.add_plugin_dock_widget("napari-mood", "Review flagged regions")
     assert isinstance(review, ReviewWidget)

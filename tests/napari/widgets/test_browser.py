@@ -11,13 +11,24 @@ import nibabel as nib
 import numpy as np
 import pytest
 from qtpy.QtCore import Qt
-from qtpy.QtWidgets import QFileDialog
+from qtpy.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QTableView,
+)
 
 from napari_mood._napari.viewer import load_into_viewer
 from napari_mood._napari.widgets.browser import SORT_ROLE, DatasetBrowserWidget
 from napari_mood.cli import main
 from napari_mood.core.orientation import display_transform
 from napari_mood.services.datasets import sample_data_dir
+from tests.napari import ui
 
 SAMPLE = sample_data_dir()
 TIMEOUT_MS = 30_000
@@ -44,14 +55,43 @@ def _evaluate(qtbot, widget: DatasetBrowserWidget, dataset: Path = SAMPLE) -> No
     qtbot.waitUntil(lambda: widget.evaluation is not None and not widget.busy, timeout=TIMEOUT_MS)
 
 
+def _table(widget: DatasetBrowserWidget) -> QTableView:
+    return ui.control(widget, "Cases", QTableView)
+
+
+def _status(widget: DatasetBrowserWidget) -> str:
+    return ui.control(widget, "Evaluation status", QLabel).text()
+
+
 def _column(widget: DatasetBrowserWidget) -> list[str]:
-    proxy = widget._proxy
-    return [proxy.index(r, 0).data() for r in range(proxy.rowCount())]
+    """The case names the table shows, top to bottom."""
+    return [row[0] for row in ui.table_cells(_table(widget))]
 
 
-def _sorted_values(widget: DatasetBrowserWidget, column: int) -> list[float]:
-    proxy = widget._proxy
-    return [proxy.index(r, column).data(SORT_ROLE) for r in range(proxy.rowCount())]
+def _sorted_values(widget: DatasetBrowserWidget, header: str) -> list[float]:
+    """The numbers behind a column's cells, top to bottom (NaN: an empty cell)."""
+    table = _table(widget)
+    model, column = table.model(), ui.column_of(table, header)
+    shown = [
+        model.index(r, column).data(Qt.ItemDataRole.DisplayRole) for r in range(model.rowCount())
+    ]
+    values = [model.index(r, column).data(SORT_ROLE) for r in range(model.rowCount())]
+    assert [math.isnan(v) for v in values] == [text == "" for text in shown]
+    return values
+
+
+def _header_tips(table: QTableView) -> list[str]:
+    """The tooltips of the column headers the table shows."""
+    model = table.model()
+    return [
+        str(model.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole))
+        for c in range(model.columnCount())
+        if not table.isColumnHidden(c)
+    ]
+
+
+def _choose(widget: DatasetBrowserWidget, name: str, text: str) -> None:
+    ui.choose(ui.control(widget, name, QComboBox), text)
 
 
 def _same(a: float, b: float | None) -> bool:
@@ -66,34 +106,45 @@ def test_plugin_widget_takes_the_dataset_opened_in_napari(make_napari_viewer):
     load_into_viewer(viewer, [SAMPLE])
     _, widget = viewer.window.add_plugin_dock_widget("napari-mood", "Dataset browser")
     assert isinstance(widget, DatasetBrowserWidget)
-    assert Path(widget._dataset_edit.text()) == SAMPLE
-    for control in (widget._evaluate_button, widget._table, widget._method_filter, widget._dpi):
-        assert control.toolTip()
+    assert Path(ui.control(widget, "Dataset folder", QLineEdit).text()) == SAMPLE
+    for name in ("Evaluate", "Cases", "Method filter", "Figure resolution"):
+        assert ui.control(widget, name).toolTip(), name
 
 
 def test_table_equals_the_evaluate_command(browser, qtbot, cli_rows, notes):
     _, widget = browser
+    bar = ui.control(widget, "Evaluation progress", QProgressBar, hidden_too=True)
     progress: list[tuple[int, int]] = []
-    widget._relay.advanced.connect(lambda run, done, total, case: progress.append((done, total)))
-    _evaluate(qtbot, widget)
-    model = widget._model
-    assert model.cases == tuple(sorted({case for case, _ in cli_rows}))
-    assert model.methods == ("binary", "oracle_noisy", "residual")
-    fields = {"AP": "pixel_ap", "Dice": "dice", "found": "object_tp", "missed": "object_fn",
-              "FP": "object_fp"}  # fmt: skip
-    for row, case in enumerate(model.cases):
-        for method in model.methods:
+    bar.valueChanged.connect(lambda done: progress.append((done, bar.maximum())))
+    ui.type_into(ui.control(widget, "Dataset folder", QLineEdit), str(SAMPLE))
+    ui.click(ui.control(widget, "Evaluate", QPushButton))
+    qtbot.waitUntil(lambda: widget.evaluation is not None and not widget.busy, timeout=TIMEOUT_MS)
+    table = _table(widget)
+    model = table.model()
+    cases = [f"{row[0]}.nii.gz" for row in ui.table_cells(table)]
+    assert cases == sorted({case for case, _ in cli_rows})
+    methods = ("binary", "oracle_noisy", "residual")
+    assert ui.table_headers(table) == ["case", "GT\nvoxels"] + [
+        f"{m}\n{t}" for m in methods for t in ("AP", "Dice", "found", "missed", "FP")
+    ]
+    fields = {"AP": ("pixel_ap", 3), "Dice": ("dice", 3), "found": ("object_tp", None),
+              "missed": ("object_fn", None), "FP": ("object_fp", None)}  # fmt: skip
+    for row, case in enumerate(cases):
+        for method in methods:
             expected = cli_rows[(case, method)]
             assert model.index(row, 1).data(SORT_ROLE) == expected["gt_voxels"]
-            for title, field in fields.items():
-                value = model.index(row, model.column_of(method, title)).data(SORT_ROLE)
-                assert _same(value, expected[field]), (case, method, title)
+            for title, (field, digits) in fields.items():
+                index = model.index(row, ui.column_of(table, f"{method}\n{title}"))
+                assert _same(index.data(SORT_ROLE), expected[field]), (case, method, title)
+                value, text = expected[field], index.data(Qt.ItemDataRole.DisplayRole)
+                shown = "" if value is None else f"{value:.{digits}f}" if digits else str(value)
+                assert text == shown, (case, method, title)
     assert progress[-1] == (7, 7)
-    assert (widget._progress.value(), widget._progress.maximum()) == (7, 7)
-    assert "7 cases (5 with anomalies), 3 methods" in widget._status.text()
+    assert (bar.value(), bar.maximum()) == (7, 7) and bar.isHidden()
+    assert "7 cases (5 with anomalies), 3 methods" in _status(widget)
     # binary has no map of brain_004: reported, and its cells are grey with a tooltip
-    row = model.cases.index("brain_004.nii.gz")
-    cell = model.index(row, model.column_of("binary", "AP"))
+    row = cases.index("brain_004.nii.gz")
+    cell = model.index(row, ui.column_of(table, "binary\nAP"))
     assert cell.data(Qt.ItemDataRole.ForegroundRole) is not None
     assert "missing" in cell.data(Qt.ItemDataRole.ToolTipRole)
     assert any("binary" in message and "brain_004" in message for _, message in notes)
@@ -102,31 +153,31 @@ def test_table_equals_the_evaluate_command(browser, qtbot, cli_rows, notes):
 def test_sort_puts_the_worst_case_first_and_empty_cells_last_and_filters_hide(browser, qtbot):
     _, widget = browser
     _evaluate(qtbot, widget)
-    column = widget._model.column_of("residual", "AP")
-    widget._table.sortByColumn(column, Qt.SortOrder.AscendingOrder)
+    table = _table(widget)
+    ui.sort_by(table, "residual\nAP", Qt.SortOrder.AscendingOrder)
     assert _column(widget)[0] == "brain_002"  # residual AP 0.005: its worst case
-    values = _sorted_values(widget, column)
+    values = _sorted_values(widget, "residual\nAP")
     assert all(math.isnan(v) for v in values[-2:])  # the two normal cases, last
     assert values[:-2] == sorted(values[:-2])
-    widget._table.sortByColumn(column, Qt.SortOrder.DescendingOrder)
+    ui.sort_by(table, "residual\nAP", Qt.SortOrder.DescendingOrder)
     assert _column(widget)[0] == "brain_004"
-    values = _sorted_values(widget, column)
+    values = _sorted_values(widget, "residual\nAP")
     assert all(math.isnan(v) for v in values[-2:])  # still last
     assert values[:-2] == sorted(values[:-2], reverse=True)
-    missed = widget._model.column_of("binary", "missed")
-    widget._table.sortByColumn(missed, Qt.SortOrder.DescendingOrder)
-    assert _sorted_values(widget, missed) == sorted(_sorted_values(widget, missed), reverse=True)
+    ui.sort_by(table, "binary\nmissed", Qt.SortOrder.DescendingOrder)
+    missed = _sorted_values(widget, "binary\nmissed")
+    assert missed == sorted(missed, reverse=True) and len(set(missed)) > 1
 
-    model, table = widget._model, widget._table
-    widget._method_filter.setCurrentText("residual")
-    assert not any(table.isColumnHidden(c) for c in model.method_columns("residual"))
-    assert all(table.isColumnHidden(c) for c in model.method_columns("binary"))
-    widget._kind_filter.setCurrentText("Normal cases")
+    every = ui.table_headers(table)
+    _choose(widget, "Method filter", "residual")  # one method: its name left out of headers
+    assert ui.table_headers(table) == ["case", "GT\nvoxels", "AP", "Dice", "found", "missed", "FP"]
+    assert all(tip.startswith("residual: ") for tip in _header_tips(table)[2:])
+    _choose(widget, "Case kind filter", "Normal cases")
     assert sorted(_column(widget)) == ["brain_000", "brain_005"]
-    widget._kind_filter.setCurrentText("Abnormal cases")
+    _choose(widget, "Case kind filter", "Abnormal cases")
     assert len(_column(widget)) == 5
-    widget._method_filter.setCurrentText("All methods")
-    assert not any(table.isColumnHidden(c) for c in range(model.columnCount()))
+    _choose(widget, "Method filter", "All methods")
+    assert ui.table_headers(table) == every and len(every) == 2 + 3 * 5
 
 
 def test_bad_input_shows_a_notification_saying_what_to_do(
@@ -137,7 +188,7 @@ def test_bad_input_shows_a_notification_saying_what_to_do(
     widget.evaluate(missing)
     qtbot.waitUntil(lambda: any(str(missing) in m for _, m in notes), timeout=TIMEOUT_MS)
     assert widget.evaluation is None
-    assert "failed" in widget._status.text()
+    assert "failed" in _status(widget)
     shutil.rmtree(mood_dataset / "methods")
     widget.evaluate(mood_dataset)  # a dataset without methods
     qtbot.waitUntil(lambda: len(notes) == 2, timeout=TIMEOUT_MS)
@@ -150,10 +201,10 @@ def test_bad_input_shows_a_notification_saying_what_to_do(
 def test_cancel_stops_the_evaluation(browser, qtbot, notes):
     _, widget = browser
     widget.evaluate(SAMPLE)
-    widget._cancel_button.click()
+    ui.click(ui.control(widget, "Cancel", QPushButton))
     qtbot.waitUntil(lambda: not widget.busy, timeout=TIMEOUT_MS)
     assert widget.evaluation is None
-    assert widget._status.text() == "Evaluation cancelled."
+    assert _status(widget) == "Evaluation cancelled."
     assert not any(severity == "error" for severity, _ in notes)
 
 
@@ -161,12 +212,7 @@ def test_cancel_stops_the_evaluation(browser, qtbot, notes):
 
 
 def _double_click(qtbot, widget: DatasetBrowserWidget, case: str) -> None:
-    index = widget._proxy.index(_column(widget).index(case), 0)
-    widget._table.scrollTo(index)
-    center = widget._table.visualRect(index).center()
-    viewport = widget._table.viewport()
-    qtbot.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=center)  # Qt 5 needs the press
-    qtbot.mouseDClick(viewport, Qt.MouseButton.LeftButton, pos=center)
+    ui.double_click_row(_table(widget), _column(widget).index(case))
     qtbot.waitUntil(lambda: widget.session.case == f"{case}.nii.gz", timeout=TIMEOUT_MS)
 
 
@@ -201,7 +247,8 @@ def test_double_click_opens_the_case_and_keeps_thresholds(make_napari_viewer, qt
         k: v for k, v in colors.items() if k != "binary"
     }
     assert len(viewer.layers) == 4  # scan, 2 maps, GT: the old case's layers are gone
-    assert set(thresholds._rows) == {"oracle_noisy", "residual"}  # docked widget follows
+    boxes = ui.control_names(thresholds, QDoubleSpinBox)  # the docked widget follows
+    assert boxes == ["Threshold of oracle_noisy", "Threshold of residual"]
     assert session.slice_index == int(np.argmax(gt.sum(axis=(1, 2))))  # lesion shown
 
     _double_click(qtbot, widget, "brain_001")
@@ -222,22 +269,41 @@ def test_make_figure_uses_the_current_slice_and_thresholds(
     widget = DatasetBrowserWidget(viewer)
     viewer.dims.set_point(0, session.scan_layer.data_to_world((40, 0, 0))[0])
     session.set_threshold("residual", 0.7)
-    widget._dpi.setValue(60)
-    request = widget._figure_request(tmp_path / "fig.png")
-    assert request.index == 40
-    assert request.thresholds["residual"] == pytest.approx(0.7)
-    assert request.colors == {m.name: m.color for m in session.methods}
+    viewer.window.add_dock_widget(widget, name="browser")
+    ui.type_into(ui.control(widget, "Figure resolution", QSpinBox), "60")
+    requests = _figure_requests(monkeypatch)  # what the panel asks the figure job to draw
     chosen = (str(tmp_path / "fig.png"), "PNG (*.png)")
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *args: chosen)
-    widget._figure_button.click()
+    ui.click(ui.control(widget, "Make figure...", QPushButton))
     qtbot.waitUntil(lambda: any("Figure saved" in m for _, m in notes), timeout=TIMEOUT_MS)
     header = (tmp_path / "fig.png").read_bytes()[16:24]
     assert int.from_bytes(header[:4], "big") > 5 * 1.8 * 60 * 0.9  # five columns
+    request = requests[-1]
+    assert request.index == 40 and request.dpi == 60
+    assert request.thresholds["residual"] == pytest.approx(0.7)
+    assert request.colors == {m.name: m.color for m in session.methods}
     assert request.convention == "radiological" and request.width is None
-    widget._width.setCurrentText("page")  # a journal page: 183 mm at 60 dpi
-    request = widget._figure_request(tmp_path / "page.png")
-    assert request.width == "page"
-    widget.deleteLater()
+    _choose(widget, "Figure width", "page")  # a journal page: 183 mm at 60 dpi
+    chosen = (str(tmp_path / "page.png"), "PNG (*.png)")
+    ui.click(ui.control(widget, "Make figure...", QPushButton))
+    qtbot.waitUntil(lambda: len(requests) == 2, timeout=TIMEOUT_MS)
+    assert requests[-1].width == "page"
+    qtbot.waitUntil(lambda: (tmp_path / "page.png").is_file(), timeout=TIMEOUT_MS)
+
+
+def _figure_requests(monkeypatch: pytest.MonkeyPatch) -> list:
+    """Record each figure request the panel sends (the figure is still written)."""
+    import napari_mood.services.figures as figures
+
+    requests: list = []
+    write = figures.write_view_figure
+
+    def recording(request):
+        requests.append(request)
+        return write(request)
+
+    monkeypatch.setattr(figures, "write_view_figure", recording)
+    return requests
 
 
 def test_export_view_adds_scale_bar_and_colour_bars_then_restores(
@@ -249,7 +315,8 @@ def test_export_view_adds_scale_bar_and_colour_bars_then_restores(
     plain = viewer.screenshot(canvas_only=True)
     chosen = (str(tmp_path / "view"), "PNG (*.png)")
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *args: chosen)
-    widget._export_button.click()
+    viewer.window.add_dock_widget(widget, name="browser")
+    ui.click(ui.control(widget, "Export view...", QPushButton))
     out = tmp_path / "view.png"
     assert out.is_file()
     assert f"View saved to {out}" in notes[-1][1]
@@ -269,17 +336,30 @@ def test_export_view_adds_scale_bar_and_colour_bars_then_restores(
     widget.deleteLater()
 
 
-def test_deleting_the_widget_while_it_works_is_harmless(make_napari_viewer, qtbot):
+def test_deleting_the_widget_while_it_works_is_harmless(make_napari_viewer, qtbot, monkeypatch):
+    import napari_mood._napari.widgets.browser as browser_module
+
+    runs: list[dict] = []  # the evaluation job's arguments, its cancel flag among them
+    done = []
+    evaluate = browser_module.evaluate
+
+    def recording(*args, **kwargs):
+        runs.append(kwargs)
+        try:
+            return evaluate(*args, **kwargs)
+        finally:
+            done.append(True)
+
+    monkeypatch.setattr(browser_module, "evaluate", recording)
     viewer = make_napari_viewer(show=True)
     dock, widget = viewer.window.add_plugin_dock_widget("napari-mood", "Dataset browser")
-    evaluator = widget._evaluator
     widget.evaluate(SAMPLE)
-    run = widget._run
+    qtbot.waitUntil(lambda: bool(runs), timeout=TIMEOUT_MS)
     viewer.window.remove_dock_widget(dock)
     with qtbot.waitSignal(widget.destroyed, timeout=TIMEOUT_MS):
         widget.deleteLater()
-    assert run.cancelled.is_set()
-    qtbot.waitUntil(lambda: not evaluator.busy, timeout=TIMEOUT_MS)  # no callback touches Qt
+    assert runs[0]["cancelled"].is_set()
+    qtbot.waitUntil(lambda: bool(done), timeout=TIMEOUT_MS)  # no callback touches Qt
 
 
 def test_category_filter_shows_one_category(browser, qtbot, tmp_path, notes):
@@ -292,7 +372,8 @@ def test_category_filter_shows_one_category(browser, qtbot, tmp_path, notes):
         "brain_002,global,shuffle\n"
     )
     assert widget.load_categories(categories)
-    labels = [widget._category_filter.itemText(i) for i in range(widget._category_filter.count())]
+    category = ui.control(widget, "Category filter", QComboBox)
+    labels = [category.itemText(i) for i in range(category.count())]
     assert labels == [
         "All categories",
         "global",
@@ -301,14 +382,14 @@ def test_category_filter_shows_one_category(browser, qtbot, tmp_path, notes):
         "local / slab",
         "local / sphere",
     ]
-    widget._category_filter.setCurrentText("local")
+    _choose(widget, "Category filter", "local")
     assert sorted(_column(widget)) == ["brain_001", "brain_003"]
-    widget._kind_filter.setCurrentIndex(2)  # normal cases of "local": none
+    _choose(widget, "Case kind filter", "Normal cases")  # normal cases of "local": none
     assert _column(widget) == []
-    widget._kind_filter.setCurrentIndex(0)
-    widget._category_filter.setCurrentText("local / sphere")
+    _choose(widget, "Case kind filter", "All cases")
+    _choose(widget, "Category filter", "local / sphere")
     assert _column(widget) == ["brain_001"]
-    widget._category_filter.setCurrentText("All categories")
+    _choose(widget, "Category filter", "All categories")
     assert sorted(_column(widget)) == every
     bad = tmp_path / "bad.csv"
     bad.write_text("only_one_column\n")

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from napari.utils.colormaps import DirectLabelColormap
+from qtpy.QtWidgets import QCheckBox, QComboBox, QGroupBox, QLabel, QPushButton
 
 from napari_mood._napari.grid import COMPARE_KEY, grid_shape
 from napari_mood._napari.layers import METADATA_KEY
@@ -15,6 +16,7 @@ from napari_mood._napari.widgets.compare import DIFFERENCE_COLORS, CompareWidget
 from napari_mood.core.compare import A_ONLY, B_ONLY, BOTH
 from napari_mood.core.scores import flag
 from napari_mood.services.datasets import sample_data_dir
+from tests.napari import ui
 from tests.reference_scorer import clip_float16
 
 needs_sample = pytest.mark.skipif(
@@ -41,9 +43,33 @@ def _vispy_canvas(viewer):
 def _wait_for_difference(qtbot, widget: CompareWidget, previous=None) -> None:
     def ready() -> bool:
         result = widget.difference_result
-        return result is not None and result is not previous and not widget._worker.busy
+        return result is not None and result is not previous and not widget.busy
 
     qtbot.waitUntil(ready, timeout=5000)
+
+
+def _button(widget: CompareWidget, text: str) -> QPushButton:
+    return ui.control(widget, text, QPushButton)
+
+
+def _toggle(widget: CompareWidget, name: str) -> QCheckBox:
+    return ui.control(widget, f"Show {name}", QCheckBox)
+
+
+def _toggles(widget: CompareWidget) -> list[str]:
+    return [
+        n.removeprefix("Show ")
+        for n in ui.control_names(widget, QCheckBox)
+        if n != "Show difference"
+    ]
+
+
+def _difference_box(widget: CompareWidget) -> QGroupBox:
+    return ui.control(widget, "Difference of two methods", QGroupBox)
+
+
+def _show_difference(widget: CompareWidget) -> QCheckBox:
+    return ui.control(widget, "Show difference", QCheckBox)
 
 
 def _numpy_difference(a: np.ndarray, b: np.ndarray, ta: float, tb: float) -> dict[int, int]:
@@ -61,24 +87,29 @@ def _numpy_difference(a: np.ndarray, b: np.ndarray, ta: float, tb: float) -> dic
 def test_plugin_widget_lists_the_methods(compare):
     _, widget = compare
     assert isinstance(widget, CompareWidget)
-    assert list(widget._toggles) == ["a", "b"]
-    assert all(t.box.isChecked() for t in widget._toggles.values())
-    assert (widget._combo_a.currentText(), widget._combo_b.currentText()) == ("a", "b")
-    assert widget._grid_button.isEnabled() and not widget._overlay_button.isEnabled()
-    for control in (widget._grid_button, widget._overlay_button, widget._diff_check):
+    assert _toggles(widget) == ["a", "b"]
+    assert all(_toggle(widget, name).isChecked() for name in ("a", "b"))
+    combos = [ui.control(widget, f"Method {x} of the difference", QComboBox) for x in "AB"]
+    assert [combo.currentText() for combo in combos] == ["a", "b"]
+    assert _button(widget, "Grid view").isEnabled()
+    assert not _button(widget, "Overlay view").isEnabled()
+    for control in (_button(widget, "Grid view"), _button(widget, "Overlay view")):
         assert control.toolTip()
+    assert _show_difference(widget).toolTip()
 
 
 def test_grid_has_one_cell_per_method_with_shared_slice_and_zoom(compare, qtbot):
     viewer, widget = compare
     session = widget.session
     scan, gt = session.scan_layer, session.gt_layer
-    widget.show_grid()
+    ui.click(_button(widget, "Grid view"))
     qtbot.wait(50)
     grid = viewer.canvas.grid
     assert grid.enabled and grid.stride == 4  # scan, map, GT and the colour bar
-    expected = grid_shape(2, canvas=widget.grid._canvas_size(), cell=widget.grid._cell_size())
-    assert tuple(grid.shape) == expected
+    height, width = viewer.canvas.size  # the canvas in pixels; a cell: a slice's extent
+    low, high = viewer.layers.extent.world
+    cell = tuple(float(high[axis] - low[axis]) for axis in viewer.dims.displayed[-2:])
+    assert tuple(grid.shape) == grid_shape(2, canvas=(height, width), cell=cell)
     cells = widget.grid.cells
     assert list(cells) == ["a", "b"]
     assert cells["a"] == (scan, session.method("a").layer, gt)  # the originals in cell 1
@@ -109,7 +140,9 @@ def test_grid_has_one_cell_per_method_with_shared_slice_and_zoom(compare, qtbot)
         assert COMPARE_KEY in helper.metadata and METADATA_KEY not in helper.metadata
     assert session.scan_layer is scan and session.gt_layer is gt
     assert session.method_names == ("a", "b")
-    assert not widget._diff_box.isEnabled()  # difference only in the overlay view
+    assert not _difference_box(widget).isEnabled()  # difference only in the overlay view
+    assert not _button(widget, "Grid view").isEnabled()
+    assert _button(widget, "Overlay view").isEnabled()
 
 
 def test_leaving_restores_order_visibility_grid_and_links(compare, qtbot):
@@ -121,7 +154,7 @@ def test_leaving_restores_order_visibility_grid_and_links(compare, qtbot):
     viewer.canvas.grid.shape = (1, -1)
     viewer.layers.selection.active = viewer.layers["b"]
     before = _snapshot(viewer)
-    widget.show_grid()
+    ui.click(_button(widget, "Grid view"))
     # layers outside the cells are hidden and put after them
     assert not extra.visible and viewer.layers[-1] is extra
     assert viewer.canvas.grid.actual_shape(viewer.layers) == tuple(viewer.canvas.grid.shape)
@@ -135,7 +168,7 @@ def test_leaving_restores_order_visibility_grid_and_links(compare, qtbot):
     assert gt_copy.contour == 0 and gt_copy.opacity == viewer.layers["case_1 GT"].opacity
     viewer.dims.ndisplay = 2
     assert gt_copy.contour == 1
-    widget.show_overlay()
+    ui.click(_button(widget, "Overlay view"))
     assert _snapshot(viewer) == before
     grid = viewer.canvas.grid
     assert (grid.enabled, tuple(grid.shape), grid.stride) == (False, (1, -1), 1)
@@ -147,24 +180,25 @@ def test_leaving_restores_order_visibility_grid_and_links(compare, qtbot):
     assert scan_copy not in viewer.layers and gt_copy not in viewer.layers
     scan.contrast_limits = (0.1, 0.3)  # unlinked: the removed copy no longer follows
     assert tuple(scan_copy.contrast_limits) == pytest.approx((0.2, 0.7))
-    assert widget._grid_button.isEnabled() and widget._diff_box.isEnabled()
+    assert _button(widget, "Grid view").isEnabled() and _difference_box(widget).isEnabled()
 
 
 def test_method_toggle_hides_its_cell(compare, qtbot):
     viewer, widget = compare
-    widget.show_grid()
-    widget._toggles["b"].box.setChecked(False)
+    ui.click(_button(widget, "Grid view"))
+    ui.click(_toggle(widget, "b"))
+    assert not _toggle(widget, "b").isChecked()
     assert not any(layer.visible for layer in widget.grid.cells["b"])
     assert all(layer.visible for layer in widget.grid.cells["a"])
     assert tuple(viewer.canvas.grid.shape) == (1, 1)
     viewer.layers["b"].visible = True  # napari's eye: the toggle and the cell follow
-    assert widget._toggles["b"].box.isChecked()
+    assert _toggle(widget, "b").isChecked()
     assert all(layer.visible for layer in widget.grid.cells["b"])
-    widget._toggles["b"].box.setChecked(False)
-    widget.show_overlay()
+    ui.click(_toggle(widget, "b"))
+    ui.click(_button(widget, "Overlay view"))
     assert not viewer.layers["b"].visible  # methods keep the visibility of their toggle
     assert viewer.layers["case_1"].visible and viewer.layers["case_1 GT"].visible
-    widget._toggles["b"].box.setChecked(True)
+    ui.click(_toggle(widget, "b"))
     assert viewer.layers["b"].visible
 
 
@@ -174,12 +208,12 @@ def test_a_method_leaving_rebuilds_the_grid(compare, qtbot):
     viewer.layers.remove("b")
     qtbot.waitUntil(lambda: list(widget.grid.cells) == ["a"], timeout=2000)
     assert list(widget.grid.cells) == ["a"]
-    assert list(widget._toggles) == ["a"]
+    assert _toggles(widget) == ["a"]
     assert len(viewer.layers) == 4 and not widget.grid.helpers  # b's helpers are gone
     assert list(widget.grid.legends) == ["a"]  # a's colour bar stays
     widget.show_overlay()
     assert [layer.name for layer in viewer.layers] == ["case_1", "a", "case_1 GT"]
-    assert not widget._diff_box.isEnabled()  # one method left: nothing to compare
+    assert not _difference_box(widget).isEnabled()  # one method left: nothing to compare
 
 
 def test_grid_without_methods_says_what_to_do(make_napari_viewer, monkeypatch):
@@ -187,10 +221,10 @@ def test_grid_without_methods_says_what_to_do(make_napari_viewer, monkeypatch):
     monkeypatch.setattr("napari.utils.notifications.show_warning", messages.append)
     viewer = make_napari_viewer(show=True)
     widget = CompareWidget(viewer)
-    widget.show_grid()
+    widget.show_grid()  # the button is disabled: called as a script would
     assert not viewer.canvas.grid.enabled
     assert messages and "open a dataset" in messages[0]
-    assert not widget._grid_button.isEnabled()
+    assert not _button(widget, "Grid view").isEnabled()
     widget.deleteLater()
 
 
@@ -201,7 +235,7 @@ def test_difference_counts_equal_numpy(compare, qtbot):
     viewer, widget = compare
     session = widget.session
     session.set_threshold("b", 0.7)  # b scores 0.6 on the lesion: flagged by a only
-    widget.show_difference("a", "b")
+    ui.click(_show_difference(widget))  # A and B: a and b, the first two methods
     _wait_for_difference(qtbot, widget)
     result = widget.difference_result
     a, b = session.method("a").data, session.method("b").data
@@ -217,8 +251,9 @@ def test_difference_counts_equal_numpy(compare, qtbot):
             layer.colormap.map(value), DirectLabelColormap(color_dict=DIFFERENCE_COLORS).map(value)
         )
     assert viewer.layers.index(layer) == viewer.layers.index(session.gt_layer) - 1
-    assert widget.counts_text[A_ONLY] == "27 voxels"
-    assert widget._counts[A_ONLY].label.text() == "a only"
+    assert ui.control(widget, "Voxels flagged by A only", QLabel).text() == "27 voxels"
+    assert ui.control(widget, "Voxels flagged by both", QLabel).text() == "0 voxels"
+    assert "a only" in ui.shown_texts(widget) and "b only" in ui.shown_texts(widget)
     assert session.method_names == ("a", "b")  # not a method
 
 
@@ -231,14 +266,14 @@ def test_difference_follows_thresholds_and_goes_away(compare, qtbot):
     widget.session.set_threshold("a", 0.95)
     _wait_for_difference(qtbot, widget, first)
     assert (widget.difference_result.b_only, widget.difference_result.both) == (27, 0)
-    assert widget.counts_text[B_ONLY] == "27 voxels"
-    widget._diff_check.setChecked(False)
+    assert ui.control(widget, "Voxels flagged by B only", QLabel).text() == "27 voxels"
+    ui.click(_show_difference(widget))
     assert widget.difference_layer is None
     assert not any(COMPARE_KEY in layer.metadata for layer in viewer.layers)
-    widget._diff_check.setChecked(True)
+    ui.click(_show_difference(widget))
     _wait_for_difference(qtbot, widget)
     viewer.layers.remove(widget.difference_layer)  # deleting the layer unticks the box
-    assert not widget._diff_check.isChecked()
+    assert not _show_difference(widget).isChecked()
 
 
 # --------------------------------------------------------------------------- screenshot
@@ -264,9 +299,9 @@ def test_screenshot_of_the_grid(make_napari_viewer, qtbot, tmp_path):
     )
     assert {A_ONLY: result.a_only, B_ONLY: result.b_only, BOTH: result.both} == expected
     assert min(expected.values()) > 0
-    widget._diff_check.setChecked(False)
+    ui.click(_show_difference(widget))
     session.set_all_thresholds(0.5)
-    widget.show_grid()
+    ui.click(_button(widget, "Grid view"))
     viewer.reset_view()
     _close_notifications()
     qtbot.wait(100)
@@ -282,7 +317,7 @@ def test_screenshot_of_the_grid(make_napari_viewer, qtbot, tmp_path):
 def test_closing_the_widget_leaves_the_grid(compare, qtbot):
     viewer, widget = compare
     before = [layer.name for layer in viewer.layers]
-    widget.show_grid()
+    ui.click(_button(widget, "Grid view"))
     assert len(viewer.layers) == 8  # two helpers for the second cell, a colour bar a cell
     viewer.window.remove_dock_widget("all")
     widget.deleteLater()

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from napari.utils.notifications import notification_manager
 from qtpy.QtCore import Qt
+from qtpy.QtWidgets import QCheckBox, QComboBox, QLabel, QPushButton, QTableWidget
 
 from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.viewer import (
@@ -24,6 +25,7 @@ from napari_mood._napari.widgets.objects import (
 )
 from napari_mood.core.objects import match_objects, object_labels
 from napari_mood.services.datasets import sample_data_dir
+from tests.napari import ui
 
 pytestmark = pytest.mark.skipif(
     not (sample_data_dir() / "toy").is_dir(), reason="sample_data/ not generated yet"
@@ -48,8 +50,16 @@ def _wait(qtbot, widget: ObjectsWidget) -> None:
     qtbot.waitUntil(settled, timeout=15000)
 
 
+def _table(widget: ObjectsWidget) -> QTableWidget:
+    return ui.control(widget, "Objects", QTableWidget)
+
+
+def _summary(widget: ObjectsWidget) -> str:
+    return ui.control(widget, "Object matching summary", QLabel).text()
+
+
 def _choose(qtbot, widget: ObjectsWidget, choice: str) -> None:
-    widget._method.setCurrentText(choice)
+    ui.choose(ui.control(widget, "Method whose objects are matched", QComboBox), choice)
     qtbot.waitUntil(lambda: not widget.update_pending, timeout=5000)
     _wait(qtbot, widget)
 
@@ -116,27 +126,30 @@ def _check_table(widget: ObjectsWidget, match) -> None:
     assert sorted((r.source, r.id) for _, r in rows) == sorted((r.source, r.id) for r in listed)
     kinds = [r.kind for _, r in rows]
     assert kinds == sorted(kinds, key=["TP", "FP", "FN"].index)  # sorted by kind at first
-    table = widget._table
-    for row, (_, record) in enumerate(rows):
-        cells = [table.item(row, column).text() for column in range(table.columnCount())]
-        assert cells[1:4] == [record.kind, str(record.size_voxels), f"{record.size_mm3:.0f}"]
-        assert cells[5] == f"{record.max_score:.2f}"
+    table = _table(widget)
+    headers = ui.table_headers(table)  # one method: no method column
+    assert headers[:3] == ["Kind", "Voxels", "mm³"] and "Method" not in headers
+    shown = ui.table_cells(table)
+    for cells, (_, record) in zip(shown, rows, strict=True):
+        assert cells[:3] == [record.kind, str(record.size_voxels), f"{record.size_mm3:.0f}"]
+        assert cells[4] == f"{record.max_score:.2f}"
     tp_row = kinds.index("TP")
-    assert table.item(tp_row, 6).text() == f"GT {rows[tp_row][1].matched_ids[0]}"
-    assert table.isColumnHidden(0)  # one method: no method column
-    table.sortItems(2, Qt.SortOrder.DescendingOrder)
-    sizes = [r.size_voxels for _, r in widget.table_records()]
+    assert shown[tp_row][5] == f"GT {rows[tp_row][1].matched_ids[0]}"
+    ui.sort_by(table, "Voxels", Qt.SortOrder.DescendingOrder)
+    sizes = [int(cells[1]) for cells in ui.table_cells(table)]
     assert sizes == sorted(sizes, reverse=True) and len(set(sizes)) > 3
-    widget._extra.setChecked(True)
+    assert sizes == [r.size_voxels for _, r in widget.table_records()]
+    ui.click(ui.control(widget, "List discarded", QCheckBox))
     assert (
-        len(widget.table_records())
+        len(ui.table_cells(table))
         == len(listed) + match.counts.discarded + match.counts.matched_extra
     )
-    widget._extra.setChecked(False)
+    ui.click(ui.control(widget, "List discarded", QCheckBox))
+    assert len(ui.table_cells(table)) == len(listed)
 
 
 def _check_summary(widget: ObjectsWidget, match) -> None:
-    summary = widget._summary.text()
+    summary = _summary(widget)
     for value in (
         match.counts.tp,
         match.counts.fp,
@@ -160,7 +173,7 @@ def test_rows_move_the_viewer_and_next_previous_step(objects_viewer, qtbot, tmp_
     rows = widget.table_records()
     row = max(range(len(rows)), key=lambda i: abs(rows[i][1].centroid_voxel[0] - 47))
     record = rows[row][1]
-    widget._table.selectRow(row)
+    ui.click_row(_table(widget), row)
     world = layer.data_to_world(record.centroid_voxel)
     assert widget.session.slice_index == round(record.centroid_voxel[0])
     assert viewer.dims.point[0] == pytest.approx(world[0], abs=layer.scale[0] / 2)
@@ -168,20 +181,20 @@ def test_rows_move_the_viewer_and_next_previous_step(objects_viewer, qtbot, tmp_
     assert viewer.scene.camera.zoom > zoom_before
     _check_steps(viewer, widget, qtbot)
     tp_row = next(i for i, (_, r) in enumerate(widget.table_records()) if r.kind == "TP")
-    widget._table.selectRow(tp_row)
+    ui.click_row(_table(widget), tp_row)
     path = tmp_path / "objects.png"
     _window_shot(viewer, qtbot, path)
     assert path.stat().st_size > 50_000
 
 
 def _check_steps(viewer, widget: ObjectsWidget, qtbot) -> None:
-    table = widget._table
+    table = _table(widget)
     table.clearSelection()
     table.setCurrentCell(-1, -1)
     rows = widget.table_records()
     widget.step(1)  # nothing selected: first row
     assert table.currentRow() == 0
-    qtbot.mouseClick(widget._next, Qt.MouseButton.LeftButton)
+    ui.click(ui.control(widget, "Next object", QPushButton))
     assert table.currentRow() == 1
     assert widget.session.slice_index == round(rows[1][1].centroid_voxel[0])
     viewer.window._qt_window.activateWindow()
@@ -192,7 +205,7 @@ def _check_steps(viewer, widget: ObjectsWidget, qtbot) -> None:
     assert widget.session.slice_index == round(rows[2][1].centroid_voxel[0])
     qtbot.keyClick(table, Qt.Key.Key_P)
     qtbot.keyClick(table, Qt.Key.Key_P)
-    qtbot.mouseClick(widget._previous, Qt.MouseButton.LeftButton)
+    ui.click(ui.control(widget, "Previous object", QPushButton))
     assert table.currentRow() == 0  # stops at the first row
 
 
@@ -206,7 +219,7 @@ def test_all_methods_threshold_change_and_no_ground_truth(objects_viewer, qtbot)
         r.match.counts.tp + r.match.counts.fp + r.match.counts.fn for r in widget.results
     )
     assert len(widget.table_records()) == expected_rows  # one TP object per found GT here
-    assert not widget._table.isColumnHidden(0)
+    assert ui.table_headers(_table(widget))[0] == "Method"
     assert {m for m, _ in widget.table_records()} == set(METHODS)
 
     _choose(qtbot, widget, "residual")
@@ -233,7 +246,7 @@ def test_all_methods_threshold_change_and_no_ground_truth(objects_viewer, qtbot)
         and match.counts.fp > 0
         and match.counts.size_window == (0.0, np.inf)
     )
-    assert "No ground truth" in widget._summary.text()
+    assert "No ground truth" in _summary(widget)
 
 
 def test_bad_map_gives_a_notification_not_a_crash(make_napari_viewer, qtbot, mood_dataset):
@@ -247,7 +260,7 @@ def test_bad_map_gives_a_notification_not_a_crash(make_napari_viewer, qtbot, moo
     assert widget.results[0].match.counts.tp == 1  # method "a" finds the lesion
     viewer.layers["b"].data = np.full(viewer.layers["b"].data.shape, np.nan, np.float32)
     before = len(notification_manager.records)
-    widget._method.setCurrentText("b")
+    ui.choose(ui.control(widget, "Method whose objects are matched", QComboBox), "b")
     qtbot.waitUntil(lambda: len(notification_manager.records) > before, timeout=15000)
     message = notification_manager.records[-1].message
     assert "of b (" in message and "NaN" in message and "b/case_1.nii.gz" in message

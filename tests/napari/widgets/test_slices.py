@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from matplotlib.colors import to_hex
 from qtpy.QtCore import QPoint, Qt
+from qtpy.QtWidgets import QComboBox, QLabel, QWidget
 
 from napari_mood._napari.viewer import load_into_viewer
 from napari_mood._napari.widgets.slices import SliceScoresWidget
@@ -13,6 +14,7 @@ from napari_mood.core.metrics import slice_scores
 from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.looks import GT_COLOR
 from napari_mood.services.slice_curves import METRICS, gt_runs
+from tests.napari import ui
 
 
 @pytest.fixture
@@ -38,13 +40,37 @@ def _expected(widget: SliceScoresWidget, name: str, axis: int):
     return slice_scores(method.data, gt, axis=axis, threshold=method.threshold)
 
 
+def _canvas(widget: SliceScoresWidget) -> QWidget:
+    """The plot's canvas (a matplotlib FigureCanvasQTAgg: its figure is what is drawn)."""
+    return ui.control(widget, "Per-slice scores plot")
+
+
+def _axes(widget: SliceScoresWidget):
+    return _canvas(widget).figure.axes[0]
+
+
+def _marker(widget: SliceScoresWidget):
+    """The dashed line at the slice shown."""
+    (marker,) = [line for line in _axes(widget).get_lines() if line.get_label() == "_shown slice"]
+    return marker
+
+
+def _caption(widget: SliceScoresWidget) -> str:
+    return ui.control(widget, "Per-slice plot caption", QLabel).text()
+
+
+def _choose_metric(widget: SliceScoresWidget, metric: str) -> None:
+    ui.choose(ui.control(widget, "Per-slice metric", QComboBox), METRICS[metric])
+
+
 def _lines(widget: SliceScoresWidget) -> dict[str, object]:
-    return {line.get_label(): line for line in widget._ax.get_lines() if line is not widget._marker}
+    lines = _axes(widget).get_lines()
+    return {line.get_label(): line for line in lines if line.get_label() != "_shown slice"}
 
 
 def _click_slice(qtbot, widget: SliceScoresWidget, index: int) -> None:
     """Left-click the plot at x = ``index`` (half-way up), like a user."""
-    canvas, ax = widget._canvas, widget._ax
+    canvas, ax = _canvas(widget), _axes(widget)
     canvas.draw()
     x, y = ax.transData.transform((index, float(np.mean(ax.get_ylim()))))
     ratio = canvas.device_pixel_ratio
@@ -64,15 +90,18 @@ def test_curves_equal_slice_scores_for_every_metric(slices_viewer):
         for field in ("gt_voxels", "flagged_voxels", "dice", "ap"):
             np.testing.assert_array_equal(getattr(got, field), getattr(expected, field))
     for metric in METRICS:
-        widget.set_metric(metric)
+        _choose_metric(widget, metric)
+        assert widget.metric_key == metric
         plotted = widget.plotted()
         assert set(plotted) == set(names)
         for name in names:
             expected = getattr(_expected(widget, name, axis=0), metric)
             np.testing.assert_array_equal(plotted[name], expected.astype(float))
-        assert widget._ax.get_ylabel() == METRICS[metric]
-    for name, line in _lines(widget).items():
-        assert to_hex(line.get_color()) == widget.session.method(name).color
+        assert _axes(widget).get_ylabel() == METRICS[metric]
+        for name, line in _lines(widget).items():  # what is drawn, in the method's colour
+            np.testing.assert_array_equal(line.get_ydata(), plotted[name])
+            assert to_hex(line.get_color()) == widget.session.method(name).color
+    assert set(_lines(widget)) == set(names)
 
 
 def test_gt_extent_is_shaded_and_the_shown_slice_marked(slices_viewer):
@@ -81,14 +110,14 @@ def test_gt_extent_is_shaded_and_the_shown_slice_marked(slices_viewer):
     runs = gt_runs(gt_voxels)
     assert runs and all(gt_voxels[a:b].all() for a, b in runs)
     spans = [
-        p for p in widget._ax.patches if to_hex(p.get_facecolor(), keep_alpha=False) == GT_COLOR
+        p for p in _axes(widget).patches if to_hex(p.get_facecolor(), keep_alpha=False) == GT_COLOR
     ]
     assert len(spans) == len(runs)
     for span, (start, stop) in zip(spans, runs, strict=True):
         x0, x1 = span.get_x(), span.get_x() + span.get_width()
         assert (x0, x1) == (start - 0.5, stop - 0.5)
-    assert widget._marker.get_xdata()[0] == widget.session.slice_index
-    assert f"Slice shown: {widget.session.slice_index}" in widget._status.text()
+    assert _marker(widget).get_xdata()[0] == widget.session.slice_index
+    assert f"Slice shown: {widget.session.slice_index}" in _caption(widget)
 
 
 def test_clicking_the_plot_shows_that_slice(slices_viewer, qtbot):
@@ -98,7 +127,8 @@ def test_clicking_the_plot_shows_that_slice(slices_viewer, qtbot):
     _click_slice(qtbot, widget, target)
     assert widget.session.slice_index == target
     assert viewer.dims.current_step[0] == target  # every layer has scale 2 and no offset
-    qtbot.waitUntil(lambda: widget._marker.get_xdata()[0] == target, timeout=3000)  # next turn
+    qtbot.waitUntil(lambda: _marker(widget).get_xdata()[0] == target, timeout=3000)  # next turn
+    assert f"Slice shown: {target}" in _caption(widget)
     widget.show_slice(10_000)  # out of range: clamped to the last slice
     assert widget.session.slice_index == widget.curves.n_slices - 1
 
@@ -116,7 +146,7 @@ def test_threshold_and_axis_changes_recompute(slices_viewer, qtbot):
     expected = _expected(widget, "oracle_noisy", axis=1)
     np.testing.assert_array_equal(widget.plotted()["oracle_noisy"], expected.dice)
     assert widget.curves.n_slices == widget.session.method("binary").data.shape[1]
-    assert widget._ax.get_xlabel() == "coronal slice"
+    assert _axes(widget).get_xlabel() == "coronal slice"
 
 
 def test_method_set_gt_and_3d_view_are_followed(slices_viewer, qtbot):
@@ -127,10 +157,10 @@ def test_method_set_gt_and_3d_view_are_followed(slices_viewer, qtbot):
     viewer.layers.remove(widget.session.gt_layer)
     _wait(qtbot, widget)
     assert not widget.curves.has_gt
-    widget.set_metric("ap")
-    assert widget.plotted() == {}
-    assert "needs a ground truth" in widget._ax.texts[0].get_text()
-    widget.set_metric("flagged_voxels")
+    _choose_metric(widget, "ap")
+    assert widget.plotted() == {} and _lines(widget) == {}
+    assert "needs a ground truth" in _axes(widget).texts[0].get_text()
+    _choose_metric(widget, "flagged_voxels")
     flagged = widget.plotted()["residual"]
     method = widget.session.method("residual")
     expected = np.count_nonzero(method.data.astype(np.float64) >= method.threshold, axis=(1, 2))
@@ -138,13 +168,13 @@ def test_method_set_gt_and_3d_view_are_followed(slices_viewer, qtbot):
     viewer.dims.ndisplay = 3
     _wait(qtbot, widget)
     assert widget.curves is None
-    assert "2-D view" in widget._ax.texts[0].get_text()
+    assert "2-D view" in _axes(widget).texts[0].get_text()
 
 
 def test_controls_have_tooltips_and_bad_metric_is_refused(slices_viewer):
     _, widget = slices_viewer
-    assert "Dice" in widget._metric.toolTip()
-    assert "Click" in widget._canvas.toolTip()
+    assert "Dice" in ui.control(widget, "Per-slice metric", QComboBox).toolTip()
+    assert "Click" in _canvas(widget).toolTip()
     with pytest.raises(ValueError, match="metric must be one of"):
         widget.set_metric("auroc")
 
@@ -171,7 +201,7 @@ def test_a_panel_behind_another_tab_waits_until_shown(make_napari_viewer, qtbot)
     qtbot.wait(300)  # longer than the update delay: nothing starts while hidden
     assert slices.stale and not slices.busy and slices.curves is None
     rendered = []
-    slices._canvas.mpl_connect("draw_event", lambda event: rendered.append(event))
+    _canvas(slices).mpl_connect("draw_event", lambda event: rendered.append(event))
     qtbot.wait(300)
     assert not rendered  # no hidden matplotlib render
     slices_dock.raise_()  # the user clicks the tab
@@ -200,7 +230,7 @@ def test_the_plot_is_made_when_the_panel_is_first_seen(make_napari_viewer, qtbot
     _wait(qtbot, slices)
     expected = _expected(slices, "residual", axis=0).dice
     np.testing.assert_array_equal(slices.plotted()["residual"], expected)
-    assert "Click" in slices._canvas.toolTip()
+    assert "Click" in _canvas(slices).toolTip()
 
 
 def test_opening_the_viewer_does_not_import_matplotlib(tmp_path):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from qtpy.QtCore import Qt
 from qtpy.QtGui import QColor
-from qtpy.QtWidgets import QApplication, QDockWidget
+from qtpy.QtWidgets import QApplication, QComboBox, QDockWidget, QLabel, QPushButton, QTableWidget
 
 from napari_mood._napari.viewer import SCREENSHOT_WINDOW_SIZE, focus_case, load_into_viewer
 from napari_mood._napari.widgets.table import STALE, TableWidget
@@ -20,6 +20,7 @@ from napari_mood.cli import main
 from napari_mood.core.compare import ComparisonRow, ComparisonTable, case_comparison
 from napari_mood.services.comparison import N_BOOT, SEED
 from napari_mood.services.datasets import sample_data_dir
+from tests.napari import ui
 
 needs_sample = pytest.mark.skipif(
     not (sample_data_dir() / "toy").is_dir(), reason="sample_data/ not generated yet"
@@ -58,6 +59,29 @@ def _cells(widget: TableWidget) -> dict[str, dict[str, str]]:
         grid.item(r, 0).text(): {t: grid.item(r, c).text() for c, t in enumerate(titles)}
         for r in range(grid.rowCount())
     }
+
+
+def _status(widget: TableWidget) -> str:
+    return ui.control(widget, "Table status", QLabel).text()
+
+
+def _button(widget: TableWidget, text: str) -> QPushButton:
+    return ui.control(widget, text, QPushButton)
+
+
+def _jobs(monkeypatch: pytest.MonkeyPatch, table: ComparisonTable | None = None) -> list:
+    """Record each case table the panel computes (or answer every one with ``table``)."""
+    import napari_mood._napari.widgets.table as panel
+
+    calls: list = []
+    compute = panel.case_table
+
+    def recording(*args, **kwargs):
+        calls.append(args)
+        return (table, ()) if table is not None else compute(*args, **kwargs)
+
+    monkeypatch.setattr(panel, "case_table", recording)
+    return calls
 
 
 def _column(widget: TableWidget, title: str) -> int:
@@ -103,24 +127,25 @@ def test_case_table_equals_the_core(table_viewer, qtbot):
     assert colour == QColor(session.method("a").color)
     for column in range(grid.columnCount()):
         assert grid.horizontalHeaderItem(column).toolTip()
-    assert session.case in widget._status.text()
+    assert session.case in _status(widget)
 
 
-def test_case_table_follows_thresholds(table_viewer, qtbot):
+def test_case_table_follows_thresholds(table_viewer, qtbot, monkeypatch):
     _, widget = table_viewer
     first = _wait(qtbot, widget)
     assert first.row("b").object_tp == 1
+    jobs = _jobs(monkeypatch)
     widget.session.set_threshold("b", 0.65)
     widget.session.set_threshold("b", 0.7)  # several changes, one recomputation
     second = _wait(qtbot, widget, first)
     assert second.row("b").object_threshold == pytest.approx(0.7)
     assert second.row("b").object_tp == 0 and second.row("b").object_fn == 1
-    assert widget._worker.generation == 2
+    assert len(jobs) == 1
 
 
-def test_columns_sort_by_number(table_viewer, qtbot):
+def test_columns_sort_by_number(table_viewer, qtbot, monkeypatch):
     _, widget = table_viewer
-    _wait(qtbot, widget)
+    first = _wait(qtbot, widget)
     rows = tuple(
         ComparisonRow(name, ap, 0.5, 0.5, 0.5, 0.5, 0.5, 1, fp, 0, 0.5, rank=rank)
         for name, ap, fp, rank in (
@@ -129,12 +154,14 @@ def test_columns_sort_by_number(table_viewer, qtbot):
             ("z", 0.25, 10, 2),
         )
     )
-    widget._on_worker_result((ComparisonTable("case", widget.session.case, 1, rows), ()))
+    _jobs(monkeypatch, ComparisonTable("case", widget.session.case, 1, rows))
+    widget.refresh()
+    _wait(qtbot, widget, first)
     assert widget.displayed_methods() == ["y", "x", "z"]  # by rank; undefined first
-    grid = widget.table_widget
-    grid.sortItems(_column(widget, "FP"), Qt.SortOrder.AscendingOrder)
+    grid = ui.control(widget, "Comparison table", QTableWidget)
+    ui.sort_by(grid, "FP", Qt.SortOrder.AscendingOrder)
     assert widget.displayed_methods() == ["y", "z", "x"]  # 9 < 10 < 100, not "10" < "100" < "9"
-    grid.sortItems(_column(widget, "Pixel AP"), Qt.SortOrder.DescendingOrder)
+    ui.sort_by(grid, "Pixel AP", Qt.SortOrder.DescendingOrder)
     assert widget.displayed_methods() == ["x", "z", "y"]  # NaN last
     assert _is_best(widget, "y", "FP") and _is_best(widget, "x", "Pixel AP")
 
@@ -142,8 +169,8 @@ def test_columns_sort_by_number(table_viewer, qtbot):
 def test_export_csv_and_copy_follow_the_displayed_order(table_viewer, qtbot, tmp_path):
     _, widget = table_viewer
     table = _wait(qtbot, widget)
-    grid = widget.table_widget
-    grid.sortItems(_column(widget, "Method"), Qt.SortOrder.DescendingOrder)
+    grid = ui.control(widget, "Comparison table", QTableWidget)
+    ui.sort_by(grid, "Method", Qt.SortOrder.DescendingOrder)
     path = widget.export_csv(tmp_path / "table.csv")
     rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
     assert [r["method"] for r in rows] == ["b", "a"]
@@ -154,7 +181,7 @@ def test_export_csv_and_copy_follow_the_displayed_order(table_viewer, qtbot, tmp
         assert float(row["best_dice_threshold"]) == expected.best_dice_threshold
         assert int(row["object_fn"]) == expected.object_fn
         assert int(row["rank"]) == expected.rank
-    widget._copy.click()
+    ui.click(_button(widget, "Copy"))
     copied = QApplication.clipboard().text()
     tsv = list(csv.DictReader(io.StringIO(copied), delimiter="\t"))
     assert tsv == rows
@@ -173,11 +200,11 @@ def test_cases_without_gt_or_maps_say_what_to_do(make_napari_viewer, qtbot):
     viewer = make_napari_viewer(show=True)
     widget = TableWidget(viewer)
     widget.refresh()
-    assert "No score map" in widget._status.text()
-    assert widget.table is None and not widget._copy.isEnabled()
-    assert widget.table_widget.rowCount() == 0
+    assert "No score map" in _status(widget)
+    assert widget.table is None and not _button(widget, "Copy").isEnabled()
+    assert ui.table_cells(ui.control(widget, "Comparison table", QTableWidget)) == []
     widget.set_scope("dataset")
-    assert "choose one" in widget._status.text()
+    assert "choose one" in _status(widget)
     with pytest.raises(ValueError, match="scope"):
         widget.set_scope("study")
     widget.deleteLater()
@@ -198,7 +225,8 @@ def _cli_json(dataset: Path, tmp_path: Path) -> dict:
 def test_dataset_table_equals_napari_mood_evaluate(table_viewer, qtbot, tmp_path, mood_dataset):
     _, widget = table_viewer
     case_table = _wait(qtbot, widget)
-    widget.set_scope("dataset")
+    ui.choose(ui.control(widget, "Table scope", QComboBox), "Dataset")
+    assert widget.scope == "dataset"
     table = _wait(qtbot, widget, case_table)
     assert (table.scope, table.name, table.n_cases) == ("dataset", "data", 2)
     expected = _cli_json(mood_dataset, tmp_path)["methods"]
@@ -223,12 +251,12 @@ def test_dataset_table_equals_napari_mood_evaluate(table_viewer, qtbot, tmp_path
     assert cells["a"]["Rank"] == "1 [1, 1]"
     ap_low, ap_high = (f"{v:.2f}" for v in expected["a"]["pixel"]["ap_ci95"])
     assert cells["a"]["Pixel AP"] == f"{table.row('a').pixel_ap:.4f} [{ap_low}, {ap_high}]"
-    assert "2 cases" in widget._status.text()
-    assert widget._evaluate.isEnabled() and widget._pick.isEnabled()
+    assert "2 cases" in _status(widget)
+    assert _button(widget, "Evaluate").isEnabled() and _button(widget, "Dataset...").isEnabled()
     # thresholds changed after the evaluation: the table says so, and Evaluate updates it
     widget.session.set_threshold("b", 0.7)
-    assert STALE in widget._status.text()
-    widget._evaluate.click()
+    assert STALE in _status(widget)
+    ui.click(_button(widget, "Evaluate"))
     updated = _wait(qtbot, widget, table)
     assert updated.row("b").object_tp == 0 and updated.row("b").object_threshold == 0.7
 
@@ -239,7 +267,7 @@ def test_bad_dataset_folder_is_reported(table_viewer, qtbot, tmp_path, errors):
     widget.set_dataset(tmp_path / "empty")
     qtbot.waitUntil(lambda: bool(errors) and not widget.busy, timeout=10_000)
     assert str(tmp_path / "empty") in errors[0] and "toy" in errors[0]
-    assert widget.table is None and "Could not compute" in widget._status.text()
+    assert widget.table is None and "Could not compute" in _status(widget)
     assert len(viewer.layers) == 4  # the viewer is untouched
     widget.export_csv(tmp_path)  # a folder: cannot be written
     assert str(tmp_path) in errors[-1] and "is a folder" in errors[-1]
@@ -274,8 +302,9 @@ def test_all_columns_floats_the_panel_wide_enough(table_viewer, qtbot):
     dock = widget.parentWidget()
     while not isinstance(dock, QDockWidget):
         dock = dock.parentWidget()
-    header = widget._grid.horizontalHeader()
+    grid = ui.control(widget, "Comparison table", QTableWidget)
+    header = grid.horizontalHeader()
     assert header.length() > dock.width()  # docked: some columns need scrolling
-    qtbot.mouseClick(widget._wide, Qt.MouseButton.LeftButton)
+    ui.click(_button(widget, "All columns"))
     qtbot.waitUntil(lambda: dock.isFloating() and dock.width() >= header.length(), timeout=3000)
-    assert widget._grid.viewport().width() >= header.length() - 2  # every column shown
+    assert grid.viewport().width() >= header.length() - 2  # every column shown

@@ -13,10 +13,14 @@ from qtpy.QtWidgets import (
     QAbstractButton,
     QAbstractSpinBox,
     QApplication,
+    QCheckBox,
     QComboBox,
     QDockWidget,
+    QDoubleSpinBox,
+    QLabel,
     QLineEdit,
     QMainWindow,
+    QPushButton,
     QSlider,
 )
 
@@ -40,6 +44,7 @@ from napari_mood.io.mood import discover_methods
 from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.evaluation import evaluate
 from napari_mood.services.looks import method_colormap
+from tests.napari import ui
 
 
 @pytest.fixture
@@ -50,31 +55,58 @@ def widget_viewer(make_napari_viewer, mood_dataset: Path):
     return viewer, widget
 
 
-def _limits(widget: ThresholdWidget, name: str) -> list[float]:
-    return list(widget.session.method(name).layer.contrast_limits)
+def _limits(viewer, name: str) -> list[float]:
+    """The contrast limits napari shows for method ``name``'s layer."""
+    return list(viewer.layers[name].contrast_limits)
+
+
+def _box(widget: ThresholdWidget, name: str) -> QDoubleSpinBox:
+    return ui.control(widget, f"Threshold of {name}", QDoubleSpinBox)
+
+
+def _slider(widget: ThresholdWidget, name: str) -> QSlider:
+    return ui.control(widget, f"Threshold slider of {name}", QSlider)
+
+
+def _link(widget: ThresholdWidget) -> QCheckBox:
+    return ui.control(widget, "Link all methods", QCheckBox)
+
+
+def _result(widget: ThresholdWidget) -> str:
+    return ui.control(widget, "Best threshold result", QLabel).text()
+
+
+def _readout(widget: ThresholdWidget, name: str) -> str:
+    return ui.control(widget, f"What {name} flags", QLabel).text()
+
+
+def _methods_listed(widget: ThresholdWidget) -> list[str]:
+    boxes = ui.control_names(widget, QDoubleSpinBox)
+    return [name.removeprefix("Threshold of ") for name in boxes]
 
 
 def test_plugin_widget_lists_the_methods_with_tooltips(widget_viewer):
     _, widget = widget_viewer
     assert isinstance(widget, ThresholdWidget)
-    assert list(widget._rows) == ["a", "b"]
-    assert widget._rows["a"].box.value() == pytest.approx(0.5)
-    assert widget._rows["a"].slider.value() == SLIDER_STEPS // 2
-    assert "transparent" in widget._rows["a"].slider.toolTip()
-    assert widget._empty.isHidden()
+    assert _methods_listed(widget) == ["a", "b"]
+    assert _box(widget, "a").value() == pytest.approx(0.5)
+    assert _slider(widget, "a").value() == SLIDER_STEPS // 2
+    assert "transparent" in _slider(widget, "a").toolTip()
+    assert not any("No score map" in text for text in ui.shown_texts(widget))
     kinds = (QAbstractButton, QSlider, QAbstractSpinBox, QComboBox, QLineEdit)
     controls = [c for kind in kinds for c in widget.findChildren(kind)]
     controls = [c for c in controls if not isinstance(c.parent(), (QAbstractSpinBox, QComboBox))]
     assert len(controls) == 10  # link, 2 x (slider, box), 2 combos, folder, browse, find
     for control in controls:
         assert control.toolTip(), f"{type(control).__name__} {control.objectName()} has no tooltip"
+        assert control.accessibleName() or control.text(), f"{control.toolTip()} has no name"
 
 
 def test_empty_viewer_says_what_to_do(make_napari_viewer):
     widget = ThresholdWidget(make_napari_viewer(show=True))
-    assert widget._rows == {}
-    assert "No score map" in widget._empty.text()
-    assert not widget._link.isEnabled()
+    assert _methods_listed(widget) == []
+    assert any("No score map" in text for text in ui.shown_texts(widget))
+    assert not _link(widget).isEnabled()
     widget.deleteLater()
 
 
@@ -89,79 +121,86 @@ def test_panels_say_the_maps_are_being_read_while_they_are(make_napari_viewer, m
 
     viewer = make_napari_viewer(show=True)
     widgets = [ThresholdWidget(viewer), ObjectsWidget(viewer), ReviewWidget(viewer)]
-    labels = [widgets[0]._empty, widgets[1]._empty, widgets[2]._c.empty]
     layers = read_dataset_case(mood_dataset, "case_1.nii.gz")
     maps = [x for x in layers if x[2] == "image" and x[1]["name"] in ("a", "b")]
     session = get_session(viewer)
     session.replace_case([x for x in layers if not any(x is m for m in maps)])
-    assert all("No score map" in label.text() for label in labels)
+    for widget in widgets:
+        assert any("No score map" in text for text in ui.shown_texts(widget))
     session.expect_maps()
-    assert all(label.text() == READING_MAPS_TEXT for label in labels)
+    for widget in widgets:
+        texts = ui.shown_texts(widget)
+        assert READING_MAPS_TEXT in texts and not any("No score map" in t for t in texts)
     session.complete_case(maps)
     assert session.method_names == ("a", "b") and not session.maps_coming
-    assert not any(label.isVisibleTo(label.parentWidget()) for label in labels)
-    assert widgets[0]._rows.keys() == {"a", "b"}
+    for widget in widgets:
+        texts = ui.shown_texts(widget)
+        assert not any(t == READING_MAPS_TEXT or "No score map" in t for t in texts)
+    assert _methods_listed(widgets[0]) == ["a", "b"]
     for widget in widgets:
         widget.deleteLater()
 
 
 def test_slider_and_box_set_the_layer_instantly(widget_viewer):
-    _, widget = widget_viewer
-    row = widget._rows["a"]
-    row.slider.setValue(750)
-    assert _limits(widget, "a")[0] == pytest.approx(0.75)
-    assert row.box.value() == pytest.approx(0.75)
-    row.box.setValue(0.2)
-    assert _limits(widget, "a")[0] == pytest.approx(0.2)
-    assert row.slider.value() == 200
-    assert _limits(widget, "b")[0] == pytest.approx(0.5)  # not linked
+    viewer, widget = widget_viewer
+    _slider(widget, "a").setValue(750)  # what a drag of the handle sends
+    assert _limits(viewer, "a")[0] == pytest.approx(0.75)
+    assert _box(widget, "a").value() == pytest.approx(0.75)
+    ui.type_into(_box(widget, "a"), "0.2")
+    assert _limits(viewer, "a")[0] == pytest.approx(0.2)
+    assert _slider(widget, "a").value() == 200
+    assert _limits(viewer, "b")[0] == pytest.approx(0.5)  # not linked
+    assert _box(widget, "b").value() == pytest.approx(0.5)
 
 
 def test_a_typed_threshold_applies_at_enter_not_keystroke_by_keystroke(widget_viewer, qtbot):
     """Click the box, select all, type 0.35, Enter: the first "0" set threshold 0 at once."""
-    _, widget = widget_viewer
-    row = widget._rows["a"]
-    session = widget.session
-    qtbot.mouseClick(row.box.lineEdit(), Qt.MouseButton.LeftButton)
-    qtbot.keyClick(row.box.lineEdit(), Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
-    qtbot.keyClicks(row.box.lineEdit(), "0.35")
-    assert session.threshold("a") == pytest.approx(0.5)  # nothing applied while typing
-    assert row.box.lineEdit().text() == "0.35"  # the keys were kept
-    qtbot.keyClick(row.box.lineEdit(), Qt.Key.Key_Return)
-    assert session.threshold("a") == pytest.approx(0.35)
-    assert _limits(widget, "a")[0] == pytest.approx(0.35)
-    assert row.slider.value() == 350
+    viewer, widget = widget_viewer
+    field = _box(widget, "a").lineEdit()
+    qtbot.mouseClick(field, Qt.MouseButton.LeftButton)
+    qtbot.keyClick(field, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(field, "0.35")
+    assert _limits(viewer, "a")[0] == pytest.approx(0.5)  # nothing applied while typing
+    assert field.text() == "0.35"  # the keys were kept
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    assert _limits(viewer, "a")[0] == pytest.approx(0.35)
+    assert _slider(widget, "a").value() == 350
 
 
 def test_link_all_moves_every_method(widget_viewer):
-    _, widget = widget_viewer
-    widget._rows["a"].box.setValue(0.3)
-    widget._link.setChecked(True)
-    assert _limits(widget, "b")[0] == pytest.approx(0.3)  # takes the first method's value
-    widget._rows["b"].slider.setValue(900)
-    assert _limits(widget, "a")[0] == pytest.approx(0.9)
-    assert widget._rows["a"].slider.value() == 900
+    viewer, widget = widget_viewer
+    ui.type_into(_box(widget, "a"), "0.3")
+    ui.click(_link(widget))
+    assert _link(widget).isChecked() and widget.linked
+    assert _limits(viewer, "b")[0] == pytest.approx(0.3)  # takes the first method's value
+    _slider(widget, "b").setValue(900)
+    assert _limits(viewer, "a")[0] == pytest.approx(0.9)
+    assert _slider(widget, "a").value() == 900
+    assert _box(widget, "a").value() == pytest.approx(0.9)
 
 
 def test_rows_follow_the_session(widget_viewer):
     viewer, widget = widget_viewer
     viewer.layers["b"].contrast_limits = (0.65, 1.0)  # napari's own layer controls
-    assert widget._rows["b"].box.value() == pytest.approx(0.65)
+    assert _box(widget, "b").value() == pytest.approx(0.65)
+    assert _slider(widget, "b").value() == 650
     viewer.layers.remove("a")
-    assert list(widget._rows) == ["b"]
-    assert not widget._link.isEnabled()
+    assert _methods_listed(widget) == ["b"]
+    assert not _link(widget).isEnabled()
 
 
 def test_rows_of_the_last_case_vanish_at_once(widget_viewer, mood_dataset):
     """Rebuilt rows: the old ones are hidden at once, not only deleted once the event
     loop runs (a script's screenshot of a dropped case drew both cases' readouts)."""
     viewer, widget = widget_viewer
-    old = [w for row in widget._rows.values() for w in (*row.widgets, row.readout)]
+    names = [f"{kind} {m}" for m in "ab" for kind in ("Colour of", "Threshold slider of")]
+    names += [f"Threshold of {m}" for m in "ab"] + [f"What {m} flags" for m in "ab"]
+    old = [ui.control(widget, name) for name in names] + [ui.control(widget, "a", QLabel)]
     load_into_viewer(viewer, [mood_dataset / "toy" / "case_0.nii.gz"])
     assert old and not any(w.isVisible() for w in old)
     QApplication.processEvents()  # the new rows show; no loop runs, so nothing is deleted
     shown = [w for w in widget.findChildren(QSlider) if w.isVisible()]
-    assert len(shown) == len(widget._rows) == len(widget.session.methods)
+    assert len(shown) == len(_methods_listed(widget)) == len(widget.session.methods)
 
 
 def test_closed_widget_stops_listening(widget_viewer, qtbot):
@@ -210,7 +249,7 @@ def test_moving_a_threshold_updates_display_and_readout(sample_viewer, qtbot):
     assert data.dtype == np.float16
     curve = curve_from_arrays(data, gt)
     for threshold in (0.3, 0.757, 0.95):
-        widget._rows["residual"].box.setValue(threshold)
+        ui.type_into(_box(widget, "residual"), f"{threshold:.3f}")
         # display: contrast limits (t, 1) on the method's colormap, transparent at its low end
         assert list(method.layer.contrast_limits) == pytest.approx([threshold, 1.0])
         assert method.layer.colormap.name == method_colormap(method.color)["name"]
@@ -230,16 +269,16 @@ def test_moving_a_threshold_updates_display_and_readout(sample_viewer, qtbot):
             match.counts.fp,
             match.counts.fn,
         )
-        text = widget._rows["residual"].readout.text()
+        text = _readout(widget, "residual")
         assert f"{readout.flagged:,} voxels" in text
         assert f"Dice {readout.dice:.3f}" in text and f"FP {match.counts.fp}" in text
 
 
 def test_a_linked_drag_keeps_only_the_last_readouts(sample_viewer, qtbot):
     _, widget = sample_viewer
-    widget._link.setChecked(True)
+    ui.click(_link(widget))
     for step in range(100, 640, 20):  # a slider drag: many values in quick succession
-        widget._rows["binary"].slider.setValue(step)
+        _slider(widget, "binary").setValue(step)
     _wait(qtbot, widget)
     gt = _gt(widget)
     for method in widget.session.methods:
@@ -257,10 +296,10 @@ def test_without_gt_counts_only_and_no_best_on_the_case(sample_viewer, qtbot):
     readout = widget.readouts["binary"]
     assert readout.dice is None and readout.objects is None
     assert readout.flagged == _flagged(widget.session.method("binary").data, 0.5)
-    text = widget._rows["binary"].readout.text()
+    text = _readout(widget, "binary")
     assert "counts only" in text and "Dice" not in text
-    widget.find_best_threshold()
-    assert "no ground truth" in widget._best.result.text()
+    ui.click(ui.control(widget, "Find best and apply", QPushButton))
+    assert "no ground truth" in _result(widget)
     assert widget.session.threshold("binary") == pytest.approx(0.5)
 
 
@@ -271,11 +310,12 @@ def test_best_threshold_on_this_case_is_applied(sample_viewer, qtbot):
     _, widget = sample_viewer
     gt = _gt(widget)
     for criterion, by in (("Dice", "dice"), ("object F1", "object_f1")):
-        widget._link.setChecked(True)
-        widget._best.criterion.setCurrentText(criterion)
-        qtbot.mouseClick(widget._best.find_button, Qt.MouseButton.LeftButton)
+        if not _link(widget).isChecked():
+            ui.click(_link(widget))
+        ui.choose(ui.control(widget, "Best threshold criterion", QComboBox), criterion)
+        ui.click(ui.control(widget, "Find best and apply", QPushButton))
         _wait(qtbot, widget)
-        text = widget._best.result.text()
+        text = _result(widget)
         assert text.startswith("On this case")
         for method in widget.session.methods:
             expected = best_case_threshold(method.data, gt, by=by)
@@ -289,7 +329,7 @@ def test_best_threshold_on_this_case_is_applied(sample_viewer, qtbot):
             assert readout.dice == pytest.approx(
                 confusion_at(curve_from_arrays(method.data, gt), expected.threshold).dice
             )
-        assert not widget.linked  # the methods' best thresholds differ: the link is released
+        assert not _link(widget).isChecked()  # the best thresholds differ: link released
 
 
 def _toy_dataset(mood_dataset: Path, tmp_path: Path, keep: tuple[str, ...]) -> Path:
@@ -307,11 +347,11 @@ def test_best_thresholds_on_a_toy_dataset_say_what_is_missing(
     _, widget = widget_viewer
     toy = _toy_dataset(mood_dataset, tmp_path, keep=("a",))
     (toy / "methods" / "a" / "case_0.nii.gz").unlink()  # scores as zeros, reported
-    widget._best.source.setCurrentText("toy dataset")
-    widget._best.criterion.setCurrentText("object F1")
-    widget._best.folder.setText(str(toy))
-    widget._rows["b"].box.setValue(0.3)
-    widget.find_best_threshold()
+    ui.choose(ui.control(widget, "Best threshold source", QComboBox), "toy dataset")
+    ui.choose(ui.control(widget, "Best threshold criterion", QComboBox), "object F1")
+    ui.type_into(ui.control(widget, "Toy dataset folder", QLineEdit), str(toy))
+    ui.type_into(_box(widget, "b"), "0.3")
+    ui.click(ui.control(widget, "Find best and apply", QPushButton))
     _wait(qtbot, widget)
     options = EvaluationOptions(tasks=("pixel", "object"), object_threshold="auto")
     with pytest.warns(MoodInputWarning, match="no pixel map"):
@@ -320,16 +360,16 @@ def test_best_thresholds_on_a_toy_dataset_say_what_is_missing(
     expected = summary.object.counts  # MOOD: best dataset F1 over the grid 0.01 .. 0.99
     assert widget.session.threshold("a") == display_threshold(expected.threshold)
     assert widget.session.threshold("b") == pytest.approx(0.3)  # no folder: unchanged
-    text = widget._best.result.text()
+    text = _result(widget)
     assert f"a: {expected.threshold:.3f} (object F1 {expected.f1:.3f})" in text
     assert "No folder for b" in text and "toy dataset toy_dataset (2 cases)" in text
     assert "1 input problem: " in text and "no pixel map for case case_0" in text
-    widget._best.criterion.setCurrentText("Dice")
-    widget.find_best_threshold()
+    ui.choose(ui.control(widget, "Best threshold criterion", QComboBox), "Dice")
+    ui.click(ui.control(widget, "Find best and apply", QPushButton))
     _wait(qtbot, widget)
     pooled = summary.pixel.best_dice_threshold  # best Dice over the pooled voxels
     assert widget.session.threshold("a") == display_threshold(pooled)
-    assert f"a: {pooled:.3f} (Dice {summary.pixel.best_dice:.3f})" in widget._best.result.text()
+    assert f"a: {pooled:.3f} (Dice {summary.pixel.best_dice:.3f})" in _result(widget)
 
 
 def test_a_toy_dataset_without_the_methods_is_reported(
@@ -340,13 +380,13 @@ def test_a_toy_dataset_without_the_methods_is_reported(
     monkeypatch.setattr("napari.utils.notifications.show_error", errors.append)
     toy = _toy_dataset(mood_dataset, tmp_path, keep=("a",))
     (toy / "methods" / "a").rename(toy / "methods" / "other")
-    widget._best.source.setCurrentText("toy dataset")
-    widget.find_best_threshold()
-    assert "Pick the toy dataset folder" in widget._best.result.text()
-    widget._best.folder.setText(str(toy))
-    widget.find_best_threshold()
+    ui.choose(ui.control(widget, "Best threshold source", QComboBox), "toy dataset")
+    ui.click(ui.control(widget, "Find best and apply", QPushButton))
+    assert "Pick the toy dataset folder" in _result(widget)
+    ui.type_into(ui.control(widget, "Toy dataset folder", QLineEdit), str(toy))
+    ui.click(ui.control(widget, "Find best and apply", QPushButton))
     _wait(qtbot, widget)
-    assert "no folder named like the methods shown (a, b)" in widget._best.result.text()
+    assert "no folder named like the methods shown (a, b)" in _result(widget)
     assert errors and "other" in errors[0]
     assert widget.session.threshold("a") == pytest.approx(0.5)
 
