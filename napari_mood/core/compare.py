@@ -10,7 +10,8 @@ Edge-case policy (one place, each case tested):
 - a voxel is *flagged* by a method when its score, read as the MOOD scorer reads it
   (float16, clipped to [0, 1]), is ``>= threshold`` (:func:`napari_mood.core.scores.flag`);
 - a case without any GT voxel has no pixel AP, AUROC, FPR@95%TPR or best Dice (NaN, no
-  warning) and no rank; a method whose AP is NaN gets no rank (``None``);
+  warning) and no rank; a method whose AP is NaN gets no rank (``None``), and in a dataset
+  table no rank interval nor AP interval either (its bootstrap would score 0.0);
 - bootstrap resamples without any positive voxel score an AP of 0.0 (as
   :func:`~napari_mood.core.ranking.bootstrap_ap` does); the warning saying how many is
   not repeated here;
@@ -381,6 +382,8 @@ def rank_intervals(
 
 def _dataset_row(summary: MethodSummary, interval: RankInterval | None) -> ComparisonRow:
     p, s, o = summary.pixel, summary.sample, summary.object
+    if p is None or math.isnan(p.ap):
+        interval = None  # no pixel AP (no GT voxel): no rank, as in the case table
     counts = o.counts if o is not None else None
     nan = math.nan
     return ComparisonRow(
@@ -396,7 +399,7 @@ def _dataset_row(summary: MethodSummary, interval: RankInterval | None) -> Compa
         object_fn=counts.fn if counts else None,
         object_f1=counts.f1 if counts else None,
         sample_ap=s.ap if s else None,
-        rank=interval.rank if interval and not math.isnan(interval.ap) else None,
+        rank=interval.rank if interval else None,
         rank_low=interval.low if interval else None,
         rank_high=interval.high if interval else None,
         ap_low=interval.ap_low if interval else None,

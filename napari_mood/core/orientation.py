@@ -244,21 +244,15 @@ def display_transform(shape: tuple[int, ...], affine: np.ndarray) -> DisplayTran
     if ndim not in (2, 3):
         raise ValueError(f"expected a 2-D or 3-D grid, got shape {shape}")
     affine = np.asarray(affine, dtype=np.float64)
-    ornt = _orientation(affine, ndim)
-    # ornt[i] = (RAS axis of file axis i, +1/-1); display order is S, A, R
+    ornt = nib.orientations.io_orientation(affine)
+    # ornt[i] = (RAS axis of file axis i, +1/-1); display order is S, A, R. Only the grid's
+    # axes are read: a 2-D grid's two axes keep their world axes, whose order decides
+    # the display
     order = sorted(range(ndim), key=lambda i: -int(ornt[i, 0]))
     flip = tuple(_display_flip(int(ornt[i, 0]), int(ornt[i, 1])) for i in order)
     norms = np.linalg.norm(affine[:3, :ndim], axis=0)
     spacing = tuple(float(norms[i]) if norms[i] > 0 else 1.0 for i in order)
     return DisplayTransform(tuple(int(s) for s in shape), tuple(order), flip, spacing, affine)
-
-
-def _orientation(affine: np.ndarray, ndim: int) -> np.ndarray:
-    ornt = nib.orientations.io_orientation(affine)
-    if ndim == 3:
-        return ornt
-    # 2-D: the two in-plane axes keep their world axes; their order decides the display
-    return ornt[:2]
 
 
 def _display_flip(ras_axis: int, sign: int) -> bool:

@@ -65,7 +65,7 @@ class CropBox:
         return self.rows[1] - self.rows[0], self.cols[1] - self.cols[0]
 
 
-def _check_volume(array: np.ndarray, name: str, axis: int = 0) -> np.ndarray:
+def _check_volume(array: np.ndarray, name: str, axis: int) -> np.ndarray:
     """Return the volume with ``axis`` moved first (a view)."""
     array = np.asarray(array)
     if array.ndim != 3:
