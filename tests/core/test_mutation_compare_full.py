@@ -11,7 +11,12 @@ import numpy as np
 import pytest
 from sklearn.metrics import average_precision_score, roc_auc_score
 
-from napari_mood.core.compare import case_comparison, dataset_comparison, rank_intervals
+from napari_mood.core.compare import (
+    case_comparison,
+    dataset_comparison,
+    difference,
+    rank_intervals,
+)
 from napari_mood.core.curves import CurveAccumulator
 from napari_mood.core.objects import ObjectCounts
 from napari_mood.core.ranking import bootstrap_ap
@@ -208,3 +213,36 @@ def test_rank_intervals_use_the_given_coverage() -> None:
     assert 0.1 < np.mean(ranks == 2) < 0.4
     low, high = np.quantile(ranks, 0.1, method="lower"), np.quantile(ranks, 0.9, method="higher")
     assert (got["a"].low, got["a"].high) == (low, high) == (1, 2)
+
+
+def _loop_ranks_of_a(accs: dict[str, list[CurveAccumulator]]) -> np.ndarray:
+    boots = {m: bootstrap_ap(a, n_boot=200, seed=9).samples for m, a in accs.items()}
+    return np.array([1 + int(boots["b"][k] > boots["a"][k]) for k in range(200)])
+
+
+def test_rank_intervals_cut_half_the_rest_on_each_side() -> None:
+    # "a" ranks second in 55 of 200 resamples (sorted: 145 ones, then 55 twos).
+    # ci 0.4: tails of 30 % each side; the 70th percentile (position 139.3) is a 1: [1, 1]
+    # (tails of a third of the rest, 20 %, would reach the twos at position 159.2)
+    accs = {"a": _noisy_cases(1, 0.6), "b": _noisy_cases(2, 0.5)}
+    ranks = _loop_ranks_of_a(accs)
+    assert np.count_nonzero(ranks == 2) == 55
+    got = rank_intervals(accs, n_boot=200, seed=9, ci=0.4)
+    assert (got["a"].low, got["a"].high) == (1, 1)
+
+
+def test_rank_interval_high_end_rounds_up() -> None:
+    # ci 0.4523: upper percentile 0.72615, position 0.72615 * 199 = 144.5 falls between the
+    # last 1 (index 144) and the first 2 (index 145): "higher" takes 2 (interpolating
+    # and truncating would give 1); the lower end, position 54.5, is a 1
+    accs = {"a": _noisy_cases(1, 0.6), "b": _noisy_cases(2, 0.5)}
+    ranks = _loop_ranks_of_a(accs)
+    assert np.quantile(ranks, 1 - (1 - 0.4523) / 2, method="higher") == 2
+    got = rank_intervals(accs, n_boot=200, seed=9, ci=0.4523)
+    assert (got["a"].low, got["a"].high) == (1, 2)
+
+
+def test_difference_keeps_both_thresholds() -> None:
+    d = difference(np.array([0.9, 0.4]), np.array([0.9, 0.5]), threshold_a=0.3, threshold_b=0.7)
+    assert (d.threshold_a, d.threshold_b) == (0.3, 0.7)
+    assert d.labels.tolist() == [3, 1] and (d.a_only, d.b_only, d.both) == (1, 0, 1)
