@@ -149,10 +149,10 @@ def category_groups(
     return {g: groups[g] for g in ranked}
 
 
-def _quiet(func, *args) -> float:  # noqa: ANN001
+def _quiet(func, *args, **kwargs) -> float:  # noqa: ANN001
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        return float(func(*args))
+        return float(func(*args, **kwargs))
 
 
 def _pixel(accs: Sequence[CurveAccumulator]) -> tuple[float, float]:

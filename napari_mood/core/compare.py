@@ -124,7 +124,7 @@ def difference(
     threshold_a, threshold_b = check_threshold(threshold_a), check_threshold(threshold_b)
     labels = flag(a, threshold_a).astype(np.uint8)
     labels += np.uint8(2) * flag(b, threshold_b)
-    counts = np.bincount(labels.ravel(), minlength=4)
+    counts = np.bincount(labels.reshape(-1), minlength=4)
     return Difference(
         labels=labels,
         a_only=int(counts[A_ONLY]),
