@@ -85,3 +85,10 @@ def test_coronal_and_sagittal_planes_on_screen() -> None:
     assert oriented_plane(v, 1, plane="coronal").tolist() == [[11, 10], [7, 6], [3, 2]]
     # sagittal r = 0: anterior (display a = 0) on the left -> plane[row, col] = v[2 - row, col, 0]
     assert oriented_plane(v, 0, plane="sagittal").tolist() == [[8, 10], [4, 6], [0, 2]]
+
+
+def test_oriented_plane_names_the_shape_it_refuses() -> None:
+    from napari_mood.core.orientation import oriented_plane
+
+    with pytest.raises(ValueError, match=r"^expected a 3-D volume, got shape \(4, 5\)$"):
+        oriented_plane(np.zeros((4, 5)), 0)
