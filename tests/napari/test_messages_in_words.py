@@ -60,7 +60,8 @@ def test_the_figure_width_names_the_figure_command_in_words(make_napari_viewer, 
     assert "--" not in tip.text()
 
 
-def test_a_saved_region_is_announced_without_a_flag(make_napari_viewer, tmp_path, notes):
+def _region_panel(make_napari_viewer) -> ReconViewWidget:
+    """The reconstruction panel over a sample case with a drawn region layer."""
     viewer = make_napari_viewer(show=True)
     session = load_into_viewer(viewer, [sample_data_dir() / "toy" / "brain_000.nii.gz"])
     drawn = np.zeros(session.transform.display_shape, np.uint8)
@@ -69,6 +70,11 @@ def test_a_saved_region_is_announced_without_a_flag(make_napari_viewer, tmp_path
     viewer.add_labels(drawn, scale=scan.scale, translate=scan.translate, name="region")
     widget = ReconViewWidget(viewer)
     viewer.window.add_dock_widget(widget, name="Reconstructions")
+    return widget
+
+
+def test_a_saved_region_is_announced_without_a_flag(make_napari_viewer, tmp_path, notes):
+    widget = _region_panel(make_napari_viewer)
 
     assert widget.save_drawn_region(tmp_path / "region.nii.gz") is not None
 
@@ -76,6 +82,18 @@ def test_a_saved_region_is_announced_without_a_flag(make_napari_viewer, tmp_path
     assert infos and "region saved to" in infos[-1]
     assert "the simulate command's PET mask" in infos[-1]
     assert "--" not in infos[-1]
+
+
+def test_a_refused_region_file_is_explained_without_flags(make_napari_viewer, tmp_path, notes):
+    widget = _region_panel(make_napari_viewer)
+    (tmp_path / "region.nii.gz").write_bytes(b"kept")
+
+    assert widget.save_drawn_region(tmp_path / "region.nii.gz") is None
+
+    errors = [text for severity, text in notes if severity == "error"]
+    assert errors and "exists already (allow replacing it, or choose another path)" in errors[-1]
+    assert "--force" not in errors[-1]
+    assert (tmp_path / "region.nii.gz").read_bytes() == b"kept"
 
 
 def test_score_maps_for_a_box_dataset_are_refused_in_words(tmp_path):
