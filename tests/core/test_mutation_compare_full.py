@@ -246,3 +246,20 @@ def test_difference_keeps_both_thresholds() -> None:
     d = difference(np.array([0.9, 0.4]), np.array([0.9, 0.5]), threshold_a=0.3, threshold_b=0.7)
     assert (d.threshold_a, d.threshold_b) == (0.3, 0.7)
     assert d.labels.tolist() == [3, 1] and (d.a_only, d.b_only, d.both) == (1, 0, 1)
+
+
+def test_rank_interval_low_end_is_a_rank_a_resample_gave() -> None:
+    # Two identical copies of the better method share a rank (ties take the min rank), so
+    # the worse method "x" ranks 1 or 3, never 2. Counted in a loop over the same
+    # resamples: sorted, its ranks are k ones, then threes. ci 0.452 puts the lower
+    # percentile (0.274 * 199 = 54.5) between the last 1 (index 54) and the first 3:
+    # "lower" takes 1; interpolating would report 2, a rank no resample gave.
+    better, worse = _noisy_cases(1, 0.6), _noisy_cases(2, 0.5)
+    accs = {"x": worse, "y1": better, "y2": better}
+    boots = {m: bootstrap_ap(a, n_boot=200, seed=9).samples for m, a in accs.items()}
+    ranks = np.array([1 if boots["x"][k] >= boots["y1"][k] else 3 for k in range(200)])
+    assert np.count_nonzero(ranks == 1) == 55
+    assert int(np.quantile(ranks, (1 - 0.452) / 2)) == 2  # what interpolation would say
+    got = rank_intervals(accs, n_boot=200, seed=9, ci=0.452)
+    assert (got["x"].low, got["x"].high) == (1, 3)
+    assert got["y1"].rank == got["y2"].rank == 1
