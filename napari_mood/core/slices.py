@@ -176,7 +176,9 @@ def choose_slice(
 def body_mask(scan: np.ndarray, *, level: float = BODY_LEVEL) -> np.ndarray:
     """Return where a scan is body: above ``min + level * (p99.5 - min)`` of the scan.
 
-    NaN and infinities count as the background; a blank scan has no body.
+    NaN and infinities count as the background; a blank scan has no body. The scan is
+    read as float32, as napari-mood reads every scan: a float64 value beyond float32's
+    range is infinite there, so background too.
 
     Parameters
     ----------
@@ -202,7 +204,9 @@ def body_mask(scan: np.ndarray, *, level: float = BODY_LEVEL) -> np.ndarray:
     """
     if not 0.0 <= level < 1.0:
         raise ValueError(f"level must be in [0, 1), got {level!r}")
-    finite = np.nan_to_num(np.asarray(scan, dtype=np.float32), nan=0.0, posinf=0.0, neginf=0.0)
+    with np.errstate(over="ignore"):  # beyond float32: infinite, so background (above)
+        single = np.asarray(scan, dtype=np.float32)
+    finite = np.nan_to_num(single, nan=0.0, posinf=0.0, neginf=0.0)
     low = float(finite.min()) if finite.size else 0.0
     high = float(np.percentile(finite, _ROBUST_PERCENTILE)) if finite.size else 0.0
     if high <= low:

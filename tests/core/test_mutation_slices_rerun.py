@@ -38,3 +38,10 @@ def test_an_empty_scan_has_no_body() -> None:
 def test_body_box_names_the_wrong_shape() -> None:
     with pytest.raises(ValueError, match=re.escape("scan must be 2-D or 3-D, got shape (4,)")):
         body_box(np.zeros(4))
+
+
+def test_the_scan_is_read_as_float32() -> None:
+    # 1e300 overflows float32 to inf, which is background; read as float64 it would be the
+    # whole robust range and leave 0.5 and 1.0 below the cut: [[F, T], [F, F]]
+    scan = np.array([[0.0, 1e300], [0.5, 1.0]], dtype=np.float64)
+    assert body_mask(scan).tolist() == [[False, False], [True, True]]
