@@ -96,3 +96,19 @@ def model_session(mood_dataset: Path):
     for data in read_dataset_case(mood_dataset, "case_1.nii.gz"):
         viewer.add_layer(Layer.create(*data))
     return viewer, session
+
+
+@pytest.fixture
+def figure_requests(monkeypatch: pytest.MonkeyPatch) -> list:
+    """Each figure request a panel sends to the figure job (the figure is still written)."""
+    import napari_mood.services.figures as figures
+
+    sent: list = []
+    write = figures.write_view_figure
+
+    def recording(request):
+        sent.append(request)
+        return write(request)
+
+    monkeypatch.setattr(figures, "write_view_figure", recording)
+    return sent

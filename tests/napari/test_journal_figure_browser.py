@@ -61,22 +61,6 @@ def shown(make_napari_viewer):
     return load
 
 
-@pytest.fixture
-def requests(monkeypatch: pytest.MonkeyPatch) -> list:
-    """Each figure request the browser sends to the figure job (the figure is still written)."""
-    import napari_mood.services.figures as figures
-
-    sent: list = []
-    write = figures.write_view_figure
-
-    def recording(request):
-        sent.append(request)
-        return write(request)
-
-    monkeypatch.setattr(figures, "write_view_figure", recording)
-    return sent
-
-
 def _save_as(monkeypatch, path: Path) -> None:
     answer = (str(path), "PNG (*.png)")
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *args, **kwargs: answer)
@@ -134,19 +118,19 @@ def test_column_width_with_annotations_and_three_methods_is_written(
 
 
 def test_the_methods_menu_chooses_the_figure_columns(
-    shown, qtbot, notes, monkeypatch, tmp_path, requests
+    shown, qtbot, notes, monkeypatch, tmp_path, figure_requests
 ):
     viewer, widget = shown()
     all_five = tmp_path / "five.png"
     _make_figure(qtbot, widget, notes, monkeypatch, all_five)
-    assert list(requests[-1].maps) == METHODS_ALL
+    assert list(figure_requests[-1].maps) == METHODS_ALL
     button = ui.control(widget, "Methods in the figure", QPushButton)
     assert button.text() == "Methods (3 of 3)"
     _untick(qtbot, button, "binary")
     assert button.text() == "Methods (2 of 3)"
     four = tmp_path / "four.png"
     _make_figure(qtbot, widget, notes, monkeypatch, four)
-    request = requests[-1]
+    request = figure_requests[-1]
     assert list(request.maps) == ["oracle_noisy", "residual"]
     assert set(request.thresholds) == set(request.colors) == {"oracle_noisy", "residual"}
     cell = 1.8 * DPI  # "any width": 1.8-inch columns
@@ -156,14 +140,14 @@ def test_the_methods_menu_chooses_the_figure_columns(
     _untick(qtbot, button, "binary")  # ticked again
     assert button.text() == "Methods (3 of 3)"
     _make_figure(qtbot, widget, notes, monkeypatch, tmp_path / "again.png")
-    assert list(requests[-1].maps) == METHODS_ALL
+    assert list(figure_requests[-1].maps) == METHODS_ALL
 
 
 METHODS_ALL = ["binary", "oracle_noisy", "residual"]
 
 
 def test_make_figure_follows_the_planes_convention(
-    shown, qtbot, notes, monkeypatch, tmp_path, requests
+    shown, qtbot, notes, monkeypatch, tmp_path, figure_requests
 ):
     from napari_mood.services.figures import write_view_figure
 
@@ -178,7 +162,7 @@ def test_make_figure_follows_the_planes_convention(
         assert planes.convention == "neurological"
         neurological = tmp_path / "neurological.png"
         _make_figure(qtbot, widget, notes, monkeypatch, neurological)
-        request = dataclasses.replace(requests[-1], path=tmp_path / "expected.png")
+        request = dataclasses.replace(figure_requests[-1], path=tmp_path / "expected.png")
     finally:
         planes.set_radiological(True)  # the convention is remembered on this machine
     assert request.convention == "neurological"

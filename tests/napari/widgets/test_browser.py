@@ -262,7 +262,7 @@ def test_double_click_opens_the_case_and_keeps_thresholds(make_napari_viewer, qt
 
 
 def test_make_figure_uses_the_current_slice_and_thresholds(
-    make_napari_viewer, qtbot, tmp_path, monkeypatch, notes
+    make_napari_viewer, qtbot, tmp_path, monkeypatch, notes, figure_requests
 ):
     viewer = make_napari_viewer(show=True)
     session = load_into_viewer(viewer, [SAMPLE])
@@ -271,7 +271,7 @@ def test_make_figure_uses_the_current_slice_and_thresholds(
     session.set_threshold("residual", 0.7)
     viewer.window.add_dock_widget(widget, name="browser")
     ui.type_into(ui.control(widget, "Figure resolution", QSpinBox), "60")
-    requests = _figure_requests(monkeypatch)  # what the panel asks the figure job to draw
+    requests = figure_requests  # what the panel asks the figure job to draw
     chosen = (str(tmp_path / "fig.png"), "PNG (*.png)")
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *args: chosen)
     ui.click(ui.control(widget, "Make figure...", QPushButton))
@@ -289,21 +289,6 @@ def test_make_figure_uses_the_current_slice_and_thresholds(
     qtbot.waitUntil(lambda: len(requests) == 2, timeout=TIMEOUT_MS)
     assert requests[-1].width == "page"
     qtbot.waitUntil(lambda: (tmp_path / "page.png").is_file(), timeout=TIMEOUT_MS)
-
-
-def _figure_requests(monkeypatch: pytest.MonkeyPatch) -> list:
-    """Record each figure request the panel sends (the figure is still written)."""
-    import napari_mood.services.figures as figures
-
-    requests: list = []
-    write = figures.write_view_figure
-
-    def recording(request):
-        requests.append(request)
-        return write(request)
-
-    monkeypatch.setattr(figures, "write_view_figure", recording)
-    return requests
 
 
 def test_export_view_adds_scale_bar_and_colour_bars_then_restores(
