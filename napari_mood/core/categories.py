@@ -46,6 +46,7 @@ from napari_mood.core.metrics import (
     average_precision_from_curve,
     fpr_at_tpr,
 )
+from napari_mood.core.seed import DEFAULT_SEED
 
 __all__ = [
     "BASELINES",
@@ -201,7 +202,7 @@ def category_scores(
     *,
     normal: Sequence[str] = (),
     level: Level = "category",
-    seed: int | None = 0,
+    seed: int | None = DEFAULT_SEED,
 ) -> tuple[CategoryScore, ...]:
     """Every method's (and, unless ``seed`` is None, each baseline's) numbers per group.
 
@@ -254,7 +255,10 @@ def category_scores(
 
 
 def baseline_scores(
-    pixel: Mapping[str, CurveAccumulator], sample: Mapping[str, SampleCase], *, seed: int = 0
+    pixel: Mapping[str, CurveAccumulator],
+    sample: Mapping[str, SampleCase],
+    *,
+    seed: int = DEFAULT_SEED,
 ) -> dict[str, tuple[dict[str, CurveAccumulator], dict[str, SampleCase]]]:
     """Return the ``constant`` and ``random`` baselines on the cases and labels of the inputs.
 

@@ -40,7 +40,7 @@ from napari_mood.core.objects import Connectivity, ObjectCounts, match_objects
 from napari_mood.core.ranking import bootstrap_ap, rank_methods
 from napari_mood.core.results import DatasetEvaluation, MethodSummary
 from napari_mood.core.scores import ScoreMode, check_mode, check_threshold, flag
-from napari_mood.core.seed import DEFAULT_SEED
+from napari_mood.core.seed import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 __all__ = [
     "A_ONLY",
@@ -313,7 +313,7 @@ def _resample_ranks(samples: np.ndarray) -> np.ndarray:
 def rank_intervals(
     accumulators: Mapping[str, Sequence[CurveAccumulator]],
     *,
-    n_boot: int = 1000,
+    n_boot: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     ci: float = 0.95,
 ) -> dict[str, RankInterval]:
@@ -408,7 +408,11 @@ def _dataset_row(summary: MethodSummary, interval: RankInterval | None) -> Compa
 
 
 def dataset_comparison(
-    evaluation: DatasetEvaluation, *, n_boot: int = 1000, seed: int = DEFAULT_SEED, ci: float = 0.95
+    evaluation: DatasetEvaluation,
+    *,
+    n_boot: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    ci: float = 0.95,
 ) -> ComparisonTable:
     """Compare methods over a dataset: the evaluation's numbers plus AP rank intervals.
 

@@ -18,6 +18,7 @@ import scipy.sparse
 
 from napari_mood.core.curves import CurveAccumulator
 from napari_mood.core.metrics import average_precision_from_histograms, zero_undefined_aps
+from napari_mood.core.seed import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 _BOOT_CELLS = 1 << 22  # (resamples x bins) cells per vectorised chunk
 _DENSE_CELLS = 1 << 23  # (cases x bins) cells below which case histograms are made dense
@@ -172,8 +173,8 @@ def bootstrap_consensus(
     batch_scores: Sequence[Mapping[str, Sequence[float]]],
     methods: Sequence[str],
     *,
-    n_boot: int = 1000,
-    seed: int = 0,
+    n_boot: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
 ) -> np.ndarray:
     """Consensus ranks of ``methods`` over resampled batches: ``(n_boot, len(methods))``.
 
@@ -372,8 +373,8 @@ def _weighted_aps(
 def bootstrap_ap(
     accumulators_per_case: Sequence[CurveAccumulator],
     *,
-    n_boot: int = 1000,
-    seed: int = 0,
+    n_boot: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
     ci: float = 0.95,
 ) -> BootstrapResult:
     """Case-bootstrap interval of the pooled voxel AP.

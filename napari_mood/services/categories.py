@@ -107,7 +107,7 @@ def category_rows(
     categories: Mapping[str, CaseCategory],
     *,
     level: Level = "category",
-    seed: int | None = 0,
+    seed: int | None = DEFAULT_SEED,
 ) -> tuple[CategoryScore, ...]:
     """:func:`~napari_mood.core.categories.category_scores` of an evaluation.
 

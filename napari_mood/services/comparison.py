@@ -25,7 +25,7 @@ from napari_mood.core.compare import (
 )
 from napari_mood.core.problems import Problem
 from napari_mood.core.results import EvaluationOptions, Task
-from napari_mood.core.seed import DEFAULT_SEED
+from napari_mood.core.seed import DEFAULT_RESAMPLES, DEFAULT_SEED
 from napari_mood.io.errors import MoodInputError
 from napari_mood.io.mood import discover_dataset, find_methods
 from napari_mood.services.evaluation import evaluate
@@ -48,7 +48,7 @@ __all__ = [
     "dataset_table",
 ]
 
-N_BOOT = 1000
+N_BOOT = DEFAULT_RESAMPLES
 SEED = DEFAULT_SEED
 TableResult = tuple[ComparisonTable, tuple[Problem, ...]]
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from napari_mood.core.results import DatasetEvaluation, EvaluationOptions
-from napari_mood.core.seed import DEFAULT_SEED
+from napari_mood.core.seed import DEFAULT_RESAMPLES, DEFAULT_SEED
 from napari_mood.io.errors import MoodInputError, MoodInputWarning, option
 from napari_mood.io.mood import MethodFolder, MoodDataset, check_labels_for, read_splits
 from napari_mood.services.atomic_files import write_text_atomic
@@ -153,7 +153,7 @@ def write_mood_evaluation(
     if outputs.report is not None:
         files = write_report(  # matplotlib: checked before the work (parser_mood._evaluate_needs)
             result, outputs.report, csv_text=format_csv(result), categories=categories,
-            n_boot=bootstrap or 1000, seed=seed, dpi=outputs.dpi, inputs=inputs,
+            n_boot=bootstrap or DEFAULT_RESAMPLES, seed=seed, dpi=outputs.dpi, inputs=inputs,
             force=outputs.force,
         )  # fmt: skip
         written["report"] = files.html

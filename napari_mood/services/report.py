@@ -25,7 +25,7 @@ from napari_mood.core.curves import CurveAccumulator, merge_accumulators
 from napari_mood.core.metrics import average_precision_from_curve
 from napari_mood.core.ranking import bootstrap_ap, rank_methods
 from napari_mood.core.results import DatasetEvaluation
-from napari_mood.core.seed import DEFAULT_SEED
+from napari_mood.core.seed import DEFAULT_RESAMPLES, DEFAULT_SEED
 from napari_mood.io.errors import MoodInputError, check_regular_file
 from napari_mood.io.mood import case_stem
 from napari_mood.services.atomic_files import write_text_atomic
@@ -429,7 +429,7 @@ def render_html(
     result: DatasetEvaluation,
     *,
     categories: Mapping[str, CaseCategory] | None = None,
-    n_boot: int = 1000,
+    n_boot: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     dpi: float = 300,
 ) -> str:
@@ -466,7 +466,7 @@ def write_report(
     *,
     csv_text: str,
     categories: Mapping[str, CaseCategory] | None = None,
-    n_boot: int = 1000,
+    n_boot: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     dpi: float = 300,
     inputs: Inputs | None = None,
