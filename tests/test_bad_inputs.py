@@ -601,6 +601,18 @@ def test_a_nan_affine_is_called_damaged(capsys, data: Path):
     assert "by up to nan" not in err
 
 
+def test_a_scan_whose_affine_orients_nothing_is_drawn_voxel_for_voxel(
+    capsys, data: Path, tmp_path: Path
+):
+    scan = data / "toy" / "c1.nii.gz"
+    _with_affine(scan, np.diag([1.0, 0.0, 1.0, 1.0]))  # a zero column: no direction
+    out = tmp_path / "f.png"
+    code, _, err = _cli(capsys, "figure", str(data), "--cases", "c1", "--out", str(out))
+    assert code == 0 and out.is_file(), err
+    assert f"{scan}: its affine gives no direction to every axis" in err
+    assert "shown voxel for voxel" in err and "Traceback" not in err
+
+
 def test_affines_name_the_right_reference_and_a_moved_scan_is_reported(capsys, data: Path):
     moved = np.diag([1.0, 1.0, 1.0, 1.0])
     moved[0, 3] = 50

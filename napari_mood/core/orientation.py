@@ -33,6 +33,7 @@ __all__ = [
     "PlaneView",
     "display_transform",
     "edge_letters",
+    "orientable",
     "oriented_plane",
     "plane_view",
     "screen_flips",
@@ -214,6 +215,37 @@ class DisplayTransform:
         return padded @ self.affine[:3, :3].T + self.affine[:3, 3]
 
 
+def orientable(affine: np.ndarray, ndim: int = 3) -> bool:
+    """Tell whether ``affine`` gives each of a grid's first ``ndim`` axes a direction.
+
+    A damaged header does not: NaN or infinite values, or a zero column (nibabel's
+    :func:`~nibabel.orientations.io_orientation` finds no world axis for it).
+
+    Parameters
+    ----------
+    affine : ndarray
+        4 x 4 voxel-to-world matrix.
+    ndim : int
+        Number of grid axes that must have a direction (2 or 3).
+
+    Returns
+    -------
+    bool
+        True when :func:`display_transform` can orient the grid.
+
+    Examples
+    --------
+    >>> orientable(np.eye(4)), orientable(np.diag([1.0, 0.0, 1.0, 1.0]))
+    (True, False)
+    >>> orientable(np.full((4, 4), np.nan))
+    False
+    """
+    affine = np.asarray(affine, dtype=np.float64)
+    if affine.shape != (4, 4) or not np.isfinite(affine).all():
+        return False
+    return not np.isnan(nib.orientations.io_orientation(affine)[:ndim]).any()
+
+
 def display_transform(shape: tuple[int, ...], affine: np.ndarray) -> DisplayTransform:
     """Build the display transform of a 2-D or 3-D grid with the given affine.
 
@@ -232,7 +264,8 @@ def display_transform(shape: tuple[int, ...], affine: np.ndarray) -> DisplayTran
     Raises
     ------
     ValueError
-        When the grid is not 2-D or 3-D.
+        When the grid is not 2-D or 3-D, or the affine does not orient it
+        (:func:`orientable`).
 
     Examples
     --------
@@ -244,6 +277,11 @@ def display_transform(shape: tuple[int, ...], affine: np.ndarray) -> DisplayTran
     if ndim not in (2, 3):
         raise ValueError(f"expected a 2-D or 3-D grid, got shape {shape}")
     affine = np.asarray(affine, dtype=np.float64)
+    if not orientable(affine, ndim):
+        raise ValueError(
+            "the affine gives no direction to every grid axis (NaN or infinite values, or a "
+            "zero column): the header is damaged"
+        )
     ornt = nib.orientations.io_orientation(affine)
     # ornt[i] = (RAS axis of file axis i, +1/-1); display order is S, A, R. Only the grid's
     # axes are read: a 2-D grid's two axes keep their world axes, whose order decides

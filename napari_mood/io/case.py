@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from napari_mood.core.objects.components import find_components
-from napari_mood.core.orientation import DisplayTransform, display_transform
+from napari_mood.core.orientation import DisplayTransform, display_transform, orientable
 from napari_mood.core.problems import Problem
 from napari_mood.core.scores import ScoreMode, check_mode
 from napari_mood.io.errors import MoodInputError
@@ -39,6 +39,7 @@ __all__ = [
     "CaseData",
     "anomalous_cases",
     "case_is_anomalous",
+    "case_transform",
     "first_anomalous_case",
     "is_anomalous",
     "load_case",
@@ -167,7 +168,10 @@ def load_case(
     scan = _read_scan(reads, scan_file, case, problems)
     if scan is not None and scan_file is not None:
         scan = _scan_on_their_grid(scan, scan_file, [label_file, *map_files], case, problems)
-    reference = None if scan is None else _Reference(scan.shape, scan.affine, "the scan")
+    reference = None
+    if scan is not None and scan_file is not None:
+        own = _Reference(scan.shape, scan.affine, "the scan")
+        reference = _reference_or(None, own, scan_file, case, None, problems)
     gt, reference = _read_gt(reads, label_file, case, reference, problems)
     grid = partial(
         CaseData,
@@ -178,7 +182,7 @@ def load_case(
         dataset=dataset.root if dataset else None,
     )
     if on_grid is not None and reference is not None:
-        transform = display_transform(reference.shape, reference.affine)
+        transform = case_transform(reference.shape, reference.affine)
         on_grid(grid(maps={}, transform=transform, problems=tuple(problems)))
     maps, map_paths, reference = _read_maps(reads, methods, case, reference, problems)
     if reference is None:
@@ -187,10 +191,64 @@ def load_case(
         )
     return grid(
         maps=maps,
-        transform=display_transform(reference.shape, reference.affine),
+        transform=case_transform(reference.shape, reference.affine),
         problems=tuple(problems),
         map_paths=map_paths,
     )
+
+
+def case_transform(shape: tuple[int, ...], affine: np.ndarray) -> DisplayTransform:
+    """Return the display transform of a case's grid, voxel for voxel if its affine is damaged.
+
+    A damaged affine (:func:`~napari_mood.core.orientation.orientable` is False) is shown as
+    if it were the identity, as the scorer, which compares voxels, reads it.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        The grid's shape (2-D or 3-D).
+    affine : ndarray
+        Its 4 x 4 voxel-to-world matrix, as the file's header gives it.
+
+    Returns
+    -------
+    DisplayTransform
+        The transform every layer of the case is shown with.
+
+    Examples
+    --------
+    >>> case_transform((4, 5, 6), np.full((4, 4), np.nan)).affine.tolist()[0]
+    [1.0, 0.0, 0.0, 0.0]
+    """
+    usable = orientable(affine, len(shape))
+    return display_transform(shape, affine if usable else np.eye(4))
+
+
+def _reference_or(
+    reference: _Reference | None,
+    own: _Reference,
+    path: Path,
+    case: str,
+    method: str | None,
+    problems: list[Problem],
+) -> _Reference:
+    """Keep ``reference``, or make the file's own grid the case's, reporting a damaged affine."""
+    if reference is not None:
+        return reference
+    if not orientable(own.affine, len(own.shape)):
+        problems.append(
+            Problem(
+                "affine",
+                "warning",
+                path,
+                "its affine gives no direction to every axis (NaN or infinite values, or a "
+                "zero column): the header is damaged; shown voxel for voxel",
+                f"save {own.what} again with a valid affine (e.g. that of the scanner)",
+                case,
+                method,
+            )
+        )
+    return own
 
 
 def _check_case_name(dataset: MoodDataset, case: str) -> None:
@@ -311,7 +369,7 @@ def _read_gt(
     problems += found + _tag(check_label(read), case, None)
     if any(p.kind == "shape" for p in found):
         return None, reference
-    return read.mask, reference or own
+    return read.mask, _reference_or(reference, own, path, case, None, problems)
 
 
 def _read_maps(
@@ -369,7 +427,8 @@ def _read_map(
     problems += [_shown_as_zero(p) for p in _tag(check_scores(read), case, method)]
     if read.n_nan:
         read.scores[np.isnan(read.scores)] = 0  # our own fresh array, not an input
-    return read.scores, reference or _Reference(read.scores.shape, read.affine, "the first map")
+    own = _Reference(read.scores.shape, read.affine, "the first map")
+    return read.scores, _reference_or(reference, own, path, case, method, problems)
 
 
 def _check_grid(

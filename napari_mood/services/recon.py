@@ -47,7 +47,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from napari_mood.core.orientation import display_transform
 from napari_mood.core.recon import (
     healthy_data_range,
     recon_metrics,
@@ -58,6 +57,7 @@ from napari_mood.core.recon import (
 )
 from napari_mood.core.recon_study import CaseRecon, DegreeRow, TTest, summarise_recon
 from napari_mood.core.simulate.hypometabolism import parse_degree_case
+from napari_mood.io.case import case_transform
 from napari_mood.io.errors import MoodInputError, MoodInputWarning, in_words
 from napari_mood.io.mood import case_stem
 from napari_mood.io.nifti import read_volume
@@ -490,7 +490,7 @@ def load_recon_view(folders: ReconFolders, case: str, *, scale: float | None = N
     chosen = residual_scale(residual, loaded.brain) if scale is None else float(scale)
     scores = residual_scores(residual, loaded.brain, scale=chosen)
     affine = read_volume(folders.inputs / case).affine
-    shown = display_transform(loaded.scan.shape, affine)
+    shown = case_transform(loaded.scan.shape, affine)
     region = None if loaded.region is None else shown.to_display(loaded.region)
     return ReconView(
         case, shown.to_display(loaded.scan), shown.to_display(loaded.recon), shown.to_display(scores),
