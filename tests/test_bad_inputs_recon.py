@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -168,6 +169,19 @@ def test_every_case_unusable_is_an_error_naming_one(capsys, pet: Path, tmp_path:
         names="no case could be evaluated",
     )  # fmt: skip
     assert "holds 1 NaN voxel" in err and _files(tmp_path) == files
+
+
+def test_every_case_unusable_names_a_cases_reason_not_the_region_note(
+    capsys, pet: Path, tmp_path: Path
+):
+    shutil.rmtree(pet / "sim" / "region")  # a dataset-wide note comes first among the problems
+    for path in (pet / "recon").iterdir():
+        _poke(path, math.nan)
+    err = _refused(capsys, pet, *_recon(pet, "--quiet"), names="no case could be evaluated")
+    (line,) = [x for x in err.splitlines() if "no case could be evaluated" in x]
+    hint = line.split("no case could be evaluated", 1)[1]
+    assert "holds 1 NaN voxel" in hint and "no such folder of anomaly regions" not in hint
+    assert "8 other case(s) skipped too" in hint  # 9 cases, the first one named
 
 
 # --------------------------------------------------------------------------- --brain-mask

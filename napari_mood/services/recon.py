@@ -305,7 +305,7 @@ def evaluate_recon(
         folders = ReconFolders.of_dataset(dataset, recon)
     chosen = options or ReconOptions()
     names = find_recon_cases(folders)
-    cases, problems, skipped = [], [], []
+    cases, problems, skipped, reasons = [], [], [], []
     missing = missing_regions(folders)
     if missing is not None:
         problems.append(missing)  # in words in the result, with its flag in an error
@@ -313,6 +313,7 @@ def evaluate_recon(
     for name, loaded in _cases(folders, names, progress):
         if isinstance(loaded, str):
             skipped.append(name)
+            reasons.append(loaded)
             texts = [loaded]
         else:
             cases.append(_case_recon(name, loaded))
@@ -321,14 +322,19 @@ def evaluate_recon(
             problems.append(text)
             warnings.warn(text, MoodInputWarning, stacklevel=2)
     if not cases:
-        raise MoodInputError(
-            folders.inputs, "no case could be evaluated", problems[0] if problems else ""
-        )
+        raise MoodInputError(folders.inputs, "no case could be evaluated", _why_none(reasons))
     rows = summarise_recon(cases, test=chosen.test, alpha=chosen.alpha)
     dataset = folders.inputs.parent.name
     return ReconEvaluation(
         dataset, tuple(cases), rows, tuple(map(in_words, problems)), chosen, skipped=tuple(skipped)
     )
+
+
+def _why_none(reasons: list[str]) -> str:
+    """Say why no case was evaluated: the first case's reason (not a dataset-wide note)."""
+    more = len(reasons) - 1
+    told = f"; {more} other case(s) skipped too, each named in a warning" if more > 0 else ""
+    return (reasons[0] if reasons else "") + told
 
 
 def planned_map_names(names: list[str]) -> list[str]:
