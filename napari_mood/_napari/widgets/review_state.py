@@ -160,3 +160,6 @@ class ReviewPart(MoodPanel):
 
     def go_to(self, index: int) -> None:
         raise NotImplementedError
+
+    def step(self, delta: int) -> None:
+        raise NotImplementedError

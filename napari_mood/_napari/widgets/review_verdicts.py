@@ -47,10 +47,13 @@ class ReviewVerdicts(ReviewPart):
             return False
         self._undo.append((record, replaced or hidden))
         self._drafts.pop(self._draft_key(region.object_id), None)
-        if self._c.advance.isChecked() and self._index < len(self.regions) - 1:
-            self.go_to(self._index + 1)
-        else:
+        if not self._c.advance.isChecked():
             self._show_current()
+        elif self._index < len(self.regions) - 1:
+            self.go_to(self._index + 1)
+        else:  # past the case's last region, as N: the next case (or the end, said)
+            self._show_current(move=False)
+            self.step(1)
         return True
 
     def undo(self) -> bool:

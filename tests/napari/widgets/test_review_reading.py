@@ -191,3 +191,31 @@ def test_another_case_removes_the_old_outlines_at_once(make_napari_viewer, qtbot
     qtbot.waitUntil(lambda: widget.session.case != first, timeout=20000)
     outlines = [layer for layer in viewer.layers if layer.name == "Review: current region"]
     assert all(layer.metadata["napari_mood"]["case"] == widget.session.case for layer in outlines)
+
+
+def test_a_verdict_on_a_cases_last_region_opens_the_next_case(
+    make_napari_viewer, qtbot, review_dir
+):
+    viewer, widget = _open(make_napari_viewer, qtbot, sample_data_dir(), "residual")
+    first_case = widget.session.case
+    widget.go_to(len(widget.regions) - 1)
+    _click_canvas(viewer, qtbot)
+    qtbot.keyClick(_canvas(viewer), Qt.Key.Key_T)  # "Go to the next region" is on by default
+    qtbot.waitUntil(lambda: len(read_reviews(widget.review_path)) == 1, timeout=3000)
+    qtbot.waitUntil(lambda: widget.session.case != first_case, timeout=20000)
+    _wait(qtbot, widget, "residual")
+    queue = widget.queue
+    assert queue is not None and queue.step(first_case, 1) == widget.session.case
+    assert widget.current_index == 0
+    (saved,) = read_reviews(widget.review_path)
+    assert (saved.case, saved.verdict) == (first_case, "true finding")
+
+
+def test_without_advance_a_verdict_on_the_last_region_stays(make_napari_viewer, qtbot, review_dir):
+    viewer, widget = _open(make_napari_viewer, qtbot, sample_data_dir(), "residual")
+    first_case, last = widget.session.case, len(widget.regions) - 1
+    _control(widget, "advance").setChecked(False)
+    widget.go_to(last)
+    assert widget.set_verdict("false alarm")
+    qtbot.wait(300)
+    assert widget.session.case == first_case and widget.current_index == last
