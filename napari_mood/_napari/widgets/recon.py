@@ -76,6 +76,13 @@ class ReconViewWidget(MoodPanel):
         self._threshold.setKeyboardTracking(False)  # a typed value applies at Enter
         self._threshold.setValue(0.5)
         self._threshold.setToolTip(THRESHOLD_TIP)
+        for control, name in (
+            (self._dataset, "Simulated dataset folder"),
+            (self._recon, "Reconstructions folder"),
+            (self._case, "Case shown"),
+            (self._threshold, "Threshold of the residual"),
+        ):
+            control.setAccessibleName(name)
         self._status = QLabel("", self)
         self._save_region = kit.button(self, "Save drawn region as mask…", REGION_TIP)
         form = QFormLayout()

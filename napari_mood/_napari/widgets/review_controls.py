@@ -20,6 +20,7 @@ from qtpy.QtWidgets import (
 
 from napari_mood._napari.widgets import _kit as kit
 from napari_mood._napari.widgets.review_texts import (
+    ACCESSIBLE_NAMES,
     ADJUDICATION_TIP,
     ADVANCE_TIP,
     BLIND_TIP,
@@ -142,6 +143,8 @@ def _name_controls(c: ReviewControls) -> None:
             control.setObjectName(f"review-{name}")
     for verdict, button in c.verdict_buttons.items():
         button.setObjectName(f"review-verdict-{verdict}")
+    for name, words in ACCESSIBLE_NAMES.items():
+        getattr(c, name).setAccessibleName(words)
 
 
 def _verdict_button(parent: QWidget, verdict: Verdict) -> QPushButton:

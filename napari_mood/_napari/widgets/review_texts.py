@@ -111,3 +111,12 @@ def readers_text(item: AdjudicationItem | None) -> str:
         return ""
     said = " · ".join(f"{name}: <b>{verdict}</b>" for name, verdict in item.verdicts)
     return f"Readers: {said}"
+
+
+ACCESSIBLE_NAMES = {
+    "method": "Method reviewed",
+    "scope": "Regions reviewed",
+    "reviewer": "Reviewer",
+    "note": "Note on the region shown",
+}
+"""What a screen reader says for the review's unlabelled inputs (buttons say their text)."""
