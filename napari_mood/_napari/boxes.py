@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from napari_mood._napari.layers import LayerData
+from napari_mood._napari.layers import BOXES_KEY, LayerData
 from napari_mood.io.boxes import BOXES_FILE, BoxDataset, discover_box_dataset, read_png
 from napari_mood.io.errors import MoodInputError
 from napari_mood.services.box_inputs import find_box_methods
@@ -35,7 +35,6 @@ from napari_mood.services.boxes import BoxBenchmark, BoxSet, evaluate_boxes, rea
 from napari_mood.services.looks import BOX_COLORS, READER_COLORS
 
 __all__ = [
-    "BOXES_KEY",
     "box_layers",
     "get_box_reader",
     "is_box_dataset",
@@ -43,8 +42,6 @@ __all__ = [
     "view_styles",
 ]
 
-BOXES_KEY = "napari_mood_boxes"
-"""``metadata`` key of box layers: ``{"role": "slices" | "gt" | "reader" | "pred", ...}``."""
 EDGE_WIDTH = 2.0
 READER_EDGE_WIDTH = 1.0
 PRED_TEXT = {"string": "{confidence:.2f}", "size": 8, "color": "white", "anchor": "upper_left"}

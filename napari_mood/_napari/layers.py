@@ -32,6 +32,7 @@ from napari_mood.services.looks import GT_COLOR
 
 __all__ = [
     "AXIS_LABELS_3D",
+    "BOXES_KEY",
     "GT_FILL_OPACITY",
     "METADATA_KEY",
     "LayerData",
@@ -45,12 +46,16 @@ __all__ = [
     "gt_colormap",
     "gt_label_data",
     "gt_truth",
+    "is_box_layer",
     "layer_info",
     "mood_metadata",
     "scored_data",
 ]
 
 METADATA_KEY = "napari_mood"
+BOXES_KEY = "napari_mood_boxes"
+"""Metadata key of a box dataset's layers (:mod:`napari_mood._napari.boxes`):
+``{"role": "slices" | "gt" | "reader" | "pred", ...}``."""
 LayerData = tuple[Any, dict[str, Any], str]
 """napari's layer data tuple: ``(data, kwargs, layer type)``."""
 Role = Literal["scan", "gt", "method"]
@@ -213,6 +218,21 @@ def mood_metadata(
         "color": color,
     }
     return {METADATA_KEY: info}
+
+
+def is_box_layer(layer: Any) -> bool:
+    """Return whether ``layer`` belongs to a box dataset (its slices or boxes).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> is_box_layer(SimpleNamespace(metadata={BOXES_KEY: {"role": "slices"}}))
+    True
+    >>> is_box_layer(SimpleNamespace(metadata={METADATA_KEY: {"role": "scan"}}))
+    False
+    """
+    metadata = getattr(layer, "metadata", None)
+    return isinstance(metadata, Mapping) and BOXES_KEY in metadata
 
 
 def layer_info(layer: Any) -> Mapping[str, Any] | None:

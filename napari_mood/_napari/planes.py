@@ -44,10 +44,9 @@ import numpy as np
 
 from napari_mood._napari import plane_marks as marks
 from napari_mood._napari._soon import call_after_paint, call_soon
-from napari_mood._napari.boxes import BOXES_KEY
 from napari_mood._napari.grid import COMPARE_KEY
 from napari_mood._napari.layer_refill import SharpBudget, SharpLevels
-from napari_mood._napari.layers import METADATA_KEY
+from napari_mood._napari.layers import METADATA_KEY, is_box_layer
 from napari_mood._napari.mirror import LayerMirror
 from napari_mood._napari.viewer import unwrap_viewer
 from napari_mood.services.display import plane_view, screen_flips
@@ -101,12 +100,7 @@ def shows_slice_stack(viewer: Any) -> bool:
     Its third axis runs across images, not across the body: coronal and sagittal views
     of it would show nothing an anatomy has.
     """
-    return any(_is_slice_stack(layer) for layer in unwrap_viewer(viewer).layers)
-
-
-def _is_slice_stack(layer: Any) -> bool:
-    """Return a layer of a box dataset (:mod:`napari_mood._napari.boxes`): slices, boxes."""
-    return BOXES_KEY in getattr(layer, "metadata", {})
+    return any(is_box_layer(layer) for layer in unwrap_viewer(viewer).layers)
 
 
 def _mirrored(layer: Any) -> bool:
@@ -120,7 +114,7 @@ def _mirrored(layer: Any) -> bool:
     helper = isinstance(info, dict) and info.get("role") in (marks.CROSSHAIR_ROLE, "grid")
     compare = metadata.get(COMPARE_KEY)
     grid_helper = compare is not None and compare.get("role") != "difference"
-    return not helper and not grid_helper and not _is_slice_stack(layer)
+    return not helper and not grid_helper and not is_box_layer(layer)
 
 
 def window_level(

@@ -18,6 +18,8 @@ Rules:
   helper layers (object outlines, review region, difference) stay above the case in
   their order;
 * one scan and one ground truth at a time: the newest one wins;
+* one benchmark at a time: a box dataset dropped onto a MOOD case (or a MOOD case onto a
+  box dataset) removes the other's layers once the drop is complete;
 * methods are keyed by method name; a newer layer of the same method replaces the older
   one in the session (the older layer stays in the viewer, untracked);
 * a method whose colour is already used by another method is recoloured with the first
@@ -62,6 +64,7 @@ from napari_mood._napari.layers import (
     METADATA_KEY,
     LayerData,
     gt_truth,
+    is_box_layer,
     layer_info,
     scored_data,
 )
@@ -153,6 +156,7 @@ class MoodSession:
         self._batch_depth = 0
         self._pending: set[str] = set()  # signals held back while a batch runs
         self._switching = False  # inside replace_case
+        self._newest_boxes: bool | None = None  # the newer of a MOOD case and a box dataset
         self._maps_coming = False  # the shown case's maps are still being read
         # one labelling per (map, threshold) for all panels; the freed heap given back after each
         self.labelling = LabellingCache(after_labelling=release_free_heap)
@@ -478,9 +482,42 @@ class MoodSession:
 
     def _on_layers_inserted(self, event: Any) -> None:
         self._join(event.value)
+        self._one_benchmark(event.value)
         viewer = self.viewer
         if viewer is not None and viewer.dims.ndisplay == 3:
             self._sharpen_later()  # a layer added in 3-D: coarse first too
+
+    def _one_benchmark(self, layer: Any) -> None:
+        """Retire the other benchmark's layers once a drop of a case or box dataset is in.
+
+        A MOOD case (3-D, the scan's grid) and a box dataset (a stack of 2-D slices) never
+        share the viewer: their sliders, units and panels would mix. The newer one stays.
+        """
+        boxes = is_box_layer(layer)
+        if not boxes and layer_info(layer) is None:
+            return  # a helper layer or the user's own
+        self._newest_boxes = boxes
+        if any(self._of_other_benchmark(x) for x in self._all_layers()):
+            call_soon(self._retire_other_benchmark)
+
+    def _all_layers(self) -> list[Any]:
+        viewer = self.viewer
+        return [] if viewer is None else list(viewer.layers)
+
+    def _of_other_benchmark(self, layer: Any) -> bool:
+        if self._newest_boxes:
+            return layer_info(layer) is not None
+        return bool(self._newest_boxes is not None and is_box_layer(layer))
+
+    def _retire_other_benchmark(self) -> None:
+        viewer = self.viewer
+        stale = [x for x in self._all_layers() if self._of_other_benchmark(x)]
+        if viewer is None or not stale:
+            return
+        with self._batch():
+            for layer in stale:
+                viewer.layers.remove(layer)
+        viewer.reset_view()  # the camera framed the other benchmark's data
 
     def _on_layers_removed(self, event: Any) -> None:
         self._leave(event.value)

@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from napari_mood._napari.boxes import BOXES_KEY, get_box_reader, is_box_dataset, rectangles
+from napari_mood._napari.boxes import get_box_reader, is_box_dataset, rectangles
+from napari_mood._napari.layers import BOXES_KEY
 from napari_mood.core.boxes import BoxSet
 
 NOVA = Path(__file__).resolve().parents[2] / "sample_data" / "nova"

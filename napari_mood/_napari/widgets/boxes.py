@@ -21,7 +21,8 @@ from qtpy.QtWidgets import (
     QVBoxLayout,
 )
 
-from napari_mood._napari.boxes import BOXES_KEY, rectangles, view_styles
+from napari_mood._napari.boxes import rectangles, view_styles
+from napari_mood._napari.layers import BOXES_KEY
 from napari_mood._napari.widgets._kit import combo, tipped
 from napari_mood._napari.widgets._panel import MoodPanel
 from napari_mood.services.box_view import BoxView, box_view
