@@ -1047,6 +1047,15 @@ def test_a_screenshot_never_replaces_a_file_without_force(capsys, data: Path, tm
     _refused(capsys, data, "demo", "--screenshot", str(shot / "x.png"), names="shot.png")
 
 
+def test_a_folder_among_several_paths_is_refused_before_napari(capsys, data: Path, monkeypatch):
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)  # refused before the display is asked for
+    scan = data / "toy" / "c1.nii.gz"
+    err = _refused(capsys, data, "view", str(scan), str(data), names=f"{data}: is a folder")
+    assert "among 2 paths, which are read as the files of one case" in err
+    assert "open a dataset, case or methods folder alone" in err
+
+
 def test_no_display_is_one_line_saying_what_to_do(capsys, data: Path, monkeypatch):
     for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
         monkeypatch.delenv(name, raising=False)

@@ -13,10 +13,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from napari_mood.io.errors import MoodInputError, option
+from napari_mood.io.layout import check_openable
 from napari_mood.services.output import Inputs, check_output_file
 
 __all__ = ["demo", "view"]
@@ -34,7 +35,8 @@ def demo(args: argparse.Namespace) -> int:
 
 def view(args: argparse.Namespace) -> int:
     """Open files, a case or a dataset in napari."""
-    _check_before_napari(args, [*args.paths, *(folder for _, folder in args.pred)])
+    preds = [folder for _, folder in args.pred]
+    _check_before_napari(args, [*args.paths, *preds], opened=list(args.paths))
     from napari_mood._napari.viewer import open_viewer
 
     return open_viewer(
@@ -42,11 +44,14 @@ def view(args: argparse.Namespace) -> int:
     )
 
 
-def _check_before_napari(args: argparse.Namespace, inputs: Iterable[Path]) -> None:
+def _check_before_napari(
+    args: argparse.Namespace, inputs: Iterable[Path], *, opened: Sequence[Path] = ()
+) -> None:
     inputs = list(inputs)
     for path in inputs:  # named as missing, not as an output refused beside it
         if not path.exists():
             raise MoodInputError(path, "not found", "give an existing file or folder")
+    check_openable(list(opened))
     if args.screenshot is not None:
         check_output_file(
             args.screenshot,

@@ -52,7 +52,7 @@ from napari_mood.io.case import (
     methods_from_files,
 )
 from napari_mood.io.errors import MoodInputError, MoodInputWarning
-from napari_mood.io.layout import PathLayout, find_case_folder_layout
+from napari_mood.io.layout import PathLayout, check_openable, find_case_folder_layout
 from napari_mood.io.mood import (
     MethodFolder,
     MoodDataset,
@@ -179,6 +179,7 @@ def _load(
 ) -> CaseData:
     if not paths:
         raise MoodInputError(None, "nothing to open", "give a NIfTI file or a MOOD folder")
+    check_openable(paths)
     if len(paths) > 1:
         return _load_files(paths, preds, mode, on_grid)
     layout = find_case_folder_layout(paths[0])

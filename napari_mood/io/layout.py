@@ -28,10 +28,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from napari_mood.io.errors import MoodInputError
 from napari_mood.io.mood import METHODS_FOLDER, case_stem, is_nifti
 
 __all__ = [
     "CASE_LABEL_NAMES",
+    "check_openable",
     "CASE_SCAN_NAMES",
     "FileRole",
     "LayoutKind",
@@ -72,6 +74,36 @@ class PathLayout:
     scan: Path | None = None
     label: Path | None = None
     maps: Mapping[str, Path] = field(default_factory=dict)
+
+
+def check_openable(paths: list[Path]) -> None:
+    """Refuse a folder given with other paths: several paths are the files of one case.
+
+    A dataset, case or methods folder is opened alone (:func:`find_case_folder_layout`).
+
+    Parameters
+    ----------
+    paths : list of Path
+        What is to be opened, as given.
+
+    Raises
+    ------
+    MoodInputError
+        Naming the first folder among several paths.
+
+    Examples
+    --------
+    >>> check_openable([Path("scan.nii.gz"), Path("gt.nii.gz")])
+    """
+    if len(paths) < 2:
+        return
+    folder = next((p for p in paths if p.is_dir()), None)
+    if folder is not None:
+        raise MoodInputError(
+            folder,
+            f"is a folder among {len(paths)} paths, which are read as the files of one case",
+            "open a dataset, case or methods folder alone, or give only the case's files",
+        )
 
 
 def find_case_folder_layout(path: str | os.PathLike[str]) -> PathLayout:
