@@ -195,7 +195,10 @@ def _no_region(tmp_path: Path) -> tuple[str, str]:
 
 
 def _no_case(tmp_path: Path) -> tuple[str, str]:
-    """No case of a PET dataset without its region folder could be measured (an error)."""
+    """No case of a PET dataset without its region folder could be measured (an error).
+
+    The error gives the case's own reason, not the dataset-wide note on the region folder.
+    """
     data = tmp_path / "data"
     write_nifti(data / "toy" / "s_r_deg00.nii.gz", np.ones((4, 4, 4), np.float32))
     write_nifti(data / "healthy" / "s_r_deg00.nii.gz", np.zeros((4, 4, 4), np.float32))
@@ -249,7 +252,7 @@ EXAMPLES = {
     "nan policy": (_nan_scores, "--nan-policy zero", "score NaN as zero"),
     "brain mask": (_no_brain, "give a brain mask", "give a brain mask"),
     "region": (_no_region, "or --region DIR", "or another folder of regions"),
-    "recon, no case": (_no_case, "or --region DIR", "or another folder of regions"),
+    "recon, no case": (_no_case, "give a brain mask", "give a brain mask"),  # the case's reason
     "rank, no file": (_no_results, "evaluate --format json", "an evaluation's JSON result"),
     "rank, not results": (_not_results, "--format json --out FILE", "an evaluation's JSON"),
     "recon plot": (_nothing_to_plot, "drop --plot", "ask for no plot"),
