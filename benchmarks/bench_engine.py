@@ -27,7 +27,7 @@ import numpy as np
 
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.io.errors import MoodInputWarning
-from napari_mood.io.mood import discover_methods
+from napari_mood.io.methods import discover_methods
 from napari_mood.services.evaluation import evaluate
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -151,7 +151,7 @@ def _decode(root: str, queue: mp.Queue) -> None:
 def _ours(root: str, queue: mp.Queue, tag: str = "ours") -> None:
     """Serial, in this process: the memory-bounded pipeline itself."""
     from napari_mood.core.results import EvaluationOptions
-    from napari_mood.io.mood import discover_methods
+    from napari_mood.io.methods import discover_methods
     from napari_mood.services.evaluation import evaluate
 
     base = _rss_mb()
@@ -169,7 +169,7 @@ def _ours(root: str, queue: mp.Queue, tag: str = "ours") -> None:
 def _cli(root: str, queue: mp.Queue) -> None:
     """What ``napari-mood evaluate`` runs by default (local worker processes)."""
     from napari_mood.core.results import EvaluationOptions
-    from napari_mood.io.mood import discover_methods
+    from napari_mood.io.methods import discover_methods
     from napari_mood.services.evaluation import evaluate
 
     base = _rss_mb()

@@ -22,6 +22,8 @@ from .io.errors import (
 )
 from .io.mood import (
     discover_dataset as discover_dataset,
+)
+from .io.methods import (
     discover_methods as discover_methods,
     find_methods as find_methods,
     method_folder as method_folder,

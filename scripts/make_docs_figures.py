@@ -127,7 +127,12 @@ FIGURES: tuple[Figure, ...] = (
         (*VIEWER, _w("table"), "napari_mood/services/comparison.py", _w("table_texts")),
         gui=True,
     ),
-    Figure("browser.png", DATASET, (*VIEWER, _w("browser"), _w("case_table")), gui=True),
+    Figure(
+        "browser.png",
+        DATASET,
+        (*VIEWER, _w("browser"), _w("browser_figure"), _w("case_table")),
+        gui=True,
+    ),
     Figure("review.png", CASE_001, (*VIEWER, _w("review"), _w("review_view")), gui=True),
     Figure(
         "review_blind.png",

@@ -504,7 +504,7 @@ def test_chosen_cases_without_a_scan_are_left_out(capsys, data: Path, tmp_path: 
 
 
 def test_load_figure_cases_asked_or_chosen(data: Path):
-    from napari_mood.io.mood import discover_methods
+    from napari_mood.io.methods import discover_methods
     from napari_mood.services.figure_cases import load_figure_cases
 
     (data / "toy" / "c1.nii.gz").unlink()

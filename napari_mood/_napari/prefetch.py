@@ -27,7 +27,8 @@ from typing import Any
 from napari_mood._napari.helper_layers import shown_with
 from napari_mood._napari.layers import METADATA_KEY, gt_truth
 from napari_mood._napari.reader import LoadedCase, load_case_layers
-from napari_mood.io.mood import MethodFolder, MoodDataset
+from napari_mood.io.methods import MethodFolder
+from napari_mood.io.mood import MoodDataset
 from napari_mood.services.review_regions import RegionScope, find_regions
 from napari_mood.services.snapshots import MapSnapshot
 

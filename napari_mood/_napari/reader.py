@@ -53,16 +53,8 @@ from napari_mood.io.case import (
 )
 from napari_mood.io.errors import MoodInputError, MoodInputWarning
 from napari_mood.io.layout import PathLayout, check_openable, find_case_folder_layout
-from napari_mood.io.mood import (
-    MethodFolder,
-    MoodDataset,
-    case_stem,
-    discover_dataset,
-    discover_methods,
-    is_nifti,
-    method_folder,
-    methods_beside,
-)
+from napari_mood.io.methods import MethodFolder, discover_methods, method_folder, methods_beside
+from napari_mood.io.mood import MoodDataset, case_stem, discover_dataset, is_nifti
 from napari_mood.io.validate import Problem
 from napari_mood.services.display import display_range
 from napari_mood.services.looks import (

@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from napari_mood.io.mood import MethodFolder, MoodDataset
+    from napari_mood.io.methods import MethodFolder
+    from napari_mood.io.mood import MoodDataset
 
 __all__ = [
     "Need",
@@ -70,10 +71,11 @@ def methods_from_args(
     """``--preds`` / ``--pred`` (default ``DATASET/methods``), as :func:`find_methods`.
 
     A method folder that is the dataset, its labels or its scans is refused
-    (:func:`~napari_mood.io.mood.check_methods_apart`); ``dataset`` is discovered from
+    (:func:`~napari_mood.io.methods.check_methods_apart`); ``dataset`` is discovered from
     the arguments when not given.
     """
-    from napari_mood.io.mood import check_methods_apart, discover_dataset, find_methods
+    from napari_mood.io.methods import check_methods_apart, find_methods
+    from napari_mood.io.mood import discover_dataset
 
     if dataset is None:
         dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)

@@ -25,12 +25,8 @@ from napari_mood.core.orientation import DisplayTransform, display_transform, or
 from napari_mood.core.problems import Problem
 from napari_mood.core.scores import ScoreMode, check_mode
 from napari_mood.io.errors import MoodInputError
-from napari_mood.io.mood import (
-    MethodFolder,
-    MoodDataset,
-    case_stem,
-    read_sample_label,
-)
+from napari_mood.io.methods import MethodFolder
+from napari_mood.io.mood import MoodDataset, case_stem, read_sample_label
 from napari_mood.io.nifti import Volume, read_grid, read_label
 from napari_mood.io.streamed import read_map, read_scan
 from napari_mood.io.validate import check_affine, check_label, check_scores, check_shape

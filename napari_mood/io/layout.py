@@ -8,7 +8,7 @@ The kinds (:func:`find_case_folder_layout`):
 ``dataset``
     a MOOD dataset folder: it holds ``toy/`` or ``toy_label/`` (the folders ``toy/`` and
     ``toy_label/`` themselves count as their dataset). Method folders are looked for in
-    ``DATASET/methods/`` (:func:`~napari_mood.io.mood.methods_beside`).
+    ``DATASET/methods/`` (:func:`~napari_mood.io.methods.methods_beside`).
 ``case``
     a *case folder*, the simplest way to hand over one case::
 
@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Literal
 
 from napari_mood.io.errors import MoodInputError
-from napari_mood.io.mood import METHODS_FOLDER, case_stem, is_nifti
+from napari_mood.io.methods import METHODS_FOLDER
+from napari_mood.io.mood import case_stem, is_nifti
 
 __all__ = [
     "CASE_LABEL_NAMES",

@@ -15,7 +15,8 @@ import numpy as np
 
 from napari_mood.core.problems import Problem
 from napari_mood.io.errors import MoodInputError, MoodInputWarning, describe_entry, option
-from napari_mood.io.mood import MethodFolder, MoodDataset, read_sample_label, read_sample_score
+from napari_mood.io.methods import MethodFolder
+from napari_mood.io.mood import MoodDataset, read_sample_label, read_sample_score
 from napari_mood.io.nifti import Grid, LabelRead, ScoreRead, read_grid, read_label, read_scores
 
 __all__ = [

@@ -59,7 +59,8 @@ from napari_mood.core.results import (
 )
 from napari_mood.core.scores import ONE_CODE, ScoreMode, code_values
 from napari_mood.io.errors import MoodInputError, MoodInputWarning
-from napari_mood.io.mood import MethodFolder, MoodDataset, read_sample_label, read_sample_score
+from napari_mood.io.methods import MethodFolder
+from napari_mood.io.mood import MoodDataset, read_sample_label, read_sample_score
 from napari_mood.io.nifti import Grid, LabelRead, ScoreRead, read_grid, read_label
 from napari_mood.io.streamed import read_map, stream_code_histograms
 from napari_mood.io.validate import (

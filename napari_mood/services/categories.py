@@ -35,7 +35,8 @@ from napari_mood.core.curves import CurveAccumulator
 from napari_mood.core.results import DatasetEvaluation
 from napari_mood.core.seed import DEFAULT_SEED
 from napari_mood.io.errors import MoodInputWarning, option
-from napari_mood.io.mood import MethodFolder, MoodDataset, check_labels_for
+from napari_mood.io.methods import MethodFolder
+from napari_mood.io.mood import MoodDataset, check_labels_for
 from napari_mood.services.analysis_plots import colors_for, new_figure, save_formats
 from napari_mood.services.atomic_files import write_text_atomic
 from napari_mood.services.evaluation import (

@@ -27,7 +27,8 @@ from napari_mood.core.problems import Problem
 from napari_mood.core.results import EvaluationOptions, Task
 from napari_mood.core.seed import DEFAULT_RESAMPLES, DEFAULT_SEED
 from napari_mood.io.errors import MoodInputError
-from napari_mood.io.mood import discover_dataset, find_methods
+from napari_mood.io.methods import find_methods
+from napari_mood.io.mood import discover_dataset
 from napari_mood.services.evaluation import evaluate
 from napari_mood.services.labelling import LabellingCache
 from napari_mood.services.looks import DEFAULT_THRESHOLD

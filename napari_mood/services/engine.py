@@ -39,7 +39,8 @@ from napari_mood.core.results import (
     Progress,
 )
 from napari_mood.io.errors import MoodInputError, option
-from napari_mood.io.mood import MethodFolder, MoodDataset
+from napari_mood.io.methods import MethodFolder
+from napari_mood.io.mood import MoodDataset
 from napari_mood.services.cache import (
     CacheKey,
     LabelEntry,

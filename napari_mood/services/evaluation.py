@@ -3,7 +3,7 @@
 The command line, the dataset browser, the comparison table, the threshold widget and a
 notebook all evaluate through :func:`evaluate` (the engine below it,
 :mod:`napari_mood.services.engine`, runs the per-case work serially, in processes or on a
-cluster), so "which methods" (:func:`napari_mood.io.mood.find_methods`), "which tasks"
+cluster), so "which methods" (:func:`napari_mood.io.methods.find_methods`), "which tasks"
 (:func:`default_tasks`), "choose thresholds on a toy dataset" (:func:`toy_thresholds`) and
 the challenge statistics (:func:`add_statistics`) are written once.
 """
@@ -29,13 +29,8 @@ from napari_mood.core.results import (
     Task,
 )
 from napari_mood.io.errors import MoodInputError, option
-from napari_mood.io.mood import (
-    METHODS_FOLDER,
-    MethodFolder,
-    MoodDataset,
-    discover_dataset,
-    find_methods,
-)
+from napari_mood.io.methods import METHODS_FOLDER, MethodFolder, find_methods
+from napari_mood.io.mood import MoodDataset, discover_dataset
 from napari_mood.services.engine import EngineStats, run_evaluation
 from napari_mood.services.formats import format_json, format_table
 
@@ -372,7 +367,7 @@ def toy_thresholds(
     """MOOD's procedure: each method's best threshold over a separate toy dataset.
 
     The methods' outputs on the toy dataset are found like any dataset's
-    (:func:`~napari_mood.io.mood.find_methods`: ``TOY/methods/`` unless ``preds`` is
+    (:func:`~napari_mood.io.methods.find_methods`: ``TOY/methods/`` unless ``preds`` is
     given) and paired with ``names`` by name. The object F1 is searched on the grid
     0.01 .. 0.99; the Dice threshold is the pooled best one.
 

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 from napari_mood.core.results import DatasetEvaluation, EvaluationOptions
 from napari_mood.core.seed import DEFAULT_RESAMPLES, DEFAULT_SEED
 from napari_mood.io.errors import MoodInputError, MoodInputWarning, option
-from napari_mood.io.mood import MethodFolder, MoodDataset, check_labels_for, read_splits
+from napari_mood.io.methods import MethodFolder
+from napari_mood.io.mood import MoodDataset, check_labels_for, read_splits
 from napari_mood.services.atomic_files import write_text_atomic
 from napari_mood.services.cache import check_cache_folder
 from napari_mood.services.evaluation import (

@@ -20,7 +20,8 @@ from napari_mood.core.orientation import PLANES, Plane, plane_view
 from napari_mood.io.case import CaseData, load_case
 from napari_mood.io.case import anomalous_cases as find_anomalous_cases
 from napari_mood.io.errors import MoodInputError, MoodInputWarning, option
-from napari_mood.io.mood import DEFAULT_SCANS, MethodFolder, MoodDataset, case_stem
+from napari_mood.io.methods import MethodFolder
+from napari_mood.io.mood import DEFAULT_SCANS, MoodDataset, case_stem
 
 __all__ = [
     "DEFAULT_MAX_CASES",

@@ -20,7 +20,8 @@ from matplotlib.figure import Figure
 
 from napari_mood.core.orientation import Plane
 from napari_mood.io.errors import MoodInputError, option
-from napari_mood.io.mood import MethodFolder, MoodDataset
+from napari_mood.io.methods import MethodFolder
+from napari_mood.io.mood import MoodDataset
 from napari_mood.services.display import plane_view
 from napari_mood.services.figure_cases import DEFAULT_MAX_CASES, FigureCase, FigureRow, Slices
 from napari_mood.services.figures import (

@@ -41,7 +41,8 @@ this module (drawing and files; it also exports the names of the other two).
 Example
 -------
 >>> from napari_mood.services.datasets import sample_data_dir
->>> from napari_mood.io.mood import discover_dataset, discover_methods
+>>> from napari_mood.io.methods import discover_methods
+>>> from napari_mood.io.mood import discover_dataset
 >>> root = sample_data_dir()
 >>> cases = load_figure_cases(
 ...     discover_dataset(root), ["brain_001.nii.gz"], discover_methods(root / "methods")

@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Literal
 
 from napari_mood.io.errors import MoodInputError, describe_entry, option
-from napari_mood.io.mood import MethodFolder, MoodDataset
+from napari_mood.io.methods import MethodFolder
+from napari_mood.io.mood import MoodDataset
 from napari_mood.services.formats import check_format
 
 __all__ = [

@@ -31,7 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
-from napari_mood.io.mood import MethodFolder, MoodDataset, discover_dataset, method_folder
+from napari_mood.io.methods import MethodFolder, method_folder
+from napari_mood.io.mood import MoodDataset, discover_dataset
 from napari_mood.services.review import ReviewRecord
 
 __all__ = [

@@ -25,7 +25,8 @@ from napari_mood.core.metrics import UndefinedMetricWarning, average_precision_f
 from napari_mood.core.results import DatasetEvaluation
 from napari_mood.core.sweep import SweepKind
 from napari_mood.io.errors import option
-from napari_mood.io.mood import MethodFolder, MoodDataset
+from napari_mood.io.methods import MethodFolder
+from napari_mood.io.mood import MoodDataset
 from napari_mood.services.analysis_plots import colors_for, new_figure, save_formats
 from napari_mood.services.atomic_files import write_text_atomic
 from napari_mood.services.evaluation import EvaluationOptions, Progress, evaluate

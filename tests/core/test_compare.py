@@ -27,7 +27,8 @@ from napari_mood.core.objects import match_objects
 from napari_mood.core.ranking import bootstrap_ap, rank_methods
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.core.scores import flag
-from napari_mood.io.mood import discover_dataset, discover_methods
+from napari_mood.io.methods import discover_methods
+from napari_mood.io.mood import discover_dataset
 from napari_mood.services.evaluation import evaluate
 from tests.conftest import make_mood_folder
 from tests.reference_scorer import clip_float16

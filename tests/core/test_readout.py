@@ -26,7 +26,8 @@ from napari_mood.core.readout import (
 )
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.core.scores import display_threshold, gt_mask
-from napari_mood.io.mood import discover_dataset, discover_methods
+from napari_mood.io.methods import discover_methods
+from napari_mood.io.mood import discover_dataset
 from napari_mood.services.evaluation import evaluate
 from tests.conftest import make_mood_folder
 

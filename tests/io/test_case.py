@@ -10,7 +10,8 @@ import pytest
 from napari_mood.io.case import first_anomalous_case, load_case, methods_from_files
 from napari_mood.io.errors import MoodInputError
 from napari_mood.io.layout import find_case_folder_layout, guess_file_role
-from napari_mood.io.mood import discover_dataset, discover_methods, methods_beside
+from napari_mood.io.methods import discover_methods, methods_beside
+from napari_mood.io.mood import discover_dataset
 from tests.conftest import make_mood_folder, write_nifti
 
 SHAPE = (6, 7, 5)

@@ -10,16 +10,10 @@ import numpy as np
 import pytest
 
 from napari_mood.io.errors import MoodInputError
-from napari_mood.io.mood import (
-    case_stem,
-    discover_dataset,
-    discover_methods,
-    method_folder,
-    read_sample_label,
-    read_sample_score,
-)
+from napari_mood.io.methods import discover_methods
+from napari_mood.io.mood import case_stem, discover_dataset, read_sample_label, read_sample_score
 from napari_mood.io.nifti import read_label, read_scores, read_volume
-from tests.conftest import make_mood_folder, write_nifti
+from tests.conftest import make_mood_folder
 
 
 def test_read_volume_keeps_affine_and_spacing(nifti):
@@ -138,10 +132,10 @@ def test_case_stem():
     assert case_stem("a.nii.gz.txt") == "a" and case_stem("a.nii") == "a" and case_stem("a") == "a"
 
 
-def test_discover_dataset_and_methods(tmp_path: Path):
+def test_discover_dataset(tmp_path: Path):
     mask = np.zeros((4, 4, 4), bool)
     mask[1, 1, 1] = True
-    data, preds = make_mood_folder(
+    data, _ = make_mood_folder(
         tmp_path,
         {"c0": mask, "c1": mask},
         {"m1": {"c0": mask.astype(np.float32)}, "m2": {"c1": mask.astype(np.float32)}},
@@ -154,27 +148,12 @@ def test_discover_dataset_and_methods(tmp_path: Path):
     assert ds.cases == ("c0.nii.gz", "c1.nii.gz")
     assert set(ds.sample_labels) == {"c0.nii.gz", "c1.nii.gz"}
     assert [p.name for p in ds.ignored] == ["notes.md"]
-    methods = discover_methods(preds)
-    assert sorted(methods) == ["m1", "m2"]
-    assert set(methods["m1"].pixel) == {"c0.nii.gz"} and set(methods["m1"].sample) == {"c0.nii.gz"}
-
-
-def test_method_folder_with_pixel_and_sample_subfolders(tmp_path: Path):
-    write_nifti(tmp_path / "m" / "pixel" / "c.nii.gz", np.zeros((2, 2, 2), np.float32))
-    (tmp_path / "m" / "sample").mkdir()
-    (tmp_path / "m" / "sample" / "c.nii.gz.txt").write_text("0.5")
-    folder = method_folder(tmp_path / "m")
-    assert set(folder.pixel) == {"c.nii.gz"} and set(folder.sample) == {"c.nii.gz"}
 
 
 def test_empty_folders_are_clear_errors(tmp_path: Path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(MoodInputError, match="empty.*no MOOD data"):
         discover_dataset(tmp_path / "empty")
-    with pytest.raises(MoodInputError, match="empty.*no method subfolders"):
-        discover_methods(tmp_path / "empty")
-    with pytest.raises(MoodInputError, match="empty.*no score maps"):
-        method_folder(tmp_path / "empty")
     with pytest.raises(MoodInputError, match="is not a folder"):
         discover_dataset(tmp_path / "missing")
 

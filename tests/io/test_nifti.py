@@ -181,7 +181,8 @@ def test_files_read_in_threads_warn_naming_each_its_own_file(nifti):
 
 def test_a_case_read_in_threads_equals_its_files_read_one_by_one():
     from napari_mood.io.case import load_case
-    from napari_mood.io.mood import discover_dataset, methods_beside
+    from napari_mood.io.methods import methods_beside
+    from napari_mood.io.mood import discover_dataset
     from napari_mood.io.nifti import read_label, read_scores, read_volume
     from napari_mood.services.datasets import sample_data_dir
 

@@ -27,7 +27,8 @@ from napari_mood.core.scores import code_values
 from napari_mood.io import streamed as streamed_module
 from napari_mood.io.case import load_case
 from napari_mood.io.errors import MoodInputError, MoodInputWarning
-from napari_mood.io.mood import discover_dataset, discover_methods
+from napari_mood.io.methods import discover_methods
+from napari_mood.io.mood import discover_dataset
 from napari_mood.io.nifti import read_scores
 from napari_mood.io.streamed import read_map, stream_code_histograms
 from napari_mood.services.case_scoring import _max_score

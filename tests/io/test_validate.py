@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from napari_mood.core.problems import Problem
-from napari_mood.io.mood import discover_dataset, discover_methods
+from napari_mood.io.methods import discover_methods
+from napari_mood.io.mood import discover_dataset
 from napari_mood.io.validate import affine_deviation, validate_dataset
 from tests.conftest import make_mood_folder, write_nifti
 

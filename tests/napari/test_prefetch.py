@@ -9,7 +9,8 @@ from qtpy.QtWidgets import QTableView
 
 from napari_mood._napari import prefetch as prefetch_module
 from napari_mood._napari.prefetch import CasePrefetch
-from napari_mood.io.mood import discover_dataset, find_methods
+from napari_mood.io.methods import find_methods
+from napari_mood.io.mood import discover_dataset
 from napari_mood.services.datasets import sample_data_dir
 from tests.napari import ui
 

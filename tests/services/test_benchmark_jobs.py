@@ -16,7 +16,8 @@ import pytest
 import napari_mood
 from napari_mood.io.boxes import discover_box_dataset
 from napari_mood.io.errors import MoodInputError
-from napari_mood.io.mood import discover_dataset, find_methods
+from napari_mood.io.methods import find_methods
+from napari_mood.io.mood import discover_dataset
 from napari_mood.io.recon import ReconFolders
 from napari_mood.services import evaluation_job
 from napari_mood.services.box_inputs import find_box_methods

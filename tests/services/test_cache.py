@@ -13,7 +13,8 @@ import pytest
 
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.io.errors import MoodInputWarning
-from napari_mood.io.mood import discover_dataset, find_methods
+from napari_mood.io.methods import find_methods
+from napari_mood.io.mood import discover_dataset
 from napari_mood.services.cache import ResultCache, file_stamp
 from napari_mood.services.case_scoring import evaluate_case
 from napari_mood.services.evaluation import evaluate

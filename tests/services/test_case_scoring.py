@@ -18,7 +18,8 @@ from sklearn.metrics import (
 
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.io.errors import MoodInputError, MoodInputWarning
-from napari_mood.io.mood import discover_dataset, discover_methods
+from napari_mood.io.methods import discover_methods
+from napari_mood.io.mood import discover_dataset
 from napari_mood.services.evaluation import evaluate
 from tests.conftest import make_mood_folder, write_nifti
 from tests.core.test_objects import reference_counts

@@ -10,7 +10,7 @@ import pytest
 
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.io.errors import MoodInputError
-from napari_mood.io.mood import find_methods, methods_beside
+from napari_mood.io.methods import find_methods, methods_beside
 from napari_mood.services.evaluation import (
     EvaluationCancelled,
     add_statistics,

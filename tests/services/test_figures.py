@@ -20,7 +20,8 @@ from matplotlib.patches import Rectangle
 from napari_mood.cli import main
 from napari_mood.core.orientation import display_transform
 from napari_mood.core.results import EvaluationOptions
-from napari_mood.io.mood import discover_dataset, discover_methods
+from napari_mood.io.methods import discover_methods
+from napari_mood.io.mood import discover_dataset
 from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.evaluation import evaluate
 from napari_mood.services.figures import (

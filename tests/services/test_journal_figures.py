@@ -19,7 +19,8 @@ from matplotlib.colors import to_rgb
 from skimage.color import deltaE_ciede2000, rgb2lab
 
 from napari_mood.cli import main
-from napari_mood.io.mood import discover_dataset, discover_methods
+from napari_mood.io.methods import discover_methods
+from napari_mood.io.mood import discover_dataset
 from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.figure_text import text_width, wrap_text
 from napari_mood.services.figures import (

@@ -20,7 +20,8 @@ import napari_mood
 from napari_mood.cli import main
 from napari_mood.core.recon import check_recon_case
 from napari_mood.io.errors import MoodInputError, MoodInputWarning, option, with_flags
-from napari_mood.io.mood import MethodFolder, MoodDataset, discover_dataset, find_methods
+from napari_mood.io.methods import MethodFolder, find_methods
+from napari_mood.io.mood import MoodDataset, discover_dataset
 from napari_mood.io.recon import ReconFolders, missing_regions
 from napari_mood.io.validate import emit, validate_dataset
 from napari_mood.services.rankings import read_rankings

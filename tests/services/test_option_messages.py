@@ -17,7 +17,8 @@ import pytest
 from napari_mood.cli import _run, _WarningPrinter
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.io.errors import MoodInputError, MoodInputWarning, in_words, option, with_flags
-from napari_mood.io.mood import discover_dataset, find_methods
+from napari_mood.io.methods import find_methods
+from napari_mood.io.mood import discover_dataset
 from napari_mood.services.evaluation_job import MoodOutputs, write_mood_evaluation
 from napari_mood.services.output import OutputRefused, Planned, check_outputs
 from tests.conftest import make_mood_folder

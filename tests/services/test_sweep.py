@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from napari_mood.core.results import EvaluationOptions
-from napari_mood.io.mood import method_folder
+from napari_mood.io.methods import method_folder
 from napari_mood.services.evaluation import evaluate
 from napari_mood.services.run_method import run_method
 from napari_mood.services.sweep import read_sweep, write_sweep

@@ -12,9 +12,9 @@
 * Double-click a row to open its case: the case's layers (scan, ground truth, maps) are
   read in a worker and replace the shown case's layers
   (:meth:`napari_mood._napari.session.MoodSession.replace_case`).
-* **Make figure...** draws :func:`napari_mood.services.figures.make_figure` of the shown case at
-  the current slice and thresholds; **Export view...** saves the canvas with a scale bar
-  and the methods' colour bars.
+* Under the table, the Export group (:class:`~.browser_figure.FigureExportWidget`):
+  **Make figure...** draws a figure of the shown case at the current slice and thresholds;
+  **Export view...** saves the canvas with a scale bar and the methods' colour bars.
 
 A dataset opened in napari (a dataset folder dropped on the window) fills the dataset
 field (:attr:`napari_mood._napari.session.MoodSession.dataset`).
@@ -37,37 +37,30 @@ from qtpy.QtCore import (
 )
 from qtpy.QtWidgets import (
     QAbstractItemView,
-    QCheckBox,
     QComboBox,
     QFileDialog,
     QGridLayout,
-    QGroupBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QMenu,
     QProgressBar,
-    QPushButton,
-    QSpinBox,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
-from napari_mood._napari.planes import planes_of
 from napari_mood._napari.prefetch import prefetch_for
 from napari_mood._napari.reader import LoadedCase
-from napari_mood._napari.session import MoodSession
-from napari_mood._napari.viewer import export_view, focus_case
+from napari_mood._napari.viewer import focus_case
 from napari_mood._napari.widgets import _kit as kit
 from napari_mood._napari.widgets._panel import MoodPanel
+from napari_mood._napari.widgets.browser_figure import FigureExportWidget
 from napari_mood._napari.widgets.case_table import (
     CASE_KINDS,
     SORT_ROLE,
     CaseSortProxy,
     CaseTableModel,
 )
-from napari_mood._napari.widgets.worker import LatestWorker
 from napari_mood.io.errors import MoodInputError
 from napari_mood.io.mood import case_stem
 from napari_mood.services.evaluation import (
@@ -77,23 +70,18 @@ from napari_mood.services.evaluation import (
     evaluate,
 )
 from napari_mood.services.looks import method_color
-from napari_mood.services.options import Convention
-from napari_mood.services.output import check_output_file
-from napari_mood.services.paper import WIDTH_PRESETS
 from napari_mood.services.report import ALL_CATEGORIES, category_choices, read_case_categories
 
 if TYPE_CHECKING:
     import napari
-
-    from napari_mood.services.figures import ViewFigure
 
 __all__ = ["BROWSER_OPTIONS", "SORT_ROLE", "DatasetBrowserWidget"]
 
 BROWSER_OPTIONS = EvaluationOptions(tasks=("pixel", "sample", "object"))
 ALL_METHODS = "All methods"
 MAX_PROBLEMS_SHOWN = 3
-FIGURE_FILTER = "PDF (*.pdf);;PNG (*.png);;SVG (*.svg)"
-DEFAULT_DPI = 300
+CATEGORIES_FILE = "categories.csv"
+"""Read from the dataset folder after Evaluate when it is there (as `napari-mood categories`)."""
 MIN_COLUMN_WIDTH = 36
 
 
@@ -113,13 +101,6 @@ TIPS = {
         "case,category[,subcategory[,order]])."
     ),
     "table": "Click a header to sort (worst first: sort AP ascending). Double-click a row to open the case.",
-    "figure": "Save a figure (scan, ground truth, each method) of the shown case at the current "
-    "slice and thresholds, as PDF, PNG or SVG.",
-    "export": "Save the canvas as a PNG with a scale bar and the methods' colour bars.",
-    "dpi": "Resolution of figures (dots per inch).",
-    "annotate": "Write each method's case AP and Dice (at its threshold) in the figure.",
-    "figure_methods": "Methods drawn as columns of 'Make figure...': untick one to leave it "
-    "out (e.g. to fit a journal column).",
 }
 
 
@@ -135,9 +116,6 @@ NAMES = {  # accessible names: what a screen reader says for controls without th
     "category_filter": "Category filter",
     "categories_button": "Choose a categories file",
     "table": "Cases",
-    "dpi": "Figure resolution",
-    "width": "Figure width",
-    "figure_methods": "Methods in the figure",
 }
 
 
@@ -183,9 +161,6 @@ class DatasetBrowserWidget(MoodPanel):
             on_busy=self._on_evaluator_busy,
         )
         self._opener = self._lifetime.worker(self._on_opener_returned)
-        self._figure_maker = LatestWorker(  # may finish after closing
-            _notify_figure_saved, on_error=_notify_figure_failed
-        )
         self._build()
         self._connect()
         self._on_session_case_changed()
@@ -202,7 +177,8 @@ class DatasetBrowserWidget(MoodPanel):
         layout.addWidget(self._status)
         layout.addLayout(self._build_filters())
         layout.addWidget(self._build_table(), 1)
-        layout.addWidget(self._build_export())
+        self._export = FigureExportWidget(self._viewer, self._session, self._lifetime, self)
+        layout.addWidget(self._export)
 
     def _build_inputs(self) -> QGridLayout:
         grid = QGridLayout()
@@ -285,33 +261,6 @@ class DatasetBrowserWidget(MoodPanel):
         self._table.setMinimumHeight(160)
         return self._table
 
-    def _build_export(self) -> QGroupBox:
-        box = QGroupBox("Export", self)
-        grid = QGridLayout(box)
-        self._figure_button = kit.button(box, "Make figure...", TIPS["figure"])
-        self._export_button = kit.button(box, "Export view...", TIPS["export"])
-        self._dpi = QSpinBox(box)
-        self._dpi.setRange(50, 1200)
-        self._dpi.setValue(DEFAULT_DPI)
-        self._dpi.setSuffix(" dpi")
-        self._dpi.setToolTip(TIPS["dpi"])
-        self._annotate = QCheckBox("Annotate", box)
-        self._annotate.setToolTip(TIPS["annotate"])
-        self._width = kit.combo(box, WIDTH_TIP, [FREE_WIDTH, *WIDTH_PRESETS])
-        self._figure_methods = _FigureMethodsButton(self._session, box)
-        _named(self._dpi, "dpi")
-        _named(self._width, "width")
-        _named(self._figure_methods, "figure_methods")
-        self._lifetime.connect(self._session.case_changed, self._figure_methods.refresh)
-        rows = (
-            (self._figure_button, self._figure_methods, self._export_button),
-            (self._width, self._dpi, self._annotate),
-        )
-        for row, widgets in enumerate(rows):
-            for column, widget in enumerate(widgets):
-                grid.addWidget(widget, row, column)
-        return box
-
     def _connect(self) -> None:
         self._dataset_button.clicked.connect(self._on_dataset_button_clicked)
         self._methods_button.clicked.connect(self._on_methods_button_clicked)
@@ -322,8 +271,6 @@ class DatasetBrowserWidget(MoodPanel):
         self._category_filter.currentTextChanged.connect(self._on_category_filter_changed)
         self._categories_button.clicked.connect(self._on_categories_button_clicked)
         self._table.doubleClicked.connect(self._on_table_double_clicked)
-        self._figure_button.clicked.connect(self._on_figure_button_clicked)
-        self._export_button.clicked.connect(self._on_export_button_clicked)
         self._relay.advanced.connect(self._on_progress_advanced)
         self.watch_session(case=self._on_session_case_changed)
 
@@ -387,11 +334,7 @@ class DatasetBrowserWidget(MoodPanel):
 
     def make_figure_file(self, path: str | Path) -> None:
         """Write a figure of the shown case (current slice and thresholds) in the background."""
-        request = self._figure_request(Path(path))
-        if request is not None:
-            from napari_mood.services.figures import write_view_figure
-
-            self._figure_maker.submit(write_view_figure, request)
+        self._export.make_figure_file(path)
 
     def export_view(self, path: str | Path) -> Path:
         """Save the canvas as a PNG with a scale bar and the methods' colour bars.
@@ -401,14 +344,7 @@ class DatasetBrowserWidget(MoodPanel):
         MoodInputError
             When the path is among the inputs or cannot be written (nothing is written).
         """
-        asked = Path(path)
-        target = check_output_file(
-            asked.with_suffix(".png"),
-            inputs=self._session.inputs(),
-            force=asked.suffix.lower() == ".png",  # the save dialog confirmed this very name
-            what="the view",
-        )
-        return export_view(self._viewer, target, [m.layer for m in self._session.methods])
+        return self._export.export_view(path)
 
     def _cancel_run(self) -> None:
         self._run.cancelled.set()
@@ -577,134 +513,3 @@ class DatasetBrowserWidget(MoodPanel):
         if case in self._model.cases:
             source = self._model.index(self._model.cases.index(case), 0)
             self._table.selectRow(self._proxy.mapFromSource(source).row())
-
-    # -- export -----------------------------------------------------------------------
-
-    def _on_figure_button_clicked(self) -> None:
-        stem = case_stem(self._session.case or "figure")
-        path, _ = QFileDialog.getSaveFileName(
-            self, "Save figure", f"{stem}_figure.pdf", FIGURE_FILTER
-        )
-        if path:
-            self.make_figure_file(path)
-
-    def _on_export_button_clicked(self) -> None:
-        stem = case_stem(self._session.case or "view")
-        path, _ = QFileDialog.getSaveFileName(
-            self, "Export view", f"{stem}_view.png", "PNG (*.png)"
-        )
-        if not path:
-            return
-        try:
-            out = self.export_view(path)
-        except (OSError, MoodInputError) as exc:
-            kit.notify("error", f"Export view: {exc}")
-            return
-        kit.notify("info", f"View saved to {out}")
-
-    def _figure_request(self, path: Path) -> ViewFigure | None:
-        session = self._session
-        if session.scan_layer is None and not session.methods:
-            kit.notify("warning", "Make figure: nothing to draw; open a case first.")
-            return None
-        if path.suffix.lower() not in (".png", ".svg", ".pdf"):
-            kit.notify(
-                "warning",
-                f"Make figure: {path} must end in .pdf, .png or .svg; choose another name.",
-            )
-            return None
-        reference = session.scan_layer or session.methods[0].layer
-        drawn = [m for m in session.methods if m.name in self._figure_methods.chosen()]
-        # matplotlib (0.6 s to import) is loaded by the first figure, not with the panel
-        from napari_mood.services.figures import ViewFigure
-
-        return ViewFigure(
-            path=path,
-            name=case_stem(session.case or "case"),
-            scan=session.scan_data,
-            gt=session.gt_data,
-            maps={m.name: m.data for m in drawn},
-            spacing=tuple(float(s) for s in reference.scale),
-            index=session.slice_index,
-            thresholds={m.name: m.threshold for m in drawn},
-            colors={m.name: m.color for m in drawn},
-            annotate=self._annotate.isChecked(),
-            dpi=self._dpi.value(),
-            inputs=session.inputs(),
-            convention=_convention_shown(self._viewer),
-            width=None if self._width.currentText() == FREE_WIDTH else self._width.currentText(),
-        )
-
-
-CATEGORIES_FILE = "categories.csv"
-"""Read from the dataset folder after Evaluate when it is there (as `napari-mood categories`)."""
-FREE_WIDTH = "any width"
-WIDTH_TIP = (
-    "Printed width of the figure: a journal column (89 mm), LNCS text (122 mm) or a page "
-    "(183 mm), text 7 pt: the figure command's widths; 'any width': 1.8-inch cells."
-)
-
-
-def _convention_shown(viewer: object) -> Convention:
-    """Return the convention of the three planes (the figure shows what the reader sees)."""
-    linked = planes_of(viewer)
-    return linked[0].convention if linked else "radiological"
-
-
-def _notify_figure_saved(path: Path) -> None:
-    kit.notify("info", f"Figure saved to {path}")
-
-
-def _notify_figure_failed(exc: BaseException) -> None:
-    from napari_mood.services.figure_layout import FigureTooNarrow
-
-    narrow = isinstance(exc, FigureTooNarrow)
-    hint = " Untick methods under 'Methods', or choose a wider width." if narrow else ""
-    kit.notify("error", f"Make figure: {exc}.{hint}")
-
-
-class _FigureMethodsButton(QPushButton):
-    """Menu choosing which shown methods *Make figure...* draws.
-
-    Which methods *Make figure...* draws: a menu of the shown methods, each ticked to be
-    a column (all at first; a method unticked stays out for the next cases too).
-    """
-
-    def __init__(self, session: MoodSession, parent: QWidget) -> None:
-        super().__init__(parent)
-        self._session = session
-        self._left_out: set[str] = set()
-        self.setToolTip(TIPS["figure_methods"])
-        menu = QMenu(self)
-        menu.aboutToShow.connect(self._on_menu_about_to_show)
-        self.setMenu(menu)
-        self.refresh()
-
-    def chosen(self) -> list[str]:
-        """Return the methods to draw, in the session's order."""
-        return [m.name for m in self._session.methods if m.name not in self._left_out]
-
-    def refresh(self) -> None:
-        """Say how many of the shown methods are drawn."""
-        self.setText(f"Methods ({len(self.chosen())} of {len(self._session.methods)})")
-
-    def _on_menu_about_to_show(self) -> None:
-        menu = self.menu()
-        assert menu is not None
-        menu.clear()
-        for method in self._session.methods:
-            action = menu.addAction(method.name)
-            assert action is not None
-            action.setCheckable(True)
-            action.setChecked(method.name not in self._left_out)
-            action.toggled.connect(partial(self._on_action_toggled, method.name))
-
-    def _on_action_toggled(self, name: str, checked: bool) -> None:
-        if checked:
-            self._left_out.discard(name)
-        else:
-            self._left_out.add(name)
-        self.refresh()
-
-
-# --------------------------------------------------------------------------- helpers

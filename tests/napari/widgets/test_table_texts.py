@@ -21,7 +21,8 @@ from napari_mood._napari.widgets.table_texts import (
     problems_text,
     shown_columns,
 )
-from napari_mood.io.mood import discover_dataset, discover_methods
+from napari_mood.io.methods import discover_methods
+from napari_mood.io.mood import discover_dataset
 from napari_mood.services.comparison import ComparisonRow, ComparisonTable, dataset_comparison
 from napari_mood.services.evaluation import EvaluationOptions, evaluate
 from tests.conftest import make_mood_folder

@@ -40,7 +40,7 @@ from napari_mood.core.readout import best_case_threshold
 from napari_mood.core.results import EvaluationOptions
 from napari_mood.core.scores import display_threshold
 from napari_mood.io.errors import MoodInputWarning
-from napari_mood.io.mood import discover_methods
+from napari_mood.io.methods import discover_methods
 from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.evaluation import evaluate
 from napari_mood.services.looks import method_colormap
