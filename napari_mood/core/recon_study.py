@@ -235,9 +235,7 @@ def _rows(
     base = _mean(values(groups.get(0.0, []), "mse"))
     rows = []
     for degree, cases in sorted(groups.items()):
-        mse = values(cases, "mse")
-        if not mse:
-            continue
+        mse = values(cases, "mse")  # never empty: a group holds only cases measured in `where`
         norm = _mean(mse) / base if base > 0 else math.nan
         rows.append(
             DegreeRow(
