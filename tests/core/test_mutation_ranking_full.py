@@ -50,6 +50,7 @@ def test_kendall_tau_b_reads_unsigned_ranks_by_value() -> None:
     b = {"x": np.uint8(3), "y": np.uint8(2), "z": np.uint8(1)}
     expected = scipy.stats.kendalltau([1, 2, 3], [3, 2, 1]).statistic  # -1: reversed order
     assert kendall_tau_b(a, b) == pytest.approx(expected)
+    assert kendall_tau_b(b, a) == pytest.approx(expected)  # each side read by value
 
 
 def test_consensus_rank_without_rankings_says_so() -> None:
