@@ -87,7 +87,7 @@ def match_boxes(
     [-1, 0]
     """
     ious = box_iou(pred, gt)
-    return _greedy(ious, _ranked(scores), min(iou_threshold, 1 - 1e-10))
+    return _greedy(ious, _ranked(scores), iou_threshold)
 
 
 def _ranked(scores: np.ndarray) -> np.ndarray:
@@ -95,7 +95,9 @@ def _ranked(scores: np.ndarray) -> np.ndarray:
     return np.argsort(-np.asarray(scores, dtype=np.float64), kind="mergesort")
 
 
-def _greedy(ious: np.ndarray, order: np.ndarray, threshold: float) -> np.ndarray:
+def _greedy(ious: np.ndarray, order: np.ndarray, iou_threshold: float) -> np.ndarray:
+    """Match predictions in ``order`` to free GT; COCO clamps the threshold below 1."""
+    threshold = min(iou_threshold, 1 - 1e-10)
     matched = np.full(ious.shape[0], -1, dtype=np.intp)
     if ious.shape[1] == 0:
         return matched
@@ -309,7 +311,7 @@ def _match_all(
             ranked = p[_ranked(pred.scores[p])]
             ious = box_iou(pred.xyxy[ranked], gt.xyxy[g])
             rank = np.arange(len(ranked))
-            matched = {t: _greedy(ious, rank, min(t, 1 - 1e-10)) for t in thresholds}
+            matched = {t: _greedy(ious, rank, t) for t in thresholds}
             cells[image, category] = _Cell(pred.scores[ranked], ranked, len(g), matched, ious)
     return cells
 
