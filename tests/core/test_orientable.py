@@ -50,3 +50,9 @@ def test_only_the_grids_axes_need_a_direction():
 def test_a_matrix_that_is_not_4_by_4_is_not_an_affine():
     assert orientable(np.eye(3)) is False
     assert orientable(np.eye(5)[:4]) is False
+
+
+def test_a_2d_grid_is_shown_whatever_its_affines_third_column_says():
+    # a 2-D NIfTI may carry a zero third column: only the grid's two axes need a direction
+    shown = display_transform((3, 4), np.diag([1.0, 2.0, 0.0, 1.0]))
+    assert shown.display_shape == (4, 3) and shown.spacing == (2.0, 1.0)
