@@ -505,9 +505,8 @@ class MoodSession:
         return [] if viewer is None else list(viewer.layers)
 
     def _of_other_benchmark(self, layer: Any) -> bool:
-        if self._newest_boxes:
-            return layer_info(layer) is not None
-        return bool(self._newest_boxes is not None and is_box_layer(layer))
+        """Whether ``layer`` belongs to the benchmark the newest drop did not bring."""
+        return layer_info(layer) is not None if self._newest_boxes else is_box_layer(layer)
 
     def _retire_other_benchmark(self) -> None:
         viewer = self.viewer
