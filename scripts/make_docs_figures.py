@@ -426,7 +426,7 @@ def _widget(opened: Any, cls_name: str) -> Any:
 
 def _mood_windows(wanted: set[str], work: Path) -> None:
     """Screenshots of the MOOD viewer on the sample data, one panel in front at a time."""
-    from napari_mood._napari.viewer import build_viewer
+    from napari_mood._napari.viewer import build_viewer, focus_case
     from napari_mood.services.review_location import ENV_REVIEW_DIR
 
     os.environ[ENV_REVIEW_DIR] = str(work / "reviews")
@@ -434,6 +434,8 @@ def _mood_windows(wanted: set[str], work: Path) -> None:
     viewer = opened.viewer
     viewer.window.resize(*WINDOW_SIZE)
     _settle(1.0)
+    focus_case(viewer)  # the case was framed in the window's first size
+    _settle()
     shots: list[tuple[str, Callable[[Any, Any], Any]]] = [
         ("demo.png", lambda v, o: None),
         ("planes.png", _show_planes),
