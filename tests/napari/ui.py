@@ -8,7 +8,7 @@ and deleting them later). Clicks and keys go through ``QTest``.
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from qtpy.QtCore import QPoint, Qt
 from qtpy.QtTest import QTest
@@ -27,6 +27,9 @@ from qtpy.QtWidgets import (
 )
 
 W = TypeVar("W", bound=QWidget)
+T = TypeVar("T")
+# PyQt6's stubs declare QTest's static methods as instance methods: call them untyped
+_QTEST: Any = QTest
 
 __all__ = [
     "choose",
@@ -55,6 +58,12 @@ def _label(widget: QWidget) -> str:
     return ""
 
 
+def _present(value: T | None, what: str) -> T:
+    """``value``, which Qt types as optional, asserted to be there."""
+    assert value is not None, f"no {what}"
+    return value
+
+
 def _hidden(widget: QWidget) -> bool:
     explicit = widget.testAttribute(Qt.WidgetAttribute.WA_WState_ExplicitShowHide)
     return explicit and widget.isHidden()
@@ -63,11 +72,12 @@ def _hidden(widget: QWidget) -> bool:
 def _shows(panel: QWidget, widget: QWidget) -> bool:
     """Whether ``widget`` shows when ``panel`` does (a child added to a shown panel shows
     once the event loop runs: it counts as shown)."""
-    while widget is not None and widget is not panel:
-        if _hidden(widget):
+    current: QWidget | None = widget
+    while current is not None and current is not panel:
+        if _hidden(current):
             return False
-        widget = widget.parentWidget()
-    return widget is panel
+        current = current.parentWidget()
+    return current is panel
 
 
 def _shown(panel: QWidget, kind: type[W]) -> list[W]:
@@ -107,14 +117,14 @@ def _click_point(widget: QWidget) -> QPoint:
     if isinstance(widget, QCheckBox):  # the box and its text, not the stretched empty space
         option = QStyleOptionButton()
         widget.initStyleOption(option)
-        style = widget.style()
+        style = _present(widget.style(), "style")
         return style.subElementRect(QStyle.SubElement.SE_CheckBoxClickRect, option, widget).center()
     return widget.rect().center()
 
 
 def click(widget: QWidget) -> None:
     """Click ``widget`` with the left button where a user would (its centre)."""
-    QTest.mouseClick(
+    _QTEST.mouseClick(
         widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _click_point(widget)
     )
 
@@ -124,9 +134,9 @@ def type_into(widget: QWidget, text: str) -> None:
     field = widget.lineEdit() if isinstance(widget, (QAbstractSpinBox, QComboBox)) else widget
     assert isinstance(field, QLineEdit), type(widget).__name__
     click(field)
-    QTest.keyClick(field, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
-    QTest.keyClicks(field, text)
-    QTest.keyClick(field, Qt.Key.Key_Return)
+    _QTEST.keyClick(field, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    _QTEST.keyClicks(field, text)
+    _QTEST.keyClick(field, Qt.Key.Key_Return)
 
 
 def choose(combo: QComboBox, text: str) -> None:
@@ -134,17 +144,19 @@ def choose(combo: QComboBox, text: str) -> None:
     index = combo.findText(text)
     assert index >= 0, f"{combo.accessibleName()!r} offers no {text!r}"
     combo.showPopup()
-    view = combo.view()
-    rect = view.visualRect(view.model().index(index, combo.modelColumn()))
-    QTest.mouseClick(
-        view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, rect.center()
+    view = _present(combo.view(), "list view")
+    model = _present(view.model(), "list model")
+    rect = view.visualRect(model.index(index, combo.modelColumn()))
+    viewport = _present(view.viewport(), "list viewport")
+    _QTEST.mouseClick(
+        viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, rect.center()
     )
     assert combo.currentText() == text
 
 
 def table_headers(table: QTableView) -> list[str]:
     """Return the column headers the table shows."""
-    model = table.model()
+    model = _present(table.model(), "table model")
     return [
         str(model.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole))
         for c in range(model.columnCount())
@@ -154,7 +166,7 @@ def table_headers(table: QTableView) -> list[str]:
 
 def table_cells(table: QTableView) -> list[list[str]]:
     """Return the table's visible cells as displayed, row by row in the order shown."""
-    model = table.model()
+    model = _present(table.model(), "table model")
     columns = [c for c in range(model.columnCount()) if not table.isColumnHidden(c)]
     rows = [r for r in range(model.rowCount()) if not table.isRowHidden(r)]
     return [
@@ -165,7 +177,7 @@ def table_cells(table: QTableView) -> list[list[str]]:
 
 def column_of(table: QTableView, header: str) -> int:
     """Return the model column whose header reads ``header``."""
-    model = table.model()
+    model = _present(table.model(), "table model")
     titles = [
         str(model.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole))
         for c in range(model.columnCount())
@@ -177,22 +189,24 @@ def column_of(table: QTableView, header: str) -> int:
 def sort_by(table: QTableView, header: str, order: Qt.SortOrder) -> None:
     """Click the column's header until the table is sorted by it in ``order``."""
     column = column_of(table, header)
-    bar = table.horizontalHeader()
+    bar = _present(table.horizontalHeader(), "table header")
+    model = _present(table.model(), "table model")
     for _ in range(3):
         if bar.sortIndicatorSection() == column and bar.sortIndicatorOrder() == order:
             return
-        table.scrollTo(table.model().index(0, column))
+        table.scrollTo(model.index(0, column))
         x = bar.sectionViewportPosition(column) + bar.sectionSize(column) // 2
         point = QPoint(x, bar.height() // 2)
-        QTest.mouseClick(
-            bar.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point
+        viewport = _present(bar.viewport(), "header viewport")
+        _QTEST.mouseClick(
+            viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point
         )
     raise AssertionError(f"clicking {header!r} did not sort the table {order}")
 
 
 def _row_centre(table: QTableView, row: int) -> QPoint:
     """The centre of ``row``'s first shown cell, scrolled into view."""
-    model = table.model()
+    model = _present(table.model(), "table model")
     column = next(c for c in range(model.columnCount()) if not table.isColumnHidden(c))
     index = model.index(row, column)
     table.scrollTo(index)
@@ -202,14 +216,13 @@ def _row_centre(table: QTableView, row: int) -> QPoint:
 def click_row(table: QTableView, row: int) -> None:
     """Click the first shown cell of the shown ``row``."""
     centre = _row_centre(table, row)
-    QTest.mouseClick(
-        table.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, centre
-    )
+    viewport = _present(table.viewport(), "table viewport")
+    _QTEST.mouseClick(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, centre)
 
 
 def double_click_row(table: QTableView, row: int) -> None:
     """Double-click the first shown cell of ``row`` (after a click: Qt 5 needs the press)."""
     centre = _row_centre(table, row)
-    viewport = table.viewport()
-    QTest.mouseClick(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, centre)
-    QTest.mouseDClick(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, centre)
+    viewport = _present(table.viewport(), "table viewport")
+    _QTEST.mouseClick(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, centre)
+    _QTEST.mouseDClick(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, centre)
