@@ -1,0 +1,70 @@
+"""Objects labelled a slab at a time (core.objects.flagged): rules the mutation run left open.
+
+Pinned against hand-worked label images and runs, and the documented options: the
+components' ``labels`` is an empty image of the map's dimensions and label dtype; the
+label image is kept as runs when they take at most ``worth`` of its dense bytes; without
+``keep_dense`` a label image not worth keeping as runs is not kept (``labels`` None); an
+object in a middle plane, labelled a plane per slab, is one run.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from napari_mood.core.objects import slabs
+from napari_mood.core.objects.flagged import flagged_objects
+from napari_mood.core.objects.runs import RunLengths
+from napari_mood.core.scores import key_threshold, score_keys
+
+
+def _found(score: np.ndarray, connectivity: str = "face", **options):
+    return flagged_objects(
+        score_keys(score), key_threshold(0.5), connectivity, mode="mood", **options
+    )
+
+
+def test_the_components_label_image_is_empty_with_the_maps_dimensions_and_dtype():
+    score = np.zeros((5, 6))
+    score[1:3, 2:4] = 1.0  # one object: ids fit uint16
+    found = _found(score)
+    labels = found.components.labels
+    assert labels.shape == (0, 0)  # empty, 2-D like the map
+    assert labels.dtype == np.uint16 == found.labels.dtype
+
+
+def test_the_label_image_is_runs_when_they_take_at_most_worth_of_its_bytes():
+    # rows 0, 2, 4, 6: two bars (cols 0..6 and 9..15), 8 objects (face); crop 7 x 16.
+    # runs: per bar row 7, 2, 7, and 16 zeros between bar rows: 4 * 3 + 3 = 15 runs,
+    # 15 * (2 + 4) = 90 bytes <= 0.5 * (7 * 16 * 2) = 112 bytes: kept as runs
+    score = np.zeros((8, 16))
+    score[0:7:2, 0:7] = 1.0
+    score[0:7:2, 9:16] = 1.0
+    found = _found(score, worth=0.5)
+    assert isinstance(found.labels, RunLengths)
+    assert found.labels.values.dtype == np.uint16
+    assert found.labels.values.tolist() == [1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0, 8]
+    assert found.labels.lengths.tolist() == [7, 2, 7, 16] * 3 + [7, 2, 7]
+
+
+def test_without_keep_dense_labels_not_worth_keeping_as_runs_are_dropped():
+    # a 4 x 4 checkerboard at rows/cols 8..11 of a 16 x 16 map: 8 one-voxel objects (face),
+    # at least 8 runs in the 16-voxel crop: >= 8 * 6 = 48 bytes > 0.5 * 16 * 2 = 16 bytes
+    score = np.zeros((16, 16))
+    score[8:12, 8:12] = np.indices((4, 4)).sum(0) % 2 == 0
+    found = _found(score, worth=0.5, keep_dense=False)
+    assert found.components.n == 8
+    assert found.labels is None
+
+
+def test_an_object_in_a_middle_plane_labelled_a_plane_per_slab_is_one_run(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    monkeypatch.setattr(slabs, "SLAB_VOXELS", 1)  # one plane per slab
+    score = np.zeros((5, 6, 6))
+    score[2] = 1.0  # plane 2 flagged whole: the crop is that plane, one object, one run
+    found = _found(score, "full")
+    assert found.components.crop == (slice(2, 3), slice(0, 6), slice(0, 6))
+    assert isinstance(found.labels, RunLengths)
+    assert found.labels.shape == (1, 6, 6)
+    assert (found.labels.values.tolist(), found.labels.lengths.tolist()) == ([1], [36])
