@@ -185,3 +185,25 @@ def test_without_keep_dense_slabs_are_kept_as_runs_within_the_budget() -> None:
     budget = 0.5 * 40 * slab.nbytes
     assert parts._parts is None and max(kept) <= budget + 6 * slab.size  # dropped in time
     assert dense_parts._parts is not None and all(p is slab for p in dense_parts._parts)
+
+
+def test_labels_whose_runs_fit_are_runs_whatever_lies_outside_the_crop():
+    # a 4 x 4 square in a 6 x 16 map: its crop is 16 uint16 voxels, 32 bytes; as runs it is
+    # one run (value 1, length 16): 2 + 4 bytes, within worth 0.5 x 32 = 16 bytes. The map's
+    # rows around the square hold 9 runs, which the crop leaves out.
+    score = np.zeros((6, 16))
+    score[1:5, 5:9] = 1
+    found = flagged_objects(score_keys(score), key_threshold(0.5), "face", mode="mood", worth=0.5)
+    assert isinstance(found.labels, RunLengths)
+    assert dense(found.labels).tolist() == [[1] * 4] * 4
+
+
+def test_labels_whose_runs_do_not_fit_are_an_array_equal_to_scipys():
+    # eight single voxels in a 4 x 4 crop (a checkerboard): 16 runs, 96 bytes > 16
+    score = np.zeros((6, 16))
+    score[1:5, 5:9] = np.indices((4, 4)).sum(0) % 2 == 0
+    found = flagged_objects(score_keys(score), key_threshold(0.5), "face", mode="mood", worth=0.5)
+    assert isinstance(found.labels, np.ndarray)
+    expected, n = ndimage.label(score[1:5, 5:9] > 0.5)
+    assert n == 8
+    np.testing.assert_array_equal(found.labels, expected)

@@ -161,3 +161,13 @@ def test_lengths_are_right_across_chunks() -> None:
         kept.lengths.tolist() == list(range(1, 31))
         and kept.values.tolist() == (np.arange(30) % 3).tolist()
     )
+
+
+def test_a_writer_is_empty_after_its_result():
+    writer = RunWriter(8, np.dtype(np.uint16), 100)
+    writer.add(compact(np.array([[0, 0, 1, 1, 2, 0]], dtype=np.uint16), worth=np.inf))
+    first = writer.result((1, 6))
+    assert first.values.tolist() == [0, 1, 2, 0] and first.lengths.tolist() == [2, 2, 1, 1]
+    assert writer.nbytes == 0
+    again = writer.result((0, 6))
+    assert again.values.size == 0 and again.lengths.size == 0

@@ -181,15 +181,21 @@ class _Parts:
         return run_bytes(self._runs, size, np.dtype(dtype)) <= self._worth * size * itemsize
 
     def final(self, joined: Joined, crop: tuple[slice, ...]) -> np.ndarray | RunLengths | None:
-        """Return the final image inside ``crop``: runs, an array, or None (see the class)."""
+        """Return the final image inside ``crop``: runs, an array, or None (see the class).
+
+        The runs counted so far bound the final image's from above. Without ``keep_dense``
+        that bound decides (None when it is over ``worth``); with it, the final runs
+        themselves decide as they are written, so an image whose runs fit is runs.
+        """
         shape = tuple(s.stop - s.start for s in crop)
         size = int(np.prod(shape))
-        as_runs = self._worth_it(size, joined.dtype.itemsize)
-        if self._parts is None or (not as_runs and not self._keep_dense):
+        if self._parts is None or not (
+            self._keep_dense or self._worth_it(size, joined.dtype.itemsize)
+        ):
             return None
         parts, self._parts = self._parts, None
         capacity = self._runs + int(np.prod(shape[:-1])) + 1  # see _final_labels
-        return _final_labels(parts, joined, crop, self._worth if as_runs else 0.0, capacity)
+        return _final_labels(parts, joined, crop, self._worth, capacity)
 
 
 def _slab_scores(

@@ -207,10 +207,11 @@ class RunWriter:
         RunLengths
             The runs; the writer is empty afterwards.
         """
-        values, lengths = self._values, self._lengths
-        self._values = self._lengths = np.empty(0, dtype=values.dtype)
+        values, lengths, at = self._values, self._lengths, self._at
+        self._values, self._lengths = values[:0].copy(), lengths[:0].copy()
+        self._at = 0
         for arr in (values, lengths):
-            arr.resize(self._at, refcheck=False)  # cut in place (no view of it exists)
+            arr.resize(at, refcheck=False)  # cut in place (no view of it exists)
         return RunLengths(shape, values, lengths)
 
 
