@@ -4,13 +4,20 @@ Pinned against hand-worked assignments on small tables of admissible pairs: an a
 pair counts even without overlap (missing IoU counts 0, as documented), the higher IoU
 wins between two otherwise equal pairs, a predicted object left without a free admissible
 GT object stays FP, and the kind codes are uint8 (the codes of ``KINDS``: TP 1, FP 2).
+
+Batch E: ``assign_many`` gives uint8 codes too, and ``check_window`` accepts ``lo == hi``
+and refuses ``lo < 0`` and a NaN ``hi`` with the documented message (its docstring:
+"refusing NaN, lo < 0 or lo > hi").
 """
 
 from __future__ import annotations
 
-import numpy as np
+import math
 
-from napari_mood.core.objects.rule import assign_one_to_one
+import numpy as np
+import pytest
+
+from napari_mood.core.objects.rule import assign_many, assign_one_to_one, check_window
 
 TP, FP = 1, 2  # KINDS.index(kind) + 1
 
@@ -44,3 +51,33 @@ def test_kind_codes_are_uint8():
     out = assign_one_to_one(np.array([True, False]), [(0,), ()], {(0, 0): 1.0}, 1)
     assert out.pred_kind.dtype == np.uint8
     assert out.pred_kind.tolist() == [TP, 5]  # the second is discarded (code 5)
+
+
+def test_assign_many_kind_codes_are_uint8():
+    # pred 0 kept, admissible to GT 0: TP (1); pred 1 kept, nothing admissible: FP (2);
+    # pred 2 not kept: discarded (5)
+    out = assign_many(np.array([True, True, False]), [(0,), (), (0,)], 1)
+    assert out.pred_kind.tolist() == [TP, FP, 5]
+    assert out.pred_kind.dtype == np.uint8
+
+
+def test_a_window_of_one_size_is_valid():
+    assert check_window((3, 3)) == (3.0, 3.0)
+
+
+def _refusal(window) -> str:
+    with pytest.raises(ValueError) as raised:
+        check_window(window)
+    return str(raised.value)
+
+
+def test_a_negative_lo_is_refused_with_the_documented_message():
+    assert _refusal((-1.0, 5.0)) == (
+        "size_window must be (lo, hi) with 0 <= lo <= hi (hi may be inf); got (-1.0, 5.0)"
+    )
+
+
+def test_a_nan_hi_is_refused_with_the_documented_message():
+    assert _refusal((1.0, math.nan)) == (
+        "size_window must be (lo, hi) with 0 <= lo <= hi (hi may be inf); got (1.0, nan)"
+    )
