@@ -192,3 +192,37 @@ def test_components_of_a_fortran_crop_match_scipy(connectivity: str) -> None:
     ref, m = ndimage.label(flat, structure=STRUCTURE[neighbours][1])
     assert n == m
     np.testing.assert_array_equal(labels, ref)
+
+
+@pytest.mark.parametrize("shape", [(1, 3, 3), (1, 9, 9), (9, 1, 9), (9, 9, 1)])
+def test_a_one_plane_lattice_of_single_voxels_is_labelled_26_connected(shape):
+    # isolated voxels on every other row and column of one plane: 4 (3 x 3) or 25 (9 x 9)
+    # objects, as scipy's full 3 x 3 x 3 structure finds (cc3d 4.1.1 raised for this)
+    volume = np.zeros(shape, dtype=bool)
+    volume[::2, ::2, ::2] = True
+    found = label_slabs(volume, 26, stats=True)
+    expected, n = ndimage.label(volume, structure=np.ones((3, 3, 3)))
+    assert found.n == n == volume.sum()
+    np.testing.assert_array_equal(found.labels, expected)
+
+
+def test_a_2d_lattice_of_single_voxels_is_as_many_objects():
+    # a 2-D map is labelled as one plane: four isolated flagged voxels are four objects
+    score = np.zeros((3, 3))
+    score[::2, ::2] = 0.9
+    labels, n = label_objects(score > 0.5, connectivity="full")
+    assert n == 4
+    assert labels.tolist() == [[1, 0, 2], [0, 0, 0], [3, 0, 4]]
+
+
+def test_a_lattice_in_a_last_slab_one_plane_deep_is_labelled(monkeypatch: pytest.MonkeyPatch):
+    # slabs of 2 planes of 81 voxels over 3 planes: the last slab is one plane deep; a
+    # lattice of single voxels there is 25 objects, as scipy's full structure finds
+    monkeypatch.setattr(slabs, "SLAB_VOXELS", 2 * 81)
+    volume = np.zeros((3, 9, 9), dtype=bool)
+    volume[2, ::2, ::2] = True
+    volume[0, 4, :] = True
+    found = label_slabs(volume, 26, stats=True)
+    expected, n = ndimage.label(volume, structure=np.ones((3, 3, 3)))
+    assert found.n == n == 26
+    np.testing.assert_array_equal(found.labels, expected)

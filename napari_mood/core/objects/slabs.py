@@ -280,10 +280,13 @@ def _cc3d(part: np.ndarray, neighbours: Neighbours) -> tuple[np.ndarray, int]:
     """cc3d on one slab; labels narrowed to uint16 when they fit."""
     if not part.any():  # most slabs of a map at a high threshold
         return np.zeros(part.shape, dtype=np.uint16), 0
+    connectivity: Literal[6, 18, 26] = neighbours
     if sorted(part.shape)[1] == 1:  # cc3d 4.1.1 raises for 26-connected lines
-        neighbours = 6
+        connectivity = 6
+    elif neighbours == 26 and min(part.shape) == 1:
+        connectivity = 18  # one plane: its 26 neighbours are its 18 (cc3d 4.1.1 raises for 26)
     labels, n = cc3d.connected_components(
-        part, connectivity=neighbours, return_N=True, binary_image=True
+        part, connectivity=connectivity, return_N=True, binary_image=True
     )
     if n <= _UINT16_MAX and labels.dtype != np.uint16:
         labels = labels.astype(np.uint16)
