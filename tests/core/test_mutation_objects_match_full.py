@@ -5,7 +5,11 @@ other napari_mood code): the 0.5 default threshold of binary maps in both score 
 (binarize_scores, object_labels, labelled_match), exact-mode thresholds reaching the
 labelling, a single predicted object matched by IoU, a one-voxel GT's overlap count,
 labelled_match's affine, keep_dense=False and connectivity message, the largest id a
-pred_labels dtype can hold, and kind_table's uint8 dtype.
+pred_labels dtype can hold, and kind_table's uint8 dtype. Also: a match reports the options it
+was made with; the messages refusing a wrong-shape or singular affine, a min_iou above 1 and a
+non-binary map without threshold, word for word; min_iou 1 is allowed; and a float32 affine or
+spacing (as NIfTI headers give) is read in float64, so the voxel volume is the float64 product
+of its values.
 """
 
 from __future__ import annotations
@@ -146,3 +150,82 @@ def test_kind_table_is_uint8():
     table = kind_table(match_objects(score, gt), source="gt")
     assert table.dtype == np.uint8
     assert table.tolist() == [0, 1]
+
+
+def _one_voxel_case() -> tuple[np.ndarray, np.ndarray]:
+    # one flagged voxel at (1, 1) of a 4x4 map, the GT the same voxel
+    score = np.zeros((4, 4))
+    score[1, 1] = 0.7
+    return score, score > 0.5
+
+
+def test_a_match_reports_the_options_it_was_made_with():
+    score, gt = _one_voxel_case()
+    m = match_objects(
+        score,
+        gt,
+        threshold=0.5,
+        connectivity="face",
+        criterion="iou",
+        one_to_one=True,
+        mode="exact",
+    )
+    assert (m.connectivity, m.criterion, m.one_to_one, m.mode) == ("face", "iou", True, "exact")
+
+
+def test_a_wrong_shape_affine_is_refused_naming_the_size_it_needs():
+    # 2-D data need a 3x3 affine
+    score, gt = _one_voxel_case()
+    with pytest.raises(ValueError) as err:
+        match_objects(score, gt, threshold=0.5, affine=np.eye(4))
+    assert str(err.value) == "affine must be a finite 3x3 matrix for 2-D data; got shape (4, 4)"
+
+
+def test_a_singular_affine_is_refused_with_the_documented_message():
+    score, gt = _one_voxel_case()
+    with pytest.raises(ValueError) as err:
+        match_objects(score, gt, threshold=0.5, affine=np.zeros((3, 3)))
+    assert str(err.value) == "affine is singular (its voxel volume is 0)"
+
+
+def test_a_float32_affine_gives_the_float64_voxel_volume():
+    # diag(a, a) with a = float32(0.7) = 0.699999988079071: volume a*a in float64
+    # = 0.4899999833106996 (the float32 determinant would be 0.4899999797344208)
+    a = np.float32(0.7)
+    score, gt = _one_voxel_case()
+    m = match_objects(score, gt, threshold=0.5, affine=np.diag([a, a, np.float32(1)]))
+    assert m.objects[0].size_mm3 == float(a) * float(a)
+    assert m.objects[0].size_mm3 == 0.4899999833106996
+
+
+def test_a_float32_spacing_gives_the_float64_voxel_volume():
+    # float32 0.7 * float32 0.3 in float64 = 0.21000000476837144 (float32 product 0.2100000083...)
+    a, b = np.float32(0.7), np.float32(0.3)
+    score, gt = _one_voxel_case()
+    m = match_objects(score, gt, threshold=0.5, spacing=np.array([a, b]))
+    assert m.objects[0].size_mm3 == float(a) * float(b)
+    assert m.objects[0].size_mm3 == 0.21000000476837144
+
+
+def test_min_iou_one_is_allowed_and_a_perfect_prediction_matches():
+    # prediction == GT: IoU 1 >= min_iou 1, one TP
+    score, gt = _one_voxel_case()
+    m = match_objects(score, gt, threshold=0.5, criterion="iou", min_iou=1.0)
+    assert (m.counts.tp, m.counts.fp, m.counts.fn) == (1, 0, 0)
+
+
+def test_min_iou_above_one_is_refused_with_the_documented_message():
+    score, gt = _one_voxel_case()
+    with pytest.raises(ValueError) as err:
+        match_objects(score, gt, threshold=0.5, criterion="iou", min_iou=1.5)
+    assert str(err.value) == "min_iou must be in (0, 1]; got 1.5"
+
+
+def test_a_non_binary_map_without_threshold_is_refused_with_the_documented_message():
+    score, gt = _one_voxel_case()
+    with pytest.raises(ValueError) as err:
+        match_objects(score, gt)
+    assert str(err.value) == (
+        "threshold is required for non-binary score maps "
+        "(it defaults to 0.5 only for maps with values in {0, 1})"
+    )
