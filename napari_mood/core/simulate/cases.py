@@ -216,7 +216,7 @@ def iter_simulated_cases(
     Yields
     ------
     SimulatedCase
-        The anomalous cases, then the normal ones.
+        The normal cases, then the anomalous ones.
 
     Examples
     --------
