@@ -113,8 +113,12 @@ def unit_scan(path: Path, data: np.ndarray) -> np.ndarray:
     Raises
     ------
     MoodInputError
-        When a voxel is NaN or infinite.
+        When the scan holds no voxel, or a voxel is NaN or infinite.
     """
+    if data.size == 0:
+        raise MoodInputError(
+            path, f"holds no voxel (shape {data.shape})", "simulate on a scan with voxels"
+        )
     try:
         found = to_unit_range(data)
     except ValueError as exc:

@@ -11,7 +11,7 @@ import pytest
 
 from napari_mood.io.errors import MoodInputError
 from napari_mood.services.hypometabolism import write_hypometabolism_dataset
-from napari_mood.services.simulation import write_toy_dataset
+from napari_mood.services.simulation import unit_scan, write_toy_dataset
 
 
 def _save(path: Path, data: np.ndarray) -> Path:
@@ -72,3 +72,9 @@ def test_write_hypometabolism_dataset_scales_the_region_by_each_degree(scan: Pat
     assert np.allclose(diseased[5, 5, 5], healthy[5, 5, 5])
     manifest = json.loads((out / f"pet_{found.region}.json").read_text())
     assert manifest["degrees"] == [0.0, 0.5] and manifest["gt_voxels"] == found.gt_voxels
+
+
+def test_a_scan_without_voxels_is_refused_naming_its_file():
+    with pytest.raises(MoodInputError) as raised:
+        unit_scan(Path("x.nii.gz"), np.zeros((0, 3)))
+    assert str(raised.value).startswith("x.nii.gz: holds no voxel (shape (0, 3))")
