@@ -195,3 +195,22 @@ def test_sizes_are_int64_voxel_counts() -> None:
     found = label_slabs(volume, 6, stats=True)
     assert found.sizes.dtype == np.int64
     assert found.sizes.tolist() == [4, 1]
+
+
+def test_a_join_past_two_million_provisional_objects_is_exact() -> None:
+    # planes 1, 3, ..., 2**22 - 1 hold one voxel each: 2**21 objects in the first slab
+    # (2**22 one-voxel planes); plane 2**22, the next slab, touches the last of them, so
+    # there are 2**21 objects and its id is 2**21. Its face pair is node 2**21 with node
+    # 2**21 + 1, a key 2**53 + 2**21 + 1 that float64 cannot hold
+    planes = 1 << 22
+    volume = np.zeros((planes + 1, 1, 1), dtype=bool)
+    volume[1::2] = True
+    volume[planes] = True
+    labeller = SlabLabeller(volume.shape, 6, stats=False)
+    assert labeller.planes == planes
+    labeller.add(volume[:planes])
+    labeller.add(volume[planes:])
+    joined = labeller.join()
+    assert joined.counts == (1 << 21, 1)
+    assert joined.n == 1 << 21
+    assert joined.slab_ids(1).tolist() == [1 << 21]
