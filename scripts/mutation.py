@@ -5,7 +5,7 @@
     python scripts/mutation.py --sample 40        # 40 random mutants per module (an estimate)
     python scripts/mutation.py --report           # only print the table of the last run
     python scripts/mutation.py --survivors        # ... and the diff of every surviving mutant
-    python scripts/mutation.py --rerun            # run the survivors and untested mutants again
+    python scripts/mutation.py --rerun            # run the survivors, untested and new mutants again
 
 The table has one row per module file (and one per package): the mutants mutmut made in it,
 how many were run, killed, survived or reached by no test, the kill rate over the mutants run,
@@ -95,7 +95,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--rerun",
         action="store_true",
-        help="run again the mutants of the chosen modules that survived or reached no test",
+        help="run again the mutants of the chosen modules that survived, reached no test or were "
+        "never run (made again after a source change)",
     )
     parser.add_argument("--report", action="store_true", help="only print the last run's table")
     parser.add_argument(
@@ -188,12 +189,16 @@ def _row(module: str, row: Counter[str]) -> str:
 
 
 def _not_killed(mutants: Path, patterns: list[str]) -> list[str]:
-    """The mutants matching ``patterns`` that survived or reached no test in the last runs."""
+    """The mutants matching ``patterns`` that survived, reached no test or were never run.
+
+    A mutant is never run when a change to its function made mutmut generate it again.
+    """
     prefixes = [pattern.removesuffix("*") for pattern in patterns]
     return sorted(
         name
         for name, code in _results(mutants).items()
-        if (code in SURVIVED or code in NO_TESTS) and name.startswith(tuple(prefixes))
+        if (code is None or code in SURVIVED or code in NO_TESTS)
+        and name.startswith(tuple(prefixes))
     )
 
 
