@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
+from napari_mood.core.curves import CurveAccumulator
 from napari_mood.core.objects import ObjectCounts, labelled_match
 from napari_mood.core.readout import (
     BestThreshold,
@@ -12,6 +15,7 @@ from napari_mood.core.readout import (
     best_dataset_thresholds,
     readout_from_match,
     threshold_readout,
+    voxel_readout,
 )
 from napari_mood.core.results import (
     DatasetEvaluation,
@@ -136,3 +140,12 @@ def test_threshold_readout_reads_scores_in_the_given_mode() -> None:
     assert mood.objects is not None and exact.objects is not None
     assert (mood.flagged, mood.dice, mood.objects.tp, mood.objects.fn) == (1, 1.0, 1, 0)
     assert (exact.flagged, exact.dice, exact.objects.tp, exact.objects.fn) == (0, 0.0, 0, 1)
+
+
+def test_voxel_readout_of_a_normal_case_with_nothing_flagged_has_a_nan_dice() -> None:
+    # the module's policy: an empty GT and nothing flagged give Dice NaN (0 / 0), not an error
+    acc = CurveAccumulator()
+    acc.add(np.array([0.1, 0.2, 0.3]), np.zeros(3))
+    readout = voxel_readout(acc, threshold=0.5)
+    assert readout.flagged == 0
+    assert math.isnan(readout.dice)
