@@ -101,23 +101,16 @@ def test_an_unknown_connectivity_is_refused_naming_the_argument():
     assert str(raised.value) == "connectivity must be one of 'full', 'face'; got 'corner'"
 
 
-def test_cases_of_different_connectivity_are_refused_with_the_documented_message():
-    cases = [_block_case(connectivity="full"), _block_case(connectivity="face")]
+@pytest.mark.parametrize(
+    ("second", "shown"),
+    [({"connectivity": "face"}, "('face', 'mood')"), ({"mode": "exact"}, "('full', 'exact')")],
+)
+def test_cases_described_differently_are_refused_with_the_documented_message(second, shown):
+    cases = [_block_case(), _block_case(**second)]
     with pytest.raises(ValueError) as raised:
         count_objects(cases, threshold=0.5)
     assert str(raised.value) == (
-        "cases were described with different connectivity or mode: "
-        "('full', 'mood') vs ('face', 'mood')"
-    )
-
-
-def test_cases_of_different_modes_are_refused_with_the_documented_message():
-    cases = [_block_case(mode="mood"), _block_case(mode="exact")]
-    with pytest.raises(ValueError) as raised:
-        count_objects(cases, threshold=0.5)
-    assert str(raised.value) == (
-        "cases were described with different connectivity or mode: "
-        "('full', 'mood') vs ('full', 'exact')"
+        f"cases were described with different connectivity or mode: ('full', 'mood') vs {shown}"
     )
 
 

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import re
 
-import cc3d
 import numpy as np
 import pytest
 
-from napari_mood.core.objects import slabs
 from napari_mood.core.objects.slabs import SlabLabeller, label_slabs
 
 ADD_MESSAGE = "a slab must be a C-contiguous 3-D bool array"
@@ -32,20 +30,6 @@ def _isolated_voxels(count: int) -> np.ndarray:
     plane[0::2, 0::2] = plane[1::2, 1::2] = True  # a checkerboard: 65,536 single voxels
     plane.ravel()[np.flatnonzero(plane)[count:]] = False
     return plane[None]
-
-
-@pytest.fixture
-def cc3d_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, ...]]:
-    """The shape of what each cc3d labelling call is given."""
-    seen: list[tuple[int, ...]] = []
-    label = cc3d.connected_components
-
-    def spy(part: np.ndarray, **kwargs: object) -> object:
-        seen.append(part.shape)
-        return label(part, **kwargs)
-
-    monkeypatch.setattr(slabs.cc3d, "connected_components", spy)
-    return seen
 
 
 def test_label_slabs_refuses_a_non_bool_volume_with_its_message() -> None:
@@ -131,26 +115,6 @@ def test_slab_ids_of_two_objects_per_slab() -> None:
     labeller.add(volume[1:2])
     joined = labeller.join()
     assert [joined.slab_ids(i).tolist() for i in range(2)] == [[1, 2], [1, 3]]
-
-
-def test_planes_of_one_voxel_make_slabs_of_slab_voxels_planes(
-    monkeypatch: pytest.MonkeyPatch, cc3d_calls: list[tuple[int, ...]]
-) -> None:
-    # 30 voxels a call, 1 voxel a plane: 30 planes a call, so 100 planes are 30+30+30+10
-    monkeypatch.setattr(slabs, "SLAB_VOXELS", 30)
-    found = label_slabs(np.ones((100, 1, 1), dtype=bool), 6, stats=False)
-    assert cc3d_calls == [(30, 1, 1)] * 3 + [(10, 1, 1)]
-    assert found.n == 1
-
-
-def test_a_slab_holds_as_many_whole_planes_as_fit(
-    monkeypatch: pytest.MonkeyPatch, cc3d_calls: list[tuple[int, ...]]
-) -> None:
-    # 70 voxels a call, 5 * 7 = 35 a plane: 2 planes a call, so 9 planes are 4 * 2 + 1
-    monkeypatch.setattr(slabs, "SLAB_VOXELS", 70)
-    found = label_slabs(np.ones((9, 5, 7), dtype=bool), 26, stats=False)
-    assert cc3d_calls == [(2, 5, 7)] * 4 + [(1, 5, 7)]
-    assert found.n == 1
 
 
 def test_a_slab_of_65535_objects_gets_uint16_provisional_labels() -> None:

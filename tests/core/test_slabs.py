@@ -145,6 +145,26 @@ def test_each_cc3d_call_gets_one_slab(cc3d_calls: list[tuple[int, ...]]) -> None
     assert cc3d_calls == [(1, 5, 7)] * 9
 
 
+def test_planes_of_one_voxel_make_slabs_of_slab_voxels_planes(
+    monkeypatch: pytest.MonkeyPatch, cc3d_calls: list[tuple[int, ...]]
+) -> None:
+    # 30 voxels a call, 1 voxel a plane: 30 planes a call, so 100 planes are 30+30+30+10
+    monkeypatch.setattr(slabs, "SLAB_VOXELS", 30)
+    found = label_slabs(np.ones((100, 1, 1), dtype=bool), 6, stats=False)
+    assert cc3d_calls == [(30, 1, 1)] * 3 + [(10, 1, 1)]
+    assert found.n == 1
+
+
+def test_a_slab_holds_as_many_whole_planes_as_fit(
+    monkeypatch: pytest.MonkeyPatch, cc3d_calls: list[tuple[int, ...]]
+) -> None:
+    # 70 voxels a call, 5 * 7 = 35 a plane: 2 planes a call, so 9 planes are 4 * 2 + 1
+    monkeypatch.setattr(slabs, "SLAB_VOXELS", 70)
+    found = label_slabs(np.ones((9, 5, 7), dtype=bool), 26, stats=False)
+    assert cc3d_calls == [(2, 5, 7)] * 4 + [(1, 5, 7)]
+    assert found.n == 1
+
+
 def test_a_batch_job_labels_the_whole_volume_in_one_call(
     cc3d_calls: list[tuple[int, ...]],
 ) -> None:
