@@ -332,3 +332,19 @@ def test_object_size_window_is_applied(capsys, tmp_path):
     result, _ = _object_json(capsys, tmp_path, "--size-window", "1,2")
     obj = result["methods"]["oracle_noisy"]["object"]
     assert obj["size_window"] == [1.0, 2.0] and obj["tp"] == 0
+
+
+def test_a_one_plane_lattice_of_single_voxels_is_counted_object_by_object(capsys, tmp_path):
+    # 25 isolated voxels (every other row and column of a 9 x 9 x 1 case) in the GT and the
+    # map: 25 objects each, all matched (cc3d 4.1.1 raised on this under full connectivity)
+    lattice = np.zeros((9, 9, 1), bool)
+    lattice[::2, ::2, 0] = True
+    dataset, preds = make_mood_folder(
+        tmp_path, {"c1": lattice}, {"m": {"c1": np.where(lattice, 0.9, 0.0).astype(np.float32)}}
+    )
+    out = tmp_path / "result.json"
+    argv = ["evaluate", str(dataset), "--preds", str(preds), "--task", "object"]
+    code, _, err = _run(capsys, *argv, "--threshold", "0.5", "--format", "json", "--out", str(out))
+    assert code == 0, err
+    got = json.loads(out.read_text())["methods"]["m"]["object"]
+    assert (got["tp"], got["fp"], got["fn"]) == (25, 0, 0)
