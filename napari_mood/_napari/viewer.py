@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
+from PIL import Image
 
 from napari_mood._napari._malloc import fix_mmap_threshold
 from napari_mood._napari._runtime import (
@@ -30,16 +31,15 @@ from napari_mood._napari.docking import (
     PanelDocking,
     dock_plugin_widgets,
 )
-from napari_mood._napari.grid import COMPARE_KEY, helper_metadata
 from napari_mood._napari.layers import LayerData, layer_info
 from napari_mood._napari.reader import read_paths
-from napari_mood._napari.score_legend import ScoreLegend
+from napari_mood._napari.score_legend import LEGEND_MIN_SHARE, legend_colors
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood.io.errors import MoodInputError
 from napari_mood.services.atomic_files import atomic_path
 from napari_mood.services.datasets import sample_data_dir
 from napari_mood.services.output import Inputs, check_output_file
-from napari_mood.services.view_legend import add_legend
+from napari_mood.services.view_legend import LegendBar, add_legend
 
 __all__ = [
     "DOCK_ORDER",
@@ -469,77 +469,51 @@ def focus_object(
     viewer.scene.camera.zoom = float(FOCUS_FILL * canvas.min() / extent)
 
 
-def _legend_entries(layers: Sequence[Any]) -> list[tuple[str, str]]:
-    """(name, colour) of each shown method, top of the layer list first (as the colour bars)."""
-    shown = [layer for layer in layers if layer.visible]
+def _legend_entries(layers: Sequence[Any]) -> list[LegendBar]:
+    """Each shown method's name, colour and colour bar, top of the layer list first."""
     entries = []
-    for layer in reversed(shown):
+    for layer in reversed([layer for layer in layers if layer.visible]):
         info = layer_info(layer) or {}
         if info.get("color"):
-            entries.append((str(info.get("method") or layer.name), str(info["color"])))
+            low = float(layer.contrast_limits[0])
+            _, ramp = legend_colors(layer.colormap, tuple(layer.contrast_limits))
+            mark = min(low, 1.0 - LEGEND_MIN_SHARE)  # where the bar's colours start
+            ticks = (
+                ((0.0, "0"), (mark, f"{low:.2g}"), (1.0, "1"))
+                if 0.1 < mark < 0.9
+                else ((0.0, "0"), (1.0, "1"))
+            )
+            name = str(info.get("method") or layer.name)
+            entries.append(LegendBar(name, str(info["color"]), ramp, ticks))
     return entries
 
 
-class _ExportLook:
-    """Show a scale bar and score colour bars for the duration of the context.
-
-    Context: scale bar on and a colour bar over scores 0..1 for each shown method, then
-    back as they were.
-
-    The colour bars are :class:`~napari_mood._napari.score_legend.ScoreLegend` helpers, not
-    the maps' own napari bars (those read the contrast limits: 0.9998-1.0008 for a binary
-    map at its best threshold); the compare grid's cells have theirs already.
-    """
-
-    def __init__(self, viewer: Any, layers: Sequence[Any]) -> None:
-        self._viewer = viewer
-        self._bar = viewer.canvas.overlays.scale_bar
-        self._layers = [layer for layer in layers if layer.visible]
-        self._legends: list[ScoreLegend] = []
-        self._saved = False
-
-    def __enter__(self) -> _ExportLook:
-        self._saved = self._bar.visible
-        self._bar.visible = True
-        if not any(_is_legend(layer) and layer.visible for layer in self._viewer.layers):
-            for layer in self._layers:
-                method = (layer_info(layer) or {}).get("method") or layer.name
-                self._legends.append(
-                    ScoreLegend(
-                        self._viewer,
-                        layer,
-                        name=f"{method} colour bar",
-                        metadata=helper_metadata("legend", method),
-                    )
-                )
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._bar.visible = self._saved
-        for legend in self._legends:
-            legend.remove()
-        self._legends.clear()
-
-
-def _is_legend(layer: Any) -> bool:
-    """Return a score colour bar of the compare grid's cells."""
-    return (layer.metadata.get(COMPARE_KEY) or {}).get("role") == "legend"
+def _mm_per_pixel(viewer: Any, width_px: int) -> float | None:
+    """Millimetres per pixel of a canvas screenshot ``width_px`` wide (2-D only)."""
+    zoom = float(viewer.scene.camera.zoom)
+    if viewer.dims.ndisplay != 2 or not zoom > 0 or width_px <= 0:
+        return None
+    return float(viewer.canvas.size[1]) / zoom / width_px  # world units: the layers' mm
 
 
 def export_view(viewer: Any, path: str | os.PathLike[str], method_layers: Sequence[Any]) -> Path:
-    """Save the canvas with scale bar, colour bars and a method legend as a PNG.
+    """Save the canvas as the reader sees it, with the methods' colour bars under it, as a PNG.
 
-    Save the canvas as a PNG with a scale bar, the methods' colour bars and a legend strip
-    naming each method's colour (:mod:`napari_mood.services.view_legend`); returns it.
-
-    The scale bar's unit is the layers' ``units`` (mm for napari-mood layers).
+    The canvas is saved untouched; a strip appended below it carries each shown method's
+    swatch, name and colour bar over scores 0..1 and a scale bar
+    (:mod:`napari_mood.services.view_legend`): nothing covers a voxel, a GT outline or
+    an orientation letter. Returns the file written.
     """
     out = Path(path)
     if out.suffix.lower() != ".png":
         out = out.with_suffix(".png")
-    with _ExportLook(viewer, method_layers), atomic_path(out) as temporary:
+    with atomic_path(out) as temporary:
         viewer.screenshot(str(temporary), canvas_only=True)  # a .png name: napari writes PNG
-        add_legend(temporary, _legend_entries(method_layers))
+        with Image.open(temporary) as shot:
+            width = shot.size[0]
+        add_legend(
+            temporary, _legend_entries(method_layers), mm_per_pixel=_mm_per_pixel(viewer, width)
+        )
     return out
 
 
