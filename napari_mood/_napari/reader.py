@@ -59,9 +59,9 @@ from napari_mood.io.validate import Problem
 from napari_mood.services.display import display_range
 from napari_mood.services.looks import (
     DEFAULT_THRESHOLD,
-    METHOD_COLORS,
     METHOD_OPACITY,
     method_colormap,
+    method_colors,
 )
 from napari_mood.services.options import ScoreMode, threshold_limits
 
@@ -375,10 +375,9 @@ def case_layer_data(
     layers: list[LayerData] = []
     if case.scan is not None:
         layers.append(ready.get("scan") or _scan_layer(case))
-    for index, method in enumerate(case.maps):
-        layers.append(
-            _method_layer(case, method, METHOD_COLORS[index % len(METHOD_COLORS)], threshold)
-        )
+    colors = method_colors(case.maps)
+    for method in case.maps:
+        layers.append(_method_layer(case, method, colors[method], threshold))
     if case.gt is not None:
         layers.append(ready.get("gt") or _gt_layer(case))
     return layers

@@ -2,7 +2,7 @@
 
 Every figure is drawn and saved under :data:`~napari_mood.services.figures.FIGURE_RC`
 (TrueType fonts in PDF, text kept as text in SVG, 7-pt text) with the method colours of
-the viewer (:func:`~napari_mood.services.looks.method_color`). Files go through
+the viewer (:func:`~napari_mood.services.looks.method_colors`). Files go through
 :func:`~napari_mood.services.figures.save_figure` (atomic; callers check the paths first).
 """
 
@@ -15,7 +15,7 @@ from matplotlib import rc_context
 from matplotlib.figure import Figure
 
 from napari_mood.services.figures import FIGURE_FORMATS, FIGURE_RC, save_figure
-from napari_mood.services.looks import method_color
+from napari_mood.services.looks import method_colors
 
 __all__ = ["FIGURE_FORMATS", "colors_for", "new_figure", "save_formats"]
 
@@ -23,19 +23,20 @@ WIDTH_IN = 3.5  # one journal column (89 mm)
 
 
 def colors_for(methods: Sequence[str]) -> dict[str, str]:
-    """Each method's viewer colour, by its position in ``methods``.
+    """Each method's viewer colour (:func:`~napari_mood.services.looks.method_colors`).
 
     Parameters
     ----------
     methods : sequence of str
-        The methods, in the order that sets their colours.
+        The methods (their order does not change their colours).
 
     Returns
     -------
     dict of str to str
         A ``#rrggbb`` colour per method.
     """
-    return {name: method_color(i) for i, name in enumerate(methods)}
+    own = method_colors(methods)
+    return {name: own[name] for name in methods}
 
 
 def new_figure(width: float = WIDTH_IN, height: float = 2.6, *, ncols: int = 1) -> Figure:

@@ -21,7 +21,7 @@ from napari_mood.core.scores import check_threshold
 from napari_mood.core.slices import BODY_MARGIN, CropBox, body_mask, choose_slice, mask_box
 from napari_mood.services.figure_cases import FigureCase, FigureRow
 from napari_mood.services.figure_layout import RowExtent
-from napari_mood.services.looks import DEFAULT_THRESHOLD, METHOD_COLORS, method_colormap
+from napari_mood.services.looks import DEFAULT_THRESHOLD, method_colormap, method_colors
 
 __all__ = [
     "RowImages",
@@ -128,7 +128,7 @@ def thresholds_for(
 
 
 def colors_for(methods: Sequence[str], colors: Mapping[str, str] | None) -> dict[str, str]:
-    """Return the colour of each method: the one given, else the palette's colour at its position.
+    """Return the colour of each method: the one given, else its colour (:func:`method_colors`).
 
     Parameters
     ----------
@@ -143,7 +143,8 @@ def colors_for(methods: Sequence[str], colors: Mapping[str, str] | None) -> dict
         A colour per method.
     """
     given = dict(colors or {})
-    return {m: given.get(m, METHOD_COLORS[i % len(METHOD_COLORS)]) for i, m in enumerate(methods)}
+    own = method_colors(methods)
+    return {m: given.get(m, own[m]) for m in methods}
 
 
 # --------------------------------------------------------------------------- cells

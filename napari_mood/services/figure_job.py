@@ -36,6 +36,7 @@ from napari_mood.services.figures import (
     resolve_case,
     save_figure,
 )
+from napari_mood.services.looks import method_colors
 from napari_mood.services.output import Inputs, check_output_file
 
 _NAME_CASES = option("name cases with --cases", "name the cases to draw")
@@ -84,7 +85,9 @@ def write_figure(
     out : path-like
         A ``.png``, ``.svg`` or ``.pdf`` file.
     drawn : sequence of str, optional
-        The method columns in order (default: every method).
+        The method columns in order (default: every method). Each method keeps the colour
+        the viewer gives it among all ``methods``
+        (:func:`~napari_mood.services.looks.method_colors`), whatever this order.
     cases : sequence of str, optional
         The cases (default: the first ``max_cases`` anomalous ones).
     max_cases : int
@@ -123,8 +126,9 @@ def write_figure(
     if not names:
         raise MoodInputError(dataset.root, "has no case with an anomaly", _NAME_CASES)
     loaded = _load(dataset, names, chosen, asked=cases is not None)
+    style = {"colors": method_colors(methods), **(style or {})}  # as the viewer: every method
     figure, rows = _draw(
-        dataset, loaded, slices, planes, chosen, _drawn_thresholds(thresholds, chosen), style or {}
+        dataset, loaded, slices, planes, chosen, _drawn_thresholds(thresholds, chosen), style
     )
     try:
         check_pixels(figure, dpi)

@@ -16,6 +16,7 @@ tritanopia (Machado et al. 2009, severity 1).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "METHOD_OPACITY",
     "method_color",
     "method_colormap",
+    "method_colors",
     "rgb",
 ]
 
@@ -42,7 +44,7 @@ METHOD_COLORS: tuple[str, ...] = (
     "#6b8e23",  # olive
     "#c51b7d",  # dark pink (a pale pink vanished on white matter)
 )
-"""Each method's heatmap colour, in order of arrival (then again from the first)."""
+"""The methods' heatmap colours, dealt by :func:`method_colors` (then again from the first)."""
 METHOD_OPACITY = 0.85
 """Opacity of a method's heatmap over the scan, in the viewer and in figures."""
 
@@ -104,6 +106,34 @@ def method_color(index: int) -> str:
     True
     """
     return METHOD_COLORS[index % len(METHOD_COLORS)]
+
+
+def method_colors(methods: Iterable[str]) -> dict[str, str]:
+    """Return each method's colour: the one rule the viewer, figures and plots follow.
+
+    The palette is dealt to the methods in the order of their sorted names, so a method's
+    colour depends on which methods there are, never on the order they are given in
+    (``figure --methods b,a`` draws them as the viewer shows them). Give every method of
+    the dataset, not only those drawn, for the colours the viewer shows.
+
+    Parameters
+    ----------
+    methods : iterable of str
+        The methods' names (any order; repeats count once).
+
+    Returns
+    -------
+    dict of str to str
+        A ``#rrggbb`` colour per method, in sorted order.
+
+    Examples
+    --------
+    >>> method_colors(["residual", "binary"]) == method_colors(["binary", "residual"])
+    True
+    >>> method_colors(["residual", "binary"])["binary"] == METHOD_COLORS[0]
+    True
+    """
+    return {name: method_color(k) for k, name in enumerate(sorted(set(methods)))}
 
 
 def method_colormap(color: str) -> dict[str, Any]:

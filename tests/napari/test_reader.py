@@ -244,3 +244,39 @@ def test_a_scan_opens_with_its_finite_range_at_full_resolution(
     assert kwargs["contrast_limits"] == [-1.5, 5.0]
     if pyramid:
         assert len(data) == 3 and float(np.nanmax(data[-1][np.isfinite(data[-1])])) < 5.0
+
+
+@pytest.mark.parametrize(
+    "drawn", [["residual", "oracle_noisy", "binary"], ["oracle_noisy", "binary", "residual"]]
+)
+def test_the_figure_draws_each_method_in_its_viewer_colour_whatever_the_methods_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, drawn: list[str]
+):
+    from napari_mood.io.methods import find_methods
+    from napari_mood.io.mood import discover_dataset
+    from napari_mood.services import figure_job
+    from napari_mood.services.datasets import sample_data_dir
+    from napari_mood.services.figure_cells import colors_for
+
+    root = sample_data_dir()
+    layers = read_paths(root)  # the viewer: the first anomalous case, every method
+    shown = {
+        info["method"]: info["color"]
+        for info in (kwargs["metadata"][METADATA_KEY] for _, kwargs, _ in layers)
+        if info["role"] == "method"
+    }
+    assert len(set(shown.values())) == len(shown) == 3
+    drawn_colors: list[dict[str, str]] = []
+    make_figure = figure_job.make_figure
+
+    def recording(rows, **kwargs):
+        drawn_colors.append(colors_for(kwargs["methods"], kwargs.get("colors")))
+        return make_figure(rows, **kwargs)
+
+    monkeypatch.setattr(figure_job, "make_figure", recording)
+    dataset = discover_dataset(root)
+    figure_job.write_figure(
+        dataset, find_methods(root), tmp_path / "fig.png", drawn=drawn,
+        cases=["brain_001"], dpi=30,
+    )  # fmt: skip
+    assert drawn_colors == [{name: shown[name] for name in drawn}]

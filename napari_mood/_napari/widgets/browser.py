@@ -69,7 +69,7 @@ from napari_mood.services.evaluation import (
     MoodEvaluation,
     evaluate,
 )
-from napari_mood.services.looks import method_color
+from napari_mood.services.looks import method_colors
 from napari_mood.services.report import ALL_CATEGORIES, category_choices, read_case_categories
 
 if TYPE_CHECKING:
@@ -420,7 +420,8 @@ class DatasetBrowserWidget(MoodPanel):
 
     def _method_colors(self, methods: Sequence[str]) -> dict[str, str]:
         shown = {m.name: m.color for m in self._session.methods}
-        return {name: shown.get(name) or method_color(i) for i, name in enumerate(methods)}
+        own = method_colors(methods)
+        return {name: shown.get(name) or own[name] for name in methods}
 
     def _fill_method_filter(self, methods: tuple[str, ...]) -> None:
         current = self._method_filter.currentText()
