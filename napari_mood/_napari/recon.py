@@ -17,6 +17,12 @@ the lower contrast limit moves the threshold); the anomaly region, when known, i
 outlined in every cell. The three grey images share one contrast range (the healthy
 original's), so a dimmed region reads as darker.
 
+The grid fills the canvas (:func:`fit_grid`): of 1 x 4, 2 x 2 and 4 x 1 cells, the shape
+that shows the slice largest, zoomed so that the slice fills its cell under the cell's
+title, whose font shrinks until "healthy original" fits the cell's width; it fits again
+when the canvas is resized. The outlines of the region are read-only (never a paint
+tool, whatever the keys or a 2-D/3-D switch), and the residual map is the selected layer.
+
 Layers carry ``metadata[RECON_KEY]`` (never the session's ``napari_mood`` entry), so the
 plugin's session ignores them; :func:`show_reconstruction` replaces the layers of a
 previous call.
@@ -24,10 +30,13 @@ previous call.
 
 from __future__ import annotations
 
+import weakref
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from napari_mood._napari.helper_layers import keep_read_only
 from napari_mood._napari.layers import AXIS_LABELS_3D, LayerData, gt_colormap
 from napari_mood.services.display import display_range
 from napari_mood.services.looks import method_colormap
@@ -38,6 +47,9 @@ __all__ = [
     "CELL_LABELS",
     "RECON_KEY",
     "RESIDUAL_COLOR",
+    "GridFit",
+    "fit_grid",
+    "grid_fit",
     "grid_stride",
     "recon_layer_data",
     "show_reconstruction",
@@ -54,6 +66,14 @@ CELL_LABELS = {
 }
 """The name of each cell's image layer: what the cell shows, written in its corner (the
 case is the panel's; "residual map" does not take the name of a method called residual)."""
+GRID_SHAPES = ((1, 4), (2, 2), (4, 1))
+"""The grid shapes tried: the one that shows the slice largest is used."""
+TITLE_PT = 10.0
+"""The cells' titles (napari's name overlay) at most this size; smaller when a cell is narrow."""
+_PX_PER_CHAR_PT = 0.95  # a title's width in pixels per character and point (DejaVu Sans, wide)
+_TITLE_BAND = 2.6  # height of the band kept for the title, in font points
+_FILL = 0.96  # share of the room under the title the slice fills
+_FOLLOWED: weakref.WeakSet[Any] = weakref.WeakSet()  # viewers whose canvas size is followed
 
 
 def _meta(view: ReconView, role: str) -> dict[str, Any]:
@@ -120,12 +140,52 @@ def _remove_previous(viewer: Any) -> None:
         viewer.layers.remove(layer)
 
 
+@dataclass(frozen=True)
+class GridFit:
+    """How the four cells fill a canvas: grid shape (rows, columns), zoom, title size."""
+
+    shape: tuple[int, int]
+    zoom: float
+    title_pt: float
+    title_px: float
+
+
+def grid_fit(
+    canvas: tuple[float, float], extent_mm: tuple[float, float], *, spacing: float = 0.0
+) -> GridFit:
+    """Return the grid shape and zoom that show a slice largest on ``canvas`` (height, width).
+
+    Each cell keeps a band on top for its title (its font shrinks to fit the cell's width,
+    down to 6 pt); the slice (``extent_mm``, height and width in mm) fills the room under it.
+
+    Examples
+    --------
+    >>> grid_fit((929, 544), (100.0, 80.0)).shape  # a tall canvas: 2 x 2, not 1 x 4
+    (2, 2)
+    >>> grid_fit((400, 1600), (100.0, 80.0)).shape
+    (1, 4)
+    """
+    longest = max(len(label) for label in CELL_LABELS.values())
+    best: GridFit | None = None
+    for rows, cols in GRID_SHAPES:
+        cell_h = (canvas[0] - spacing * (rows - 1)) / rows
+        cell_w = (canvas[1] - spacing * (cols - 1)) / cols
+        title_pt = max(6.0, min(TITLE_PT, (cell_w - 12) / (_PX_PER_CHAR_PT * longest)))
+        band = _TITLE_BAND * title_pt
+        zoom = _FILL * min(cell_w / extent_mm[1], (cell_h - band) / extent_mm[0])
+        if best is None or zoom > best.zoom:
+            best = GridFit((rows, cols), max(zoom, 1e-6), title_pt, band)
+    assert best is not None
+    return best
+
+
 def show_reconstruction(viewer: Any, view: ReconView, *, threshold: float = 0.5) -> list[Any]:
-    """Add the case's layers (replacing earlier ones) and show them in a 1 x 4 grid.
+    """Add the case's layers (replacing earlier ones) and show them in a grid filling the canvas.
 
     Other layers of the viewer are hidden (they would take grid cells) and stay above the
     case's layers in the list, so each cell holds one image and its outline; every image
-    names itself in its cell's corner. Returns the layers added.
+    names itself in its cell's corner; the outlines are read-only and the residual map is
+    selected. The grid's shape and zoom: :func:`fit_grid`. Returns the layers added.
     """
     from napari.layers import Layer
 
@@ -138,15 +198,62 @@ def show_reconstruction(viewer: Any, view: ReconView, *, threshold: float = 0.5)
         viewer.layers.insert(index, layer)  # from the bottom: cells group layers by index
         if data[2] == "labels":
             layer.contour = 1
-            layer.editable = False
+            layer.mode = "pan_zoom"
+            keep_read_only(layer)  # napari turns editing back on (new data, 2-D/3-D)
         else:
             layer.name_overlay.visible = True
         added.append(layer)
+    viewer.layers.selection.active = next(
+        layer for layer in added if layer.metadata[RECON_KEY]["role"] == "residual"
+    )  # not an outline: no Labels layer under the keys
     viewer.canvas.grid.stride = grid_stride(view)
-    viewer.canvas.grid.shape = (1, 4)
     viewer.canvas.grid.enabled = True
     _centre_on(viewer, view)
+    fit_grid(viewer)
+    _follow_canvas_size(viewer)
     return added
+
+
+def fit_grid(viewer: Any) -> GridFit | None:
+    """Lay the reconstruction's cells out to fill the canvas (:func:`grid_fit`); None: none shown.
+
+    The slice shown (the displayed axes of the input) is centred in each cell under the
+    cell's title.
+    """
+    scan = next((layer for layer in viewer.layers if _role(layer) == "input"), None)
+    if scan is None or not viewer.canvas.grid.enabled or viewer.dims.ndisplay != 2:
+        return None
+    shown = list(viewer.dims.displayed)
+    spacing = np.abs(np.asarray(scan.scale, dtype=float))
+    extent = tuple(float(scan.data.shape[a] * spacing[a]) for a in shown)
+    grid = viewer.canvas.grid
+    gap = float(grid.spacing) if grid.spacing >= 1 else 0.0
+    fit = grid_fit(tuple(float(v) for v in viewer.canvas.size), extent, spacing=gap)  # type: ignore[arg-type]
+    if tuple(grid.shape) != fit.shape:
+        grid.shape = fit.shape
+    for layer in viewer.layers:
+        if _role(layer) in ROLES:
+            layer.name_overlay.font_size = fit.title_pt
+    middle = [(n - 1) / 2 * step for n, step in zip(scan.data.shape, spacing, strict=True)]
+    camera = viewer.scene.camera
+    camera.zoom = fit.zoom
+    centre = [middle[a] for a in shown]
+    centre[-2] -= fit.title_px / 2 / fit.zoom  # the slice sits under the title band
+    camera.center = tuple(centre)
+    return fit
+
+
+def _role(layer: Any) -> str | None:
+    info = layer.metadata.get(RECON_KEY)
+    return info.get("role") if isinstance(info, dict) else None
+
+
+def _follow_canvas_size(viewer: Any) -> None:
+    """Fit the grid again whenever the canvas is resized (once per viewer)."""
+    if viewer in _FOLLOWED:
+        return
+    _FOLLOWED.add(viewer)
+    viewer.canvas.events.size.connect(lambda event=None: fit_grid(viewer))
 
 
 def _centre_on(viewer: Any, view: ReconView) -> None:

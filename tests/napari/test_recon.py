@@ -7,7 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from napari_mood._napari.recon import RECON_KEY, grid_stride, recon_layer_data, show_reconstruction
+from napari_mood._napari.recon import (
+    RECON_KEY,
+    grid_fit,
+    grid_stride,
+    recon_layer_data,
+    show_reconstruction,
+)
 from napari_mood._napari.widgets.recon import ReconViewWidget
 from napari_mood.core.scores import threshold_limits
 from napari_mood.io.recon import ReconFolders
@@ -85,16 +91,13 @@ def test_widget_shows_the_grid_and_moves_the_threshold(
     qtbot.waitUntil(lambda: widget.view.case == "s_ad_deg50.nii.gz", timeout=10000)
     ours = [layer for layer in viewer.layers if RECON_KEY in layer.metadata]
     assert len(ours) == len(viewer.layers) == 8  # the previous case's layers were replaced
-    assert (
-        viewer.canvas.grid.enabled
-        and viewer.canvas.grid.stride == 2
-        and viewer.canvas.grid.shape == (1, 4)
-    )
+    assert viewer.canvas.grid.enabled and viewer.canvas.grid.stride == 2
+    assert viewer.canvas.grid.shape in {(1, 4), (2, 2), (4, 1)}  # whichever fills the canvas
     residual = next(layer for layer in ours if layer.metadata[RECON_KEY]["role"] == "residual")
     widget._threshold.setValue(0.2)
     assert tuple(residual.contrast_limits) == threshold_limits(0.2)
     cells = {viewer.canvas.grid.position(i, viewer.layers) for i in range(len(viewer.layers))}
-    assert cells == {(0, 0), (0, 1), (0, 2), (0, 3)}
+    assert len(cells) == 4  # one cell per image (and its outline)
     viewer.dims.set_current_step(0, 7)
     viewer.window.resize(1400, 700)
     qtbot.wait(50)
@@ -141,3 +144,38 @@ def test_a_region_drawn_over_the_scan_is_saved_as_a_mask(make_napari_viewer, tmp
     assert widget.save_drawn_region(tmp_path / "other.nii.gz") is None
     assert not (tmp_path / "other.nii.gz").exists()
     widget.deleteLater()
+
+
+@pytest.mark.parametrize(
+    ("canvas", "shape"), [((929, 544), (2, 2)), ((400, 1600), (1, 4)), ((1600, 300), (4, 1))]
+)
+def test_the_grid_takes_the_shape_that_shows_the_slice_largest(canvas, shape):
+    fit = grid_fit(canvas, (100.0, 80.0))
+    assert fit.shape == shape
+    rows, cols = shape
+    cell_h, cell_w = canvas[0] / rows, canvas[1] / cols
+    assert fit.zoom * 80.0 <= cell_w and fit.zoom * 100.0 + fit.title_px <= cell_h
+    assert max(fit.zoom * 80.0 / cell_w, (fit.zoom * 100.0 + fit.title_px) / cell_h) > 0.9
+    assert fit.title_pt * 0.95 * len("healthy original") <= cell_w  # the title fits its cell
+
+
+def test_the_grid_fills_the_canvas_and_the_outlines_stay_read_only(make_napari_viewer, recon_set):
+    viewer = make_napari_viewer(show=True)
+    sim, recon = recon_set
+    view = load_recon_view(ReconFolders.of_dataset(sim, recon), "s_ad_deg50.nii.gz")
+    added = show_reconstruction(viewer, view)
+    height, width = viewer.canvas.size
+    fit = grid_fit((height, width), (SHAPE[1] * 2.0, SHAPE[2] * 2.0))
+    rows, cols = viewer.canvas.grid.shape
+    assert (rows, cols) == fit.shape
+    shown = viewer.scene.camera.zoom * np.array([SHAPE[1] * 2.0, SHAPE[2] * 2.0])  # px
+    room = np.array([height / rows - fit.title_px, width / cols])
+    assert (shown <= room + 1).all() and (shown / room).max() > 0.9  # the slice fills its cell
+    outlines = [layer for layer in added if layer.metadata[RECON_KEY]["role"] == "region"]
+    assert len(outlines) == 4
+    assert viewer.layers.selection.active.metadata[RECON_KEY]["role"] == "residual"
+    viewer.dims.ndisplay = 3  # napari turns editing back on at a 2-D/3-D switch
+    viewer.dims.ndisplay = 2
+    for layer in outlines:
+        layer.editable = True
+        assert not layer.editable and layer.mode == "pan_zoom", layer.name
