@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING
 
 from napari_mood.cli._common import methods_from_args
 from napari_mood.io.errors import MoodInputError
-from napari_mood.io.mood import discover_dataset
+from napari_mood.io.mood import case_stem, discover_dataset
 from napari_mood.services.figure_files import check_figure_path
 from napari_mood.services.options import PLANES, check_threshold
-from napari_mood.services.paper import points_to_mm
+from napari_mood.services.paper import PAGE_HEIGHT_MM, points_to_mm
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -40,6 +40,7 @@ __all__ = [
     "figure_file",
     "main",
     "narrow_message",
+    "page_note",
     "parse_cases",
     "parse_methods",
     "parse_slices",
@@ -293,7 +294,37 @@ def main(args: argparse.Namespace) -> int:
     except job.DpiRefused as exc:
         return _usage_error(f"--dpi: {exc}")
     print(f"figure written to {run.path} ({_size_text(run.figure, run.rows, args.dpi)})")
+    note = page_note(run.cases, run.left_out, _height_mm(run.figure))
+    if note and not args.quiet:
+        print(f"napari-mood: note: {note}", file=sys.stderr)
     return 0
+
+
+def page_note(cases: Sequence[str], left_out: Sequence[str], height_mm: float) -> str | None:
+    """Say which cases were drawn to fit a page, or that the figure is taller; or None.
+
+    Examples
+    --------
+    >>> page_note(["a", "b"], ["c"], 230.0)
+    'drew 2 of the 3 anomalous cases (a, b) to fit a 240-mm page; name them with --cases or set --max-cases'
+    >>> page_note(["a"], [], 300.0)
+    'the figure is 300 mm high, taller than a 240-mm page: fewer --cases or --planes fit one'
+    """
+    page = f"{PAGE_HEIGHT_MM:g}-mm page"
+    if left_out:
+        shown = ", ".join(case_stem(name) for name in cases)
+        total = len(cases) + len(left_out)
+        return (
+            f"drew {len(cases)} of the {total} anomalous cases ({shown}) to fit a {page}; "
+            "name them with --cases or set --max-cases"
+        )
+    if height_mm > PAGE_HEIGHT_MM + 0.5:
+        return f"the figure is {height_mm:.0f} mm high, taller than a {page}: fewer --cases or --planes fit one"
+    return None
+
+
+def _height_mm(figure: Figure) -> float:
+    return points_to_mm(figure.get_size_inches()[1] * 72)
 
 
 def _usage_error(message: str) -> int:

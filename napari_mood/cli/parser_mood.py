@@ -302,9 +302,10 @@ def add_figure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--max-cases",
         type=_figure_cases,
-        default=6,
+        default=None,
         metavar="N",
-        help=f"cases drawn when --cases is omitted (default 6, at most {MAX_FIGURE_CASES})",
+        help="cases drawn when --cases is omitted (default: of the first 6 anomalous ones, as "
+        f"many as fit a 240-mm page; at most {MAX_FIGURE_CASES})",
     )
     add_quiet(p)
     p.set_defaults(

@@ -29,6 +29,7 @@ from napari_mood.services.figures import (
     FigureTooNarrow,
     RowOutOfScale,
     anomalous_cases,
+    cases_that_fit,
     check_pixels,
     figure_rows,
     load_figure_cases,
@@ -38,10 +39,17 @@ from napari_mood.services.figures import (
 )
 from napari_mood.services.looks import method_colors
 from napari_mood.services.output import Inputs, check_output_file
+from napari_mood.services.paper import PAGE_HEIGHT_MM
 
 _NAME_CASES = option("name cases with --cases", "name the cases to draw")
 
-__all__ = ["DpiRefused", "FigureRun", "FigureTooLarge", "FigureTooNarrow", "write_figure"]
+__all__ = [
+    "DpiRefused",
+    "FigureRun",
+    "FigureTooLarge",
+    "FigureTooNarrow",
+    "write_figure",
+]
 
 PathLike = str | os.PathLike[str]
 
@@ -52,11 +60,17 @@ class DpiRefused(ValueError):
 
 @dataclass(frozen=True)
 class FigureRun:
-    """A figure written: its file, the matplotlib figure and its number of rows."""
+    """A figure written: its file, the matplotlib figure and its number of rows.
+
+    ``cases`` are the cases drawn; ``left_out`` the anomalous cases left out so that a
+    figure whose cases were chosen for the reader fits a page (:data:`PAGE_HEIGHT_MM`).
+    """
 
     path: Path
     figure: Figure
     rows: int
+    cases: tuple[str, ...] = ()
+    left_out: tuple[str, ...] = ()
 
 
 def write_figure(
@@ -66,7 +80,7 @@ def write_figure(
     *,
     drawn: Sequence[str] | None = None,
     cases: Sequence[str] | None = None,
-    max_cases: int = DEFAULT_MAX_CASES,
+    max_cases: int | None = None,
     slices: Slices | None = None,
     planes: Sequence[Plane] = ("axial",),
     thresholds: float | Mapping[str, float] | None = None,
@@ -90,8 +104,11 @@ def write_figure(
         (:func:`~napari_mood.services.looks.method_colors`), whatever this order.
     cases : sequence of str, optional
         The cases (default: the first ``max_cases`` anomalous ones).
-    max_cases : int
-        How many anomalous cases without ``cases``.
+    max_cases : int, optional
+        How many anomalous cases without ``cases``. None: the first
+        :data:`DEFAULT_MAX_CASES` (6) anomalous cases, as many of them as fit a page
+        (:data:`PAGE_HEIGHT_MM`, 240 mm high; at least one); the others are in the
+        result's ``left_out``.
     slices : Slices, optional
         Slice indices (see :func:`~napari_mood.services.figures.figure_rows`).
     planes : sequence of str
@@ -122,19 +139,42 @@ def write_figure(
         out, inputs=Inputs.of(dataset, methods), force=force, what=option("--out", "the output")
     )
     chosen = dict(methods) if drawn is None else {name: methods[name] for name in drawn}
-    names = cases or anomalous_cases(dataset, limit=max_cases)
+    names = cases or anomalous_cases(dataset, limit=max_cases or DEFAULT_MAX_CASES)
     if not names:
         raise MoodInputError(dataset.root, "has no case with an anomaly", _NAME_CASES)
     loaded = _load(dataset, names, chosen, asked=cases is not None)
     style = {"colors": method_colors(methods), **(style or {})}  # as the viewer: every method
-    figure, rows = _draw(
-        dataset, loaded, slices, planes, chosen, _drawn_thresholds(thresholds, chosen), style
-    )
+    levels = _drawn_thresholds(thresholds, chosen)
+    left_out: tuple[str, ...] = ()
+    if cases is None and max_cases is None and slices is None:  # chosen for the reader
+        loaded, left_out = _fit_page(dataset, loaded, planes, chosen, levels, style)
+    figure, rows = _draw(dataset, loaded, slices, planes, chosen, levels, style)
     try:
         check_pixels(figure, dpi)
     except ValueError as exc:  # too many pixels, or none on a side
         raise DpiRefused(str(exc)) from exc
-    return FigureRun(save_figure(figure, out, dpi=dpi), figure, len(rows))
+    drawn_cases = tuple(case.name for case in loaded)
+    return FigureRun(save_figure(figure, out, dpi=dpi), figure, len(rows), drawn_cases, left_out)
+
+
+def _fit_page(  # noqa: PLR0913 - the figure's own choices, passed on
+    dataset: MoodDataset,
+    loaded: Sequence[FigureCase],
+    planes: Sequence[Plane],
+    methods: Mapping[str, MethodFolder],
+    thresholds: float | Mapping[str, float],
+    style: Mapping[str, Any],
+) -> tuple[list[FigureCase], tuple[str, ...]]:
+    """Keep the leading cases whose figure fits a page; return them and the names left out."""
+    layout = {k: v for k, v in style.items() if k != "colors"}
+    try:
+        rows = figure_rows(loaded, None, planes=planes)
+        count = cases_that_fit(
+            rows, PAGE_HEIGHT_MM, methods=list(methods), thresholds=thresholds, **layout
+        )
+    except ValueError:  # the drawing says what is wrong, naming the file or the option
+        return list(loaded), ()
+    return list(loaded[:count]), tuple(case.name for case in loaded[count:])
 
 
 def _draw(  # noqa: PLR0913 - the figure's own choices, passed on

@@ -107,7 +107,7 @@ from napari_mood.services.figure_layout import (
 from napari_mood.services.figure_text import FONT_FAMILY, TEXT_PT
 from napari_mood.services.looks import DEFAULT_THRESHOLD, GT_COLOR, METHOD_OPACITY
 from napari_mood.services.output import Inputs, check_output_file
-from napari_mood.services.paper import parse_width
+from napari_mood.services.paper import MM_PER_INCH, parse_width
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
@@ -126,6 +126,7 @@ __all__ = [
     "ViewFigure",
     "anomalous_cases",
     "case_annotation",
+    "cases_that_fit",
     "check_pixels",
     "figure_rows",
     "load_figure_cases",
@@ -224,6 +225,77 @@ def make_figure(
         For no rows, an unknown option value (the message lists the valid ones), an
         out-of-range slice or threshold, or thresholds of unknown methods.
     """
+    names, levels, cells, layout = _prepare(
+        rows, methods, thresholds, annotate=annotate, crop=crop, titles=titles, width=width,
+        convention=convention, letters=letters, scale_bar=scale_bar,
+    )  # fmt: skip
+    palette = colors_for(names, colors)
+    with rc_context(FIGURE_RC):
+        figure = Figure(figsize=layout.size_inches, facecolor="white")
+        for r, row_cells in enumerate(cells):
+            _draw_row(figure, layout, r, row_cells, names, levels, palette, letters=letters)
+        if titles:
+            _draw_titles(figure, layout, ["scan", "ground truth", *names])
+        _draw_legend(figure, layout, names, levels, palette, scale_bar=scale_bar)
+    return figure
+
+
+def cases_that_fit(
+    rows: Sequence[FigureRow],
+    height_mm: float,
+    *,
+    methods: Sequence[str] | None = None,
+    thresholds: float | Mapping[str, float] = DEFAULT_THRESHOLD,
+    **style: Any,
+) -> int:
+    """Return how many leading cases of ``rows`` :func:`make_figure` draws within ``height_mm``.
+
+    The rows of a case stay together; at least one case is kept, even when it alone is
+    taller. Only the layout is computed (nothing is drawn).
+
+    Parameters
+    ----------
+    rows : sequence of FigureRow
+        The rows, case by case (:func:`figure_rows`).
+    height_mm : float
+        The tallest figure, in mm (e.g. :data:`~napari_mood.services.paper.PAGE_HEIGHT_MM`).
+    methods, thresholds, **style
+        As :func:`make_figure` (``annotate``, ``crop``, ``titles``, ``width``,
+        ``convention``, ``letters``, ``scale_bar``).
+
+    Returns
+    -------
+    int
+        The number of cases, from 1 to the number in ``rows``.
+    """
+    names, levels, cells, _ = _prepare(rows, methods, thresholds, **style)
+    cases = list(dict.fromkeys(id(row.case) for row in rows))
+    for count in range(len(cases), 1, -1):
+        kept = [k for k, row in enumerate(rows) if id(row.case) in cases[:count]]
+        layout = _plan(
+            [cells[k] for k in kept], names, levels, titles=style.get("titles", True),
+            width_mm=_width_mm(style.get("width")), letters=style.get("letters", "first"),
+            scale_bar=style.get("scale_bar", True),
+        )  # fmt: skip
+        if layout.size_inches[1] * MM_PER_INCH <= height_mm:
+            return count
+    return 1
+
+
+def _prepare(
+    rows: Sequence[FigureRow],
+    methods: Sequence[str] | None,
+    thresholds: float | Mapping[str, float],
+    *,
+    annotate: bool = False,
+    crop: bool = True,
+    titles: bool = True,
+    width: str | float | None = None,
+    convention: Convention = "radiological",
+    letters: Letters = "first",
+    scale_bar: bool = True,
+) -> tuple[list[str], dict[str, float], list[RowImages], FigureLayout]:
+    """Check the choices; return the methods, their thresholds, the cells and the layout."""
     width_mm = _width_mm(width)
     if letters not in LETTERS:
         raise ValueError(f"letters must be one of {list(LETTERS)}, got {letters!r}")
@@ -235,20 +307,14 @@ def make_figure(
         check_row(row)
     names = list(methods) if methods is not None else _methods_of(rows)
     levels = thresholds_for(names, thresholds)
-    palette = colors_for(names, colors)
-    cells = row_images(rows, names, levels, convention=convention, annotate=annotate, crop=crop)
+    cells = list(
+        row_images(rows, names, levels, convention=convention, annotate=annotate, crop=crop)
+    )
     layout = _plan(
         cells, names, levels, titles=titles, width_mm=width_mm, letters=letters,
         scale_bar=scale_bar,
     )  # fmt: skip
-    with rc_context(FIGURE_RC):
-        figure = Figure(figsize=layout.size_inches, facecolor="white")
-        for r, row_cells in enumerate(cells):
-            _draw_row(figure, layout, r, row_cells, names, levels, palette, letters=letters)
-        if titles:
-            _draw_titles(figure, layout, ["scan", "ground truth", *names])
-        _draw_legend(figure, layout, names, levels, palette, scale_bar=scale_bar)
-    return figure
+    return names, levels, cells, layout
 
 
 def _width_mm(width: str | float | None) -> float | None:

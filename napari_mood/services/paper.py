@@ -13,6 +13,8 @@ One owner of the print rules that figures follow (pure, no matplotlib):
   ========  ======  ==================================================================
 
 * any other width is a number with a unit: ``89mm``, ``8.9cm``, ``3.5in``;
+* a figure is at most :data:`PAGE_HEIGHT_MM` (240 mm) high when its cases are chosen for
+  the reader (a journal page's text height: Nature 247 mm, Elsevier 240 mm);
 * every text of a figure is at least :data:`MIN_FONT_PT` (7 pt, the usual journal
   minimum at final size);
 * a scale bar is the longest round length (1, 2 or 5 x 10^k mm) not longer than 30 % of
@@ -34,6 +36,7 @@ import re
 __all__ = [
     "MIN_FONT_PT",
     "MM_PER_INCH",
+    "PAGE_HEIGHT_MM",
     "POINTS_PER_INCH",
     "WIDTH_PRESETS",
     "mm_to_points",
@@ -48,6 +51,8 @@ MM_PER_INCH = 25.4
 POINTS_PER_INCH = 72.0
 WIDTH_PRESETS: dict[str, float] = {"column": 89.0, "lncs": 122.0, "page": 183.0}
 """Journal figure widths in mm (see the module docstring for their sources)."""
+PAGE_HEIGHT_MM = 240.0
+"""Tallest default figure: the text height of a journal page (module docstring)."""
 MAX_WIDTH_MM = 1000.0
 """Widest figure accepted (a metre: larger is a typo, and a huge bitmap)."""
 _UNITS_MM = {"mm": 1.0, "cm": 10.0, "in": MM_PER_INCH}

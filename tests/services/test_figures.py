@@ -37,7 +37,7 @@ from napari_mood.services.figures import (
     write_view_figure,
 )
 from napari_mood.services.looks import GT_COLOR
-from napari_mood.services.paper import parse_width, scale_bar_mm
+from napari_mood.services.paper import PAGE_HEIGHT_MM, parse_width, scale_bar_mm
 
 SAMPLE = sample_data_dir()
 
@@ -524,6 +524,23 @@ def test_cli_figure_defaults_to_the_anomalous_cases(tmp_path, capsys):
     out = tmp_path / "fig.svg"
     assert main(["figure", str(SAMPLE), "--out", str(out), "--max-cases", "2"]) == 0
     assert "2 rows" in capsys.readouterr().out
+
+
+def test_cli_figure_chooses_as_many_cases_as_fit_a_page_and_says_so(tmp_path, capsys):
+    out = tmp_path / "fig.png"
+    args = ["figure", str(SAMPLE), "--out", str(out), "--width", "column", "--dpi", "40",
+            "--planes", "axial,coronal,sagittal"]  # fmt: skip
+    assert main(args) == 0
+    printed = capsys.readouterr()
+    rows, height = re.search(r"\((\d+) rows, 89 x (\d+) mm", printed.out).groups()
+    assert int(height) <= PAGE_HEIGHT_MM and int(rows) % 3 == 0 and 3 <= int(rows) < 15
+    cases = int(rows) // 3
+    assert f"napari-mood: note: drew {cases} of the 5 anomalous cases" in printed.err
+    assert main([*args, "--force", "--quiet"]) == 0
+    assert "note" not in capsys.readouterr().err  # --quiet: no note
+    assert main([*args, "--force", "--max-cases", "5"]) == 0  # asked for: drawn, and said
+    printed = capsys.readouterr()
+    assert "15 rows" in printed.out and "taller than a 240-mm page" in printed.err
 
 
 @pytest.mark.parametrize(
