@@ -18,8 +18,8 @@ outlined in every cell. The three grey images share one contrast range (the heal
 original's), so a dimmed region reads as darker.
 
 The grid fills the canvas (:func:`fit_grid`): of 1 x 4, 2 x 2 and 4 x 1 cells, the shape
-that shows the slice largest, zoomed so that the slice fills its cell under the cell's
-title, whose font shrinks until "healthy original" fits the cell's width; it fits again
+that shows the slice largest, zoomed so that the body (the healthy original's bounding
+box over all slices) fills its cell under the cell's title, whose font shrinks until "healthy original" fits the cell's width; it fits again
 when the canvas is resized. The outlines of the region are read-only (never a paint
 tool, whatever the keys or a 2-D/3-D switch), and the residual map is the selected layer.
 
@@ -77,7 +77,10 @@ _FOLLOWED: weakref.WeakSet[Any] = weakref.WeakSet()  # viewers whose canvas size
 
 
 def _meta(view: ReconView, role: str) -> dict[str, Any]:
-    return {RECON_KEY: {"role": role, "case": view.case, "scale": view.scale}}
+    info = {"role": role, "case": view.case, "scale": view.scale}
+    if role == "input":  # where the grid's fit finds the body (see fit_grid)
+        info["body_mm"] = _body_mm(view)
+    return {RECON_KEY: info}
 
 
 def _grid(view: ReconView) -> dict[str, Any]:
@@ -217,15 +220,15 @@ def show_reconstruction(viewer: Any, view: ReconView, *, threshold: float = 0.5)
 def fit_grid(viewer: Any) -> GridFit | None:
     """Lay the reconstruction's cells out to fill the canvas (:func:`grid_fit`); None: none shown.
 
-    The slice shown (the displayed axes of the input) is centred in each cell under the
-    cell's title.
+    The body of the healthy original (its bounding box over all slices, a margin around
+    it) is centred in each cell under the cell's title and fills the cell.
     """
     scan = next((layer for layer in viewer.layers if _role(layer) == "input"), None)
     if scan is None or not viewer.canvas.grid.enabled or viewer.dims.ndisplay != 2:
         return None
     shown = list(viewer.dims.displayed)
-    spacing = np.abs(np.asarray(scan.scale, dtype=float))
-    extent = tuple(float(scan.data.shape[a] * spacing[a]) for a in shown)
+    body = scan.metadata[RECON_KEY]["body_mm"]  # set by recon_layer_data
+    extent = tuple(float(body[a][1] - body[a][0]) for a in shown)
     grid = viewer.canvas.grid
     gap = float(grid.spacing) if grid.spacing >= 1 else 0.0
     fit = grid_fit(tuple(float(v) for v in viewer.canvas.size), extent, spacing=gap)  # type: ignore[arg-type]
@@ -234,13 +237,21 @@ def fit_grid(viewer: Any) -> GridFit | None:
     for layer in viewer.layers:
         if _role(layer) in ROLES:
             layer.name_overlay.font_size = fit.title_pt
-    middle = [(n - 1) / 2 * step for n, step in zip(scan.data.shape, spacing, strict=True)]
     camera = viewer.scene.camera
     camera.zoom = fit.zoom
-    centre = [middle[a] for a in shown]
+    centre = [(body[a][0] + body[a][1]) / 2 for a in shown]
     centre[-2] -= fit.title_px / 2 / fit.zoom  # the slice sits under the title band
     camera.center = tuple(centre)
     return fit
+
+
+def _body_mm(view: ReconView) -> tuple[tuple[float, float], ...]:
+    """World range (mm) of the healthy original's body along each axis (whole volume: none)."""
+    ranges = view.body or tuple((0, n - 1) for n in view.scan.shape)
+    return tuple(
+        ((low - 0.5) * step, (high + 0.5) * step)
+        for (low, high), step in zip(ranges, view.spacing, strict=True)
+    )
 
 
 def _role(layer: Any) -> str | None:

@@ -57,6 +57,7 @@ from napari_mood.core.recon import (
 )
 from napari_mood.core.recon_study import CaseRecon, DegreeRow, TTest, summarise_recon
 from napari_mood.core.simulate.hypometabolism import parse_degree_case
+from napari_mood.core.slices import BODY_MARGIN, body_mask
 from napari_mood.io.case import case_transform
 from napari_mood.io.errors import MoodInputError, MoodInputWarning, in_words
 from napari_mood.io.mood import case_stem
@@ -81,6 +82,7 @@ __all__ = [
     "ReconOptions",
     "evaluate_recon",
     "recon_inputs",
+    "body_ranges",
     "load_recon_view",
     "write_score_maps",
 ]
@@ -457,7 +459,9 @@ class ReconView:
     """One case for the viewer, in display order (S, A, R; see the README's orientation).
 
     ``scores`` is the residual score map (:func:`~napari_mood.core.recon.residual_scores`
-    with ``scale``); ``gt`` the anomaly region (None without one).
+    with ``scale``); ``gt`` the anomaly region (None without one); ``body`` the voxel
+    range ``(first, last)`` of the healthy original's body along each axis
+    (:func:`body_ranges`; None: the whole volume).
     """
 
     case: str
@@ -468,6 +472,35 @@ class ReconView:
     gt: np.ndarray | None
     spacing: tuple[float, ...]
     scale: float
+    body: tuple[tuple[int, int], ...] | None = None
+
+
+def body_ranges(volume: np.ndarray) -> tuple[tuple[int, int], ...]:
+    """Return the voxel range ``(first, last)`` of a volume's body along each axis.
+
+    The body is :func:`~napari_mood.core.slices.body_mask`, grown by
+    :data:`~napari_mood.core.slices.BODY_MARGIN` voxels (clipped); a volume without a
+    body gives its whole extent.
+
+    Examples
+    --------
+    >>> volume = np.zeros((20, 20, 20))
+    >>> volume[8:12, 5:15, 6:15] = 1.0
+    >>> body_ranges(volume)
+    ((4, 15), (1, 18), (2, 18))
+    """
+    body = body_mask(volume)
+    ranges = []
+    for axis, size in enumerate(body.shape):
+        others = tuple(a for a in range(body.ndim) if a != axis)
+        inside = np.flatnonzero(body.any(axis=others))
+        if inside.size == 0:
+            ranges.append((0, size - 1))
+            continue
+        ranges.append(
+            (max(int(inside[0]) - BODY_MARGIN, 0), min(int(inside[-1]) + BODY_MARGIN, size - 1))
+        )
+    return tuple(ranges)
 
 
 def load_recon_view(folders: ReconFolders, case: str, *, scale: float | None = None) -> ReconView:
@@ -501,4 +534,5 @@ def load_recon_view(folders: ReconFolders, case: str, *, scale: float | None = N
     return ReconView(
         case, shown.to_display(loaded.scan), shown.to_display(loaded.recon), shown.to_display(scores),
         shown.to_display(loaded.healthy), region, shown.spacing, chosen,
+        body_ranges(shown.to_display(loaded.healthy)),
     )  # fmt: skip

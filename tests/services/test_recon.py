@@ -19,7 +19,12 @@ from napari_mood.core.simulate.hypometabolism import (
 from napari_mood.io.errors import MoodInputError, MoodInputWarning
 from napari_mood.io.recon import ReconFolders
 from napari_mood.services.output import OutputRefused
-from napari_mood.services.recon import ReconOptions, evaluate_recon, write_score_maps
+from napari_mood.services.recon import (
+    ReconOptions,
+    body_ranges,
+    evaluate_recon,
+    write_score_maps,
+)
 from napari_mood.services.recon_report import format_recon, plot_normalised_mse
 from tests.conftest import write_nifti
 
@@ -258,3 +263,10 @@ def test_formats_and_plot(tmp_path):
     pdf = out.read_bytes()
     assert b"/FontFile2" in pdf and b"/Type3" not in pdf  # TrueType embedded, no Type 3
     assert not math.isnan(result.rows[-1].normalised_mse)
+
+
+def test_the_view_fits_the_body_of_the_healthy_original_not_its_empty_border():
+    volume = np.zeros((40, 50, 60), np.float32)
+    volume[10:30, 12:38, 20:41] = 1.0 + np.random.default_rng(0).random((20, 26, 21))
+    assert body_ranges(volume) == ((6, 33), (8, 41), (16, 44))  # the body, 4 voxels around
+    assert body_ranges(np.zeros((5, 6, 7))) == ((0, 4), (0, 5), (0, 6))  # no body: everything
