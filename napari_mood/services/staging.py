@@ -68,17 +68,21 @@ def staged_folder(
     """Yield a temporary sibling folder of ``path``; on success it becomes ``path``, whole.
 
     A generated dataset (``simulate``, ``sweep``, ``pet-sample``) is written into a hidden
-    folder beside ``path`` (``.NAME.XXXX.part``) holding the marker file
-    :data:`GENERATED_MARKER`, and renamed into place when complete: an error, a full disk,
-    Ctrl-C or SIGTERM leave ``path`` as it was and no temporary folder (``kill -9`` may
-    leave the hidden ``.part`` folder, never a half dataset at ``path``).
+    folder beside ``path`` (``.NAME.XXXX.part``); when the caller is done, the manifest
+    :data:`GENERATED_MARKER` lists every file in it with its sha256, and the folder is
+    renamed into place: an error, a full disk, Ctrl-C or SIGTERM leave ``path`` as it was
+    and no temporary folder (``kill -9`` may leave the hidden ``.part`` folder, never a
+    half dataset at ``path``).
 
     ``path`` may be missing or an empty folder. A folder holding anything is replaced
-    only with ``force``, and only when napari-mood generated it (it holds the marker):
-    the old folder is moved aside, the new one renamed in, the old one removed, so two
-    datasets are never mixed. Anything else (a file, a folder of other files, a folder
-    holding one of ``inputs``) is refused before the caller starts working. The new
-    folder keeps the replaced one's permissions.
+    only with ``force``, and only when it holds nothing but the files its manifest lists,
+    unchanged (an older napari-mood's folder, with the marker and no list: only when
+    every file in it is one the caller wrote again): the old folder is moved aside, the
+    new one renamed in, the old one removed, so two datasets are never mixed. Anything
+    else (a file, a folder of other files, a user's file or an edited one in a generated
+    dataset, a folder holding one of ``inputs``) is refused naming what it holds (at most
+    five files, then a count), before the caller starts working (an older folder: after,
+    before the swap). The new folder keeps the replaced one's permissions.
 
     ``keep``: files of the replaced folder (relative paths) carried into the new one
     (hard links, else copies) before the caller writes: a dataset grown by a run
