@@ -316,7 +316,6 @@ def memory_tries(work: Path, data: Path) -> Iterator[Try]:
         "float32 16 GiB, 4 GiB stream": lambda p: craft_gz(p, (2048, 2048, 1024), "float32", 4 * GIB),
         "uint8 4 GiB, 4 members": lambda p: craft_gz(p, (2048, 2048, 1024), "uint8", 4 * GIB, 4),
         "uint8 1 GiB (fits?)": lambda p: craft_gz(p, (1024, 1024, 1024), "uint8", GIB),
-        "plain .nii 4 GiB sparse": lambda p: craft_sparse_nii(p.with_name(p.name[:-3]), (2048, 2048, 1024), "uint8"),
     }  # fmt: skip
     commands = {
         "evaluate": ["evaluate", "--task", "pixel", "--workers", "1"],
@@ -338,8 +337,8 @@ def memory_tries(work: Path, data: Path) -> Iterator[Try]:
                     craft(target)
 
                 figure = str(work / f"{copy.name}.png")
-                plain = craft_name.startswith("plain")
-                shown = str(target.with_name("c1.nii")) if plain else str(target)
+                # validate reads a scan's header only: it names the scan beside its label
+                shown = (str(target), "its scan c1.nii.gz") if role == "toy" else (str(target),)
                 fits = "fits" in craft_name
                 codes = (1,) if command == "validate" and not fits else (0, 1)
                 if command == "figure" and role == "toy":
@@ -348,7 +347,7 @@ def memory_tries(work: Path, data: Path) -> Iterator[Try]:
                     f"memory/{craft_name}/{role}/{command}",
                     [*(figure if a == "FIG" else a for a in argv), str(copy)],
                     codes=(0, 1) if fits else codes,
-                    names=() if fits else (shown,),
+                    names=() if fits else shown,
                     kept=(),
                     leftovers=(work,),
                     before=before,
@@ -398,14 +397,18 @@ def name_tries(work: Path, data: Path) -> Iterator[Try]:
             ok_kinds = ("newline in name", "leading dash", "control character", "non-UTF-8 bytes")
             fine = kind in ok_kinds
             codes = (0, 1) if fine else (1,)
-            shown = [str(path), str(path)[:40], os.path.basename(str(path))[:3] + "..."]
+            shown: tuple[str, ...] = (str(work),)  # long parts are shown shortened
+            if kind == "under /proc":
+                shown = ("/proc/self",)
+            if option == "evaluate --cache" and kind in ("under /proc", "under a read-only folder"):
+                codes = (0, 1)  # a cache that cannot be written: a warning naming it
             if kind == "under a read-only folder" and os.geteuid() == 0:
-                codes = (0, 1)  # root writes anywhere
+                codes, fine = (0, 1), True  # root writes anywhere
             yield Try(
                 f"names/{option}/{kind}",
                 [*argv, flag, str(path), "--quiet"],
                 codes=codes,
-                names=() if fine else tuple(s for s in shown if s),
+                names=() if fine else shown,
                 kept=(data,),
                 leftovers=(work,),
             )

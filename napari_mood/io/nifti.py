@@ -395,7 +395,9 @@ def load_nifti(path: str | os.PathLike[str]) -> nib.Nifti1Image:
     dimensions), more than one volume, voxels that are not one real number (RGB,
     complex). A gzip file is decompressed only up to
     the size its header announces (plus :data:`EXTRA_MARGIN`): data after the voxels is
-    ignored with a warning, so a small file inflating to gigabytes costs nothing.
+    ignored with a warning, so a small file inflating to gigabytes costs nothing. A file
+    whose header declares more than memory holds (the decoded voxels and one float64
+    copy beyond :func:`memory_budget`) is refused before anything is inflated or read.
     nibabel's warnings about the file are re-emitted as :class:`MoodInputWarning`
     naming it.
 
