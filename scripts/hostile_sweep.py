@@ -401,7 +401,7 @@ def name_tries(work: Path, data: Path) -> Iterator[Try]:
             if kind == "under /proc":
                 shown = ("/proc/self",)
             if option == "evaluate --cache" and kind in ("under /proc", "under a read-only folder"):
-                codes = (0, 1)  # a cache that cannot be written: a warning naming it
+                codes, fine = (0, 1), True  # a warning (silenced by --quiet), no cache
             if kind == "under a read-only folder" and os.geteuid() == 0:
                 codes, fine = (0, 1), True  # root writes anywhere
             yield Try(
