@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -197,12 +198,71 @@ def test_a_generated_dataset_needs_force_and_is_replaced_whole(
         argv = _pet_argv(src, out, "--atlas-labels", "2", "--region-name", "ad", "--degree", "0.3")
     err = _refused(capsys, src, *argv, names=str(out))
     assert "already holds" in err and "--force" in err and _checksums(out) == kept
-    (out / "stray.txt").write_text("left in a generated folder\n")
     _ok(capsys, *argv, "--force")
-    # a PET dataset keeps what is not the replaced region (other regions live beside it)
-    assert (out / "stray.txt").exists() == (name == "pet")
     assert (out / GENERATED_MARKER).is_file()
     assert _leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("name", GENERATORS)
+def test_force_never_removes_a_users_files_in_a_generated_dataset(
+    capsys, src: Path, tmp_path: Path, name: str
+):
+    out = tmp_path / "gen"
+    _ok(capsys, *_generator(name, src, out))
+    (out / "NOTES.txt").write_text("my notes\n")
+    (out / "methods" / "mine").mkdir(parents=True)
+    (out / "methods" / "mine" / "CASE.nii.gz").write_bytes(b"a method's output")
+    kept = _checksums(out)
+    err = _refused(capsys, src, *_generator(name, src, out), "--force", names=str(out))
+    assert "holds 2 files not written by napari-mood" in err
+    assert "NOTES.txt" in err and "methods/mine/CASE.nii.gz" in err
+    assert _checksums(out) == kept and _leftovers(tmp_path) == []
+    # moved out, --force replaces what napari-mood wrote
+    (out / "NOTES.txt").unlink()
+    shutil.rmtree(out / "methods")
+    _ok(capsys, *_generator(name, src, out), "--force")
+    assert _leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("name", ["simulate", "sweep"])
+def test_force_never_replaces_an_edited_generated_file(
+    capsys, src: Path, tmp_path: Path, name: str
+):
+    out = tmp_path / "gen"
+    _ok(capsys, *_generator(name, src, out))
+    edited = sorted((out / "toy_label" / "sample").iterdir())[0]
+    edited.write_text("1\n# checked by hand\n")
+    kept = _checksums(out)
+    err = _refused(capsys, src, *_generator(name, src, out), "--force", names=str(out))
+    assert f"{edited.relative_to(out).as_posix()} (changed)" in err
+    assert _checksums(out) == kept and _leftovers(tmp_path) == []
+
+
+def test_a_refusal_names_five_files_and_counts_the_rest(capsys, src: Path, tmp_path: Path):
+    out = tmp_path / "gen"
+    _ok(capsys, *_generator("simulate", src, out))
+    for i in range(8):
+        (out / f"mine_{i}.txt").write_text("x")
+    err = _refused(capsys, src, *_generator("simulate", src, out), "--force", names=str(out))
+    assert "holds 8 files" in err and "mine_4.txt and 3 more" in err and "mine_5" not in err
+
+
+def test_a_dataset_without_a_manifest_is_replaced_only_when_the_run_rewrites_all_of_it(
+    capsys, src: Path, tmp_path: Path
+):
+    # an older napari-mood wrote the marker without the list of its files
+    out = tmp_path / "gen"
+    _ok(capsys, *_generator("simulate", src, out))
+    (out / GENERATED_MARKER).write_text("Written by napari-mood: a generated dataset.\n")
+    (out / "NOTES.txt").write_text("my notes\n")
+    kept = _checksums(out)
+    err = _refused(capsys, src, *_generator("simulate", src, out), "--force", names=str(out))
+    assert "not written again by this run" in err and "no manifest" in err and "NOTES.txt" in err
+    assert _checksums(out) == kept and _leftovers(tmp_path) == []
+    (out / "NOTES.txt").unlink()
+    _ok(capsys, *_generator("simulate", src, out), "--force")
+    manifest = json.loads((out / GENERATED_MARKER).read_text())
+    assert sorted(manifest["files"]) == [f for f in _files(out) if f != GENERATED_MARKER]
 
 
 @pytest.mark.parametrize("name", GENERATORS)

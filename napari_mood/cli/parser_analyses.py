@@ -150,7 +150,7 @@ def add_sweep(p: argparse.ArgumentParser) -> None:
         help="i,j,k voxel; body (default: the body's centre of mass); random (a body voxel, --seed)",
     )
     add_seed(p, "--center random")
-    add_force(p, "generated dataset, as a whole")
+    add_force(p, "generated dataset, as a whole: only the files napari-mood wrote there")
     add_quiet(p)
     p.set_defaults(
         func=Lazy("napari_mood.cli.sweep:main"),

@@ -154,7 +154,7 @@ def add_simulate(p: argparse.ArgumentParser) -> None:
         help="case name prefix (default: case)",
     )  # fmt: skip
     add_seed(p, "the anomalies and noise")
-    add_force(p, "generated dataset, as a whole")
+    add_force(p, "generated dataset, as a whole: only the files napari-mood wrote there")
     add_quiet(p)
     _add_simulate_pet(p)
     p.set_defaults(
@@ -254,7 +254,7 @@ def add_pet_sample(p: argparse.ArgumentParser) -> None:
         help=f"keep every N-th voxel (default 1, at most {MAX_STEP})",
     )  # fmt: skip
     add_seed(p, "the noise")
-    add_force(p, "generated sample, as a whole")
+    add_force(p, "generated sample, as a whole: only the files napari-mood wrote there")
     add_quiet(p)
     p.set_defaults(func=Lazy("napari_mood.cli.pet_demo:pet_sample"))
 

@@ -36,6 +36,7 @@ __all__ = [
     "ScoreRead",
     "Volume",
     "load_nifti",
+    "memory_budget",
     "read_grid",
     "read_label",
     "read_scores",
@@ -99,6 +100,8 @@ EXTRA_MARGIN = 1 << 20
 """Bytes read beyond the size a header announces, to tell the user how much more there is."""
 DEFLATE_MAX_RATIO = 1032
 """No deflate stream expands more than about 1032:1: a header promising more is wrong."""
+COPY_BYTES = 8
+"""Bytes per voxel a reader may allocate beside the decoded file (one float64 copy at most)."""
 _GZIP_ERRORS: tuple[type[BaseException], ...] = (
     OSError,
     EOFError,
@@ -264,6 +267,7 @@ def _decompress(path: Path, raw: bytes) -> _Decoded:
         _check_dims(path, size[1])
         needed.append(size[0])
         _check_ratio(path, size[0], size[1], size[2], len(raw))
+        _check_memory(path, size[0], size[1], size[2])
         return size[0] + EXTRA_MARGIN + 1
 
     try:
@@ -296,6 +300,79 @@ def _check_ratio(path: Path, needed: int, shape: tuple[int, ...], itemsize: int,
         )
 
 
+def memory_budget() -> int:
+    """Return the bytes a file may take to read now: the memory available to this process.
+
+    The smallest of the memory the system has available (``MemAvailable``, else the
+    free pages) and what is left under this process's address-space and data limits
+    (``ulimit -v``, ``ulimit -d``); a very large number when none is known.
+
+    Returns
+    -------
+    int
+        The budget in bytes.
+    """
+    budgets = [_available_memory()]
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return min(b for b in budgets if b is not None) if any(budgets) else 1 << 62
+    page = os.sysconf("SC_PAGE_SIZE")
+    used = _statm()
+    for limit, field in ((resource.RLIMIT_AS, 0), (resource.RLIMIT_DATA, 5)):
+        soft = resource.getrlimit(limit)[0]
+        if soft != resource.RLIM_INFINITY and soft > 0:
+            budgets.append(max(0, soft - (used[field] * page if used else 0)))
+    known = [b for b in budgets if b is not None]
+    return min(known) if known else 1 << 62
+
+
+def _available_memory() -> int | None:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as info:
+            for line in info:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _statm() -> list[int] | None:
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            return [int(v) for v in statm.read().split()]
+    except (OSError, ValueError):
+        return None
+
+
+def _check_memory(path: Path, decoded: int, shape: tuple[int, ...], itemsize: int) -> None:
+    """Refuse, before anything is inflated or read, a file that cannot fit in memory.
+
+    Reading takes the decoded file (``decoded`` bytes) and at most one float64 copy of
+    its voxels (:data:`COPY_BYTES` each); more than :func:`memory_budget` is refused
+    naming the file (the case is then unreadable: a map scores 0, a label's case is
+    skipped), never a MemoryError that ends the run.
+    """
+    count = int(np.prod(shape, dtype=object))
+    needed = decoded + count * COPY_BYTES
+    budget = memory_budget()
+    if needed > budget:
+        raise MoodInputError(
+            path,
+            f"its header declares shape {shape} of {itemsize}-byte voxels: reading it takes "
+            f"about {_gib(needed)}, more than the {_gib(budget)} of memory available",
+            "check the file (a damaged header often declares a huge grid), or free memory",
+        )
+
+
+def _gib(size: int) -> str:
+    return f"{size / 2**30:,.1f} GiB" if size >= 2**30 else f"{size / 2**20:,.0f} MiB"
+
+
 def _warn_extra(path: Path, extra: int) -> None:
     if not extra:
         return
@@ -318,7 +395,9 @@ def load_nifti(path: str | os.PathLike[str]) -> nib.Nifti1Image:
     dimensions), more than one volume, voxels that are not one real number (RGB,
     complex). A gzip file is decompressed only up to
     the size its header announces (plus :data:`EXTRA_MARGIN`): data after the voxels is
-    ignored with a warning, so a small file inflating to gigabytes costs nothing.
+    ignored with a warning, so a small file inflating to gigabytes costs nothing. A file
+    whose header declares more than memory holds (the decoded voxels and one float64
+    copy beyond :func:`memory_budget`) is refused before anything is inflated or read.
     nibabel's warnings about the file are re-emitted as :class:`MoodInputWarning`
     naming it.
 
@@ -345,14 +424,31 @@ def _load(path: Path) -> tuple[nib.Nifti1Image, bytes]:
     check_regular_file(path, what="NIfTI file")
     if not is_nifti(path):
         raise MoodInputError(path, "is not a NIfTI file", "expected a .nii or .nii.gz file")
+    gzipped = path.name.lower().endswith(".gz")
+    if not gzipped:
+        _check_plain_memory(path)
     raw = _read_bytes(path)
-    decoded = _decompress(path, raw) if path.name.lower().endswith(".gz") else _Decoded(raw, 0)
+    decoded = _decompress(path, raw) if gzipped else _Decoded(raw, 0)
     with thread_remarks() as said:
         img = _image_from_bytes(path, decoded.content)
     for message in said:
         warn_input(path, message)
     _warn_extra(path, decoded.extra)
     return img, decoded.content
+
+
+def _check_plain_memory(path: Path) -> None:
+    """:func:`_check_memory` for a plain ``.nii``, from its header (before reading it)."""
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(_HEADER_BYTES)
+        size = path.stat().st_size
+    except OSError:
+        return  # reading the file says why
+    header = _named_header(head)  # reported when the whole file is read
+    announced = None if header is None else _data_size(header)
+    if announced is not None and 0 not in announced[1] and min(announced[1], default=0) > 0:
+        _check_memory(path, min(size, announced[0]), announced[1], announced[2])
 
 
 def _voxel_view(img: nib.Nifti1Image, content: bytes) -> np.ndarray | None:

@@ -45,7 +45,12 @@ from napari_mood.core.results import MethodCase
 from napari_mood.core.scores import code_values
 from napari_mood.io.errors import MoodInputWarning
 from napari_mood.services.atomic_files import write_bytes_atomic
-from napari_mood.services.output import Inputs, OutputRefused, check_output_folder
+from napari_mood.services.output import (
+    Inputs,
+    OutputRefused,
+    check_output_folder,
+    check_output_name,
+)
 
 __all__ = [
     "CACHE_VERSION",
@@ -143,7 +148,7 @@ def check_cache_folder(
         As :func:`~napari_mood.services.output.check_output_folder`: inside the inputs, a
         file, a broken symbolic link, a device.
     """
-    folder = Path(path).expanduser()
+    folder = check_output_name(path, what)  # before any look at the place (ENAMETOOLONG)
     problem = None if (inputs or Inputs()).holder(folder) is not None else _unwritable(folder)
     if problem is not None:
         warnings.warn(

@@ -210,7 +210,21 @@ def _load_figure_case(
         shown = f"{problem}; case {case_stem(name)} has no scan to show"
         _without_scan(scan, shown, hint, asked)
         return None
+    if warn:
+        _warn_not_finite(scan, data.scan.data)
     return FigureCase.from_case_data(data)
+
+
+def _warn_not_finite(path: Path, scan: np.ndarray) -> None:
+    """Warn, naming the scan, that its NaN or infinite voxels have no grey level."""
+    count = int(scan.size - np.count_nonzero(np.isfinite(scan)))
+    if count:
+        warnings.warn(
+            f"{path}: holds {count:,} NaN or infinite voxels: the figure's grey window is "
+            "taken from the finite ones (check the scan: NaN and infinity are no intensity)",
+            MoodInputWarning,
+            stacklevel=4,
+        )
 
 
 def _without_scan(scan: Path, problem: str, hint: str, asked: bool) -> None:

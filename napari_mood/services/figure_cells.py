@@ -201,7 +201,14 @@ def _case_look(case: FigureCase, *, crop: bool) -> _CaseLook:
 
 
 def _window(scan: np.ndarray) -> tuple[float, float]:
-    low, high = np.nanpercentile(np.asarray(scan, dtype=np.float32), _SCAN_PERCENTILES)
+    """Return the scan's grey window: percentiles of its finite voxels ((0, 1) for none)."""
+    values = np.asarray(scan, dtype=np.float32)
+    finite = np.isfinite(values)
+    if not finite.all():  # NaN and infinities are no grey level (inf - inf is NaN)
+        values = values[finite]
+    if values.size == 0:
+        return 0.0, 1.0
+    low, high = np.percentile(values, _SCAN_PERCENTILES)
     return float(low), float(max(high, low + 1e-6))
 
 

@@ -8,7 +8,9 @@ Rules (the README's "Reliability" section lists what a user sees):
   viewer asks first);
 - a file output must not be a folder, a FIFO or a device (nor a link to one), a folder
   output must not be a file, the outputs of one run must not overlap (:func:`check_apart`),
-  and the place must be one where a file can be created (tried): all checked before the
+  its name must be one the file system takes (no NUL, no part longer than the file
+  system allows with the temporary name written first, :func:`check_output_name`), and
+  the place must be one where a file can be created (tried): all checked before the
   work starts;
 - writes are atomic (:mod:`napari_mood.services.atomic_files`) and generated datasets
   appear whole (:mod:`napari_mood.services.staging`).
@@ -40,6 +42,7 @@ __all__ = [
     "resolved_path",
     "check_apart",
     "check_output_file",
+    "check_output_name",
     "check_outputs",
     "check_output_folder",
 ]
@@ -204,6 +207,98 @@ def _resolved(paths: Iterable[Path]) -> tuple[Path, ...]:
     return tuple(dict.fromkeys(resolved_path(p) for p in paths))
 
 
+TEMPORARY_EXTRA = len("..12345678.part")
+"""Bytes a temporary name adds to an output's name, its suffix aside: a file is written as
+``.NAME.XXXXXXXX.part.SUFFIX`` first, a generated dataset as ``.NAME.XXXXXXXX.part``."""
+
+
+def check_output_name(path: PathLike, what: str = "the output") -> Path:
+    """Refuse a name no file system takes, before any work; return the path.
+
+    A NUL character, a part longer than the file system's limit (``NAME_MAX``, usually
+    255 bytes; the last part with room for the temporary name written first,
+    :data:`TEMPORARY_EXTRA` and its suffix) or a whole path longer than ``PATH_MAX`` is refused naming it.
+
+    Parameters
+    ----------
+    path : path-like
+        The output.
+    what : str
+        How the output is named in the message.
+
+    Returns
+    -------
+    pathlib.Path
+        The path (``~`` expanded).
+
+    Raises
+    ------
+    OutputRefused
+        When the name cannot be made.
+
+    Examples
+    --------
+    >>> check_output_name("results/" + "x" * 300 + ".csv")
+    Traceback (most recent call last):
+    ...
+    napari_mood.services.output.OutputRefused: results/xxx...xxx.csv: the output's name is 304 bytes long, the file system takes at most 236 (with the temporary name napari-mood writes first) (choose a shorter name)
+    """
+    text = os.fspath(path)
+    if "\0" in text:
+        shown = Path(text.replace("\0", "\\0"))
+        raise OutputRefused(shown, f"{what}'s name holds a NUL character", "choose another name")
+    target = Path(text).expanduser()
+    encoded = [os.fsencode(part) for part in target.parts]
+    name_max, path_max = _name_limits(target)
+    for index, part in enumerate(encoded):
+        last = index == len(encoded) - 1
+        extra = TEMPORARY_EXTRA + len(os.fsencode(target.suffix)) if last else 0
+        if len(part) + extra > name_max:
+            said = (
+                f"{what}'s name is {len(part):,} bytes long, the file system takes at most "
+                f"{name_max - extra} (with the temporary name napari-mood writes first)"
+                if last
+                else f"{what} has a folder name {len(part):,} bytes long, the file system "
+                f"takes at most {name_max}"
+            )
+            raise OutputRefused(_shortened(target), said, "choose a shorter name")
+    length = len(os.fsencode(os.path.abspath(target)))
+    if length + TEMPORARY_EXTRA + len(os.fsencode(target.suffix)) >= path_max:
+        raise OutputRefused(
+            _shortened(target),
+            f"{what}'s path is {length:,} bytes long, the file system takes at most {path_max}",
+            "choose a shorter path",
+        )
+    return target
+
+
+def _name_limits(target: Path) -> tuple[int, int]:
+    """``NAME_MAX`` and ``PATH_MAX`` where ``target`` would be made (255, 4096 if unknown)."""
+    ancestor = Path(os.path.abspath(target)).parent
+    while True:
+        try:
+            if ancestor.is_dir():
+                break
+        except OSError:
+            pass
+        if ancestor.parent == ancestor:
+            break
+        ancestor = ancestor.parent
+    limits = []
+    for name, default in (("PC_NAME_MAX", 255), ("PC_PATH_MAX", 4096)):
+        try:
+            limits.append(int(os.pathconf(ancestor, name)) or default)
+        except (OSError, ValueError, AttributeError):  # no pathconf on Windows
+            limits.append(default)
+    return limits[0], limits[1]
+
+
+def _shortened(path: Path) -> Path:
+    """``path`` with each part longer than 40 characters shown as its ends."""
+    parts = [p if len(p) <= 40 else f"{p[:3]}...{p[-7:]}" for p in path.parts]
+    return Path(*parts) if parts else path
+
+
 def _refuse_inputs(path: Path, inputs: Inputs, what: str) -> None:
     holder = inputs.holder(path)
     if holder is None:
@@ -305,7 +400,7 @@ def check_output_file(
     ...
     napari_mood.services.output.OutputRefused: /data/mood/x.csv: the output would be written inside the input folder /data/mood (inputs are read-only to napari-mood: choose a place outside the data)
     """
-    target = Path(path).expanduser()
+    target = check_output_name(path, what)
     _refuse_inputs(target, inputs or Inputs(), what)
     _refuse_special(target, what)
     if target.is_dir():
@@ -357,7 +452,9 @@ def check_output_folder(
         Inside the inputs, not a folder, not writable, or holding one of ``names`` without
         ``force``.
     """
-    folder = Path(path).expanduser()
+    folder = check_output_name(path, what)
+    for name in names:
+        check_output_name(folder / name, f"{what} file {name}")
     _refuse_inputs(folder, inputs or Inputs(), what)
     if folder.is_symlink() and not folder.exists():
         raise OutputRefused(

@@ -11,10 +11,14 @@ mode 0444 in a 0555 folder), ``CASE/output``, ``CASE/work`` (the working directo
 ``CASE/tmp`` (``TMPDIR``, ``TMP``, ``TEMP``) and ``CASE/method.log``, all removed after the
 case, even when the method locked them (chmod 000). The run's case folders live in
 ``TMP/napari-mood-run-PID-NS-XXXXXXXX`` (``PID``: the napari-mood process, ``NS``: its PID
-namespace), made anew if a method removed it. A run first removes the folders, and ends
-the processes (below), left by runs whose process is gone (``kill -9``,
-:func:`remove_stale_runs`): a folder of a live process, of another PID namespace (a
-container sharing ``/tmp``), another user's, or of an older version (no ``PID``) is kept.
+namespace), made anew if a method removed it; it holds ``.owner.lock``, locked (``flock``)
+by the run for as long as its process lives: the kernel releases the lock when the
+process dies, however (``kill -9``, a dead process its parent has not reaped yet). A run
+first removes the folders, and ends the processes (below), left by runs whose process is
+gone (:func:`remove_stale_runs`): a folder whose lock is free. A folder without the lock
+(an older version's) goes when its ``PID`` names no live process of this PID namespace (a
+zombie is dead); a folder of another user, of another PID namespace without a lock (a
+container sharing ``/tmp``), or of a still older version (no ``PID``) is kept.
 
 Processes
 ---------
@@ -61,6 +65,7 @@ from pathlib import Path
 __all__ = [
     "CASE_MARKER",
     "KILL_GRACE",
+    "RUN_LOCK",
     "RUN_PREFIX",
     "CaseFolders",
     "Scratch",
@@ -71,6 +76,7 @@ __all__ = [
 
 KILL_GRACE = 5.0  # seconds between SIGTERM and SIGKILL of a case past its limit
 RUN_PREFIX = "napari-mood-run-"
+RUN_LOCK = ".owner.lock"
 CASE_MARKER = "NAPARI_MOOD_RUN_CASE"
 _PR_SET_PDEATHSIG = 1
 _RUN_FOLDER = re.compile(rf"{re.escape(RUN_PREFIX)}(\d+-\d+)-\w+")
@@ -153,12 +159,62 @@ def _end_case(process: subprocess.Popen[bytes], marker: str, grace: float | None
 
 
 def _alive(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie, killed but not yet reaped, is not)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:  # another user's process
         return True
+    try:
+        stat_line = Path("/proc", str(pid), "stat").read_text(encoding="ascii", errors="replace")
+    except OSError:  # no /proc, or gone meanwhile
+        return True
+    return stat_line.rpartition(")")[2].split()[:1] != ["Z"]
+
+
+def _lock_owned(folder: Path) -> int | None:
+    """Create ``folder``/:data:`RUN_LOCK`, locked by this process; return its descriptor.
+
+    The lock (``flock``) lasts as long as the descriptor is open: the kernel releases
+    it when the process dies, however. Made under another name, locked, then renamed,
+    so a run never finds the lock file unlocked while its owner lives. None where
+    ``flock`` does not exist (then the folder's name says whose it is).
+    """
+    try:
+        import fcntl
+    except ImportError:  # not on Windows
+        return None
+    handle, name = tempfile.mkstemp(prefix=".owner.", dir=folder)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.rename(name, folder / RUN_LOCK)
+    except OSError:
+        os.close(handle)
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+        return None
+    return handle
+
+
+def _owner_gone(folder: Path, tag: str) -> bool:
+    """Whether the run that made ``folder`` is gone: its lock is free (else by ``tag``)."""
+    try:
+        import fcntl
+    except ImportError:
+        return _stale(tag)
+    try:
+        handle = os.open(folder / RUN_LOCK, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:  # an older version's folder (or one being made: its PID lives)
+        return _stale(tag)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # held: its run lives
+        return False
+    finally:
+        os.close(handle)
     return True
 
 
@@ -191,11 +247,13 @@ def remove_stale_runs() -> None:
     _kill_marked(_stale, signal.SIGKILL)
     for folder in Path(tempfile.gettempdir()).glob(f"{RUN_PREFIX}*"):
         found = _RUN_FOLDER.fullmatch(folder.name)
-        if found is None or not _stale(found.group(1)):
+        if found is None:
             continue
         with contextlib.suppress(FileNotFoundError):
             info = folder.lstat()
-            if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid():
+            if not (stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid()):
+                continue
+            if _owner_gone(folder, found.group(1)):
                 _remove_tree(folder)
 
 
@@ -285,6 +343,7 @@ class Scratch:
 
     def __init__(self) -> None:
         self.made: list[Path] = []
+        self._locks: list[int] = []
 
     def root(self) -> Path:
         """Return the run's temporary folder, made (again) when missing or not ours.
@@ -299,12 +358,19 @@ class Scratch:
             if info is not None and stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid():
                 return self.made[-1]
         self.made.append(Path(tempfile.mkdtemp(prefix=f"{RUN_PREFIX}{_owner_tag()}-")))
+        lock = _lock_owned(self.made[-1])
+        if lock is not None:
+            self._locks.append(lock)
         return self.made[-1]
 
     def remove(self) -> None:
-        """Remove every temporary folder this run made."""
+        """Remove every temporary folder this run made (and then let go of their locks)."""
         for folder in self.made:
             _remove_tree(folder)
+        for lock in self._locks:
+            with contextlib.suppress(OSError):
+                os.close(lock)
+        self._locks.clear()
 
 
 def _lstat(path: Path) -> os.stat_result | None:
