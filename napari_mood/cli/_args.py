@@ -20,13 +20,18 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from napari_mood.services.options import DEFAULT_SEED, PLANES, check_threshold
+from napari_mood.services.options import (
+    DEFAULT_SEED,
+    PLANES,
+    WORKERS_PER_CORE,
+    check_threshold,
+    usable_cores,
+)
 from napari_mood.services.paper import parse_width
 
 
@@ -306,9 +311,6 @@ def _center(text: str) -> str | tuple[int, ...]:
 
 MAX_BOOTSTRAP = 10_000
 """``--bootstrap`` rounds: each holds a weight per case (memory grows with rounds x cases)."""
-WORKERS_PER_CORE = 4
-"""``--workers``: at most this many local processes per usable core (each is a Python with
-numpy and a case in memory; beyond the cores they only cost memory). A cluster: ``--scheduler``."""
 MAX_FIGURE_CASES = 100
 """``figure --max-cases``: each case is a row read and drawn."""
 
@@ -322,10 +324,9 @@ def _bootstrap(text: str) -> int:
 
 
 def _workers(text: str) -> int:
-    """Local worker processes: 1 .. WORKERS_PER_CORE per usable core."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    """Local worker processes: the engine's rule (1 .. WORKERS_PER_CORE per usable core)."""
     return _bounded(
-        text, minimum=1, maximum=WORKERS_PER_CORE * max(1, cores or 1),
+        text, minimum=1, maximum=WORKERS_PER_CORE * usable_cores(),
         why=f"{WORKERS_PER_CORE} per usable core: more processes only cost memory; "
         "use --scheduler for a cluster",
     )  # fmt: skip

@@ -557,7 +557,7 @@ def _json_records(path: Path) -> tuple[list[_Record], set[str]]:
         entry = item if isinstance(item, dict) else {}
         bbox = entry.get("bbox")
         good = isinstance(bbox, list) and len(bbox) == 4
-        values = [_json_text(v) for v in bbox] if good else ["", "", "", ""]
+        values = [_json_text(v) for v in bbox] if isinstance(bbox, list) and good else [""] * 4
         record = dict(zip(("x", "y", "width", "height"), values, strict=True))
         if not good:
             record[_BAD_BBOX] = _bbox_text(bbox, "bbox" in entry)
@@ -648,9 +648,7 @@ def _parse(
     record: dict[str, str], has: set[str], sizes: Mapping[str, tuple[int, int]]
 ) -> tuple[str, list[float], float, str, str]:
     if _BAD_BBOX in record:
-        raise ValueError(
-            f"bbox is {record[_BAD_BBOX]}, not [x, y, width, height] (give 4 numbers)"
-        )
+        raise ValueError(f"bbox is {record[_BAD_BBOX]}, not [x, y, width, height] (give 4 numbers)")
     image = image_id_of(record["image"])
     if image not in sizes:
         raise ValueError(

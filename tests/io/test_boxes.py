@@ -100,7 +100,9 @@ def test_an_image_id_at_its_own_place_in_images_is_a_name(tmp_path):
 
 def test_a_reader_column_empty_on_some_rows_names_those_lines(tmp_path):
     path = tmp_path / "gt.csv"
-    path.write_text("image,x,y,w,h,reader\ns1,1,2,3,4,R1\ns1,1,2,3,4,\ns2,1,2,3,4,R2\ns2,1,2,3,4,\n")
+    path.write_text(
+        "image,x,y,w,h,reader\ns1,1,2,3,4,R1\ns1,1,2,3,4,\ns2,1,2,3,4,R2\ns2,1,2,3,4,\n"
+    )
     read = read_box_file(path, sizes=SIZES)
     assert [p.split(": ")[1] for p in read.problems] == ["line 3", "line 5"]
     assert "reader cell is empty while other rows name a reader" in read.problems[0]

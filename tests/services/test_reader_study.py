@@ -224,11 +224,17 @@ def test_one_reader_name_in_two_journals_with_other_verdicts_is_warned_with_both
 
 
 def test_a_control_character_in_a_journal_name_is_refused_naming_file_and_line(tmp_path):
-    path = write_reader(tmp_path / "ana.csv", "ana", [("c", "m", 1, "unsure"), ("c", "m", 2, "unsure")])
+    path = write_reader(
+        tmp_path / "ana.csv", "ana", [("c", "m", 1, "unsure"), ("c", "m", 2, "unsure")]
+    )
     lines = path.read_text().splitlines()
-    lines[2] = lines[2].replace(",c,", ",c\x00x,", 1) if ",c," in lines[2] else "c\x00x" + lines[2][1:]
+    lines[2] = (
+        lines[2].replace(",c,", ",c\x00x,", 1) if ",c," in lines[2] else "c\x00x" + lines[2][1:]
+    )
     path.write_text("\n".join(lines) + "\n")
-    with pytest.raises(MoodInputError, match=r"line 3 is malformed \(case 'c\\x00x' holds a control") as caught:
+    with pytest.raises(
+        MoodInputError, match=r"line 3 is malformed \(case 'c\\x00x' holds a control"
+    ) as caught:
         reader_study([path])
     assert str(path) in str(caught.value)
 
