@@ -42,6 +42,9 @@ _CHUNK = 1 << 18  # voxels per bincount call: int64 temporaries of 2 MiB stay in
 _STREAM_VOXELS = 1 << 24  # voxels per slab of CurveAccumulator.add (~50 MiB of temporaries)
 
 
+_Table = tuple[np.ndarray, np.ndarray, np.ndarray]  # (values, pos, total), ascending values
+
+
 def check_curve(curve: object) -> Curve:
     """Return ``curve``; TypeError naming the argument unless it is a :class:`Curve`.
 
@@ -381,22 +384,26 @@ class CurveAccumulator:
         if truth.shape != scores.shape:
             raise ValueError(f"labels shape {truth.shape} differs from scores shape {scores.shape}")
         slabs = _slabs(scores.shape)
+        part = None  # the slabs' table so far: added to the counts once every slab is read
         try:
-            tables = [self._table(scores[slab], truth[slab]) for slab in slabs]
+            for slab in slabs:
+                table = self._table(scores[slab], truth[slab])
+                part = table if part is None else self._sum(part, table)
         except ValueError:
             n_nan = sum(_nan_count(scores[slab]) for slab in slabs)
             if n_nan:  # the count of every slab, not of the first one holding a NaN
                 raise nan_error(n_nan) from None
             raise
-        if self._mode == "mood":
-            self._pos += sum(pos for _, pos, _ in tables)
-            self._total += sum(total for _, _, total in tables)
-        else:
-            self._values, self._pos, self._total = _merge_tables([self.histogram(), *tables])
+        if part is not None:
+            self._values, self._pos, self._total = self._sum(self.histogram(), part)
 
-    def _table(
-        self, scores: np.ndarray, labels: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _sum(self, first: _Table, second: _Table) -> _Table:
+        """Return the table of the voxels of two tables (mood mode: shared code values)."""
+        if self._mode == "mood":
+            return self._values, first[1] + second[1], first[2] + second[2]
+        return _merge_tables([first, second])
+
+    def _table(self, scores: np.ndarray, labels: np.ndarray) -> _Table:
         """``(values, pos, total)`` of one slab (mood mode: the shared code values)."""
         truth = check_labels(labels, scores.shape)
         if self._mode == "mood":

@@ -34,7 +34,7 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from napari_mood.core._checks import check_choice
+from napari_mood.core._checks import check_array, check_choice
 from napari_mood.core._float16 import float_codes, integer_codes
 
 __all__ = [
@@ -455,10 +455,10 @@ def gt_mask(values: np.ndarray, *, strict: bool = False) -> np.ndarray:
     >>> gt_mask(np.array([0.5, 0.51, 1.5])).tolist()
     [False, True, True]
     """
-    arr = np.asarray(values)
+    arr = check_array("labels", values)
     if arr.dtype == np.bool_:
         return arr
-    if arr.dtype.kind not in "iuf":
+    if arr.dtype.kind not in "iuf":  # pragma: no cover - check_array refused it
         raise TypeError(f"labels must be bool or numbers, got dtype {arr.dtype}")
     mask = arr >= 1 if arr.dtype.kind in "iu" else arr > 0.5
     if strict and not np.all((arr == 0) | (arr == 1)):
