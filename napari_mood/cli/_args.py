@@ -399,10 +399,59 @@ class _DeprecatedAlias(argparse.Action):
         new = self.target.option_strings[0] if self.target.option_strings else (
             f"the positional {self.target.metavar or self.target.dest.upper()}"
         )  # fmt: skip
+        if self.target.option_strings and "new" in _spellings(namespace, self.dest):
+            raise argparse.ArgumentError(self, _both(new, option_string))
+        _spellings(namespace, self.dest).add("old")
         notes: list[str] = getattr(namespace, DEPRECATION_NOTES, None) or []
         note = f"napari-mood: note: {option_string} is deprecated, use {new}"
         setattr(namespace, DEPRECATION_NOTES, notes if note in notes else [*notes, note])
-        self.target(parser, namespace, values, new if self.target.option_strings else None)
+        setattr(namespace, _FROM_ALIAS, True)
+        try:
+            self.target(parser, namespace, values, new if self.target.option_strings else None)
+        finally:
+            delattr(namespace, _FROM_ALIAS)
+
+
+_SPELLINGS = "_spellings"  # namespace attribute: dest -> {"old", "new"}, the spellings given
+_FROM_ALIAS = "_from_alias"  # namespace attribute while an old spelling calls its target
+
+
+def _spellings(namespace: argparse.Namespace, dest: str) -> set[str]:
+    table: dict[str, set[str]] = getattr(namespace, _SPELLINGS, None) or {}
+    setattr(namespace, _SPELLINGS, table)
+    return table.setdefault(dest, set())
+
+
+def _both(new: str, old: str | None) -> str:
+    return f"give {new} or its deprecated spelling {old}, not both"
+
+
+class _NewSpelling(argparse.Action):
+    """Mixed into an option that has an old spelling: giving both spellings is a usage error.
+
+    Otherwise the last one given would win silently (``--atlas-labels 3 --labels 4``).
+    """
+
+    old: str = ""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        if not getattr(namespace, _FROM_ALIAS, False):
+            if "old" in _spellings(namespace, self.dest):
+                raise argparse.ArgumentError(self, _both(self.option_strings[0], self.old))
+            _spellings(namespace, self.dest).add("new")
+        super().__call__(parser, namespace, values, option_string)
+
+
+def _track_new_spelling(action: argparse.Action, old: str) -> None:
+    if action.option_strings and not isinstance(action, _NewSpelling):
+        kind = type(action)
+        action.__class__ = type(f"_New{kind.__name__}", (_NewSpelling, kind), {"old": old})
 
 
 def deprecated_alias(parser: argparse.ArgumentParser, action: argparse.Action, *old: str) -> None:
@@ -418,6 +467,7 @@ def deprecated_alias(parser: argparse.ArgumentParser, action: argparse.Action, *
         action.type = _absent_or(action.type)
     if action.required or (not action.option_strings and action.nargs == "?"):
         require(parser, action)
+    _track_new_spelling(action, old[0])
     same: dict[str, Any] = {"type": action.type} if action.type is not None else {}
     parser.add_argument(
         *old, action=_DeprecatedAlias, target=action, dest=action.dest,
