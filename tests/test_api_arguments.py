@@ -281,3 +281,45 @@ def test_a_nan_in_a_streamed_array_is_counted_over_every_slab(monkeypatch):
 def test_a_path_where_an_array_is_expected_says_to_read_it():
     with pytest.raises(TypeError, match=r"^scores must be an array of numbers; got a PosixPath"):
         nm.average_precision(Path("map.nii.gz"), GT)
+
+
+def _jobs() -> list[tuple[str, Any, str]]:
+    from napari_mood.services import figure_job, hypometabolism, pet_sample, sweep
+
+    found = nm.discover_dataset(DATA)
+    return [
+        ("evaluate_recon", lambda: nm.evaluate_recon(None), "dataset"),
+        ("evaluate_recon", lambda: nm.evaluate_recon(DATA, "r", options="x"), "options"),
+        ("validate_dataset", lambda: nm.validate_dataset(None, {}), "dataset"),
+        ("validate_dataset", lambda: nm.validate_dataset(found, None), "methods"),
+        ("validate_dataset", lambda: nm.validate_dataset(found, {}, read_maps="x"), "read_maps"),
+        (
+            "write_hypometabolism_dataset",
+            lambda: hypometabolism.write_hypometabolism_dataset(None, "m", "o"),
+            "scans",
+        ),
+        (
+            "write_sweep_dataset",
+            lambda: sweep.write_sweep_dataset(None, "o", [1.0], kind="size"),
+            "scan",
+        ),
+        ("write_pet_sample", lambda: pet_sample.write_pet_sample(None), "out"),
+        ("write_pet_sample", lambda: pet_sample.write_pet_sample("o", subjects=-3), "subjects"),
+        ("write_figure", lambda: figure_job.write_figure(None, {}, "f.png"), "dataset"),
+        ("evaluate", lambda: nm.evaluate(DATA, options="x"), "options"),
+        ("evaluate", lambda: nm.evaluate(DATA, methods=[1]), "methods"),
+        ("evaluate_boxes", lambda: nm.evaluate_boxes(None), "dataset"),
+        ("evaluate_boxes", lambda: nm.evaluate_boxes(DATA / "nova", iou="0.5"), "iou"),
+        ("evaluate_boxes", lambda: nm.evaluate_boxes(DATA / "nova", merge_iou=1.0), "merge_iou"),
+    ]
+
+
+@pytest.mark.parametrize("index", range(15))
+def test_the_jobs_name_a_wrong_argument_before_any_work(tmp_path, monkeypatch, index):
+    monkeypatch.chdir(tmp_path)
+    name, call, argument = _jobs()[index]
+    with pytest.raises((TypeError, ValueError)) as caught:
+        call()
+    assert not isinstance(caught.value, MoodInputError), name
+    assert str(caught.value).startswith(argument), (name, str(caught.value))
+    assert list(tmp_path.iterdir()) == []  # nothing written
