@@ -456,6 +456,8 @@ def gt_mask(values: np.ndarray, *, strict: bool = False) -> np.ndarray:
     [False, True, True]
     """
     arr = check_array("labels", values)
+    if not isinstance(strict, bool | np.bool_):
+        raise TypeError(f"strict must be True or False; got {strict!r}")
     if arr.dtype == np.bool_:
         return arr
     if arr.dtype.kind not in "iuf":  # pragma: no cover - check_array refused it
