@@ -209,7 +209,8 @@ def listing_batch_ap(
     >>> batch.scored, batch.scores
     ((('a',), ('a', 'b')), (1.0, 0.8333333333333333))
     """
-    _check_draw(n_runs=n_runs, batch_size=batch_size, seed=seed)
+    if splits is None:  # they draw the batches; given splits, they are unused
+        _check_draw(n_runs=n_runs, batch_size=batch_size, seed=seed)
     listing = check_sequence("listing", listing, str, "entry names (str)")
     accumulators = check_mapping(
         "accumulators", accumulators, CurveAccumulator, "a CurveAccumulator"
@@ -286,7 +287,8 @@ def batch_average_precision(
     >>> batch_average_precision(accs, n_runs=1, batch_size=2).scores
     (0.8333333333333333,)
     """
-    _check_draw(n_runs=n_runs, batch_size=batch_size, seed=seed)
+    if splits is None:  # they draw the batches; given splits, they are unused
+        _check_draw(n_runs=n_runs, batch_size=batch_size, seed=seed)
     cases = check_sequence(
         "accumulators_per_case", accumulators_per_case, CurveAccumulator, "a CurveAccumulator"
     )

@@ -286,6 +286,11 @@ def kendall_tau_b(rank_a: Mapping[str, float], rank_b: Mapping[str, float]) -> f
     """
     check_mapping("rank_a", rank_a, _RANK_TYPES, "a rank (a number)")
     check_mapping("rank_b", rank_b, _RANK_TYPES, "a rank (a number)")
+    if sorted(rank_a) != sorted(rank_b):
+        raise ValueError(
+            f"rank_a and rank_b must rank the same methods; got {sorted(rank_a)} "
+            f"and {sorted(rank_b)}"
+        )
     names = _same_names([rank_a, rank_b])
     a = np.array([rank_a[name] for name in names], dtype=np.float64)
     b = np.array([rank_b[name] for name in names], dtype=np.float64)
