@@ -27,7 +27,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from napari_mood.cli._args import MAX_BOOTSTRAP, MAX_FIGURE_CASES, WORKERS_PER_CORE
+from napari_mood.cli._args import MAX_BOOTSTRAP, MAX_FIGURE_CASES
+from napari_mood.services.options import WORKERS_PER_CORE
 from tests import test_bad_inputs
 from tests.conftest import make_mood_folder
 from tests.test_bad_inputs import SHAPE, _checksums, _cli, _refused

@@ -20,13 +20,18 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from napari_mood.services.options import DEFAULT_SEED, PLANES, check_threshold
+from napari_mood.services.options import (
+    DEFAULT_SEED,
+    PLANES,
+    WORKERS_PER_CORE,
+    check_threshold,
+    usable_cores,
+)
 from napari_mood.services.paper import parse_width
 
 
@@ -306,9 +311,6 @@ def _center(text: str) -> str | tuple[int, ...]:
 
 MAX_BOOTSTRAP = 10_000
 """``--bootstrap`` rounds: each holds a weight per case (memory grows with rounds x cases)."""
-WORKERS_PER_CORE = 4
-"""``--workers``: at most this many local processes per usable core (each is a Python with
-numpy and a case in memory; beyond the cores they only cost memory). A cluster: ``--scheduler``."""
 MAX_FIGURE_CASES = 100
 """``figure --max-cases``: each case is a row read and drawn."""
 
@@ -322,10 +324,9 @@ def _bootstrap(text: str) -> int:
 
 
 def _workers(text: str) -> int:
-    """Local worker processes: 1 .. WORKERS_PER_CORE per usable core."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    """Local worker processes: the engine's rule (1 .. WORKERS_PER_CORE per usable core)."""
     return _bounded(
-        text, minimum=1, maximum=WORKERS_PER_CORE * max(1, cores or 1),
+        text, minimum=1, maximum=WORKERS_PER_CORE * usable_cores(),
         why=f"{WORKERS_PER_CORE} per usable core: more processes only cost memory; "
         "use --scheduler for a cluster",
     )  # fmt: skip
@@ -398,10 +399,59 @@ class _DeprecatedAlias(argparse.Action):
         new = self.target.option_strings[0] if self.target.option_strings else (
             f"the positional {self.target.metavar or self.target.dest.upper()}"
         )  # fmt: skip
+        if self.target.option_strings and "new" in _spellings(namespace, self.dest):
+            raise argparse.ArgumentError(self, _both(new, option_string))
+        _spellings(namespace, self.dest).add("old")
         notes: list[str] = getattr(namespace, DEPRECATION_NOTES, None) or []
         note = f"napari-mood: note: {option_string} is deprecated, use {new}"
         setattr(namespace, DEPRECATION_NOTES, notes if note in notes else [*notes, note])
-        self.target(parser, namespace, values, new if self.target.option_strings else None)
+        setattr(namespace, _FROM_ALIAS, True)
+        try:
+            self.target(parser, namespace, values, new if self.target.option_strings else None)
+        finally:
+            delattr(namespace, _FROM_ALIAS)
+
+
+_SPELLINGS = "_spellings"  # namespace attribute: dest -> {"old", "new"}, the spellings given
+_FROM_ALIAS = "_from_alias"  # namespace attribute while an old spelling calls its target
+
+
+def _spellings(namespace: argparse.Namespace, dest: str) -> set[str]:
+    table: dict[str, set[str]] = getattr(namespace, _SPELLINGS, None) or {}
+    setattr(namespace, _SPELLINGS, table)
+    return table.setdefault(dest, set())
+
+
+def _both(new: str, old: str | None) -> str:
+    return f"give {new} or its deprecated spelling {old}, not both"
+
+
+class _NewSpelling(argparse.Action):
+    """Mixed into an option that has an old spelling: giving both spellings is a usage error.
+
+    Otherwise the last one given would win silently (``--atlas-labels 3 --labels 4``).
+    """
+
+    old: str = ""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        if not getattr(namespace, _FROM_ALIAS, False):
+            if "old" in _spellings(namespace, self.dest):
+                raise argparse.ArgumentError(self, _both(self.option_strings[0], self.old))
+            _spellings(namespace, self.dest).add("new")
+        super().__call__(parser, namespace, values, option_string)
+
+
+def _track_new_spelling(action: argparse.Action, old: str) -> None:
+    if action.option_strings and not isinstance(action, _NewSpelling):
+        kind = type(action)
+        action.__class__ = type(f"_New{kind.__name__}", (_NewSpelling, kind), {"old": old})
 
 
 def deprecated_alias(parser: argparse.ArgumentParser, action: argparse.Action, *old: str) -> None:
@@ -417,6 +467,7 @@ def deprecated_alias(parser: argparse.ArgumentParser, action: argparse.Action, *
         action.type = _absent_or(action.type)
     if action.required or (not action.option_strings and action.nargs == "?"):
         require(parser, action)
+    _track_new_spelling(action, old[0])
     same: dict[str, Any] = {"type": action.type} if action.type is not None else {}
     parser.add_argument(
         *old, action=_DeprecatedAlias, target=action, dest=action.dest,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from napari_mood.core._checks import check_integer, check_mapping, check_sequence
 from napari_mood.core.curves import CurveAccumulator, merge_accumulators
 from napari_mood.core.metrics import (
     average_precision_from_histograms,
@@ -91,12 +92,19 @@ def mood_splits(
     >>> mood_splits(5, n_runs=2, batch_size=2, seed=123)
     ((0, 2), (0, 3))
     """
-    if not 1 <= batch_size <= n_entries:
+    n_entries = check_integer("n_entries", n_entries, minimum=1)
+    _check_draw(n_runs=n_runs, batch_size=batch_size, seed=seed)
+    if batch_size > n_entries:
         raise ValueError(f"batch_size must be in [1, n_entries={n_entries}], got {batch_size}")
-    if n_runs < 1:
-        raise ValueError(f"n_runs must be >= 1, got {n_runs}")
     generator = random.Random(seed)
     return tuple(tuple(generator.sample(range(n_entries), k=batch_size)) for _ in range(n_runs))
+
+
+def _check_draw(*, n_runs: object, batch_size: object, seed: object) -> None:
+    """Check the options of a batch draw, each error naming its option (before any data)."""
+    check_integer("n_runs", n_runs, minimum=1)
+    check_integer("batch_size", batch_size, minimum=1)
+    check_integer("seed", seed, minimum=0)
 
 
 def check_splits(splits: Sequence[Sequence[int]], n_entries: int) -> tuple[tuple[int, ...], ...]:
@@ -130,12 +138,12 @@ def check_splits(splits: Sequence[Sequence[int]], n_entries: int) -> tuple[tuple
     >>> check_splits([[0, -1], []], 3)
     ((0, 2), ())
     """
-    if isinstance(splits, (str, bytes, Mapping)) or not splits:
+    if isinstance(splits, (str, bytes, Mapping)) or not isinstance(splits, Sequence) or not splits:
         raise ValueError("splits must be a non-empty list of batches")
     batches = []
     for batch in splits:
         if isinstance(batch, (str, bytes, Mapping)) or not isinstance(batch, Sequence):
-            raise ValueError(f"each batch must be a list of indices, got {batch!r}")
+            raise ValueError(f"each batch of splits must be a list of indices, got {batch!r}")
         for i in batch:
             if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
                 raise ValueError(f"split index {i!r} is not an integer")
@@ -201,6 +209,14 @@ def listing_batch_ap(
     >>> batch.scored, batch.scores
     ((('a',), ('a', 'b')), (1.0, 0.8333333333333333))
     """
+    if splits is None:  # they draw the batches; given splits, they are unused
+        _check_draw(n_runs=n_runs, batch_size=batch_size, seed=seed)
+    listing = check_sequence("listing", listing, str, "entry names (str)")
+    accumulators = check_mapping(
+        "accumulators", accumulators, CurveAccumulator, "a CurveAccumulator"
+    )
+    if not listing:
+        raise ValueError("listing must name at least one entry of the label folder; got none")
     if splits is None:
         size = batch_size
         if batch_size > len(listing):
@@ -271,10 +287,17 @@ def batch_average_precision(
     >>> batch_average_precision(accs, n_runs=1, batch_size=2).scores
     (0.8333333333333333,)
     """
-    names = [str(i) for i in range(len(accumulators_per_case))]
+    if splits is None:  # they draw the batches; given splits, they are unused
+        _check_draw(n_runs=n_runs, batch_size=batch_size, seed=seed)
+    cases = check_sequence(
+        "accumulators_per_case", accumulators_per_case, CurveAccumulator, "a CurveAccumulator"
+    )
+    if not cases:
+        raise ValueError("accumulators_per_case must hold one CurveAccumulator per case; got none")
+    names = [str(i) for i in range(len(cases))]
     return listing_batch_ap(
         names,
-        dict(zip(names, accumulators_per_case, strict=True)),
+        dict(zip(names, cases, strict=True)),
         n_runs=n_runs,
         batch_size=batch_size,
         seed=seed,

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from napari_mood.core._checks import check_array, check_instance
 from napari_mood.core._float16 import memory_order_axes as memory_order_axes
 from napari_mood.core._float16 import memory_walk, walked
 from napari_mood.core.scores import (
@@ -32,11 +33,51 @@ from napari_mood.core.scores import (
     check_mode,
     code_values,
     gt_mask,
+    nan_error,
     to_exact_values,
     to_mood_codes,
 )
 
 _CHUNK = 1 << 18  # voxels per bincount call: int64 temporaries of 2 MiB stay in cache
+_STREAM_VOXELS = 1 << 24  # voxels per slab of CurveAccumulator.add (~50 MiB of temporaries)
+
+
+_Table = tuple[np.ndarray, np.ndarray, np.ndarray]  # (values, pos, total), ascending values
+
+
+def check_curve(curve: object) -> Curve:
+    """Return ``curve``; TypeError naming the argument unless it is a :class:`Curve`.
+
+    Parameters
+    ----------
+    curve : Curve
+        The argument given where a curve is expected.
+
+    Returns
+    -------
+    Curve
+        ``curve``.
+    """
+    return check_instance(  # type: ignore[no-any-return]
+        "curve", curve, Curve, "a Curve (from curve_from_arrays or CurveAccumulator.curve)"
+    )
+
+
+def _slabs(shape: tuple[int, ...]) -> list[tuple[Any, ...]]:
+    """Slabs along the first axis of at most :data:`_STREAM_VOXELS` voxels (one: the whole).
+
+    Scores are read slab by slab, so the temporaries (codes, label checks) of any array,
+    a view of terabytes included, stay bounded; the tables of the slabs add up.
+    """
+    size = int(np.prod(shape, dtype=np.int64))
+    if size <= _STREAM_VOXELS or len(shape) < 1 or shape[0] < 2:
+        return [(Ellipsis,)]
+    rows = max(1, _STREAM_VOXELS // max(1, size // shape[0]))
+    return [(slice(first, first + rows),) for first in range(0, shape[0], rows)]
+
+
+def _nan_count(scores: np.ndarray) -> int:
+    return int(np.count_nonzero(np.isnan(scores))) if scores.dtype.kind == "f" else 0
 
 
 def check_labels(labels: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -338,15 +379,36 @@ class CurveAccumulator:
         ValueError
             When the shapes differ, ``labels`` is not binary or a score is NaN.
         """
-        scores = np.asarray(scores)
-        labels = check_labels(labels, scores.shape)
+        scores = check_array("scores", scores)
+        truth = check_array("labels", labels)
+        if truth.shape != scores.shape:
+            raise ValueError(f"labels shape {truth.shape} differs from scores shape {scores.shape}")
+        slabs = _slabs(scores.shape)
+        part = None  # the slabs' table so far: added to the counts once every slab is read
+        try:
+            for slab in slabs:
+                table = self._table(scores[slab], truth[slab])
+                part = table if part is None else self._sum(part, table)
+        except ValueError:
+            n_nan = sum(_nan_count(scores[slab]) for slab in slabs)
+            if n_nan:  # the count of every slab, not of the first one holding a NaN
+                raise nan_error(n_nan) from None
+            raise
+        if part is not None:
+            self._values, self._pos, self._total = self._sum(self.histogram(), part)
+
+    def _sum(self, first: _Table, second: _Table) -> _Table:
+        """Return the table of the voxels of two tables (mood mode: shared code values)."""
         if self._mode == "mood":
-            pos, total = code_histograms(to_mood_codes(scores), labels)
-            self._pos += pos
-            self._total += total
-        else:
-            table = _exact_table(to_exact_values(scores), labels)
-            self._values, self._pos, self._total = _merge_tables([self.histogram(), table])
+            return self._values, first[1] + second[1], first[2] + second[2]
+        return _merge_tables([first, second])
+
+    def _table(self, scores: np.ndarray, labels: np.ndarray) -> _Table:
+        """``(values, pos, total)`` of one slab (mood mode: the shared code values)."""
+        truth = check_labels(labels, scores.shape)
+        if self._mode == "mood":
+            return (self._values, *code_histograms(to_mood_codes(scores), truth))
+        return _exact_table(to_exact_values(scores), truth)
 
     def merge(self, other: CurveAccumulator) -> CurveAccumulator:
         """Return a new accumulator holding the counts of ``self`` and ``other``.

@@ -23,8 +23,14 @@ from typing import Literal, NamedTuple, get_args
 
 import numpy as np
 
-from napari_mood.core._checks import check_choice
-from napari_mood.core.curves import Curve, check_labels, curve_from_arrays, memory_order_axes
+from napari_mood.core._checks import check_array, check_choice, check_integer, check_number
+from napari_mood.core.curves import (
+    Curve,
+    check_curve,
+    check_labels,
+    curve_from_arrays,
+    memory_order_axes,
+)
 from napari_mood.core.scores import (
     N_CODES,
     ScoreMode,
@@ -285,7 +291,8 @@ def fpr_at_tpr(curve: Curve, *, tpr: float = 0.95) -> float:
     >>> fpr_at_tpr(c, tpr=0.95)
     0.5
     """
-    if not 0.0 < tpr <= 1.0:
+    check_curve(curve)
+    if not 0.0 < check_number("tpr", tpr) <= 1.0:
         raise ValueError(f"tpr must be in (0, 1], got {tpr}")
     if curve.n_pos == 0 or curve.n_neg == 0:
         return math.nan
@@ -377,6 +384,7 @@ def confusion_at(curve: Curve, threshold: float) -> Confusion:
     >>> confusion_at(c, 0.35).tp, confusion_at(c, 0.35).fp
     (2, 1)
     """
+    check_curve(curve)
     threshold = check_threshold(threshold)
     ascending = curve.thresholds[::-1]
     n_points = int(ascending.size - np.searchsorted(ascending, threshold, side="left"))
@@ -430,6 +438,7 @@ def best_threshold(curve: Curve, *, by: Literal["dice", "f1"] = "dice") -> tuple
     >>> best_threshold(c)
     (0.35009765625, 0.8)
     """
+    check_curve(curve)
     check_choice("by", by, ("dice", "f1"))
     if curve.thresholds.size == 0:
         raise ValueError("the curve has no operating point (no voxel was scored)")
@@ -625,8 +634,9 @@ def slice_scores(
     """
     check_mode(mode)
     threshold = check_threshold(threshold)
-    scores = np.asarray(scores)
-    labels = check_labels(labels, scores.shape)
+    check_integer("axis", axis)
+    scores = check_array("scores", scores)
+    labels = check_labels(check_array("labels", labels), scores.shape)
     if scores.ndim == 0 or scores.size == 0:
         raise ValueError(f"need a non-empty array with at least one axis, got {scores.shape}")
     if not -scores.ndim <= axis < scores.ndim:
@@ -698,7 +708,7 @@ def sample_score_from_pixel(scores: np.ndarray, *, how: SampleHow = "max") -> fl
     198.5
     """
     check_choice("how", how, get_args(SampleHow))
-    values = np.asarray(scores, dtype=np.float64).reshape(-1)
+    values = check_array("scores", scores).astype(np.float64).reshape(-1)
     if values.size == 0:
         raise ValueError("scores is empty")
     n_nan = int(np.count_nonzero(np.isnan(values)))

@@ -16,9 +16,18 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse
 
+from napari_mood.core._checks import (
+    check_instance,
+    check_integer,
+    check_mapping,
+    check_number,
+    check_sequence,
+)
 from napari_mood.core.curves import CurveAccumulator
 from napari_mood.core.metrics import average_precision_from_histograms, zero_undefined_aps
 from napari_mood.core.seed import DEFAULT_RESAMPLES, DEFAULT_SEED
+
+_RANK_TYPES = (int, float, np.integer, np.floating)
 
 _BOOT_CELLS = 1 << 22  # (resamples x bins) cells per vectorised chunk
 _DENSE_CELLS = 1 << 23  # (cases x bins) cells below which case histograms are made dense
@@ -48,6 +57,8 @@ def rank_methods(values: Mapping[str, float], *, higher_is_better: bool = True) 
     >>> rank_methods({"a": 0.9, "b": 0.5, "c": 0.9, "d": float("nan")})
     {'a': 1, 'b': 3, 'c': 1, 'd': 4}
     """
+    check_mapping("values", values, _RANK_TYPES, "a number")
+    check_instance("higher_is_better", higher_is_better, bool, "True or False")
     names = list(values)
     raw = np.array([values[name] for name in names], dtype=np.float64)
     keys = -raw if higher_is_better else raw
@@ -98,6 +109,9 @@ def consensus_rank(rankings: Sequence[Mapping[str, int]]) -> dict[str, int]:
     >>> consensus_rank([{"a": 1, "b": 2, "c": 3}, {"a": 3, "b": 1, "c": 2}])
     {'a': 2, 'b': 1, 'c': 3}
     """
+    rankings = check_sequence("rankings", rankings, Mapping, "a mapping of names to ranks")
+    for index, ranking in enumerate(rankings):
+        check_mapping(f"rankings[{index}]", ranking, _RANK_TYPES, "a rank (a number)")
     if not rankings:
         raise ValueError("need at least one ranking")
     names = _same_names(rankings)
@@ -270,6 +284,13 @@ def kendall_tau_b(rank_a: Mapping[str, float], rank_b: Mapping[str, float]) -> f
     >>> kendall_tau_b({"a": 1, "b": 2, "c": 3}, {"a": 1, "b": 3, "c": 2})
     0.3333333333333333
     """
+    check_mapping("rank_a", rank_a, _RANK_TYPES, "a rank (a number)")
+    check_mapping("rank_b", rank_b, _RANK_TYPES, "a rank (a number)")
+    if sorted(rank_a) != sorted(rank_b):
+        raise ValueError(
+            f"rank_a and rank_b must rank the same methods; got {sorted(rank_a)} "
+            f"and {sorted(rank_b)}"
+        )
     names = _same_names([rank_a, rank_b])
     a = np.array([rank_a[name] for name in names], dtype=np.float64)
     b = np.array([rank_b[name] for name in names], dtype=np.float64)
@@ -303,6 +324,8 @@ class BootstrapResult:
 
 
 def _check_bootstrap(n_cases: int, n_boot: int, ci: float) -> None:
+    check_integer("n_boot", n_boot)
+    check_number("ci", ci)
     if n_cases < 1:
         raise ValueError("need at least one case")
     if n_boot < 1:
@@ -416,6 +439,10 @@ def bootstrap_ap(
     >>> round(r.estimate, 4), 0.5 <= r.low <= r.high <= 1.0
     (0.8333, True)
     """
+    accumulators_per_case = check_sequence(
+        "accumulators_per_case", accumulators_per_case, CurveAccumulator, "a CurveAccumulator"
+    )
+    check_integer("seed", seed, minimum=0)
     n_cases = len(accumulators_per_case)
     _check_bootstrap(n_cases, n_boot, ci)
     pos, total = _case_matrices(accumulators_per_case)

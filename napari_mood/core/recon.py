@@ -37,6 +37,7 @@ __all__ = [
     "ReconMetrics",
     "Role",
     "Where",
+    "binary_mask_problem",
     "brain_mask_problem",
     "case_brain",
     "check_recon_case",
@@ -134,14 +135,42 @@ def brain_mask_problem(mask: np.ndarray) -> str:
     bad = non_finite_voxels(values)
     if bad:
         return bad
-    inside = values[values != 0]
-    if inside.size == 0:
+    if not np.any(values):
         return "is empty: no voxel is nonzero"
-    if np.any(inside != inside.flat[0]):
-        found = np.unique(inside)
-        shown = ", ".join([f"{float(v):.3g}" for v in found[:4]] + ["..."] * (found.size > 4))
-        return f"is not a binary mask: it holds {found.size} values besides 0 ({shown})"
-    return ""
+    return binary_mask_problem(values)
+
+
+def binary_mask_problem(mask: np.ndarray) -> str:
+    """Why ``mask`` is not a binary mask ('' when it is): 0 and at most one other value.
+
+    A 0/1 or 0/255 mask, or an all-zero one, is binary; a probability map, a scan or a
+    label atlas is not (refused, not guessed at). The one rule for the brain mask and the
+    anomaly region of :func:`check_recon_case`.
+
+    Parameters
+    ----------
+    mask : numpy.ndarray
+        A finite mask.
+
+    Returns
+    -------
+    str
+        The problem in words, or ``''``.
+
+    Examples
+    --------
+    >>> binary_mask_problem(np.array([0, 0, 0])), binary_mask_problem(np.array([0, 255]))
+    ('', '')
+    >>> binary_mask_problem(np.array([0.0, 0.5, 0.7]))
+    'is not a binary mask: it holds 2 values besides 0 (0.5, 0.7)'
+    """
+    values = np.asarray(mask)
+    inside = values[values != 0]
+    if inside.size == 0 or not np.any(inside != inside.flat[0]):
+        return ""
+    found = np.unique(inside)
+    shown = ", ".join([f"{float(v):.3g}" for v in found[:4]] + ["..."] * (found.size > 4))
+    return f"is not a binary mask: it holds {found.size} values besides 0 ({shown})"
 
 
 def case_brain(healthy: np.ndarray, brain: np.ndarray | None = None) -> np.ndarray:
@@ -191,7 +220,9 @@ def check_recon_case(
     The one rule of which cases are measured, checked before any metric:
 
     1. every voxel of the input, healthy original, reconstruction and region is finite
-       (anywhere: SSIM's window, the residual and the score map spread a NaN);
+       (anywhere: SSIM's window, the residual and the score map spread a NaN), and the
+       region is a binary mask (:func:`binary_mask_problem`; its nonzero voxels are the
+       anomaly);
     2. the brain mask (``brain`` given, else ``healthy > 0``, :func:`case_brain`) has a
        voxel: an all-zero healthy original has none;
     3. the healthy original is not constant inside the brain (its range is the
@@ -230,6 +261,9 @@ def check_recon_case(
         bad = "" if data is None else non_finite_voxels(data)
         if bad:
             return CaseProblem(role, bad, "no finite metric with it: fix or re-create the file")
+    not_binary = "" if region is None else binary_mask_problem(region)
+    if not_binary:
+        return CaseProblem("region", not_binary, "give the anomaly region as a 0/1 mask")
     inside = case_brain(healthy, brain)
     values = np.asarray(healthy)[inside]
     if values.size == 0:

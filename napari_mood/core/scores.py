@@ -34,7 +34,7 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from napari_mood.core._checks import check_choice
+from napari_mood.core._checks import check_array, check_choice
 from napari_mood.core._float16 import float_codes, integer_codes
 
 __all__ = [
@@ -51,6 +51,7 @@ __all__ = [
     "gt_mask",
     "key_threshold",
     "key_values",
+    "nan_error",
     "score_keys",
     "threshold_code",
     "threshold_limits",
@@ -147,7 +148,8 @@ def _check_real(scores: np.ndarray) -> None:
         )
 
 
-def _nan_error(n_nan: int) -> ValueError:
+def nan_error(n_nan: int) -> ValueError:
+    """Return the error of scores holding ``n_nan`` NaN values (one text wherever they are found)."""
     return ValueError(
         f"scores contain {n_nan} NaN value(s); decide the NaN policy "
         "(e.g. replace NaN by 0) before scoring"
@@ -171,7 +173,7 @@ def check_no_nan(scores: np.ndarray) -> None:
     if arr.dtype.kind == "f":
         n_nan = int(np.count_nonzero(np.isnan(arr)))
         if n_nan:
-            raise _nan_error(n_nan)
+            raise nan_error(n_nan)
 
 
 def _f16_nan_count(codes: np.ndarray) -> int:
@@ -224,7 +226,7 @@ def to_mood_codes(scores: np.ndarray) -> np.ndarray:
     if arr.dtype.itemsize in (4, 8):
         codes, n_nan = float_codes(arr)
         if n_nan:
-            raise _nan_error(n_nan)
+            raise nan_error(n_nan)
         return codes
     if arr.dtype == np.float16:
         codes = arr.view(np.uint16)
@@ -237,7 +239,7 @@ def to_mood_codes(scores: np.ndarray) -> np.ndarray:
     codes = as16.view(np.uint16)
     n_nan = _f16_nan_count(codes)
     if n_nan:
-        raise _nan_error(n_nan)
+        raise nan_error(n_nan)
     signed = as16.view(np.int16)
     np.clip(signed, 0, ONE_CODE, out=signed)
     return codes
@@ -453,10 +455,12 @@ def gt_mask(values: np.ndarray, *, strict: bool = False) -> np.ndarray:
     >>> gt_mask(np.array([0.5, 0.51, 1.5])).tolist()
     [False, True, True]
     """
-    arr = np.asarray(values)
+    arr = check_array("labels", values)
+    if not isinstance(strict, bool | np.bool_):
+        raise TypeError(f"strict must be True or False; got {strict!r}")
     if arr.dtype == np.bool_:
         return arr
-    if arr.dtype.kind not in "iuf":
+    if arr.dtype.kind not in "iuf":  # pragma: no cover - check_array refused it
         raise TypeError(f"labels must be bool or numbers, got dtype {arr.dtype}")
     mask = arr >= 1 if arr.dtype.kind in "iu" else arr > 0.5
     if strict and not np.all((arr == 0) | (arr == 1)):

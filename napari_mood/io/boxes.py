@@ -11,10 +11,12 @@ Box CSV columns (header names compared without case, spaces read as ``_``):
 
 - image: ``image_id``, ``image``, ``file``, ``filename``, ``file_name``, ``image_file``,
   ``image_name``. The value names a slice by file name or stem (``s01``, ``s01.png`` and
-  ``images/s01.png`` all name ``images/s01.png``).
+  ``images/s01.png`` all name ``images/s01.png``); any other path (``../images/s01``,
+  ``/tmp/s01.png``) is a problem on its line: an id is a name, not a path.
 - box: ``x1, y1, x2, y2`` (or ``xmin, ymin, xmax, ymax``), or ``x, y, width, height``
   (or ``x, y, w, h``); pixel coordinates as in :mod:`.geometry` (COCO's).
-- optional: reader (``reader``, ``reader_id``, ``annotator``, ``rater``), category
+- optional: reader (``reader``, ``reader_id``, ``annotator``, ``rater``; a row with an
+  empty reader cell while other rows name one is a problem on its line), category
   (``label``, ``category``, ``class``, ``category_name``), confidence (``score``,
   ``confidence``, ``conf``, ``probability``).
 
@@ -90,24 +92,42 @@ COLUMN_NAMES: dict[str, tuple[str, ...]] = {
 
 
 def image_id_of(name: str) -> str:
-    """Return the image id a file name or CSV value names: its last part without ``.png``.
+    """Return the image id a file name or CSV value names: its name without ``.png``.
+
+    An id is a name: ``NAME``, ``NAME.png`` or the slice's own place ``images/NAME.png``.
+    Any other path would name a file elsewhere and is refused.
 
     Parameters
     ----------
     name : str
-        A PNG file name or path, or an id.
+        A PNG file name, ``images/NAME.png``, or an id.
 
     Returns
     -------
     str
         The id.
 
+    Raises
+    ------
+    ValueError
+        When ``name`` is another path (``../images/NAME``, ``/abs/NAME.png``).
+
     Examples
     --------
     >>> image_id_of("images/case_012.PNG"), image_id_of("case_012")
     ('case_012', 'case_012')
     """
-    last = str(name).strip().replace("\\", "/").rsplit("/", 1)[-1]
+    text = str(name).strip()
+    parts = text.replace("\\", "/").split("/")
+    if len(parts) > 2 or (len(parts) == 2 and parts[0] != IMAGES_FOLDER):
+        raise ValueError(
+            f"image id {text!r} is a path, not a name (give the slice's name, e.g. "
+            f"{_png_stem(parts[-1])!r})"
+        )
+    return _png_stem(parts[-1])
+
+
+def _png_stem(last: str) -> str:
     return last[:-4] if last.lower().endswith(".png") else last
 
 
@@ -536,12 +556,11 @@ def _json_records(path: Path) -> tuple[list[_Record], set[str]]:
     for index, item in enumerate(data):
         entry = item if isinstance(item, dict) else {}
         bbox = entry.get("bbox")
-        values = (
-            [_json_text(v) for v in bbox]
-            if isinstance(bbox, list) and len(bbox) == 4
-            else ["", "", "", ""]
-        )
+        good = isinstance(bbox, list) and len(bbox) == 4
+        values = [_json_text(v) for v in bbox] if isinstance(bbox, list) and good else [""] * 4
         record = dict(zip(("x", "y", "width", "height"), values, strict=True))
+        if not good:
+            record[_BAD_BBOX] = _bbox_text(bbox, "bbox" in entry)
         record["image"] = _json_text(entry.get("image_id", entry.get("file_name", "")))
         for key, source in (("score", "score"), ("label", "label"), ("label", "category_id")):
             if source in entry:
@@ -549,6 +568,17 @@ def _json_records(path: Path) -> tuple[list[_Record], set[str]]:
                 has.add(key)
         records.append((index, record))
     return records, has
+
+
+_BAD_BBOX = "bad bbox"  # a JSON item's bbox that is not 4 values, in words
+
+
+def _bbox_text(bbox: object, present: bool) -> str:
+    if not present:
+        return "missing"
+    if isinstance(bbox, list):
+        return f"a list of {len(bbox)} value(s)"
+    return _json_text(bbox)
 
 
 def _json_text(value: object) -> str:
@@ -572,8 +602,14 @@ def _to_box_file(
     problems = []
     seen: dict[tuple[object, ...], int] = {}
     repeats: list[tuple[int, int]] = []
+    named_reader = "reader" in has and any(record.get("reader") for _, record in records)
     for line, record in records:
         try:
+            if named_reader and not record.get("reader"):
+                raise ValueError(
+                    "the reader cell is empty while other rows name a reader "
+                    "(give every row its reader, or leave the column out)"
+                )
             row = _parse(record, has, sizes)
         except ValueError as exc:
             problems.append(f"{path}: {where} {line}: {exc}")
@@ -611,6 +647,8 @@ def _number(record: dict[str, str], key: str) -> float:
 def _parse(
     record: dict[str, str], has: set[str], sizes: Mapping[str, tuple[int, int]]
 ) -> tuple[str, list[float], float, str, str]:
+    if _BAD_BBOX in record:
+        raise ValueError(f"bbox is {record[_BAD_BBOX]}, not [x, y, width, height] (give 4 numbers)")
     image = image_id_of(record["image"])
     if image not in sizes:
         raise ValueError(

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from napari_mood.core._checks import check_instance, check_mapping, check_path
 from napari_mood.io.errors import MoodInputError, option, warn_input
 from napari_mood.io.mood import MoodDataset, is_nifti, nifti_files, text_files, visible_names
 
@@ -91,7 +92,9 @@ def method_folder(path: str | os.PathLike[str], *, name: str | None = None) -> M
     MoodInputError
         When the folder does not exist or holds no map and no score file.
     """
-    root = Path(path)
+    root = check_path("path", path)
+    if name is not None:
+        check_instance("name", name, str, "a method name (str)")
     if not root.is_dir():
         raise MoodInputError(
             root, "is not a folder", "give the folder holding the method's .nii.gz maps"
@@ -154,7 +157,7 @@ def discover_methods(parent: str | os.PathLike[str]) -> dict[str, MethodFolder]:
     MoodInputError
         When no subfolder holds any map or score.
     """
-    root = Path(parent)
+    root = check_path("parent", parent)
     if not root.is_dir():
         raise MoodInputError(
             root, "is not a folder", "give the folder whose subfolders are methods"
@@ -235,9 +238,12 @@ def find_methods(
     MoodInputError
         When no method is found; the message says where napari-mood looked.
     """
+    root = check_path("root", root)
+    if pred is not None:
+        check_mapping("pred", pred, (str, os.PathLike), "a folder (path)")
     methods: dict[str, MethodFolder] = {}
     if preds is not None:
-        methods.update(discover_methods(preds))
+        methods.update(discover_methods(check_path("preds", preds)))
     for name, folder in (pred or {}).items():
         methods[name] = method_folder(folder, name=name)
     if preds is None and not pred:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from napari_mood.core._checks import check_instance, check_path
 from napari_mood.io.errors import MoodInputError, check_regular_file, option
 from napari_mood.io.json_input import read_json
 
@@ -299,7 +300,11 @@ def discover_dataset(
     >>> ds.cases[:2]  # doctest: +SKIP
     ('brain_000.nii.gz', 'brain_001.nii.gz')
     """
-    root = Path(folder)
+    root = check_path("folder", folder)
+    if scans is not None:
+        check_instance("scans", scans, str, "the name of a subfolder (str)")
+    if labels is not None:
+        check_path("labels", labels)
     if not root.is_dir():
         raise MoodInputError(root, "is not a folder", "give the folder holding toy/ and toy_label/")
     if scans is not None and not (root / scans).is_dir():

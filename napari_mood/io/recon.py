@@ -275,7 +275,7 @@ def _region_mask(
     region: Volume | None, brain: np.ndarray
 ) -> tuple[np.ndarray | None, tuple[str, ...]]:
     """Return the region's mask (None when empty) and a note when none of it is in the brain."""
-    mask = None if region is None else region.data > 0.5
+    mask = None if region is None else region.data != 0
     if region is None or mask is None or not mask.any():
         return None, ()
     if not (mask & brain).any():

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from napari_mood.core._checks import check_instance, check_mapping
 from napari_mood.core.problems import Problem
 from napari_mood.io.errors import MoodInputError, MoodInputWarning, describe_entry, option
 from napari_mood.io.methods import MethodFolder
@@ -329,6 +330,9 @@ def validate_dataset(
     >>> problems = validate_dataset(ds, methods)  # doctest: +SKIP
     >>> [str(p) for p in problems if p.severity == "error"]  # doctest: +SKIP
     """
+    check_instance("dataset", dataset, MoodDataset, "a MoodDataset (from discover_dataset)")
+    check_mapping("methods", methods, MethodFolder, "a MethodFolder (from discover_methods)")
+    check_instance("read_maps", read_maps, bool, "True or False")
     problems = _folder_problems(dataset, methods)
     for case, label_path in sorted(dataset.pixel_labels.items()):
         scan_path = dataset.scans.get(case)

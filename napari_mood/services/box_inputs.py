@@ -28,8 +28,9 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
+from napari_mood.core._checks import check_choice, check_instance, check_number
 from napari_mood.core.boxes import BoxSet
 from napari_mood.core.boxes.consensus import CONSENSUS, MergeRule, merge_readers, readers_of
 from napari_mood.core.boxes.from_scores import boxes_from_score_map
@@ -66,6 +67,21 @@ class GroundTruth:
     reader: str
     """``"consensus"``, a reader's name, or ``""`` (the file as it is)."""
     readers: tuple[str, ...]
+
+
+def check_merge(*, merge: object, merge_iou: object, keep_single: object) -> None:
+    """Check the consensus options up front, each error naming its option.
+
+    Raises
+    ------
+    TypeError, ValueError
+        ``merge`` not "mean" or "union", ``merge_iou`` not a number in [0, 1),
+        ``keep_single`` not a bool.
+    """
+    check_choice("merge", merge, get_args(MergeRule))
+    if check_number("merge_iou", merge_iou, minimum=0.0, maximum=1.0) == 1.0:
+        raise ValueError("merge_iou must be a number in [0, 1); got 1.0")
+    check_instance("keep_single", keep_single, bool, "True or False")
 
 
 def load_ground_truth(
@@ -106,7 +122,8 @@ def load_ground_truth(
     ValueError
         An empty ``reader`` (None means the default choice).
     """
-    if reader is not None and not reader.strip():
+    check_merge(merge=merge, merge_iou=merge_iou, keep_single=keep_single)
+    if reader is not None and not check_instance("reader", reader, str, "a name (str)").strip():
         raise ValueError("reader must be a reader's name or 'consensus', not empty")
     read = read_box_file(dataset.boxes_file, sizes=dataset.sizes)
     if read.problems:

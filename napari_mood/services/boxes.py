@@ -22,8 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from napari_mood.core import boxes as box_rules
+from napari_mood.core._checks import check_mapping, check_number, check_path
 from napari_mood.core.boxes import DEFAULT_LABEL, BoxEvaluation, BoxSet
 from napari_mood.core.boxes.consensus import MergeRule, readers_of
+from napari_mood.core.scores import check_threshold
 from napari_mood.io.boxes import BoxDataset, discover_box_dataset
 from napari_mood.io.errors import MoodInputError, MoodInputWarning, option
 from napari_mood.services.atomic_files import write_text_atomic
@@ -31,6 +33,7 @@ from napari_mood.services.box_formats import format_box_result, result_dict
 from napari_mood.services.box_inputs import (
     BoxMethod,
     GroundTruth,
+    check_merge,
     find_box_methods,
     load_ground_truth,
     load_method,
@@ -224,8 +227,10 @@ def evaluate_boxes(
     ------
     MoodInputError
         A ground-truth row with a problem, no predictions found, an unknown reader.
+    TypeError
+        An argument of the wrong type (``preds="x.json"``: give ``{"name": "x.json"}``).
     ValueError
-        ``iou`` outside (0, 1].
+        ``iou`` outside (0, 1], an unknown ``merge``, ``merge_iou`` outside [0, 1).
 
     Examples
     --------
@@ -234,15 +239,25 @@ def evaluate_boxes(
     >>> bench.ranked(), round(float(bench.to_frame().loc["oracle_noisy", "map50"]), 4)
     (['oracle_noisy', 'residual'], 0.802)
     """
-    if not 0.0 < iou <= 1.0:
+    if check_number("iou", iou) <= 0.0 or iou > 1.0:
         raise ValueError(f"iou must be in (0, 1] (at 0 any two boxes match), got {iou}")
-    found = dataset if isinstance(dataset, BoxDataset) else discover_box_dataset(dataset)
+    check_threshold(threshold)
+    if min_confidence is not None:
+        check_number("min_confidence", min_confidence)
+    check_merge(merge=merge, merge_iou=merge_iou, keep_single=keep_single)
+    if not isinstance(dataset, BoxDataset):
+        dataset = discover_box_dataset(check_path("dataset", dataset))
+    found = dataset
     if methods is None:
+        files = check_mapping("preds", preds or {}, (str, os.PathLike), "a box file (path)")
+        folders = check_mapping("maps", maps or {}, (str, os.PathLike), "a folder of maps (path)")
         methods = find_box_methods(
             found,
-            preds=[(name, Path(path)) for name, path in (preds or {}).items()],
-            maps=[(name, Path(path)) for name, path in (maps or {}).items()],
+            preds=[(name, Path(path)) for name, path in files.items()],
+            maps=[(name, Path(path)) for name, path in folders.items()],
         )
+    else:
+        check_mapping("methods", methods, BoxMethod, "a BoxMethod")
     truth = load_ground_truth(
         found, reader=reader, merge=merge, merge_iou=merge_iou, keep_single=keep_single
     )

@@ -49,6 +49,7 @@ from napari_mood.services.cache import (
     file_stamp,
 )
 from napari_mood.services.case_scoring import case_maps, evaluate_case, summarise_dataset
+from napari_mood.services.options import usable_cores
 
 __all__ = ["EngineStats", "default_workers"]
 
@@ -92,10 +93,7 @@ def default_workers() -> int:
     int
         The cores this process may run on (at least 1).
     """
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
+    return usable_cores()
 
 
 def peak_memory_mb() -> float:

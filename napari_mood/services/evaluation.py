@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from napari_mood.core import ranking
+from napari_mood.core._checks import check_instance, check_mapping, check_path, check_sequence
 from napari_mood.core.curves import CurveAccumulator
 from napari_mood.core.readout import BestCriterion, BestThreshold, best_dataset_thresholds
 from napari_mood.core.results import (
@@ -33,6 +34,7 @@ from napari_mood.io.methods import METHODS_FOLDER, MethodFolder, find_methods
 from napari_mood.io.mood import MoodDataset, discover_dataset
 from napari_mood.services.engine import EngineStats, run_evaluation
 from napari_mood.services.formats import format_json, format_table
+from napari_mood.services.options import check_workers
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -201,21 +203,28 @@ def _methods(
     methods: Mapping[str, MethodFolder] | None,
 ) -> Mapping[str, MethodFolder]:
     if methods is not None:
-        return methods
+        return check_mapping("methods", methods, MethodFolder, "a MethodFolder")
     if isinstance(preds, Mapping):
-        return find_methods(found.root, pred=preds)
-    return find_methods(found.root, preds=preds)
+        return find_methods(
+            found.root, pred=check_mapping("preds", preds, (str, os.PathLike), "a folder")
+        )
+    return find_methods(found.root, preds=None if preds is None else check_path("preds", preds))
 
 
 def _asked_options(
     tasks: Sequence[Task] | None, options: EvaluationOptions | None
 ) -> EvaluationOptions | None:
     """Return the options asked for, checked before any file is read (None: by the labels found)."""
+    if options is not None:
+        check_instance("options", options, EvaluationOptions, "an EvaluationOptions")
     if tasks is None:
         return options
-    if not tasks:
+    if isinstance(tasks, str):
+        tasks = (tasks,)  # type: ignore[assignment]  # one task named alone
+    asked = check_sequence("tasks", tasks, str, "task names ('pixel', 'sample', 'object')")
+    if not asked:
         raise ValueError("tasks must name at least one of 'pixel', 'sample', 'object'")
-    return replace(options or EvaluationOptions(), tasks=tuple(tasks))
+    return replace(options or EvaluationOptions(), tasks=asked)
 
 
 def evaluate(
@@ -242,7 +251,7 @@ def evaluate(
     preds : path-like or mapping of str to path-like, optional
         Where the methods are: a folder holding one folder per method, or
         ``{name: folder}``. Default: the dataset's own ``methods/`` folder.
-    tasks : sequence of {"pixel", "sample", "object"}, optional
+    tasks : {"pixel", "sample", "object"} or a sequence of them, optional
         The tasks scored (overrides ``options.tasks``). Default: pixel and sample, those
         whose labels the dataset has (:func:`default_tasks`).
     options : EvaluationOptions, optional
@@ -251,8 +260,9 @@ def evaluate(
     methods : mapping of str to MethodFolder, optional
         Methods already found (``preds`` is then ignored).
     workers : int, optional
-        Local worker processes; 1 runs in this thread. Default: the usable cores when
-        the files to read add up to at least 64 MiB, else 1.
+        Local worker processes, 1 to 4 per usable core (:func:`~.options.check_workers`);
+        1 runs in this thread. Default: the usable cores when the files to read add up to
+        at least 64 MiB, else 1.
     scheduler : str, optional
         Address of a running ``dask.distributed`` scheduler (its workers must see the
         files under the same paths).
@@ -276,8 +286,10 @@ def evaluate(
 
     Raises
     ------
+    TypeError
+        An argument of the wrong type (``dataset=None``, ``workers="2"``), naming it.
     ValueError
-        An unknown or empty ``tasks`` (before any file is read).
+        An unknown or empty ``tasks``, ``workers`` out of range (before any file is read).
     MoodInputError
         When the dataset or its methods cannot be used (the message names the folder).
 
@@ -289,7 +301,10 @@ def evaluate(
     0.8455
     """
     asked = _asked_options(tasks, options)
-    found = dataset if isinstance(dataset, MoodDataset) else discover_dataset(dataset)
+    check_workers(workers)
+    if not isinstance(dataset, MoodDataset):
+        dataset = discover_dataset(check_path("dataset", dataset))
+    found = dataset
     chosen = _methods(found, preds, methods)
     result, stats = run_evaluation(
         found,

@@ -18,6 +18,11 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from napari_mood.core._checks import (
+    check_instance,
+    check_mapping,
+    check_path,
+)
 from napari_mood.core.orientation import Plane
 from napari_mood.io.errors import MoodInputError, option
 from napari_mood.io.methods import MethodFolder
@@ -135,6 +140,9 @@ def write_figure(
     FigureTooNarrow, FigureTooLarge, DpiRefused
         The width, the number of rows or ``dpi`` cannot hold the figure.
     """
+    check_instance("dataset", dataset, MoodDataset, "a MoodDataset (from discover_dataset)")
+    check_mapping("methods", methods, MethodFolder, "a MethodFolder (from discover_methods)")
+    check_path("out", out)
     check_output_file(
         out, inputs=Inputs.of(dataset, methods), force=force, what=option("--out", "the output")
     )

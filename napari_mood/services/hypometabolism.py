@@ -31,6 +31,11 @@ from pathlib import Path
 import numpy as np
 
 from napari_mood._version import __version__
+from napari_mood.core._checks import (
+    check_instance,
+    check_path,
+    check_sequence,
+)
 from napari_mood.core.simulate.hypometabolism import (
     HypometabolismProfile,
     degree_case_name,
@@ -161,6 +166,10 @@ def write_hypometabolism_dataset(
     >>> found.case_names("pet_000")[:2]  # doctest: +SKIP
     ['pet_000_atlas-3_deg00', 'pet_000_atlas-3_deg05']
     """
+    check_sequence("scans", scans, (str, os.PathLike), "scan paths")
+    check_path("mask", mask)
+    check_path("out", out)
+    check_instance("force", force, bool, "True or False")
     mask, out = Path(mask), Path(out)
     job = _Job(
         scans=tuple(Path(s) for s in scans),

@@ -26,6 +26,11 @@ from pathlib import Path
 
 import numpy as np
 
+from napari_mood.core._checks import (
+    check_instance,
+    check_integer,
+    check_path,
+)
 from napari_mood.core.seed import DEFAULT_SEED
 from napari_mood.core.simulate.pet_like import (
     box_atlas,
@@ -104,6 +109,11 @@ def write_pet_sample(
     >>> write_pet_sample("pet", step=3)  # doctest: +SKIP
     PosixPath('pet')
     """
+    check_path("out", out)
+    check_integer("subjects", subjects, minimum=1)
+    check_integer("step", step, minimum=1)
+    check_integer("seed", seed, minimum=0)
+    check_instance("force", force, bool, "True or False")
     out = Path(out)
     check_output_folder(out, force=force, what=option("--out", "the output"))
     with staged_folder(out, force=force, what=option("--out", "the output")) as folder:
@@ -146,6 +156,9 @@ def write_template_reconstructions(
         When the inputs folder is missing, the template unusable, no input could be
         reconstructed, or ``out`` cannot take the files.
     """
+    check_path("dataset", dataset)
+    check_path("template", template)
+    check_path("out", out)
     dataset, out = Path(dataset), Path(out)
     inputs_dir = dataset / (scans or "toy")
     if not inputs_dir.is_dir():

@@ -344,11 +344,43 @@ def reader_study(
             _HINT,
         )
     study = _study(paths, events, current, max_gap_s=max_gap_s, confidence=confidence)
+    notes = [*notes, *_shared_reader_notes(events, paths)]
     study = _with_warnings(study, (*notes, *_threshold_notes(current), *_place_notes(current)))
     if warn:
         for text in study.warnings:
             warnings.warn(text, MoodInputWarning, stacklevel=2)
     return study
+
+
+def _shared_reader_notes(events: Sequence[_Event], paths: Sequence[Path]) -> list[str]:
+    """One reader's name in several journals whose last verdicts on a region differ.
+
+    :func:`_fold` keeps the newest verdict, and of verdicts at the same time the one of
+    the journal given last: each note names the files and says so.
+    """
+    last: dict[tuple[str, RegionKey, int], _Event] = {}  # per reader, region and journal
+    for event in sorted(events, key=lambda e: (e.when, e.order)):
+        last[(event.reader, event.record.key, event.order[0])] = event
+    by_slot: dict[tuple[str, RegionKey], list[_Event]] = {}
+    for (reader, key, _), event in last.items():
+        by_slot.setdefault((reader, key), []).append(event)
+    conflicts: dict[tuple[str, tuple[int, ...]], list[RegionKey]] = {}
+    for (reader, key), found in by_slot.items():
+        verdicts = {"withdrawn" if e.withdrawn else e.record.verdict for e in found}
+        if len(verdicts) > 1:
+            files = tuple(sorted(e.order[0] for e in found))
+            conflicts.setdefault((reader, files), []).append(key)
+    notes = []
+    for (reader, files), keys in sorted(conflicts.items()):
+        case, method, _, object_id = min(keys)
+        notes.append(
+            f"reader {reader!r} has verdicts in {' and '.join(str(paths[i]) for i in files)} "
+            f"that differ on {len(keys)} region(s) (first: {case} {method} region {object_id}): "
+            f"the newest verdict counts, and of verdicts at the same time the one in "
+            f"{paths[files[-1]]} (the journal given last); give each reader their own name "
+            "if these are two people"
+        )
+    return notes
 
 
 def _with_warnings(study: ReaderStudy, notes: Sequence[str]) -> ReaderStudy:

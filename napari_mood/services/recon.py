@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from napari_mood.core._checks import check_instance, check_path
 from napari_mood.core.recon import (
     healthy_data_range,
     recon_metrics,
@@ -299,12 +300,15 @@ def evaluate_recon(
     >>> found = evaluate_recon("sim", "recon")  # doctest: +SKIP
     >>> found.to_frame()[["region", "where", "degree", "normalised_mse"]]  # doctest: +SKIP
     """
+    if options is not None:
+        check_instance("options", options, ReconOptions, "a ReconOptions")
     if isinstance(dataset, ReconFolders):
         folders = dataset
-    elif recon is None:
-        raise TypeError("evaluate_recon(dataset, recon): give the reconstructions' folder")
     else:
-        folders = ReconFolders.of_dataset(dataset, recon)
+        check_path("dataset", dataset)
+        if recon is None:
+            raise TypeError("evaluate_recon(dataset, recon): give the reconstructions' folder")
+        folders = ReconFolders.of_dataset(dataset, check_path("recon", recon))
     chosen = options or ReconOptions()
     names = find_recon_cases(folders)
     cases, problems, skipped, reasons = [], [], [], []

@@ -141,6 +141,12 @@ def _parse_point(text: str) -> tuple[float, ...]:
 def _event_from_row(row: Mapping[str, str | None]) -> tuple[ReviewRecord, bool]:
     """Return a journal row as (record, withdrawn)."""
     cell = {c: (row.get(c) or "") for c in REVIEW_COLUMNS}
+    for column in ("case", "method", "reviewer"):
+        if any(ord(character) < 32 for character in cell[column]):
+            raise ValueError(
+                f"{column} {cell[column]!r} holds a control character (NUL, tab or line "
+                "break): a name is printable text"
+            )
     verdict = cell["verdict"]
     withdrawn = verdict == WITHDRAWN
     if not withdrawn:

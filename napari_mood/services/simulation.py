@@ -20,6 +20,7 @@ from typing import Literal
 
 import numpy as np
 
+from napari_mood.core._checks import check_choice, check_instance, check_integer, check_path
 from napari_mood.core.seed import DEFAULT_SEED
 from napari_mood.core.simulate import (
     KINDS,
@@ -210,8 +211,11 @@ def write_toy_dataset(
 
     Raises
     ------
+    TypeError
+        An argument of the wrong type (``scan=None``, ``count="3"``), naming it.
     ValueError
-        When ``kind`` is not one of :data:`TOY_KINDS`.
+        When ``kind`` is not one of :data:`TOY_KINDS`, or a count is negative
+        (``per_case`` below 1).
     MoodInputError
         When the scan cannot be read or has no room for the anomalies, or ``out``
         cannot take the dataset.
@@ -223,9 +227,14 @@ def write_toy_dataset(
     >>> [case.name for case in cases]  # doctest: +SKIP
     ['case_000', 'case_001', 'case_002']
     """
-    if kind not in TOY_KINDS:
-        raise ValueError(f"kind must be one of {', '.join(TOY_KINDS)}, got {kind!r}")
-    scan, out = Path(scan), Path(out)
+    check_choice("kind", kind, TOY_KINDS)
+    scan, out = check_path("scan", scan), check_path("out", out)
+    check_integer("per_case", per_case, minimum=1)
+    check_integer("count", count, minimum=0)
+    check_integer("normal", normal, minimum=0)
+    check_instance("prefix", prefix, str, "a name (str)")
+    check_integer("seed", seed, minimum=0)
+    check_instance("force", force, bool, "True or False")
     inputs = scan_inputs(scan)
     check_output_folder(out, inputs=inputs, force=force, what=option("--out", "the output"))
     with staged_folder(

@@ -18,6 +18,10 @@ from typing import Any, Literal
 
 import numpy as np
 
+from napari_mood.core._checks import (
+    check_instance,
+    check_path,
+)
 from napari_mood.core.seed import DEFAULT_SEED
 from napari_mood.core.sweep import SweepCase, SweepKind, check_values, sweep_cases
 from napari_mood.io.errors import MoodInputError, MoodInputWarning, check_regular_file, option
@@ -215,6 +219,9 @@ def write_sweep_dataset(
         When the scan cannot be read or the centre does not fit it, or ``out`` cannot
         take the dataset.
     """
+    check_path("scan", scan)
+    check_path("out", out)
+    check_instance("force", force, bool, "True or False")
     inputs = scan_inputs(scan)
     check_output_folder(out, inputs=inputs, force=force, what=option("--out", "the output"))
     with staged_folder(

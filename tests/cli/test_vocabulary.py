@@ -159,6 +159,22 @@ def test_old_spellings_work_with_one_note(capsys, argv, dest, value, old, new):
     assert err.splitlines() == [f"napari-mood: note: {old} is deprecated, use {new}"]
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["simulate", "s.nii", "--out", "o", "--atlas-labels", "3", "--labels", "4"],
+        ["simulate", "s.nii", "--out", "o", "--labels", "4", "--atlas-labels", "3"],
+        ["evaluate", "d", "--force", "--overwrite"],
+        ["evaluate-boxes", "d", "--plot", "a.png", "--figure", "b.png"],
+    ],
+)
+def test_an_option_and_its_old_spelling_together_are_a_usage_error(capsys, argv):
+    with pytest.raises(SystemExit) as caught:
+        build_parser().parse_args(argv)
+    assert caught.value.code == 2
+    assert "or its deprecated spelling" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("command", sorted({a[0][0] for a in ALIASES}))
 def test_old_spellings_are_hidden_from_help(capsys, command):
     with pytest.raises(SystemExit):

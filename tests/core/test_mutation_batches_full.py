@@ -53,9 +53,9 @@ def test_one_entry_per_batch_and_one_run_are_allowed() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"batch_size": 0}, "batch_size must be in [1, n_entries=3], got 0"),
+        ({"batch_size": 0}, "batch_size must be an integer >= 1; got 0"),
         ({"batch_size": 4}, "batch_size must be in [1, n_entries=3], got 4"),
-        ({"n_runs": 0}, "n_runs must be >= 1, got 0"),
+        ({"n_runs": 0}, "n_runs must be an integer >= 1; got 0"),
     ],
 )
 def test_mood_splits_says_what_is_out_of_range(kwargs, message) -> None:
@@ -67,7 +67,7 @@ def test_mood_splits_says_what_is_out_of_range(kwargs, message) -> None:
     ("splits", "message"),
     [
         ([], "splits must be a non-empty list of batches"),
-        ([5], "each batch must be a list of indices, got 5"),
+        ([5], "each batch of splits must be a list of indices, got 5"),
         ([[0, "a"]], "split index 'a' is not an integer"),
     ],
 )

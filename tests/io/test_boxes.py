@@ -79,6 +79,42 @@ def test_bad_rows_are_listed_with_file_and_line(tmp_path, row, message):
     assert re.search(message, read.problems[0]), read.problems[0]
 
 
+@pytest.mark.parametrize("image", ["../images/s1", "/tmp/s1.png", "other/s1.png", "a/images/s1"])
+def test_an_image_id_that_is_a_path_is_refused_on_its_line(tmp_path, image):
+    path = tmp_path / "p.csv"
+    path.write_text(f"image,x,y,w,h\ns1,1,2,3,4\n{image},1,2,3,4\n")
+    read = read_box_file(path, sizes=SIZES)
+    assert len(read.boxes) == 1
+    assert read.problems == (
+        f"{path}: line 3: image id {image!r} is a path, not a name "
+        "(give the slice's name, e.g. 's1')",
+    )
+
+
+def test_an_image_id_at_its_own_place_in_images_is_a_name(tmp_path):
+    path = tmp_path / "p.csv"
+    path.write_text("image,x,y,w,h\nimages/s1.png,1,2,3,4\nimages\\s2,1,2,3,4\n")
+    read = read_box_file(path, sizes=SIZES)
+    assert read.problems == () and read.boxes.images == ("s1", "s2")
+
+
+def test_a_reader_column_empty_on_some_rows_names_those_lines(tmp_path):
+    path = tmp_path / "gt.csv"
+    path.write_text(
+        "image,x,y,w,h,reader\ns1,1,2,3,4,R1\ns1,1,2,3,4,\ns2,1,2,3,4,R2\ns2,1,2,3,4,\n"
+    )
+    read = read_box_file(path, sizes=SIZES)
+    assert [p.split(": ")[1] for p in read.problems] == ["line 3", "line 5"]
+    assert "reader cell is empty while other rows name a reader" in read.problems[0]
+    assert read.boxes.readers == ("R1", "R2")
+
+
+def test_a_reader_column_empty_on_every_row_is_one_reader(tmp_path):
+    path = tmp_path / "gt.csv"
+    path.write_text("image,x,y,w,h,reader\ns1,1,2,3,4,\ns2,1,2,3,4,\n")
+    assert read_box_file(path, sizes=SIZES).problems == ()
+
+
 def test_box_touching_the_border_is_inside(tmp_path):
     path = tmp_path / "p.csv"
     path.write_text("image,x1,y1,x2,y2\ns1,0,0,40,30\n")
@@ -118,7 +154,7 @@ def test_coco_results_json(tmp_path):
     )
     read = read_box_file(path, sizes=SIZES)
     assert read.boxes.xyxy.tolist() == [[1, 2, 4, 6]] and read.boxes.scores.tolist() == [0.7]
-    assert read.has_scores and "item 1: x is ''" in read.problems[0]
+    assert read.has_scores and "item 1: bbox is a list of 2 value(s), not [x" in read.problems[0]
 
 
 def test_json_that_is_not_a_list_is_refused(tmp_path):

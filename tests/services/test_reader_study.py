@@ -209,6 +209,36 @@ def test_one_reader_in_two_journals_is_one_reader(tmp_path):
     assert (row.false_alarm, row.unsure) == (1, 0)  # the newer verdict, whatever the order
 
 
+def test_one_reader_name_in_two_journals_with_other_verdicts_is_warned_with_both_files(tmp_path):
+    verdicts = [("c", "m", 1, "unsure"), ("c", "m", 2, "true finding")]
+    first = write_reader(tmp_path / "ana.csv", "ana", verdicts)
+    other = [("c", "m", 1, "false alarm"), ("c", "m", 2, "true finding")]
+    second = write_reader(tmp_path / "ana_copy.csv", "ana", other)  # same times
+    with pytest.warns(MoodInputWarning) as record:
+        study = reader_study([first, second], warn=True)
+    (text,) = [str(w.message) for w in record]
+    assert f"reader 'ana' has verdicts in {first} and {second} that differ on 1 region(s)" in text
+    assert f"of verdicts at the same time the one in {second} (the journal given last)" in text
+    assert text in format_study(study, "table")
+    assert study.counts[0].false_alarm == 1  # the journal given last, as the note says
+
+
+def test_a_control_character_in_a_journal_name_is_refused_naming_file_and_line(tmp_path):
+    path = write_reader(
+        tmp_path / "ana.csv", "ana", [("c", "m", 1, "unsure"), ("c", "m", 2, "unsure")]
+    )
+    lines = path.read_text().splitlines()
+    lines[2] = (
+        lines[2].replace(",c,", ",c\x00x,", 1) if ",c," in lines[2] else "c\x00x" + lines[2][1:]
+    )
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(
+        MoodInputError, match=r"line 3 is malformed \(case 'c\\x00x' holds a control"
+    ) as caught:
+        reader_study([path])
+    assert str(path) in str(caught.value)
+
+
 def test_tied_timestamps_keep_the_file_order(tmp_path):
     path = tmp_path / "ana.csv"
     book = ReviewFile(path)

@@ -221,6 +221,29 @@ def test_a_region_outside_the_brain_mask_gives_brain_metrics_only(tmp_path):
     assert {r.where for r in result.rows} == {"brain"}
 
 
+def test_a_region_folder_of_scans_is_refused_case_by_case_naming_each_file(tmp_path):
+    _dataset(tmp_path)
+    folders = ReconFolders.of_dataset(
+        tmp_path / "sim", tmp_path / "recon", region=tmp_path / "sim" / "toy"
+    )
+    with (
+        pytest.warns(MoodInputWarning) as record,
+        pytest.raises(MoodInputError, match="no case could be evaluated"),
+    ):
+        evaluate_recon(folders)
+    messages = "\n".join(str(w.message) for w in record)
+    assert len(record) == 6
+    assert re.search(r"sim/toy/s1_ad_deg20.nii.gz: is not a binary mask: it holds", messages)
+
+
+def test_a_0_255_region_is_the_same_region_as_0_1(tmp_path):
+    _dataset(tmp_path)
+    for path in (tmp_path / "sim" / "region").iterdir():
+        write_nifti(path, (nib.load(path).get_fdata() * 255).astype(np.uint8))
+    result = evaluate_recon(ReconFolders.of_dataset(tmp_path / "sim", tmp_path / "recon"))
+    assert result.skipped == () and all(c.anomaly is not None for c in result.cases)
+
+
 def test_score_maps_are_the_scaled_residual(tmp_path):
     truth = _dataset(tmp_path)
     folders = ReconFolders.of_dataset(tmp_path / "sim", tmp_path / "recon")

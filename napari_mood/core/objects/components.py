@@ -7,7 +7,7 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from napari_mood.core._checks import check_choice
+from napari_mood.core._checks import check_array, check_choice
 from napari_mood.core._layout import c_contiguous
 from napari_mood.core.objects.slabs import SlabLabels, label_slabs
 from napari_mood.core.scores import ScoreMode, gt_mask, key_values, score_keys
@@ -375,7 +375,7 @@ def truth_mask(gt: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     ValueError
         When the shapes differ.
     """
-    arr = np.asarray(gt)
+    arr = check_array("gt", gt)
     if arr.shape != shape:
         raise ValueError(f"gt shape {arr.shape} differs from score shape {shape}")
     return gt_mask(arr)
@@ -401,6 +401,6 @@ def read_keys(score: np.ndarray, mode: ScoreMode) -> np.ndarray:
     ValueError
         When the map is not 2-D or 3-D, is empty or holds NaN.
     """
-    arr = np.asarray(score)
+    arr = check_array("score", score)
     check_ndim(arr, "score")
     return score_keys(arr, mode=mode)

@@ -16,7 +16,7 @@ from typing import get_args
 
 import numpy as np
 
-from napari_mood.core._checks import check_choice
+from napari_mood.core._checks import check_array, check_choice, check_instance, check_sequence
 from napari_mood.core.objects.components import (
     Connectivity,
     cc3d_labels,
@@ -171,7 +171,10 @@ def dataset_size_window(cases: Sequence[CaseObjects]) -> tuple[float, float]:
 
 
 def _check_thresholds(thresholds: Sequence[float] | np.ndarray) -> tuple[float, ...]:
-    values = sorted({check_threshold(t) for t in thresholds})
+    if isinstance(thresholds, np.ndarray):
+        thresholds = check_array("thresholds", thresholds, ndim=1).tolist()
+    listed = check_sequence("thresholds", thresholds, (int, float, np.number), "numbers in [0, 1]")
+    values = sorted({check_threshold(t, name="thresholds") for t in listed})
     if not values:
         raise ValueError("thresholds is empty; use default_threshold_grid() for example")
     return tuple(values)
@@ -270,6 +273,7 @@ def describe_case(
     """
     check_choice("connectivity", connectivity, get_args(Connectivity))
     check_mode(mode)
+    check_instance("name", name, str, "a case name (str)")
     values = _check_thresholds(thresholds)
     keys = read_keys(score, mode)
     truth = find_components(truth_mask(gt, keys.shape), connectivity)
@@ -315,6 +319,7 @@ def _count_level(
 
 
 def _check_cases(cases: Sequence[CaseObjects]) -> None:
+    cases = check_sequence("cases", cases, CaseObjects, "CaseObjects (from describe_case)")
     if not cases:
         raise ValueError("cases is empty")
     first = cases[0]

@@ -10,7 +10,13 @@ from typing import Literal, get_args
 import numpy as np
 import numpy.typing as npt
 
-from napari_mood.core._checks import check_choice
+from napari_mood.core._checks import (
+    check_array,
+    check_choice,
+    check_instance,
+    check_number,
+    described,
+)
 from napari_mood.core.objects.components import (
     Components,
     Connectivity,
@@ -102,7 +108,7 @@ class ObjectMatch:
 def _geometry(ndim: int, spacing: Sequence[float] | None, affine: np.ndarray | None) -> Geometry:
     """Validate spacing / affine; the affine wins for volume and world coordinates."""
     if affine is not None:
-        mat = np.asarray(affine, dtype=np.float64)
+        mat = check_array("affine", affine).astype(np.float64)
         if mat.shape != (ndim + 1, ndim + 1) or not np.all(np.isfinite(mat)):
             raise ValueError(
                 f"affine must be a finite {ndim + 1}x{ndim + 1} matrix for {ndim}-D data; "
@@ -113,10 +119,10 @@ def _geometry(ndim: int, spacing: Sequence[float] | None, affine: np.ndarray | N
             raise ValueError("affine is singular (its voxel volume is 0)")
         return Geometry(volume, None, mat)
     if spacing is not None:
-        sp = np.asarray(spacing, dtype=np.float64)
+        sp = check_array("spacing", spacing).astype(np.float64)
         if sp.shape != (ndim,) or not np.all(np.isfinite(sp)) or np.any(sp <= 0):
             raise ValueError(
-                f"spacing must hold {ndim} finite positive numbers; got {tuple(spacing)!r}"
+                f"spacing must hold {ndim} finite positive numbers; got {described(spacing)}"
             )
         return Geometry(float(np.prod(sp)), sp, None)
     return Geometry(None, None, None)
@@ -325,8 +331,11 @@ def match_objects(
     check_choice("connectivity", connectivity, get_args(Connectivity))
     check_choice("criterion", criterion, get_args(MatchCriterion))
     check_mode(mode)
-    if not 0 < min_iou <= 1:
+    if not 0 < check_number("min_iou", min_iou) <= 1:
         raise ValueError(f"min_iou must be in (0, 1]; got {min_iou!r}")
+    check_instance("one_to_one", one_to_one, bool, "True or False")
+    if size_window is not None:
+        check_window(size_window)
     keys = read_keys(score, mode)
     gt_mask = truth_mask(gt, keys.shape)
     geometry = _geometry(keys.ndim, spacing, affine)

@@ -16,6 +16,7 @@ from typing import Literal
 
 import numpy as np
 
+from napari_mood.core._checks import described
 from napari_mood.core.objects.hull import Hull, in_hull
 
 __all__ = [
@@ -81,7 +82,14 @@ def check_window(window: tuple[float, float]) -> tuple[float, float]:
     ValueError
         When a bound is NaN, ``lo < 0`` or ``lo > hi``.
     """
-    lo, hi = (float(v) for v in window)
+    bounds = tuple(window) if isinstance(window, tuple | list) and len(window) == 2 else None
+    if bounds is None or not all(
+        isinstance(v, int | float | np.number) and not isinstance(v, bool) for v in bounds
+    ):
+        raise TypeError(
+            f"size_window must be (lo, hi), two numbers of voxels; got {described(window)}"
+        )
+    lo, hi = (float(v) for v in bounds)
     if math.isnan(lo) or math.isnan(hi) or lo < 0 or lo > hi:
         raise ValueError(
             f"size_window must be (lo, hi) with 0 <= lo <= hi (hi may be inf); got {window!r}"
