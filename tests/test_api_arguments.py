@@ -65,8 +65,6 @@ CALLS: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
     "find_methods": ((DATA,), {}),
     "method_folder": ((DATA / "methods" / "residual",), {}),
 }
-# io/nifti.py is being changed for issue 47 item 3 by another engineer: its readers take
-# check_path("path", path) when that lands (strict xfail below tells when)
 READERS: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
     "read_label": ((DATA / "toy_label" / "pixel" / "brain_001.nii.gz",), {}),
     "read_scores": ((DATA / "methods" / "residual" / "brain_002.nii.gz",), {}),
@@ -144,7 +142,6 @@ def test_garbage_arguments_raise_an_error_naming_the_argument(name, garbage):
         _check_error(name, argument, GARBAGE[garbage])
 
 
-@pytest.mark.xfail(strict=True, reason="io/nifti.py readers: no check_path yet (see READERS)")
 @pytest.mark.parametrize("name", sorted(READERS))
 def test_the_nifti_readers_name_a_path_that_is_not_one(name):
     CALLS[name] = READERS[name]

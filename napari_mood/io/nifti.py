@@ -24,6 +24,7 @@ import numpy as np
 from isal import igzip, isal_zlib
 from isal.igzip_lib import IsalError
 
+from napari_mood.core._checks import check_path
 from napari_mood.core.scores import ONE_CODE, ScoreMode, check_mode, gt_mask, to_mood_scores
 from napari_mood.io.errors import MoodInputError, check_regular_file, warn_input
 from napari_mood.io.mood import is_nifti
@@ -656,6 +657,7 @@ def read_volume(path: str | os.PathLike[str], *, dtype: type = np.float32) -> Vo
     >>> vol.data.shape, vol.spacing  # doctest: +SKIP
     ((99, 117, 95), (2.0, 2.0, 2.0))
     """
+    path = check_path("path", path)
     img = load_nifti(path)
     data = _squeeze(_data(Path(path), lambda: img.get_fdata(dtype=dtype)))
     return Volume(data=data, affine=np.asarray(img.affine, dtype=np.float64), path=Path(path))
@@ -692,6 +694,7 @@ def read_scores(path: str | os.PathLike[str], *, mode: ScoreMode = "mood") -> Sc
     >>> read.scores.dtype  # doctest: +SKIP
     dtype('float16')
     """
+    path = check_path("path", path)
     check_mode(mode)
     img, content = _load(Path(path))
     affine = np.asarray(img.affine, dtype=np.float64)
@@ -787,6 +790,7 @@ def read_label(path: str | os.PathLike[str]) -> LabelRead:
     >>> read_label("toy_label/pixel/toy_0.nii.gz").mask.dtype  # doctest: +SKIP
     dtype('bool')
     """
+    path = check_path("path", path)
     img, content = _load(Path(path))
     raw = _data(Path(path), lambda: _label_values(img, content))
     mask = gt_mask(raw)  # equals the official clip(rint(x), 0, 1) == 1
