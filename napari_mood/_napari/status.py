@@ -268,8 +268,8 @@ def _value_text(layer: Any, world: Sequence[float], *, digits: int | None = None
     value = layer.get_value(world, world=True)
     if getattr(layer, "multiscale", False) and isinstance(value, tuple):
         value = value[1]  # napari's (pyramid level, value) of a large case
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return ""
+    if value is None or isinstance(value, tuple) or (isinstance(value, float) and np.isnan(value)):
+        return ""  # outside the layer, or a shape's (index, vertex) (a ruler, an ROI)
     if not isinstance(value, float | np.floating):
         return f": {value}"
     return f": {value:.3g}" if digits is None else f": {value:.{digits}f}"
