@@ -29,8 +29,8 @@ Hounsfield units, i.e. its smallest finite value is at or below ``-500`` (air is
 (MOOD's brain and abdomen MRI come normalised to [0, 1]). A CT cropped to tissue only
 (no air) reads as MRI and gets percentile windows, which still show it.
 
-Percentiles are computed on at most :data:`PERCENTILE_SAMPLE` voxels (a regular stride
-through the array, the same voxels each time), so a preset costs milliseconds on a 512^3
+Percentiles are computed on at most about :data:`PERCENTILE_SAMPLE` voxels (a regular
+stride along every axis, the same voxels each time), so a preset costs milliseconds on a 512^3
 case; NaN and infinite values are ignored.
 """
 
@@ -117,10 +117,16 @@ def presets_for(modality: Modality) -> tuple[WindowPreset, ...]:
 
 
 def _sample(data: np.ndarray) -> np.ndarray:
-    """Return at most :data:`PERCENTILE_SAMPLE` finite values of ``data`` (a regular stride)."""
-    flat = np.asarray(data).reshape(-1)
-    step = max(1, math.ceil(flat.size / PERCENTILE_SAMPLE))
-    values = flat[::step]
+    """Return about :data:`PERCENTILE_SAMPLE` finite values of ``data`` (a regular stride).
+
+    The stride is taken along every axis, so only the sample is copied (a display-ordered
+    view of a large scan is never flattened whole).
+    """
+    array = np.asarray(data)
+    if array.size > PERCENTILE_SAMPLE and array.ndim:
+        step = math.ceil((array.size / PERCENTILE_SAMPLE) ** (1 / array.ndim))
+        array = array[(slice(None, None, step),) * array.ndim]
+    values = array.reshape(-1)
     if values.dtype.kind == "f":
         values = values[np.isfinite(values)]
     return values

@@ -108,3 +108,16 @@ def test_every_modality_offers_its_presets_default_first():
 def test_an_invalid_preset_is_refused(preset):
     with pytest.raises(ValueError):
         preset_limits(np.zeros(3), preset)
+
+
+def test_a_large_volume_is_sampled_along_every_axis_without_a_full_copy():
+    import tracemalloc
+
+    scan = np.random.default_rng(4).random((160, 160, 160), dtype=np.float32).transpose(2, 0, 1)
+    tracemalloc.start()
+    low, high = preset_limits(scan, MRI_PRESETS[0])  # a non-contiguous view, 4.1 M voxels
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < scan.nbytes / 2  # flattening the view would copy all of it
+    exact = np.percentile(scan, [1, 99])
+    assert abs(low - exact[0]) < 5e-3 and abs(high - exact[1]) < 5e-3
