@@ -107,11 +107,13 @@ class ReadingToolsWidget(MoodPanel):
     def _build(self) -> None:
         self._modality = QLabel("", self)
         self._preset = kit.combo(self, PRESET_TIP)
+        self._preset.setAccessibleName("Window/level preset")
         self._preset.activated.connect(self._on_preset_activated)
         window = QGroupBox("Window / level", self)
         box = QVBoxLayout(window)
         box.addLayout(kit.row(self._modality, self._preset, stretch=True))
         self._pane = kit.combo(self, PANE_TIP, [AXIAL, *SIDE_PLANES])
+        self._pane.setAccessibleName("Pane to draw in")
         self._pane.currentTextChanged.connect(self._on_pane_changed)
         self._buttons = {
             "ruler": self._tool_button("Ruler", RULER_TIP),
