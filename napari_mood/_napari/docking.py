@@ -37,8 +37,9 @@ TAB_TITLES = {
     "Comparison table": "Table",
     "Object matching": "Objects",
     "Review flagged regions": "Review",
+    "Reading tools": "Tools",
 }
-"""Short tab titles (seven full names do not fit side by side in the dock)."""
+"""Short tab titles (eight full names do not fit side by side in the dock)."""
 OTHER_BENCHMARK_WIDGETS = ("Reconstruction view", "Boxes (NOVA-style)", "Reader study")
 """Widgets of the other benchmarks (PET reconstructions, NOVA boxes): in the Plugins menu, not docked
 with a MOOD case."""

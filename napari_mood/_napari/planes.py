@@ -47,6 +47,7 @@ from napari_mood._napari._soon import call_after_paint, call_soon
 from napari_mood._napari.grid import COMPARE_KEY
 from napari_mood._napari.layer_refill import SharpBudget, SharpLevels
 from napari_mood._napari.layers import METADATA_KEY, is_box_layer
+from napari_mood._napari.measure_layers import MEASURE_ROLE
 from napari_mood._napari.mirror import LayerMirror
 from napari_mood._napari.viewer import unwrap_viewer
 from napari_mood.services.display import plane_view, screen_flips
@@ -107,11 +108,16 @@ def _mirrored(layer: Any) -> bool:
     """Whether a layer is shown in the side views.
 
     The case and the difference of two methods are; the grid's copies and colour bars,
-    the crosshairs and a stack of 2-D slices are not.
+    the crosshairs, the reading tools' rulers and ROIs (each in its own view) and a stack
+    of 2-D slices are not.
     """
     metadata = getattr(layer, "metadata", {})
     info = metadata.get(METADATA_KEY)
-    helper = isinstance(info, dict) and info.get("role") in (marks.CROSSHAIR_ROLE, "grid")
+    helper = isinstance(info, dict) and info.get("role") in (
+        marks.CROSSHAIR_ROLE,
+        "grid",
+        MEASURE_ROLE,
+    )
     compare = metadata.get(COMPARE_KEY)
     grid_helper = compare is not None and compare.get("role") != "difference"
     return not helper and not grid_helper and not is_box_layer(layer)

@@ -4,12 +4,17 @@ napari's status bar shows the cursor in its own world coordinates (display axes,
 at voxel 0), which cannot be pasted into ITK-SNAP or 3D Slicer. :class:`ScannerStatus`
 rewrites the coordinate part of the status after napari computed it:
 
-    brain_004  slice 44  RAS -12.5, 30.0, 41.2 mm  voxel 115, 158, 86: 0.53
+    brain_004  slice 44  RAS -12.5, 30.0, 41.2 mm  voxel 115, 158, 86: 0.53  |  GT: 1  |
+    residual: 0.912  |  binary: 1.000
 
 ``slice`` is the axial slice (the number napari's axial slider, the per-slice plot and
 the figures show), ``RAS`` comes from the NIfTI affine of the case (``sform``/``qform``
 as nibabel reads it), the voxel index is the file's own ``(i, j, k)``; the value is the
-scan's. Cursor moves in the coronal and sagittal views
+scan's. Then, as FSLeyes lists every overlay: the ground truth's label ("GT", when shown)
+and every visible map's value with three decimals, in the session's order; a selected
+layer that is neither (objects, a difference) comes last. In a blind review the maps read
+by their neutral names in alphabetical order ("Method A: 0.912") and the GT is left out
+(it is hidden). Cursor moves in the coronal and sagittal views
 (:mod:`napari_mood._napari.planes`) update the same status bar. While the pointer is over
 no view (a case just opened, the slider moved) the status shows the shared point, in the
 same format: never napari's world coordinates. Qt-free.
@@ -24,11 +29,17 @@ from typing import Any
 import numpy as np
 
 from napari_mood._napari._soon import call_soon
+from napari_mood._napari.neutral_names import neutral_name
 from napari_mood.services.display import DisplayTransform
 
 __all__ = ["ScannerStatus", "is_scanner_status", "scanner_text", "status_info"]
 
 SLICE_WORD = "slice"
+SEPARATOR = "  |  "
+"""Between two values of the readout (the scan's, the GT's, each map's)."""
+GT_LABEL = "GT"
+BLIND_UNNAMED = "Method ?"
+"""A map's label in a blind review while its layer still names the method."""
 NAPARI_PLACEHOLDERS = ("", "Ready")
 """What napari's status says when the pointer enters or leaves its canvas."""
 
@@ -93,8 +104,8 @@ class ScannerStatus:
     napari computes its own status in a background thread (its ``StatusChecker``) and
     sets it a moment after the cursor moved, so the status is rewritten when it is set
     (``viewer.events.status``), not only when the cursor moves: the scanner coordinates
-    stay. The value is the scan's under the cursor, then the selected layer's (a method's
-    score), except in a blind review, where no layer is named.
+    stay. The values are the scan's under the cursor, the GT's and every visible map's
+    (module docstring); in a blind review only neutral names.
 
     Parameters
     ----------
@@ -204,11 +215,14 @@ class ScannerStatus:
             return
         scan = self._session.scan_layer or self._session.gt_layer
         value = "" if scan is None else _value_text(scan, world)
-        selected = self._viewer.layers.selection.active
         blind = getattr(self._session, "blind", False)
+        shown = _readout_layers(self._session, scan, blind)
+        selected = self._viewer.layers.selection.active
         if not blind and selected is not None and selected is not scan:
-            more = _value_text(selected, world)
-            value += f"  {selected.name}{more}" if more else ""
+            if all(layer is not selected for _, layer in shown):
+                shown.append((selected.name, selected))
+        values = [(label, _value_text(layer, world, digits=3)) for label, layer in shown]
+        value += "".join(f"{SEPARATOR}{label}{more}" for label, more in values if more)
         name = "" if scan is None else scan.name
         self._viewer.status = status_info(name, f" {text}{value}")
 
@@ -227,10 +241,35 @@ def _remove_callback(view: Any, callback: Any) -> None:
         view.mouse_move_callbacks.remove(callback)
 
 
-def _value_text(layer: Any, world: Sequence[float]) -> str:
+def _readout_layers(session: Any, scan: Any, blind: bool) -> list[tuple[str, Any]]:
+    """Return ``(label, layer)`` of the ground truth and of every visible map, as read out.
+
+    The GT first (as "GT"), then the maps in the session's order; in a blind review the
+    maps by their neutral names in alphabetical order ("Method A", "Method B"; a layer
+    whose name still names a method reads "Method ?") and never the GT.
+    """
+    shown: list[tuple[str, Any]] = []
+    gt = session.gt_layer
+    if gt is not None and gt is not scan and gt.visible and not blind:
+        shown.append((GT_LABEL, gt))
+    maps = [m.layer for m in session.methods if m.layer.visible]
+    if not blind:
+        return shown + [(layer.name, layer) for layer in maps]
+    hidden = {name: "" for name in session.method_names}
+    labels = [
+        (layer.name if neutral_name(layer.name, hidden) == layer.name else BLIND_UNNAMED, layer)
+        for layer in maps
+    ]
+    return shown + sorted(labels, key=lambda pair: pair[0])
+
+
+def _value_text(layer: Any, world: Sequence[float], *, digits: int | None = None) -> str:
+    """``": value"`` of ``layer`` at ``world`` ("" outside it); ``digits``: fixed decimals."""
     value = layer.get_value(world, world=True)
     if getattr(layer, "multiscale", False) and isinstance(value, tuple):
         value = value[1]  # napari's (pyramid level, value) of a large case
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return ""
-    return f": {value:.3g}" if isinstance(value, float | np.floating) else f": {value}"
+    if value is None or isinstance(value, tuple) or (isinstance(value, float) and np.isnan(value)):
+        return ""  # outside the layer, or a shape's (index, vertex) (a ruler, an ROI)
+    if not isinstance(value, float | np.floating):
+        return f": {value}"
+    return f": {value:.3g}" if digits is None else f": {value:.{digits}f}"

@@ -41,6 +41,7 @@ def test_open_case_docks_widgets_and_shows_the_lesion(make_napari_viewer, mood_d
         "DatasetBrowserWidget",
         "ObjectsWidget",
         "PlanesWidget",
+        "ReadingToolsWidget",
         "ReviewWidget",
         "SliceScoresWidget",
         "TableWidget",

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from napari_mood._napari.status import status_info
+from napari_mood._napari.neutral_names import NeutralNames
+from napari_mood._napari.status import SEPARATOR, status_info
 from napari_mood._napari.viewer import load_into_viewer
 from napari_mood._napari.widgets.planes import PlanesWidget
 
@@ -69,3 +70,43 @@ def test_blind_review_status_names_no_layer(shown_case):
     _hover(qtbot, viewer.window._qt_viewer.canvas.native)
     selected = viewer.layers.selection.active.name  # not blind: the selected map's value too
     assert f"  {selected}:" in viewer.status["coordinates"], viewer.status
+
+
+def _readout(status) -> list[str]:
+    """The labels of the readout after the scan's value: ``["GT", "a", "b"]``."""
+    return [part.split(":")[0] for part in status["coordinates"].split(SEPARATOR)[1:]]
+
+
+@pytest.mark.parametrize("view", ["main", "coronal", "sagittal"])
+def test_every_view_reads_out_the_gt_and_every_visible_map(shown_case, view):
+    viewer, session, planes, qtbot = shown_case()
+    viewer.layers.selection.active = session.scan_layer  # no map selected
+    canvas = viewer.window._qt_viewer.canvas.native if view == "main" else planes.canvas(view)
+    _hover(qtbot, canvas)
+    assert _readout(viewer.status) == ["GT", "a", "b"], viewer.status
+    session.method("b").layer.visible = False
+    _hover(qtbot, canvas)
+    assert _readout(viewer.status) == ["GT", "a"], viewer.status
+
+
+def test_the_readout_shows_each_map_value_under_the_pointer(shown_case):
+    viewer, session, planes, qtbot = shown_case()
+    canvas = viewer.window._qt_viewer.canvas.native
+    _hover(qtbot, canvas)
+    position = viewer.cursor.position
+    for name in ("a", "b"):
+        value = session.method(name).layer.get_value(position, world=True)
+        assert f"{SEPARATOR}{name}: {value:.3f}" in viewer.status["coordinates"], viewer.status
+    gt = session.gt_layer.get_value(position, world=True)
+    assert f"{SEPARATOR}GT: {gt}" in viewer.status["coordinates"]
+
+
+def test_blind_review_reads_out_maps_by_neutral_name_without_the_gt(shown_case):
+    viewer, session, planes, qtbot = shown_case()
+    names = NeutralNames(viewer)
+    names.show({"a": "Method B", "b": "Method A"})
+    session.blind = True
+    for canvas in (viewer.window._qt_viewer.canvas.native, planes.canvas("sagittal")):
+        _hover(qtbot, canvas)
+        assert _readout(viewer.status) == ["Method A", "Method B"], viewer.status
+    names.restore()
