@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
@@ -89,11 +90,12 @@ def _same(current: Any, wanted: Any) -> bool:
         return False
 
 
-def refill_layer(layer: Any, item: LayerData) -> None:
+def refill_layer(layer: Any, item: LayerData, *, model: Any = None) -> None:
     """Give ``layer`` the new case's data, grid, name and metadata.
 
     The look stays (colour, opacity, visibility, a method's threshold); a scan takes
-    the new case's contrast limits (its intensities are another case's).
+    the new case's contrast limits (its intensities are another case's). ``model``:
+    the viewer holding the layer (see :func:`set_layer_data`).
     """
     data, kwargs, kind = item
     info = dict(kwargs["metadata"][METADATA_KEY])
@@ -105,7 +107,7 @@ def refill_layer(layer: Any, item: LayerData) -> None:
     for key in _GRID_KEYS:  # each change redraws every view: only what differs
         if key in kwargs and not _same(getattr(layer, key), kwargs[key]):
             setattr(layer, key, kwargs[key])
-    set_layer_data(layer, data)
+    set_layer_data(layer, data, model=model)
     if info.get("role") == "scan" and "contrast_limits" in kwargs:
         limits = tuple(kwargs["contrast_limits"])
     if limits is not None:
@@ -115,11 +117,14 @@ def refill_layer(layer: Any, item: LayerData) -> None:
         layer.name = kwargs["name"]
 
 
-def set_layer_data(layer: Any, data: Any) -> None:
+def set_layer_data(layer: Any, data: Any, *, model: Any = None) -> None:
     """Give ``layer`` new data, sliced once.
 
     ``layer.data = data``, sliced once: a pyramid of the same level shapes keeps the
-    level and the region the view chose.
+    level and the region the view chose. Given ``model`` (the napari viewer or
+    ``ViewerModel`` holding the layer), that model does not work out its dims again for
+    such a pyramid: its extent is the old one (about a third of a case switch's time,
+    each layer in each view recomputing every layer's range, units and labels).
 
     napari's data setter puts a multiscale layer back to its coarsest level and slices
     it; the next draw picks the finest level again and slices it again: every layer would
@@ -135,13 +140,22 @@ def set_layer_data(layer: Any, data: Any) -> None:
         return
     level, corners = layer.data_level, np.array(layer.corner_pixels)
     locked = getattr(layer, "locked_data_level", None)
-    with layer._block_refresh():  # napari's own guard: the setter slices nothing
+    same_extent = _same_extent_blocker(layer, model)
+    with layer._block_refresh(), same_extent:  # napari's own guards: nothing sliced or redone
         layer.data = data  # napari's setter drops a locked level (a sharp 3-D view's)
         if locked is not None:
             layer.locked_data_level = locked
     layer._data_level = level  # napari has no public setter that keeps the auto level
     layer.corner_pixels = corners
     layer.refresh()
+
+
+def _same_extent_blocker(layer: Any, model: Any) -> Any:
+    """Hold ``model``'s own update of its dims on ``layer``'s data event (same extent)."""
+    on_change = getattr(model, "_on_layers_change", None)  # napari's, connected per layer
+    if on_change is None:
+        return nullcontext()
+    return layer.events.data.blocker(on_change)
 
 
 def _level_shapes(data: Any) -> list[tuple[int, ...]]:

@@ -209,7 +209,7 @@ class LayerMirror:
         Scheduled, new data waits for the step (:meth:`_refill`), and so does every
         change of a copy whose new data waits (it would re-slice the old data).
         """
-        copy_now = _copier(layer, copy, name)
+        copy_now = _copier(layer, copy, name, self._target)
         if self._schedule is None:
             return copy_now
 
@@ -254,12 +254,12 @@ class LayerMirror:
                 layers.move(current, target_index)
 
 
-def _copier(source: Any, copy: Any, name: str) -> Callable[..., None]:
+def _copier(source: Any, copy: Any, name: str, target: Any) -> Callable[..., None]:
     def copy_property(event: Any = None) -> None:
         value = getattr(source, name)
         if name == "data":
             if _level0(source, value) is not _level0(copy, copy.data):  # not the same arrays
-                set_layer_data(copy, value)
+                set_layer_data(copy, value, model=target)
         elif name == "name" or not _same(getattr(copy, name), value):
             setattr(copy, name, value)
 

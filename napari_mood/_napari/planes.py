@@ -20,6 +20,11 @@ two axes, and keeps the three views on one point:
   of its own), the letters are drawn in every cell and zoom and pan are not linked;
 * a stack of 2-D slices (a NOVA folder) gets no side views, no crosshair and no letters
   (:func:`shows_slice_stack`);
+* a case switch is atomic to the eye: when another case replaces the shown one
+  (:attr:`~napari_mood._napari.session.MoodSession.case_swapped`) every view takes its
+  arrays before the window paints again, so no pane draws the previous case under the
+  next one's name (the first case of a window reaches the side views after the main
+  canvas's paint, as layers added by other means do);
 * more views can join (:meth:`LinkedPlanes.add_view`): an axial copy of the main canvas's
   plane and a 3-D view, for a reading layout of equal panes. The 3-D view draws large
   volumes as napari's canvas does in 3-D: from the coarsest pyramid level first, then
@@ -182,6 +187,7 @@ class LinkedPlanes:
         viewer.layers.events.removed.connect(self._on_viewer_layers_changed)
         viewer.dims.events.order.connect(self._on_main_order)
         viewer.canvas.grid.events.enabled.connect(self._on_main_grid)
+        self._session().case_swapped.connect(self.flush)  # atomic case switches
         self._ready = True
         self._on_viewer_layers_changed()
         _OPEN.add(self)
@@ -283,9 +289,12 @@ class LinkedPlanes:
 
     def _sharp_budget(self) -> SharpBudget:
         """Return the session's budget of sharp 3-D levels (shared with napari's canvas)."""
+        return self._session().sharp_budget
+
+    def _session(self) -> Any:
         from napari_mood._napari.session import get_session
 
-        return get_session(self.viewer).sharp_budget
+        return get_session(self.viewer)
 
     def _sharpen_later(self) -> None:
         """Sharpen a 3-D view after copies or new data reached it (coarse first)."""
@@ -391,6 +400,7 @@ class LinkedPlanes:
         viewer.layers.events.removed.disconnect(self._on_viewer_layers_changed)
         viewer.dims.events.order.disconnect(self._on_main_order)
         viewer.canvas.grid.events.enabled.disconnect(self._on_main_grid)
+        self._session().case_swapped.disconnect(self.flush)
         for model in self.views:
             self._disconnect_view(model)
         for mirror in self._mirrors.values():

@@ -142,6 +142,14 @@ class MoodSession:
     """A method's display threshold changed: ``(method, threshold)``."""
     case_changed = Signal()
     """The scan or the ground truth joined or left."""
+    case_swapped = Signal()
+    """Another case took the shown one's place (:meth:`replace_case`), before any repaint.
+
+    Emitted while repaints are held, after the new layers are in and before
+    ``case_changed``: a view that copies the layers (the side planes,
+    :class:`~napari_mood._napari.planes.LinkedPlanes`) takes the new arrays now, so no pane
+    draws the previous case once the title names the next one.
+    """
 
     TITLE_PREFIX = "napari-mood"
     """A window titled so (``napari-mood view``) names the case shown, whoever opened it."""
@@ -338,7 +346,10 @@ class MoodSession:
 
         Looks are kept as described in the module docstring, the first method is
         selected, and other layers (helper layers, the user's own) keep their order
-        above the case. Widgets see one ``case_changed`` and one ``methods_changed``.
+        above the case. Widgets see one ``case_changed`` and one ``methods_changed``;
+        when a case was shown before, views copying the layers see ``case_swapped``
+        first (the switch is atomic to the eye: one repaint shows the next case in
+        every pane).
         """
         viewer = self.viewer
         if viewer is None:
@@ -351,6 +362,8 @@ class MoodSession:
                 self._swap_layers(viewer, old, layers)
             finally:
                 self._switching = False
+            if old:  # a case was shown: every view takes the next one in this paint
+                self.case_swapped.emit()
         if self._methods:
             viewer.layers.selection.active = next(iter(self._methods.values()))
 
@@ -375,7 +388,7 @@ class MoodSession:
                 viewer.layers.insert(min(index + len(shown), len(viewer.layers)), layer)
             else:
                 self._looks.remember(layer)
-                refill_layer(layer, item)
+                refill_layer(layer, item, model=viewer)
                 self._join(layer)
             shown.append(layer)
         order = [viewer.layers.index(x) for x in shown]

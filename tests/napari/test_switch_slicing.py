@@ -69,3 +69,27 @@ def test_a_copy_takes_new_data_in_the_scheduled_step(make_napari_viewer):
     assert mirror.pending == 0 and done == [True]
     assert copy.data[0] is layer.data[0] and copy.opacity == 0.5
     mirror.close()
+
+
+def test_a_refilled_pyramid_of_the_same_shapes_leaves_the_viewers_dims_alone(
+    make_napari_viewer, monkeypatch
+):
+    """The viewer does not work its dims out again for each layer of each view (same extent)."""
+    from napari.components import ViewerModel
+
+    viewer = make_napari_viewer(show=True)
+    layer = viewer.add_image(_pyramid(1.0), multiscale=True)
+    ranges = viewer.dims.range
+    calls: list[object] = []
+    original = ViewerModel._on_layers_change
+
+    def counted(self) -> None:
+        calls.append(self)
+        original(self)
+
+    monkeypatch.setattr(ViewerModel, "_on_layers_change", counted)
+    set_layer_data(layer, _pyramid(2.0), model=viewer)
+    assert calls == [] and viewer.dims.range == ranges
+    bigger = [np.full((8, 128, 128), 3.0, np.float32), np.full((4, 64, 64), 3.0, np.float32)]
+    set_layer_data(layer, bigger, model=viewer)  # another extent: the dims follow it
+    assert calls and viewer.dims.range != ranges

@@ -86,6 +86,7 @@ class ReviewWidget(ReviewCases, ReviewVerdicts, ReviewNotes, ReviewModes):
         self._seed = None
         self._adjudication = None
         self._queue = None
+        self._opening = None
         self._enter_last = False
         self._verdicts = {}
         self._files = ReviewFiles(self._session)
@@ -172,9 +173,15 @@ class ReviewWidget(ReviewCases, ReviewVerdicts, ReviewNotes, ReviewModes):
         self._show_current()
 
     def step(self, delta: int) -> None:
-        """Show the region ``delta`` places further; past either end, the next case."""
+        """Show the region ``delta`` places further; past either end, the next case.
+
+        While a case is being opened, a step opens the case after it instead (the one
+        being read is skipped).
+        """
         index = self._index + delta
-        if self.regions and 0 <= index < len(self.regions):
+        if self.opening is not None:
+            self.step_case(1 if delta > 0 else -1)
+        elif self.regions and 0 <= index < len(self.regions):
             self.go_to(index)
         elif not self._opener.busy and not self._worker.busy:
             if not self.step_case(1 if delta > 0 else -1):
@@ -199,6 +206,7 @@ class ReviewWidget(ReviewCases, ReviewVerdicts, ReviewNotes, ReviewModes):
         layer = review_layer(self._viewer)
         if layer is not None and layer.metadata[METADATA_KEY].get("case") != self._session.case:
             self._viewer.layers.remove(layer)  # the old case's region outline
+        self._forget_other_case()
         if self._files.follow_case():
             self._after_open()
         if self._queue is not None and self._queue.dataset.root != self._session.dataset:
@@ -207,6 +215,17 @@ class ReviewWidget(ReviewCases, ReviewVerdicts, ReviewNotes, ReviewModes):
         self._schedule()
         if kit.is_on_screen(self):  # made while the case was read ahead: shown at once
             call_soon(self._lifetime.guard(self._regions_ahead))
+
+    def _forget_other_case(self) -> None:
+        """Drop the regions of a case no longer shown (never described under another case)."""
+        found = self._found
+        if found is None or found.case == self._session.case:
+            return
+        self._leave_region()
+        self._found, self._regions, self._index, self._verdicts = None, (), -1, {}
+        self._show_current(move=False)
+        if self._session.method_names:
+            self._c.position.setText("Searching flagged regions…")
 
     def _schedule(self) -> None:
         """Search regions soon; out of sight (a tab behind), when the panel shows."""

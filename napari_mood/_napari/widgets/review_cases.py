@@ -31,18 +31,46 @@ class ReviewCases(ReviewPart):
     """Open the previous / next case of the queue; use the regions read ahead."""
 
     def step_case(self, delta: int) -> bool:
-        """Open the case ``delta`` places further in the queue; return whether one opens."""
+        """Open the case ``delta`` places further in the queue; return whether one opens.
+
+        While a case is still being read, the step counts from that case, and the one
+        being read is never shown (stale: the opener drops it), so a reader pressing
+        faster than cases are read skips the cases in between.
+        """
         queue = self._ensure_queue()
-        case = None if queue is None else queue.step(self._session.case, delta)
+        case = None if queue is None else queue.step(self._target_case(), delta)
         if queue is None or case is None:
             return False
         self._leave_region()
         self._enter_last = delta < 0
+        self._opening = case
         self._c.queue_label.setText(f"Opening case {queue.position(case)[0]}…")
         prefetch_for(self._session).open(
             self._opener, self._on_case_loaded, queue.dataset, case, queue.methods
         )
         return True
+
+    @property
+    def opening(self) -> str | None:
+        """The case being read to be shown next (None when none is)."""
+        return self._opening if self._opener.busy else None
+
+    def _target_case(self) -> str | None:
+        """Return the case the queue steps from: the one being opened, else the one shown."""
+        return self.opening or self._session.case
+
+    def _not_shown_yet(self) -> str:
+        """Say why no verdict can be recorded now ("" when one can).
+
+        A verdict waits until the case asked for is shown and its regions are found: the
+        region it would go to must be one of the case every pane shows.
+        """
+        opening, case, found = self.opening, self._session.case, self._found
+        if opening is not None:
+            return f"No verdict recorded: {opening} is still opening."
+        if (found is None and self.busy) or (found is not None and found.case != case):
+            return f"No verdict recorded: the regions of {case} are still being found."
+        return ""
 
     def _ensure_queue(self) -> ReviewQueue | None:
         dataset, method = self._session.dataset, self._chosen_method()
@@ -57,6 +85,7 @@ class ReviewCases(ReviewPart):
         return self._queue
 
     def _on_case_loaded(self, loaded: LoadedCase) -> None:
+        self._opening = None
         self._session.replace_case(loaded.layers)
         queue = self._queue
         after = None if queue is None else queue.step(loaded.case, 1)

@@ -50,6 +50,7 @@ class ReviewPart(MoodPanel):
     _keys: PanelKeys
     _worker: LatestWorker  # the regions search
     _opener: LatestWorker  # the next case's reading
+    _opening: str | None  # the case the opener reads (the queue steps on from it)
     _note_timer: QTimer
     _view_timer: QTimer
 
@@ -64,6 +65,11 @@ class ReviewPart(MoodPanel):
     def method(self) -> str | None:
         """The method of the regions shown."""
         return None if self._found is None else self._found.method
+
+    @property
+    def regions_case(self) -> str | None:
+        """The case whose regions the panel describes (None while it describes none)."""
+        return None if self._found is None else self._found.case
 
     @property
     def regions(self) -> tuple[FlaggedRegion, ...]:
@@ -124,6 +130,9 @@ class ReviewPart(MoodPanel):
         raise NotImplementedError
 
     def _leave_region(self) -> None:
+        raise NotImplementedError
+
+    def _not_shown_yet(self) -> str:
         raise NotImplementedError
 
     def _save_note(self) -> None:

@@ -34,7 +34,15 @@ class ReviewVerdicts(ReviewPart):
     """Record, undo and show the verdict of the region shown; the review file."""
 
     def set_verdict(self, verdict: Verdict) -> bool:
-        """Record ``verdict`` (and the note) for the region shown; return whether it was saved."""
+        """Record ``verdict`` (and the note) for the region shown; return whether it was saved.
+
+        Refused, with a one-line message, while the next case is opening or its regions
+        are being found (the region shown would be another case's).
+        """
+        waiting = self._not_shown_yet()
+        if waiting:
+            self._say(waiting)
+            return False
         region, found = self.current_region, self._found
         if region is None or self._book is None or found is None:
             return False
