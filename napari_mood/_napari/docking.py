@@ -112,7 +112,10 @@ class PanelDocking:
         """Give the left and right dock columns their :data:`COLUMN_SHARES` of the width."""
         from qtpy.QtCore import Qt
 
-        columns = [(self._planes, COLUMN_SHARES[0]), (next(iter(self._tabs), None), COLUMN_SHARES[1])]
+        columns = [
+            (self._planes, COLUMN_SHARES[0]),
+            (next(iter(self._tabs), None), COLUMN_SHARES[1]),
+        ]
         shown = [(dock, share) for dock, share in columns if dock is not None and dock.isVisible()]
         if not shown:
             return

@@ -549,6 +549,7 @@ class LinkedPlanes:
                 zoom = min(float(m.scene.camera.zoom) for m in flat)
                 for model in flat:
                     model.scene.camera.zoom = zoom
+        self._draw_crosshairs()  # every view's layers are in: its crosshair too
 
     def _on_main_grid(self, event: Any = None) -> None:
         self._draw_crosshairs()

@@ -23,8 +23,10 @@ from napari_mood.services.review import VERDICTS, Verdict
 
 __all__ = ["ReviewStrip"]
 
-NOTE_WIDTH = 220
+NOTE_WIDTH = 200
 """The note's width in the strip (px): the position and the progress take the rest."""
+LABEL_MIN_WIDTH = 80
+"""The position and the progress may be cut to this width (px; the tool tip has all)."""
 
 
 class ReviewStrip(QWidget):
@@ -54,6 +56,9 @@ class ReviewStrip(QWidget):
         self.progress.setToolTip("Verdicts recorded for this case and method.")
         for name in ("position", "note", "progress"):
             getattr(self, name).setObjectName(f"review-strip-{name}")
+        for label in (self.position, self.progress):  # never widen the window: cut short
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            label.setMinimumWidth(LABEL_MIN_WIDTH)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 0, 4, 0)
         layout.addWidget(self.position, 1)
@@ -64,7 +69,9 @@ class ReviewStrip(QWidget):
 
     def show_state(self, controls: ReviewControls) -> None:
         """Show what the review panel's ``controls`` show (a note being typed is kept)."""
-        self.position.setText(controls.position.text().replace("<br>", " · "))
+        first, _, rest = controls.position.text().partition("<br>")
+        self.position.setText(first)  # "Region k of n · method @ threshold"
+        self.position.setToolTip(rest or first)  # its max score and size
         for verdict, button in self.verdict_buttons.items():
             source = controls.verdict_buttons[verdict]
             button.setChecked(source.isChecked())
@@ -72,7 +79,8 @@ class ReviewStrip(QWidget):
         self.note.setEnabled(controls.note.isEnabled())
         if not self.note.hasFocus():
             self.note.setText(controls.note.text())
-        self.progress.setText(controls.progress.text())
+        self.progress.setText(controls.progress.text().partition(":")[0])  # "Reviewed k of n"
+        self.progress.setToolTip(controls.progress.text())
 
     def showEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
         """Say that the strip can be seen (the review's keys work meanwhile)."""

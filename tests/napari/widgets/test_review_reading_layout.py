@@ -82,6 +82,7 @@ def test_review_keys_and_strip_work_in_the_reading_layout_without_covering_a_pan
     assert review.current_index == 0 and read_reviews(review.review_path) == ()
     assert gt.mode == "pan_zoom"
 
+    assert window.width() <= 1280  # the strip never widens the window
     panes = planes._panes()
     assert pane_sizes_equal(panes)  # the strip took its height from the four panes alike
     row = _in_window(strips)
