@@ -346,19 +346,21 @@ class LinkedPlanes:
         """Link (or unlink) zoom and pan across the three views (from the next change)."""
         self.linked = linked
 
-    def reset_views(self) -> None:
+    def reset_views(self, *, main: bool = True) -> None:
         """Fit every plane at one scale (after a new case), once the views' layers are in.
 
         Each flat view (the main canvas too) is fitted to its data, then every one takes
         the smallest of those zooms: a millimetre is as many screen pixels in every plane
-        (a lesion looks as big in each), and each plane is whole in its view.
+        (a lesion looks as big in each), and each plane is whole in its view. Without
+        ``main`` the main canvas keeps its zoom (a region zoomed there stays) and the other
+        views take it when they are whole at it, else their own fit.
         """
         waiting = set(self.models)
 
         def done(kind: str) -> None:
             waiting.discard(kind)
             if not waiting and not self._closed:
-                self._fit_at_one_scale()
+                self._fit_at_one_scale(main=main)
 
         for kind in list(self.models):
             self._mirrors[kind].when_done(partial(done, kind))
@@ -534,20 +536,21 @@ class LinkedPlanes:
                 if model is not source and _flat(model) and _has_volume(model):
                     _set_camera(model, float(model.scene.camera.zoom) * factor, centre)
 
-    def _fit_at_one_scale(self) -> None:
+    def _fit_at_one_scale(self, *, main: bool) -> None:
         """Fit each flat view, then give all the smallest zoom (see :meth:`reset_views`).
 
         napari's grid keeps its own fit (its cells are a comparison, not a plane).
         """
         grid = self.viewer.canvas.grid.enabled
         flat = [m for m in self.views if _flat(m) and _has_volume(m)]
-        flat = [m for m in flat if not (grid and m is self.viewer)]
+        kept = [] if main or grid else [m for m in flat if m is self.viewer]
+        fitted = [m for m in flat if m not in kept and not (grid and m is self.viewer)]
         with self._quiet():
-            for model in flat:
+            for model in fitted:
                 model.reset_view()
-            if flat:
-                zoom = min(float(m.scene.camera.zoom) for m in flat)
-                for model in flat:
+            if fitted:
+                zoom = min(float(m.scene.camera.zoom) for m in fitted + kept)
+                for model in fitted:
                     model.scene.camera.zoom = zoom
         self._draw_crosshairs()  # every view's layers are in: its crosshair too
 

@@ -364,11 +364,11 @@ class PlanesWidget(MoodPanel):
     def _on_panes_sized(self) -> None:
         """Fit every view once the reading layout's panes got their size."""
         self._viewer.reset_view()
-        self._reset_soon()
+        self._reset_soon(main=True)
 
     def _on_session_case_changed(self) -> None:
         self._limits.remember()
-        self._reset_soon()
+        self._reset_soon(main=True)
 
     def _on_layers_changed(self, event: Any = None) -> None:
         """React to layers added or removed by updating the 2-D stack message.
@@ -438,14 +438,18 @@ class PlanesWidget(MoodPanel):
         super().resizeEvent(event)
         self._reset_soon()
 
-    def _reset_soon(self) -> None:
-        """Fit the side views on the next event-loop turn (a pending call keeps no view)."""
+    def _reset_soon(self, *, main: bool = False) -> None:
+        """Fit the views on the next event-loop turn (a pending call keeps no view).
+
+        The side views only, at the main canvas's scale when they are whole at it (a
+        panel resized); with ``main`` every view at one scale (a new case, new panes).
+        """
         planes = weakref.ref(self.planes)
 
         def reset() -> None:
             linked = planes()
             if linked is not None and not linked.closed:
-                linked.reset_views()
+                linked.reset_views(main=main)
 
         call_soon(reset)
 

@@ -5,7 +5,9 @@ Regions, ranking, the review file and the rule that brings verdicts back are Qt-
 controls to them. Regions are found in a worker whenever the threshold, the methods or
 the case change; the current one is outlined (layer ``"Review: current region"``, role
 ``"review"``) and centred in every plane. Keys work anywhere in the window (floated panels
-too, never in a text field) while the panel is shown (:mod:`.review_keys`); notes stay
+too, never in a text field) while the panel is shown (:mod:`.review_keys`), or its strip
+in the reading layout, which hides the panels (:meth:`ReviewWidget.reading_strip`,
+:mod:`.review_strip`); notes stay
 with their region; Next past the last region opens the next case (the queue) and at the
 end of the queue says so; "Only this method" and "Blind review" are
 :mod:`.review_view`; the file is :mod:`.review_files`. README "Review flagged regions"
