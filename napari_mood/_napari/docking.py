@@ -1,5 +1,9 @@
 """Dock the plugin's panels: one tab group on the right, the three planes on the left.
 
+The three planes are in front of napari's layer controls and layer list (one tab group:
+the side views get the left column's whole height), and the two columns are sized so
+that the axial, coronal and sagittal views get comparable areas (:data:`COLUMN_SHARES`).
+
 :class:`PanelDocking` docks them one at a time, so a caller can build panels while it
 waits for something else (the viewer does while the case's files are read) and build
 the rest after the case is on screen; :func:`dock_plugin_widgets` docks them all.
@@ -27,8 +31,11 @@ DOCK_ORDER = ("Display thresholds", "Per-slice scores")
 """Manifest display names docked first (the first one is the tab in front)."""
 PLANES_WIDGET = "Three planes"
 """Docked on its own, between the canvas and the tool tabs (not a tab)."""
-PLANES_HEIGHT_SHARE = 0.72
-"""The share of the left column's height the three planes get (the layer list the rest)."""
+COLUMN_SHARES = (0.285, 0.33)
+"""The shares of the window's width of the left column (the side views) and of the right
+one (the tool tabs): napari's axial canvas between them gets about a third too, so the
+three planes have comparable areas (1280 px wide: the right column keeps its smallest
+width, 536 px; the left one and the canvas about 365 px each)."""
 TAB_TITLES = {
     "Display thresholds": "Thresholds",
     "Per-slice scores": "Slices",
@@ -75,6 +82,7 @@ class PanelDocking:
         self._viewer = viewer
         self._names = names
         self._tabs: list[Any] = []
+        self._planes: Any = None  # the three planes' dock
         self.widgets: list[Any] = []
         """The panels docked so far, in docking order."""
 
@@ -92,12 +100,32 @@ class PanelDocking:
         self.widgets.append(widget)
         if name == PLANES_WIDGET:
             dock.setWindowTitle(PLANES_WIDGET)  # short: the title bar sets the dock's width
+            self._planes = dock
             _beside_layer_list(dock)
         else:
             # the tab text; the dock's own title bar keeps the full name
             dock.setWindowTitle(TAB_TITLES.get(name, name))
             self._add_tab(dock)
+        self._size_columns()
         return True
+
+    def _size_columns(self) -> None:
+        """Give the left and right dock columns their :data:`COLUMN_SHARES` of the width."""
+        from qtpy.QtCore import Qt
+
+        columns = [
+            (self._planes, COLUMN_SHARES[0]),
+            (next(iter(self._tabs), None), COLUMN_SHARES[1]),
+        ]
+        shown = [(dock, share) for dock, share in columns if dock is not None and dock.isVisible()]
+        if not shown:
+            return
+        window = shown[0][0].parentWidget()  # the QMainWindow the docks live in
+        window.resizeDocks(
+            [dock for dock, _ in shown],
+            [round(window.width() * share) for _, share in shown],
+            Qt.Orientation.Horizontal,
+        )
 
     def dock_rest(self) -> None:
         """Dock every panel not docked yet, repainting the window once.
@@ -128,11 +156,10 @@ class PanelDocking:
 
 
 def _beside_layer_list(planes: Any) -> None:
-    """Put the three-planes dock in front of napari's layer controls (left, above the list).
+    """Put the three-planes dock in front of napari's layer controls and layer list (left).
 
-    The side views then get the left column's width (about 350 px) instead of a sliver of
-    the right dock area, and most of its height (:data:`PLANES_HEIGHT_SHARE`; the layer
-    list below keeps the rest); the layer controls are one tab away.
+    The side views then get the left column's width and its whole height instead of a
+    sliver of the right dock area; the layer controls and the layer list are one tab away.
     """
     from qtpy.QtCore import Qt
     from qtpy.QtWidgets import QDockWidget
@@ -143,10 +170,8 @@ def _beside_layer_list(planes: Any) -> None:
         return
     window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, planes)
     window.tabifyDockWidget(controls, planes)
-    planes.show()
-    planes.raise_()
     layer_list = window.findChild(QDockWidget, "layer list")
     if layer_list is not None and layer_list.isVisible():
-        column = planes.height() + layer_list.height()
-        high = round(column * PLANES_HEIGHT_SHARE)
-        window.resizeDocks([planes, layer_list], [high, column - high], Qt.Orientation.Vertical)
+        window.tabifyDockWidget(controls, layer_list)
+    planes.show()
+    planes.raise_()

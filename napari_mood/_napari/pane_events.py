@@ -3,9 +3,9 @@
 :class:`PaneEvents` is a Qt event filter on each view's canvas (napari's main canvas, the
 coronal and sagittal views, the reading layout's 3-D pane):
 
-* the wheel over a side view pages its slices; Ctrl + wheel zooms it (napari's main
-  canvas keeps napari's wheel, zoom, unless :attr:`PaneEvents.main_wheel_pages`: the
-  reading layout);
+* the wheel over any view (napari's main canvas too, in every layout) pages its slices,
+  one slice per notch: :func:`wheel_steps` keeps the part of a notch a touchpad sends
+  until a whole one is reached; Ctrl + wheel zooms the view;
 * Up / Down / Left / Right page one slice, PageUp / PageDown five, in the view under the
   pointer (or the one with the keyboard focus);
 * a right-drag sets the scan's window (left / right) and level (up / down) through
@@ -27,7 +27,7 @@ from napari_mood._napari._qt_objects import deleted
 from napari_mood._napari.planes import LinkedPlanes, window_level
 from napari_mood._napari.session import MoodSession
 
-__all__ = ["PAGE_KEYS", "ZOOM_PER_NOTCH", "PaneEvents", "ScanLimits"]
+__all__ = ["NOTCH", "PAGE_KEYS", "ZOOM_PER_NOTCH", "PaneEvents", "ScanLimits", "wheel_steps"]
 
 PAGE_KEYS = {
     Qt.Key.Key_Up: 1,
@@ -39,7 +39,28 @@ PAGE_KEYS = {
 }
 """Slices each key pages in the view under the pointer."""
 ZOOM_PER_NOTCH = 1.25
-"""Ctrl + one wheel notch over a side view zooms by this factor."""
+"""Ctrl + one wheel notch over a view zooms by this factor."""
+NOTCH = 120
+"""The ``angleDelta`` of one wheel notch (Qt: eighths of a degree, 15 degrees a notch)."""
+
+
+def wheel_steps(pending: int, delta: int) -> tuple[int, int]:
+    """Return the slices a wheel event pages and the part of a notch kept for the next one.
+
+    ``pending`` is the part of a notch left by the events before (same direction or not),
+    ``delta`` the event's ``angleDelta``; every whole :data:`NOTCH` of their sum pages one
+    slice (a mouse: n notches page n slices; a touchpad: quarter notches add up).
+
+    Examples
+    --------
+    >>> wheel_steps(0, 360)  # three notches at once
+    (3, 0)
+    >>> wheel_steps(90, 30), wheel_steps(0, 30), wheel_steps(30, -60)
+    ((1, 0), (0, 30), (0, -30))
+    """
+    total = pending + delta
+    steps = int(total / NOTCH)  # towards zero: a part of a notch pages nothing yet
+    return steps, total - steps * NOTCH
 
 
 class ScanLimits:
@@ -104,8 +125,7 @@ class PaneEvents(QObject):
         self._planes = planes
         self._canvases = canvases
         self._limits = limits
-        self.main_wheel_pages = False
-        """Whether the wheel over napari's canvas pages (the reading layout) or zooms."""
+        self._wheel: tuple[Any, int] = (None, 0)  # the view wheeled last, part of a notch
         self._drag: tuple[Any, float, float, tuple[float, float], float] | None = None
         self._forget = {canvas: partial(self._on_canvas_destroyed, canvas) for canvas in canvases}
         for canvas, forget in self._forget.items():
@@ -161,20 +181,22 @@ class PaneEvents(QObject):
             return taken
         return False
 
-    # -- wheel: side views page, Ctrl zooms ------------------------------------------
+    # -- wheel: every view pages, Ctrl zooms ------------------------------------------
 
     def _on_wheel(self, model: Any, event: Any) -> bool:
-        if model is self._planes.viewer and not self.main_wheel_pages:
-            return False  # napari's own: wheel zooms, Ctrl + wheel pages
         modifiers = event.modifiers()
-        notches = event.angleDelta().y() / 120
-        if not notches or modifiers & ~Qt.KeyboardModifier.ControlModifier:
+        delta = int(event.angleDelta().y())
+        if not delta or modifiers & ~Qt.KeyboardModifier.ControlModifier:
             return False
         if modifiers & Qt.KeyboardModifier.ControlModifier:
             around = model.cursor.position if model.mouse_over_canvas else None
-            self._planes.zoom_by(model, ZOOM_PER_NOTCH**notches, around)
-        else:
-            self._planes.page(model, 1 if notches > 0 else -1)
+            self._planes.zoom_by(model, ZOOM_PER_NOTCH ** (delta / NOTCH), around)
+            return True
+        wheeled, pending = self._wheel
+        steps, pending = wheel_steps(pending if wheeled is model else 0, delta)
+        self._wheel = (model, pending)
+        if steps:
+            self._planes.page(model, steps)
         return True
 
     # -- keys: page the view under the pointer ---------------------------------------

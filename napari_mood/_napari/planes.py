@@ -11,9 +11,9 @@ two axes, and keeps the three views on one point:
   (superior up, anterior up or left; radiological: the patient's right on the screen's
   left) with the letters of its four edges drawn on the canvas;
 * the convention can be switched at any time (:meth:`LinkedPlanes.set_convention`);
-* zoom and pan are linked (:attr:`LinkedPlanes.linked`, on by default): zooming one view
-  zooms the others by the same factor (each keeps its own fit: a small side view is not
-  cropped to the large axial canvas), and panning one view moves the others along the
+* every plane is shown at one scale (:meth:`LinkedPlanes.reset_views`: a millimetre is
+  as many screen pixels in each); zoom and pan are linked (:attr:`LinkedPlanes.linked`,
+  on by default): zooming one view zooms the others by the same factor, and panning one view moves the others along the
   axes they share; :meth:`LinkedPlanes.page` steps the slice of one view and
   :meth:`LinkedPlanes.zoom_by` zooms one (the reading habits of ITK-SNAP and FSLeyes);
 * in napari's grid the crosshair of the main canvas is hidden (it would take a grid cell
@@ -361,10 +361,24 @@ class LinkedPlanes:
         """Link (or unlink) zoom and pan across the three views (from the next change)."""
         self.linked = linked
 
-    def reset_views(self) -> None:
-        """Fit each side view to its data (after a new case), once its layers are in."""
-        for kind, model in self.models.items():
-            self._mirrors[kind].when_done(partial(self._reset_view, model))
+    def reset_views(self, *, main: bool = True) -> None:
+        """Fit every plane at one scale (after a new case), once the views' layers are in.
+
+        Each flat view (the main canvas too) is fitted to its data, then every one takes
+        the smallest of those zooms: a millimetre is as many screen pixels in every plane
+        (a lesion looks as big in each), and each plane is whole in its view. Without
+        ``main`` the main canvas keeps its zoom (a region zoomed there stays) and the other
+        views take it when they are whole at it, else their own fit.
+        """
+        waiting = set(self.models)
+
+        def done(kind: str) -> None:
+            waiting.discard(kind)
+            if not waiting and not self._closed:
+                self._fit_at_one_scale(main=main)
+
+        for kind in list(self.models):
+            self._mirrors[kind].when_done(partial(done, kind))
 
     def page(self, model: Any, steps: int) -> None:
         """Move the point ``steps`` slices along the axis ``model`` slices (all views follow)."""
@@ -538,10 +552,23 @@ class LinkedPlanes:
                 if model is not source and _flat(model) and _has_volume(model):
                     _set_camera(model, float(model.scene.camera.zoom) * factor, centre)
 
-    def _reset_view(self, model: Any) -> None:
-        """Fit a side view, alone (the others keep their zoom and pan)."""
+    def _fit_at_one_scale(self, *, main: bool) -> None:
+        """Fit each flat view, then give all the smallest zoom (see :meth:`reset_views`).
+
+        napari's grid keeps its own fit (its cells are a comparison, not a plane).
+        """
+        grid = self.viewer.canvas.grid.enabled
+        flat = [m for m in self.views if _flat(m) and _has_volume(m)]
+        kept = [] if main or grid else [m for m in flat if m is self.viewer]
+        fitted = [m for m in flat if m not in kept and not (grid and m is self.viewer)]
         with self._quiet():
-            model.reset_view()
+            for model in fitted:
+                model.reset_view()
+            if fitted:
+                zoom = min(float(m.scene.camera.zoom) for m in fitted + kept)
+                for model in fitted:
+                    model.scene.camera.zoom = zoom
+        self._draw_crosshairs()  # every view's layers are in: its crosshair too
 
     def _on_main_grid(self, event: Any = None) -> None:
         self._draw_crosshairs()

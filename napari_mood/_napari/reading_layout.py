@@ -17,7 +17,13 @@ The pane docks cannot be floated or closed (a canvas moved to a window of its ow
 its OpenGL objects); the layout is left from the Three planes panel, the View menu or
 :data:`READING_SHORTCUT`.
 
-The panels are hidden, so the layout has a tool row of its own (a tool bar at the top of
+The panels are hidden, but a panel the reader works through while reading (the review)
+shows a strip of its own in a row under the panes (:data:`STRIPS_OBJECT_NAME`, a tool bar
+at the bottom: all panes shrink alike and none is covered): every docked panel that has a
+``reading_strip(parent)`` method (:class:`StripPanel`) makes its strip on :meth:`enter`;
+:meth:`ReadingLayout.leave` deletes them.
+
+The layout also has a tool row of its own (a tool bar at the top of
 the window, all panes shrink alike): a check box for each checkable action it is given
 and a push button for the others (the Three planes panel's controls: each action stays
 the one owner of its state; :func:`bound_check_box` and :func:`bound_button` show it in
@@ -27,7 +33,7 @@ the row and in the panel alike). Tab reaches them, Space presses them.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from qtpy.QtCore import QEvent, QObject, Qt
 from qtpy.QtGui import QAction
@@ -47,9 +53,11 @@ from napari_mood._napari._soon import call_soon
 __all__ = [
     "PANE_KINDS",
     "READING_SHORTCUT",
+    "STRIPS_OBJECT_NAME",
     "TOLERANCE_PX",
     "TOOLS_OBJECT_NAME",
     "ReadingLayout",
+    "StripPanel",
     "bound_button",
     "bound_check_box",
     "equal_split",
@@ -63,11 +71,22 @@ READING_SHORTCUT = "Ctrl+Shift+L"
 PANE_OBJECT_NAME = "napari-mood reading {kind}"
 TOOLS_OBJECT_NAME = "napari-mood reading tools"
 """The object name of the reading layout's tool row (a ``QToolBar``)."""
+STRIPS_OBJECT_NAME = "napari-mood reading strips"
+"""The object name of the row of panels' strips under the panes (a ``QToolBar``)."""
 _CORNERS = (Qt.Corner.BottomLeftCorner, Qt.Corner.BottomRightCorner)
 _SIZE_ROUNDS = 12  # resizeDocks then measure: the overheads are known after the first
 _ROUND_MS = 20
 TOLERANCE_PX = 2
 """Canvases within this many pixels of each other are equal (Qt rounds dock sizes)."""
+
+
+@runtime_checkable
+class StripPanel(Protocol):
+    """A panel that shows a strip of its own in the reading layout (the review)."""
+
+    def reading_strip(self, parent: QWidget) -> QWidget:
+        """Make the strip (a child of ``parent``); the layout deletes it when it is left."""
+        ...
 
 
 def pane_sizes_equal(canvases: Mapping[str, QWidget]) -> bool:
@@ -122,6 +141,7 @@ class ReadingLayout(QObject):
         self._on_sized = on_sized
         self._tools = tools
         self._tool_row: QToolBar | None = None
+        self._strip_row: QToolBar | None = None
         self._docks: dict[str, QDockWidget] = {}
         self._state: Any = None
         self._corners: dict[Qt.Corner, Qt.DockWidgetArea] = {}
@@ -138,6 +158,11 @@ class ReadingLayout(QObject):
     def tool_row(self) -> QToolBar | None:
         """The tool row shown with the layout (None while it is not shown)."""
         return self._tool_row
+
+    @property
+    def strip_row(self) -> QToolBar | None:
+        """The row of the panels' strips (None without a strip or while not shown)."""
+        return self._strip_row
 
     @property
     def sizing(self) -> bool:
@@ -167,6 +192,7 @@ class ReadingLayout(QObject):
         self._state = window.saveState()
         self._corners = {corner: window.corner(corner) for corner in _CORNERS}
         self._hidden = [dock for dock in _docked(window) if dock.isVisible()]
+        panels = _strip_panels(window)
         for dock in self._hidden:
             dock.hide()
         for kind in PANE_KINDS:
@@ -183,6 +209,11 @@ class ReadingLayout(QObject):
             window.setCorner(corner, Qt.DockWidgetArea.BottomDockWidgetArea)
         self._tool_row = _tool_row(window, self._tools())
         window.addToolBar(Qt.ToolBarArea.TopToolBarArea, self._tool_row)
+        if panels:
+            self._strip_row = _bar(window, "Reading strips", STRIPS_OBJECT_NAME)
+            for panel in panels:
+                self._strip_row.addWidget(panel.reading_strip(self._strip_row))
+            window.addToolBar(Qt.ToolBarArea.BottomToolBarArea, self._strip_row)
         window.installEventFilter(self)
 
     def equalize_soon(self) -> None:
@@ -273,11 +304,12 @@ class ReadingLayout(QObject):
             dock.deleteLater()
         self._docks.clear()
         self._spacer = None
-        if self._tool_row is not None:  # its actions are not ours: they stay
-            window.removeToolBar(self._tool_row)
-            self._tool_row.setParent(None)
-            self._tool_row.deleteLater()
-            self._tool_row = None
+        for row in (self._tool_row, self._strip_row):  # the actions are not ours: they stay
+            if row is not None:
+                window.removeToolBar(row)
+                row.setParent(None)
+                row.deleteLater()  # the strips with it
+        self._tool_row = self._strip_row = None
         for corner, area in self._corners.items():
             window.setCorner(corner, area)
         for dock in self._hidden:
@@ -294,6 +326,20 @@ def _docked(window: QMainWindow) -> list[QDockWidget]:
         for dock in window.findChildren(QDockWidget)
         if dock.parentWidget() is window and not dock.isFloating()
     ]
+
+
+def _strip_panels(window: QMainWindow) -> list[StripPanel]:
+    """Return the panels of the window's open docks that show a strip in the layout.
+
+    A dock that is a tab behind another one is open too (its view action is checked).
+    """
+    panels: list[StripPanel] = []
+    for dock in _docked(window):
+        action = dock.toggleViewAction()
+        if action is None or not action.isChecked():
+            continue
+        panels += [w for w in dock.findChildren(QWidget) if isinstance(w, StripPanel)]
+    return panels
 
 
 def bound_check_box(action: QAction, parent: QWidget) -> QCheckBox:
@@ -323,18 +369,24 @@ def _tool_row(window: QMainWindow, actions: Sequence[QAction]) -> QToolBar:
 
     A tool button's checked look is lost in napari's theme, and a plain one reads as text.
     """
-    row = QToolBar("Reading tools", window)
-    row.setObjectName(TOOLS_OBJECT_NAME)
-    row.setMovable(False)
-    row.setFloatable(False)
-    toggle = row.toggleViewAction()
-    if toggle is not None:  # not hidden by the window's context menu
-        toggle.setEnabled(False)
+    row = _bar(window, "Reading tools", TOOLS_OBJECT_NAME)
     for index, action in enumerate(actions):
         if index:
             row.addSeparator()  # the controls apart (napari's theme packs them tight)
         bound = bound_check_box if action.isCheckable() else bound_button
         row.addWidget(bound(action, row))
+    return row
+
+
+def _bar(window: QMainWindow, title: str, name: str) -> QToolBar:
+    """Make a tool bar that stays where it is put (no moving, floating or hiding)."""
+    row = QToolBar(title, window)
+    row.setObjectName(name)
+    row.setMovable(False)
+    row.setFloatable(False)
+    toggle = row.toggleViewAction()
+    if toggle is not None:  # not hidden by the window's context menu
+        toggle.setEnabled(False)
     return row
 
 

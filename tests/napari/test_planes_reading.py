@@ -233,13 +233,13 @@ def _zooms(planes) -> list[float]:
 
 
 def _settle(qtbot, planes) -> None:
-    """Wait until no late fit (a resize after docking) changes a view's zoom."""
-    seen = [_zooms(planes)]
+    """Wait until the views are fitted (at one scale) and no late fit changes a zoom."""
+    seen = [_zooms(planes), _zooms(planes)]
 
-    def still() -> bool:
-        qtbot.wait(150)
+    def still() -> bool:  # the same zooms three times over 0.6 s: the window laid out
+        qtbot.wait(200)
         seen.append(_zooms(planes))
-        return seen[-1] == seen[-2]
+        return seen[-1] == seen[-2] == seen[-3] and max(seen[-1]) - min(seen[-1]) < 1e-9
 
     qtbot.waitUntil(still, timeout=10_000)
 

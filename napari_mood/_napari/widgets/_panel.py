@@ -91,9 +91,13 @@ class MoodPanel(QWidget):
         """Whether an update was asked for and has not started yet (debounce running)."""
         return self._update_timer.isActive()
 
+    def in_sight(self) -> bool:
+        """Whether the reader can see the panel (a subclass shown elsewhere too says so)."""
+        return kit.is_on_screen(self)
+
     def request_update(self) -> None:
         """Update soon when the panel can be seen; else mark it stale (updated when shown)."""
-        if not self.isVisible():
+        if not self.isVisible() and not self.in_sight():
             self._go_stale()
             return
         self._update_timer.start()  # restarts: one update after the last change
@@ -113,7 +117,7 @@ class MoodPanel(QWidget):
         self.on_stale()
 
     def _on_update_due(self) -> None:
-        if not kit.is_on_screen(self):  # closed, or a tab behind another panel
+        if not self.in_sight():  # closed, or a tab behind another panel
             self._go_stale()
             return
         self._stale = False

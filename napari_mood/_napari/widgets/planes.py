@@ -15,8 +15,7 @@ every view shows the scan's contrast limits.
 napari's window four equal panes: napari's own canvas is the axial pane, the coronal,
 sagittal and an optional 3-D view are docked around it; the other panels are hidden
 until the layout is left (this panel's check box, View > Reading layout, or
-Ctrl+Shift+L). In the reading layout the wheel over napari's canvas pages its slices
-too, and a tool row at the top of the window holds this panel's controls. The compact
+Ctrl+Shift+L). In the reading layout a tool row at the top of the window holds this panel's controls. The compact
 layout (the two side views stacked in this panel) is the default.
 
 Each control is one ``QAction`` (:meth:`PlanesWidget.tool_actions`), the owner of its
@@ -36,6 +35,7 @@ from qtpy.QtGui import QAction, QKeySequence
 from qtpy.QtWidgets import (
     QCheckBox,
     QDockWidget,
+    QGridLayout,
     QLabel,
     QSplitter,
     QVBoxLayout,
@@ -88,8 +88,8 @@ THREE_D_TIP = (
 )
 NO_THREE_D = "3-D pane off"
 HELP = (
-    "Click a view to move the point there; drag to pan. Side views: wheel pages slices,\n"
-    "Ctrl+wheel zooms. Arrows / PageUp / PageDown page the view under the pointer.\n"
+    "Click a view to move the point there; drag to pan. Every view: the wheel pages slices\n"
+    "(one a notch), Ctrl+wheel zooms. Arrows / PageUp / PageDown page the view under the pointer.\n"
     "Right-drag on any view: window (left/right) and level (up/down) of the scan."
 )
 STACK_MESSAGE = (
@@ -172,16 +172,18 @@ class PlanesWidget(MoodPanel):
         self._reading.toggled.connect(self._on_reading_toggled)
         self._three_d = bound_check_box(tools["three_d"], self)
         self._reading.setEnabled(self._layout is not None)  # napari's window: the panes
-        controls = QVBoxLayout()  # stacked: the panel stays narrow
-        for widget in (
-            self._radiological,
-            self._crosshair,
-            self._linked,
-            self._reset_wl,
-            self._reading,
-            self._three_d,
+        controls = QGridLayout()  # two columns: the side views keep the column's height
+        for index, widget in enumerate(
+            (
+                self._radiological,
+                self._crosshair,
+                self._linked,
+                self._reset_wl,
+                self._reading,
+                self._three_d,
+            )
         ):
-            controls.addWidget(widget)
+            controls.addWidget(widget, index // 2, index % 2)
         self.setToolTip(HELP)
         self._splitter = splitter = QSplitter(Qt.Orientation.Vertical, self)
         for view in self._qt_views.values():
@@ -298,7 +300,6 @@ class PlanesWidget(MoodPanel):
             self._make_view("3d")
         elif not checked:
             self._drop_view(THREE_D)
-        self._events.main_wheel_pages = checked  # napari's canvas is a pane like the others
         self._renew_views()  # the views move to other docks: new canvases there
 
     def _on_three_d_toggled(self, checked: bool) -> None:
@@ -363,11 +364,11 @@ class PlanesWidget(MoodPanel):
     def _on_panes_sized(self) -> None:
         """Fit every view once the reading layout's panes got their size."""
         self._viewer.reset_view()
-        self._reset_soon()
+        self._reset_soon(main=True)
 
     def _on_session_case_changed(self) -> None:
         self._limits.remember()
-        self._reset_soon()
+        self._reset_soon(main=True)
 
     def _on_layers_changed(self, event: Any = None) -> None:
         """React to layers added or removed by updating the 2-D stack message.
@@ -437,14 +438,18 @@ class PlanesWidget(MoodPanel):
         super().resizeEvent(event)
         self._reset_soon()
 
-    def _reset_soon(self) -> None:
-        """Fit the side views on the next event-loop turn (a pending call keeps no view)."""
+    def _reset_soon(self, *, main: bool = False) -> None:
+        """Fit the views on the next event-loop turn (a pending call keeps no view).
+
+        The side views only, at the main canvas's scale when they are whole at it (a
+        panel resized); with ``main`` every view at one scale (a new case, new panes).
+        """
         planes = weakref.ref(self.planes)
 
         def reset() -> None:
             linked = planes()
             if linked is not None and not linked.closed:
-                linked.reset_views()
+                linked.reset_views(main=main)
 
         call_soon(reset)
 

@@ -5,7 +5,9 @@ Regions, ranking, the review file and the rule that brings verdicts back are Qt-
 controls to them. Regions are found in a worker whenever the threshold, the methods or
 the case change; the current one is outlined (layer ``"Review: current region"``, role
 ``"review"``) and centred in every plane. Keys work anywhere in the window (floated panels
-too, never in a text field) while the panel is shown (:mod:`.review_keys`); notes stay
+too, never in a text field) while the panel is shown (:mod:`.review_keys`), or its strip
+in the reading layout, which hides the panels (:meth:`ReviewWidget.reading_strip`,
+:mod:`.review_strip`); notes stay
 with their region; Next past the last region opens the next case (the queue) and at the
 end of the queue says so; "Only this method" and "Blind review" are
 :mod:`.review_view`; the file is :mod:`.review_files`. README "Review flagged regions"
@@ -43,6 +45,7 @@ from napari_mood._napari.widgets.review_keys import (
     review_bindings,
 )
 from napari_mood._napari.widgets.review_notes import ReviewNotes
+from napari_mood._napari.widgets.review_strip import ReviewStrip
 from napari_mood._napari.widgets.review_texts import (
     AUTO_DELAY_MS,
     NOTE_DELAY_MS,
@@ -89,6 +92,7 @@ class ReviewWidget(ReviewCases, ReviewVerdicts, ReviewNotes, ReviewModes):
         self._opening = None
         self._enter_last = False
         self._verdicts = {}
+        self._strip: ReviewStrip | None = None  # the reading layout's, while it is shown
         self._files = ReviewFiles(self._session)
         self._stale = True  # regions to search once the panel is visible
         self._worker = self._lifetime.worker(self._on_worker_result, on_busy=self._on_worker_busy)
@@ -213,7 +217,7 @@ class ReviewWidget(ReviewCases, ReviewVerdicts, ReviewNotes, ReviewModes):
             self._queue = None
         self._view_timer.start()
         self._schedule()
-        if kit.is_on_screen(self):  # made while the case was read ahead: shown at once
+        if self.in_sight():  # made while the case was read ahead: shown at once
             call_soon(self._lifetime.guard(self._regions_ahead))
 
     def _forget_other_case(self) -> None:
@@ -237,12 +241,52 @@ class ReviewWidget(ReviewCases, ReviewVerdicts, ReviewNotes, ReviewModes):
         self.run()
 
     def on_shown(self, visible: bool) -> None:
-        """Keys on while the panel's tab is in front; back to the region under review."""
+        """Keys on while the panel's tab or its strip is shown; back to the region under review."""
+        visible = visible or self.in_sight()
         self._keys.show(visible)
         region = self.current_region
         if visible and not self.stale and region is not None:
             if self.method in self._session.method_names:
                 self._focus(region)
+
+    # -- the reading layout's strip ---------------------------------------------------
+
+    def in_sight(self) -> bool:
+        """Whether the panel, or its strip in the reading layout, can be seen."""
+        strip = self._strip
+        return super().in_sight() or (strip is not None and kit.is_on_screen(strip))
+
+    def reading_strip(self, parent: QWidget) -> ReviewStrip:
+        """Make the review's strip for the reading layout (see :mod:`.review_strip`).
+
+        Its controls are this panel's: a verdict clicked, a note typed there are recorded
+        as here; while it is shown the review's keys work and its regions are searched.
+        """
+        strip = ReviewStrip(parent)
+        for verdict, button in strip.verdict_buttons.items():
+            button.clicked.connect(partial(self._on_verdict_clicked, verdict))
+        strip.note.textEdited.connect(self._on_strip_note_edited)
+        strip.note.editingFinished.connect(self._on_note_editing_finished)
+        strip.note.returnPressed.connect(strip.note.clearFocus)  # the keys work again
+        strip.shown.connect(self._on_strip_shown)
+        strip.destroyed.connect(self._on_strip_destroyed)
+        self._strip = strip
+        strip.show_state(self._c)
+        return strip
+
+    def _on_strip_note_edited(self, text: str) -> None:
+        self._c.note.setText(text)  # the panel's note is the one recorded
+        self._on_note_edited(text)
+
+    def _on_strip_shown(self, visible: bool) -> None:
+        self._on_dock_visibility_changed(visible)
+
+    def _on_strip_destroyed(self, *_: object) -> None:
+        self._strip = None
+
+    def _show_strip(self) -> None:
+        if self._strip is not None:
+            self._strip.show_state(self._c)
 
     # -- controls and results -------------------------------------------------------
 
@@ -264,6 +308,7 @@ class ReviewWidget(ReviewCases, ReviewVerdicts, ReviewNotes, ReviewModes):
     def _on_worker_busy(self, busy: bool) -> None:
         if busy and self._found is None:
             self._c.position.setText("Searching flagged regions…")
+            self._show_strip()
 
     def _on_worker_result(self, outcome: tuple[FoundRegions, Any]) -> None:
         found, levels = outcome
@@ -280,7 +325,7 @@ class ReviewWidget(ReviewCases, ReviewVerdicts, ReviewNotes, ReviewModes):
         else:
             self._index = unjudged[0] if unjudged else (0 if self._regions else -1)
         self._enter_last = False
-        self._show_current(move=kit.is_on_screen(self))
+        self._show_current(move=self.in_sight())
 
     def _show_current(self, *, move: bool = True) -> None:
         """Show the current region's details; ``move`` the viewer to it."""
@@ -303,6 +348,7 @@ class ReviewWidget(ReviewCases, ReviewVerdicts, ReviewNotes, ReviewModes):
         )
         self._c.undo_button.setEnabled(bool(self._undo))
         self._show_queue()
+        self._show_strip()
         layer = review_layer(self._viewer)
         if layer is not None and region is not None:
             layer.selected_label = region.object_id

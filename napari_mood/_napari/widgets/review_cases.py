@@ -110,7 +110,7 @@ class ReviewCases(ReviewPart):
         :mod:`.prefetch`); none while the panel is out of sight (it searches when shown).
         """
         name = self._chosen_method()
-        if name not in self._session.method_names or not kit.is_on_screen(self):
+        if name not in self._session.method_names or not self.in_sight():
             return None
         scope = SCOPES[self._c.scope.currentIndex()][1]
         return review_regions_job(name, self._session.threshold(name), scope)
