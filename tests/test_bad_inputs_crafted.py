@@ -185,7 +185,7 @@ def test_the_next_run_removes_the_folder_of_a_killed_run_not_yet_reaped(
     data: Path,  # noqa: F811
     tmp_path: Path,
 ):
-    argv = [sys.executable, "-m", "napari_mood.cli", "run", "sleep 120", str(data / "toy"),
+    argv = [sys.executable, "-m", "napari_mood.cli", "run", "sh -c 'sleep 120' method", str(data / "toy"),
             "--out", str(tmp_path / "out"), "--quiet"]  # fmt: skip
     napari_mood = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
