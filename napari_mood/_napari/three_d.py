@@ -23,6 +23,7 @@ the delays run on Qt's event loop through :mod:`napari_mood._napari._soon`.
 
 from __future__ import annotations
 
+import time
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -38,7 +39,9 @@ __all__ = ["MOVING_STEP", "SETTLE_MS", "MovingDetail", "camera_letters", "volume
 MOVING_STEP = 8.0
 """The sampling step along a ray while a 3-D view moves, in voxels of the drawn level."""
 SETTLE_MS = 250
-"""How long the camera stays still (mouse up) before the sharp sampling comes back."""
+"""How long the view stays still (mouse up, no new frame asked) after its last coarse frame
+before the sharp sampling comes back: counted from the end of that frame, so a frame
+slower than this (a software renderer) is not followed by a sharp one between two moves."""
 _CAMERA_EVENTS = ("angles", "zoom", "center")
 _DEFAULT_ORIENTATION = ("towards", "down", "right")  # napari's 3-D default (right-handed)
 
@@ -114,6 +117,8 @@ class MovingDetail:
         self._steps: dict[int, tuple[Any, float]] = {}  # id(node) -> (node, its sharp step)
         self._generation = 0
         self._held = False  # a mouse button is down on the view
+        self._drawn_at: float | None = 0.0  # when the last coarse frame ended (None: ending)
+        self._watched: Any = None  # the vispy canvas whose draws are watched
         camera = model.scene.camera
         for name in _CAMERA_EVENTS:
             getattr(camera.events, name).connect(self._on_camera_moved)
@@ -134,6 +139,7 @@ class MovingDetail:
                 model.mouse_drag_callbacks.remove(self._on_mouse_drag)
         self._generation += 1
         self._sharpen()
+        self._unwatch_draws()
 
     def _on_camera_moved(self, event: Any = None) -> None:
         model = self._model()
@@ -166,8 +172,27 @@ class MovingDetail:
                 if step < MOVING_STEP:
                     node.relative_step_size = MOVING_STEP
         if self.moving and not was:
+            self._watch_draws(scene)
             scene.update()  # vispy's setter changes the shader only
             self.moving_changed.emit(True)
+
+    def _watch_draws(self, scene: Any) -> None:
+        if scene is not self._watched:
+            self._unwatch_draws()
+            scene.events.draw.connect(self._on_scene_draw, position="last")
+            self._watched = scene
+
+    def _unwatch_draws(self) -> None:
+        if self._watched is not None:
+            self._watched.events.draw.disconnect(self._on_scene_draw)
+            self._watched = None
+
+    def _on_scene_draw(self, event: Any = None) -> None:
+        self._drawn_at = None  # the frame ends with the paint (the renderer's work too)
+        call_soon(self._on_frame_done)
+
+    def _on_frame_done(self) -> None:
+        self._drawn_at = time.perf_counter()
 
     def _settle_later(self) -> None:
         self._generation += 1
@@ -175,8 +200,15 @@ class MovingDetail:
         call_soon(lambda: self._settle(generation), delay_ms=SETTLE_MS)
 
     def _settle(self, generation: int) -> None:
-        if generation == self._generation and not self._held:
-            self._sharpen()
+        if generation != self._generation or self._held:
+            return
+        drawn_at = time.perf_counter() if self._drawn_at is None else self._drawn_at
+        still_ms = 1000 * (time.perf_counter() - drawn_at)
+        if still_ms < SETTLE_MS:  # a slow frame just ended: wait from its end
+            delay = int(SETTLE_MS - still_ms) + 1
+            call_soon(lambda: self._settle(generation), delay_ms=delay)
+            return
+        self._sharpen()
 
     def _sharpen(self) -> None:
         if not self._steps:
