@@ -512,7 +512,7 @@ class LinkedPlanes:
                 crosshair.edge_width = marks.screen_width(model, marks.CROSSHAIR_PIXELS)
 
     def _on_camera_angles(self, event: Any = None) -> None:
-        """A 3-D view turned: its edge letters follow."""
+        """Make the edge letters of a 3-D view follow its camera."""
         model = self._view_of_camera(getattr(event, "source", None))
         if model is not None and model.dims.ndisplay == 3:
             marks.set_letters(model, camera_letters(model) if _has_volume(model) else ("",) * 4)

@@ -6,7 +6,8 @@ takes seconds, and a rotate drag redrew at that pace. Here:
 
 * :class:`MovingDetail`: while the camera of a 3-D view moves (a rotate drag, a zoom,
   a pan) every volume is drawn with a coarse sampling along its rays, one sample every
-  :data:`MOVING_STEP` voxels (napari's own is 0.8 voxel: about a tenth of the work);
+  :data:`MOVING_STEP` voxels (napari's own is 0.8 voxel: about a tenth of the work;
+  :data:`MOVING_SAMPLES` at least across the volume);
   once the mouse is up and the camera has been still for :data:`SETTLE_MS`, the sharp
   sampling comes back in one frame. The coarse step is a uniform of each volume's
   shader: no pyramid level is sliced or uploaded again, so switching either way costs
@@ -25,19 +26,30 @@ from __future__ import annotations
 
 import time
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 from psygnal import Signal
 
 from napari_mood._napari._soon import call_soon
-from napari_mood.core.orientation import facing_letters
+from napari_mood.services.display import facing_letters
 
-__all__ = ["MOVING_STEP", "SETTLE_MS", "MovingDetail", "camera_letters", "volume_nodes"]
+__all__ = [
+    "MOVING_SAMPLES",
+    "MOVING_STEP",
+    "SETTLE_MS",
+    "MovingDetail",
+    "camera_letters",
+    "moving_step",
+    "volume_nodes",
+]
 
 MOVING_STEP = 8.0
-"""The sampling step along a ray while a 3-D view moves, in voxels of the drawn level."""
+"""The largest sampling step along a ray while a 3-D view moves, in voxels of the drawn level."""
+MOVING_SAMPLES = 32
+"""While moving, a ray crossing a volume's smallest side takes at least this many samples
+(a small volume keeps its sharp step: a coarse one would skip a small lesion)."""
 SETTLE_MS = 250
 """How long the view stays still (mouse up, no new frame asked) after its last coarse frame
 before the sharp sampling comes back: counted from the end of that frame, so a frame
@@ -67,7 +79,9 @@ def camera_letters(model: Any) -> tuple[str, str, str, str]:
     axes = [axis - lead for axis in dims.displayed[-3:]]
     if sorted(axes) != [0, 1, 2]:
         return "", "", "", ""
-    return facing_letters(_in_display_axes(up, axes), _in_display_axes(right, axes))
+    return facing_letters(
+        tuple(_in_display_axes(up, axes).tolist()), tuple(_in_display_axes(right, axes).tolist())
+    )
 
 
 def _in_display_axes(vector: np.ndarray, axes: list[int]) -> np.ndarray:
@@ -76,6 +90,17 @@ def _in_display_axes(vector: np.ndarray, axes: list[int]) -> np.ndarray:
     for component, axis in zip(vector, axes, strict=True):
         out[axis] = component
     return out
+
+
+def moving_step(shape: Sequence[int]) -> float:
+    """Return the sampling step of a volume of ``shape`` while its view moves.
+
+    Examples
+    --------
+    >>> moving_step((256, 256, 256)), moving_step((128, 140, 128)), moving_step((12, 14, 10))
+    (8.0, 4.0, 0.3125)
+    """
+    return min(MOVING_STEP, min(int(n) for n in shape) / MOVING_SAMPLES)
 
 
 def volume_nodes(scene: Any | None) -> Iterator[Any]:
@@ -169,9 +194,10 @@ class MovingDetail:
             if id(node) not in self._steps:
                 step = float(node.relative_step_size)
                 self._steps[id(node)] = (node, step)
-                if step < MOVING_STEP:
-                    node.relative_step_size = MOVING_STEP
-        if self.moving and not was:
+                coarse = moving_step(node._vol_shape)
+                if step < coarse:
+                    node.relative_step_size = coarse
+        if scene is not None and self.moving and not was:
             self._watch_draws(scene)
             scene.update()  # vispy's setter changes the shader only
             self.moving_changed.emit(True)

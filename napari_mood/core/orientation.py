@@ -403,9 +403,7 @@ def edge_letters(
     return top, bottom, left, right
 
 
-def facing_letters(
-    up: Sequence[float], right: Sequence[float]
-) -> tuple[str, str, str, str]:
+def facing_letters(up: Sequence[float], right: Sequence[float]) -> tuple[str, str, str, str]:
     """Patient directions nearest to the screen's (top, bottom, left, right) edges in 3-D.
 
     A rotated 3-D view has no plane: each edge is named after the display axis closest

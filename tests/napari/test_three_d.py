@@ -10,7 +10,7 @@ import pytest
 from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.planes import THREE_D, LinkedPlanes
 from napari_mood._napari.session import get_session
-from napari_mood._napari.three_d import MOVING_STEP, camera_letters, volume_nodes
+from napari_mood._napari.three_d import camera_letters, moving_step, volume_nodes
 from napari_mood._napari.viewer import load_into_viewer
 
 pytestmark = pytest.mark.gui
@@ -40,6 +40,8 @@ def test_a_map_hot_inside_the_scan_shows_in_3d(mood_dataset: Path, make_napari_v
     viewer.dims.ndisplay = 3
     viewer.reset_view()
     qtbot.waitUntil(lambda: not session.sharpening, timeout=30_000)
+    detail = session.moving_detail  # still: drawn sharp (and a small volume moves sharp too)
+    qtbot.waitUntil(lambda: not detail.moving, timeout=30_000)
     shot = viewer.screenshot(canvas_only=True, flash=False)
     coloured = _saturated(shot)
     assert coloured.sum() > 20, "no map colour in the 3-D view"
@@ -92,23 +94,26 @@ def test_3d_letters_follow_the_camera_and_leave_in_2d(make_napari_viewer):
     planes.close()
 
 
-def test_a_turning_3d_view_is_coarse_and_sharp_once_still(
-    mood_dataset: Path, make_napari_viewer, qtbot
-):
+def test_a_turning_3d_view_is_coarse_and_sharp_once_still(make_napari_viewer, qtbot):
     viewer = make_napari_viewer(show=True)
-    session = load_into_viewer(viewer, [mood_dataset])
+    session = get_session(viewer)
+    rng = np.random.default_rng(0)
+    viewer.add_image(rng.random((64, 64, 64), dtype=np.float32))  # coarse: 2 voxels a step
+    viewer.add_image(rng.random((64, 64, 64), dtype=np.float32), blending="additive")
     viewer.dims.ndisplay = 3
     qtbot.waitUntil(lambda: not session.sharpening, timeout=30_000)
     viewer.screenshot(canvas_only=True, flash=False)
     detail = session.moving_detail
     qtbot.waitUntil(lambda: not detail.moving, timeout=30_000)
     sharp = {id(n): n.relative_step_size for n in volume_nodes(_scene(viewer))}
-    assert sharp and all(step < MOVING_STEP for step in sharp.values())
+    assert len(sharp) == 2 and all(step < moving_step((64,) * 3) for step in sharp.values())
 
     with qtbot.waitSignal(detail.moving_changed, timeout=30_000) as went:
         viewer.scene.camera.angles = (10.0, 20.0, 80.0)  # what a rotate drag's mouse move sets
     assert went.args == [True] and detail.moving
-    assert all(n.relative_step_size == MOVING_STEP for n in volume_nodes(_scene(viewer)))
+    for node in volume_nodes(_scene(viewer)):  # coarse, or sharp already when small
+        step = max(sharp[id(node)], moving_step(node._vol_shape))
+        assert node.relative_step_size == pytest.approx(step)
     with qtbot.waitSignal(detail.moving_changed, timeout=30_000) as settled:
         pass
     assert settled.args == [False] and not detail.moving
