@@ -12,6 +12,8 @@ from napari_mood._napari.planes import THREE_D, LinkedPlanes
 from napari_mood._napari.session import get_session
 from napari_mood._napari.three_d import camera_letters, moving_step, volume_nodes
 from napari_mood._napari.viewer import load_into_viewer
+from tests.conftest import write_nifti
+from tests.napari.conftest import AFFINE, SHAPE
 
 pytestmark = pytest.mark.gui
 
@@ -33,6 +35,9 @@ def _method_colour(layer) -> np.ndarray:
 
 def test_a_map_hot_inside_the_scan_shows_in_3d(mood_dataset: Path, make_napari_viewer, qtbot):
     """The lesion's map voxels lie inside the scan's volume: drawn over it, not hidden."""
+    shell = np.full(SHAPE, 0.2, np.float32)  # a head: its surface brightest (skin, skull)
+    shell[1:-1, 1:-1, 1:-1] = 0.1
+    write_nifti(mood_dataset / "toy" / "case_1.nii.gz", shell, AFFINE)
     viewer = make_napari_viewer(show=True)
     session = load_into_viewer(viewer, [mood_dataset])
     for layer in viewer.layers:  # the scan and one map: the colour seen is that map's
