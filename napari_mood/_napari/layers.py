@@ -11,7 +11,7 @@ Every layer napari-mood creates carries ``metadata["napari_mood"]``::
 
 The session recognises layers by this entry only, never by their names.
 
-Display of a method's map: an Image with ``translucent`` blending and the method's
+Display of a method's map: an Image with :data:`OVER_SCAN_BLENDING` and the method's
 colormap (:func:`napari_mood.services.looks.method_colormap`). The display threshold is the
 layer's lower contrast limit (:func:`napari_mood.core.scores.threshold_limits`), so
 voxels at or below the threshold map to the transparent end and the colour ramp spans
@@ -34,6 +34,7 @@ __all__ = [
     "AXIS_LABELS_3D",
     "BOXES_KEY",
     "GT_FILL_OPACITY",
+    "OVER_SCAN_BLENDING",
     "METADATA_KEY",
     "LayerData",
     "Role",
@@ -62,6 +63,13 @@ Role = Literal["scan", "gt", "method"]
 ROLES: tuple[str, ...] = ("scan", "gt", "method")
 AXIS_LABELS_3D: tuple[str, ...] = ("axial", "coronal", "sagittal")  # planes the sliders pick
 GT_FILL_OPACITY = 0.5
+OVER_SCAN_BLENDING = "translucent_no_depth"
+"""How the maps and the GT are blended: over the layers below them, without a depth test.
+
+In 2-D the same as ``translucent``. In 3-D the scan's rays (attenuated MIP) write the
+depth of its outer surface, and a depth-tested map or GT inside the head was hidden
+behind it: a map's hot voxels are drawn over the scan wherever they lie (its MIP), the
+GT's surface over the maps."""
 
 
 PYRAMID_MIN_VOXELS = 160**3

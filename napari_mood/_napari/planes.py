@@ -54,6 +54,7 @@ from napari_mood._napari.layer_refill import SharpBudget, SharpLevels
 from napari_mood._napari.layers import METADATA_KEY, is_box_layer
 from napari_mood._napari.measure_layers import MEASURE_ROLE
 from napari_mood._napari.mirror import LayerMirror
+from napari_mood._napari.three_d import MovingDetail, camera_letters
 from napari_mood._napari.viewer import unwrap_viewer
 from napari_mood.services.display import plane_view, screen_flips
 from napari_mood.services.options import Convention, Plane
@@ -180,6 +181,7 @@ class LinkedPlanes:
         self._zooms: dict[int, float] = {}  # each camera's last zoom: a change is a factor
         self._ready = False  # the first views are built (their first copies wait till then)
         self._sharp: dict[str, SharpLevels] = {}  # a 3-D view's pyramids: coarse, then sharp
+        self._moving: dict[str, MovingDetail] = {}  # a 3-D view: coarse while it moves
         self._connect_view(viewer)
         for plane in SIDE_PLANES:
             self._add_model(plane)
@@ -212,6 +214,12 @@ class LinkedPlanes:
         sharp = self._sharp.get(kind)
         if sharp is not None:
             sharp.scene = scene
+        if kind in self._moving:
+            self._moving[kind].scene = scene
+
+    def moving_detail(self, kind: str) -> MovingDetail | None:
+        """Return what draws view ``kind`` coarse while it moves (a 3-D view's), or None."""
+        return self._moving.get(kind)
 
     @property
     def pending(self) -> int:
@@ -267,6 +275,7 @@ class LinkedPlanes:
             self._sharp[kind] = SharpLevels(
                 weakref.ref(model), first=self._first_3d, budget=self._sharp_budget()
             )
+            self._moving[kind] = MovingDetail(model)
         self.models[kind] = model
         self._mirrors[kind] = LayerMirror(
             self.viewer.layers,
@@ -305,12 +314,16 @@ class LinkedPlanes:
         sharp = self._sharp.pop(kind, None)
         if sharp is not None:
             sharp.release()  # its pending steps are dropped
+        moving = self._moving.pop(kind, None)
+        if moving is not None:
+            moving.close()
 
     def _connect_view(self, model: Any) -> None:
         model.dims.events.point.connect(self._on_dims_point)
         model.dims.events.ndisplay.connect(self._on_dims_ndisplay)
         model.scene.camera.events.zoom.connect(self._on_camera_zoom)
         model.scene.camera.events.center.connect(self._on_camera_center)
+        model.scene.camera.events.angles.connect(self._on_camera_angles)
         model.mouse_drag_callbacks.append(self._on_mouse_drag)
         marks.add_letters(model)
         self._zooms[id(model.scene.camera)] = float(model.scene.camera.zoom)
@@ -320,6 +333,7 @@ class LinkedPlanes:
         model.dims.events.ndisplay.disconnect(self._on_dims_ndisplay)
         model.scene.camera.events.zoom.disconnect(self._on_camera_zoom)
         model.scene.camera.events.center.disconnect(self._on_camera_center)
+        model.scene.camera.events.angles.disconnect(self._on_camera_angles)
         if self._on_mouse_drag in model.mouse_drag_callbacks:
             model.mouse_drag_callbacks.remove(self._on_mouse_drag)
         marks.remove_letters(model)
@@ -527,6 +541,12 @@ class LinkedPlanes:
             if crosshair is not None and len(crosshair.data):
                 crosshair.edge_width = marks.screen_width(model, marks.CROSSHAIR_PIXELS)
 
+    def _on_camera_angles(self, event: Any = None) -> None:
+        """Make the edge letters of a 3-D view follow its camera."""
+        model = self._view_of_camera(getattr(event, "source", None))
+        if model is not None and model.dims.ndisplay == 3:
+            marks.set_letters(model, camera_letters(model) if _has_volume(model) else ("",) * 4)
+
     def _on_camera_center(self, event: Any = None) -> None:
         source = self._view_of_camera(getattr(event, "source", None))
         if source is not None:
@@ -579,6 +599,9 @@ class LinkedPlanes:
 
     def _orient_all(self) -> None:
         for model in self.views:
+            if model.dims.ndisplay == 3 and _has_volume(model):
+                marks.set_letters(model, camera_letters(model))  # as the camera turns
+                continue
             if model.dims.ndisplay != 2 or model.dims.ndim < 2:
                 marks.set_letters(model, ("", "", "", ""))
                 continue

@@ -18,7 +18,8 @@ What is opened (see :func:`napari_mood.io.layout.find_case_folder_layout`):
 Layers: scan -> gray Image named after the case; each map -> Image named after the method
 (colour and threshold display described in :mod:`napari_mood._napari.layers`); ground truth ->
 Labels named ``"<case> GT"``, drawn as an outline once the session takes it (filled and
-translucent before). All layers of a case use the scan's display transform and ``scale``
+translucent before). Maps and GT are blended over the scan without a depth test
+(:data:`~napari_mood._napari.layers.OVER_SCAN_BLENDING`): visible inside the head in 3-D. All layers of a case use the scan's display transform and ``scale``
 so they line up voxel for voxel. Problems found while reading (missing maps, shape or
 affine mismatches, NaN) are emitted as :class:`~napari_mood.io.errors.MoodInputWarning`.
 """
@@ -38,6 +39,7 @@ from napari_mood._napari.layers import (
     AXIS_LABELS_3D,
     GT_FILL_OPACITY,
     METADATA_KEY,
+    OVER_SCAN_BLENDING,
     LayerData,
     display_levels,
     gt_colormap,
@@ -430,7 +432,7 @@ def _method_layer(case: CaseData, method: str, color: str, threshold: float) -> 
         "name": method,
         "colormap": method_colormap(color),
         "contrast_limits": list(threshold_limits(threshold)),
-        "blending": "translucent",
+        "blending": OVER_SCAN_BLENDING,
         "opacity": METHOD_OPACITY,
         "metadata": meta,
         **_grid_kwargs(case),
@@ -453,7 +455,7 @@ def _gt_layer(case: CaseData) -> LayerData:
         "name": f"{case.stem} GT",
         "colormap": gt_colormap(),
         "opacity": GT_FILL_OPACITY,
-        "blending": "translucent",
+        "blending": OVER_SCAN_BLENDING,
         "metadata": meta,
         **_grid_kwargs(case),
     }

@@ -69,6 +69,7 @@ from napari_mood._napari.layers import (
     scored_data,
 )
 from napari_mood._napari.role_looks import RoleLooks, outline_gt, render_scan
+from napari_mood._napari.three_d import MovingDetail
 from napari_mood.services.display import DisplayTransform
 from napari_mood.services.labelling import LabellingCache
 from napari_mood.services.looks import METHOD_COLORS, method_colormap
@@ -176,6 +177,7 @@ class MoodSession:
             scene=self._scene,
             budget=self.sharp_budget,
         )
+        self.moving_detail = MovingDetail(viewer, scene=self._scene)  # 3-D: coarse while moving
         viewer.layers.events.inserted.connect(self._on_layers_inserted)
         viewer.layers.events.removed.connect(self._on_layers_removed)
         viewer.dims.events.ndisplay.connect(self._on_dims_ndisplay, position="first")
@@ -488,6 +490,7 @@ class MoodSession:
             viewer.layers.events.inserted.disconnect(self._on_layers_inserted)
             viewer.layers.events.removed.disconnect(self._on_layers_removed)
             viewer.dims.events.ndisplay.disconnect(self._on_dims_ndisplay)
+        self.moving_detail.close()
         for layer in list(self._methods.values()):
             layer.events.contrast_limits.disconnect(self._on_layer_contrast_limits)
         self._methods.clear()

@@ -17,7 +17,7 @@ says, because the scorer compares voxels, not world positions.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
@@ -33,6 +33,7 @@ __all__ = [
     "PlaneView",
     "display_transform",
     "edge_letters",
+    "facing_letters",
     "orientable",
     "oriented_plane",
     "plane_view",
@@ -400,6 +401,50 @@ def edge_letters(
     top, bottom = _AXIS_LETTERS[row_axis][:: -1 if flip_rows else 1]
     left, right = _AXIS_LETTERS[col_axis][:: -1 if flip_cols else 1]
     return top, bottom, left, right
+
+
+def facing_letters(up: Sequence[float], right: Sequence[float]) -> tuple[str, str, str, str]:
+    """Patient directions nearest to the screen's (top, bottom, left, right) edges in 3-D.
+
+    A rotated 3-D view has no plane: each edge is named after the display axis closest
+    to the screen direction pointing at it (the largest component, in display axes).
+
+    Parameters
+    ----------
+    up, right : sequence of float
+        The screen's up and right directions in display axes (0 S, 1 A, 2 R; not
+        necessarily unit vectors).
+
+    Returns
+    -------
+    tuple of str
+        One letter (S, I, A, P, R, L) per edge.
+
+    Raises
+    ------
+    ValueError
+        When a direction is not three finite numbers, or is zero.
+
+    Examples
+    --------
+    >>> facing_letters((0.0, -1.0, 0.0), (0.0, 0.0, 1.0))  # from above, anterior up
+    ('A', 'P', 'L', 'R')
+    >>> facing_letters((0.9, 0.3, 0.0), (0.0, 0.2, -0.8))  # oblique: the nearest axis
+    ('S', 'I', 'R', 'L')
+    """
+    top, bottom = _facing(up)
+    right_letter, left_letter = _facing(right)
+    return top, bottom, left_letter, right_letter
+
+
+def _facing(direction: Sequence[float]) -> tuple[str, str]:
+    """Return the letters the direction points to and away from."""
+    vector = np.asarray(direction, dtype=float)
+    if vector.shape != (3,) or not np.all(np.isfinite(vector)) or not np.any(vector):
+        raise ValueError(f"need a non-zero direction of three numbers, got {direction!r}")
+    axis = int(np.argmax(np.abs(vector)))
+    low, high = _AXIS_LETTERS[axis]
+    return (high, low) if vector[axis] > 0 else (low, high)
 
 
 def _check_axes(row_axis: int, col_axis: int) -> None:

@@ -36,13 +36,20 @@ import numpy as np
 
 from napari_mood.core._checks import check_choice
 from napari_mood.core.curves import memory_order_axes
-from napari_mood.core.orientation import DisplayTransform, edge_letters, plane_view, screen_flips
+from napari_mood.core.orientation import (
+    DisplayTransform,
+    edge_letters,
+    facing_letters,
+    plane_view,
+    screen_flips,
+)
 from napari_mood.core.scores import to_mood_scores
 from napari_mood.io._pages import empty_kept
 
 __all__ = [
     "DisplayTransform",
     "edge_letters",
+    "facing_letters",
     "plane_view",
     "screen_flips",
     "DisplayCopy",

@@ -98,3 +98,26 @@ def test_to_display_refuses_another_grid():
     transform = display_transform(SHAPE, AFFINES["RAS"])
     with pytest.raises(ValueError, match=r"differs from the scan grid \(4, 5, 6\)"):
         transform.to_display(np.zeros((4, 5, 7)))
+
+
+@pytest.mark.parametrize(
+    ("up", "right", "letters"),
+    [
+        ((1, 0, 0), (0, 0, 1), ("S", "I", "L", "R")),  # coronal from the front, neurological
+        ((1, 0, 0), (0, 0, -1), ("S", "I", "R", "L")),  # radiological
+        ((0, -1, 0), (0, 0, 1), ("A", "P", "L", "R")),  # from above
+        ((0.6, 0.8, 0), (0, 0, -1), ("P", "A", "R", "L")),  # oblique: the nearest axis wins
+    ],
+)
+def test_facing_letters_name_each_edge_after_the_nearest_axis(up, right, letters):
+    from napari_mood.core.orientation import facing_letters
+
+    assert facing_letters(up, right) == letters
+
+
+@pytest.mark.parametrize("bad", [(0, 0, 0), (1, 0), (np.nan, 1, 0)])
+def test_facing_letters_refuse_a_direction_that_is_none(bad):
+    from napari_mood.core.orientation import facing_letters
+
+    with pytest.raises(ValueError, match="direction"):
+        facing_letters(bad, (0, 0, 1))

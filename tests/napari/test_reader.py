@@ -126,7 +126,7 @@ def test_method_layers_are_transparent_below_the_threshold(tmp_path: Path):
     assert kwargs["contrast_limits"] == [0.5, 1.0]
     assert kwargs["colormap"]["controls"][0] == 0.0
     assert kwargs["colormap"]["colors"][0][3] == 0.0  # alpha at and below the threshold
-    assert kwargs["blending"] == "translucent"
+    assert kwargs["blending"] == "translucent_no_depth"  # over the scan in 3-D too
 
 
 def test_preds_add_methods(tmp_path: Path):
