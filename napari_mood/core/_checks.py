@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -142,6 +141,11 @@ def _range(minimum: float | None, maximum: float | None) -> str:
     return "" if maximum is None else f"<= {maximum:g}"
 
 
+def _path_like(value: Any) -> bool:
+    """Whether ``value`` is an ``os.PathLike`` (it has ``__fspath__``), without importing os."""
+    return hasattr(type(value), "__fspath__")
+
+
 def check_path(name: str, value: Any) -> Path:
     """Return ``value`` as a Path: TypeError unless a str or path-like, ValueError if empty or with NUL.
 
@@ -152,9 +156,9 @@ def check_path(name: str, value: Any) -> Path:
     ...
     TypeError: dataset must be a path (str or os.PathLike); got an int (123)
     """
-    if not isinstance(value, str | os.PathLike):
+    if not isinstance(value, str) and not _path_like(value):
         raise TypeError(f"{name} must be a path (str or os.PathLike); got {described(value)}")
-    path = os.fspath(value)
+    path = value if isinstance(value, str) else type(value).__fspath__(value)
     if not isinstance(path, str):
         raise TypeError(f"{name} must be a path (str or os.PathLike); got {described(value)}")
     if not path.strip():
@@ -177,8 +181,8 @@ def check_array(name: str, value: Any, *, ndim: int | None = None) -> np.ndarray
     TypeError: scores must be an array of numbers; got a str ('x.nii.gz') (read a file with read_scores or read_label first)
     """
     hint = " (read a file with read_scores or read_label first)"
-    if value is None or isinstance(value, str | bytes | os.PathLike | Mapping):
-        path_like = isinstance(value, str | bytes | os.PathLike)
+    if value is None or isinstance(value, str | bytes | Mapping) or _path_like(value):
+        path_like = isinstance(value, str | bytes) or _path_like(value)
         raise TypeError(
             f"{name} must be an array of numbers; got {described(value)}{hint * path_like}"
         )
