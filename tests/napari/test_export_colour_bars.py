@@ -2,8 +2,9 @@
 
 A map's lower contrast limit is its display threshold: at a threshold near 1 (a binary
 map at its best threshold) napari's own colour bar of the map read 0.9998-1.0008. The
-export's bars are score legends (:class:`~napari_mood._napari.score_legend.ScoreLegend`),
-one per shown map, the compare grid's own in grid view; none is left behind.
+export's bars read scores 0..1: in the overlay view they sit in a strip under the canvas
+(nothing drawn over it), one per shown map; in the grid view each cell keeps its own bar,
+once, and none is left behind.
 """
 
 from __future__ import annotations
@@ -52,17 +53,30 @@ def exporting(make_napari_viewer, mood_dataset, tmp_path, monkeypatch):
     browser.deleteLater()
 
 
-def test_export_colour_bars_read_scores_not_contrast_limits(exporting):
+def test_export_colour_bars_read_scores_not_contrast_limits(exporting, monkeypatch):
+    import napari_mood._napari.viewer as viewer_module
+
     viewer, session, browser, seen, out = exporting
     low, high = session.method("a").layer.contrast_limits
     assert high - low < 0.01  # napari's own bar would read about 0.9998 .. 1.0008
     layers_before = list(viewer.layers)
+    legends: list[list] = []
+    add_legend = viewer_module.add_legend
+
+    def spy(path, entries, **kwargs):
+        legends.append(list(entries))
+        return add_legend(path, entries, **kwargs)
+
+    monkeypatch.setattr(viewer_module, "add_legend", spy)
     ui.click(ui.control(browser, "Export view...", QPushButton))
     assert out.is_file()
-    (bars,) = seen
-    assert len(bars) == len(session.methods)  # one per shown map
-    assert all(limits == (0.0, 1.0) for _, limits in bars), bars
-    assert list(viewer.layers) == layers_before  # the legends are gone again
+    (on_canvas,) = seen
+    assert on_canvas == []  # nothing drawn over the view: the bars are in the strip below
+    (entries,) = legends
+    assert sorted(e.name for e in entries) == sorted(session.method_names)  # one per shown map
+    for entry in entries:  # each bar reads scores 0..1, whatever the contrast limits
+        assert entry.ticks[0] == (0.0, "0") and entry.ticks[-1] == (1.0, "1"), entry.ticks
+    assert list(viewer.layers) == layers_before
     assert not any(m.layer.colorbar.visible for m in session.methods)
 
 
