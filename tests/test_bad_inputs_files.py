@@ -522,9 +522,7 @@ def test_a_ground_truth_box_of_no_area_is_refused_naming_its_line(
     capsys, nova: Path, tmp_path: Path, width: int, height: int
 ):
     boxes = nova / "boxes.csv"
-    boxes.write_text(
-        boxes.read_text().replace("204,75,73,71,R1", f"204,75,{width},{height},R1", 1)
-    )
+    boxes.write_text(boxes.read_text().replace("204,75,73,71,R1", f"204,75,{width},{height},R1", 1))
     out = tmp_path / "result.json"
     err = _refused(capsys, nova, "evaluate-boxes", str(nova), "--out", str(out),
                    names=f"{boxes}: line 2: the box (204, 75, ")  # fmt: skip
