@@ -1146,7 +1146,7 @@ def outputs_tries(work: Path, data: Path) -> Iterator[Try]:
         "simulate --out the dataset": (["simulate", str(scan), "--count", "1"], "--out", data),
         "sweep --out the scan's folder": (["sweep", "size", str(scan), "--radii", "1"], "--out", data / "toy"),
         "run --out the input folder": (["run", "true", str(data / "toy")], "--out", data / "toy"),
-        "run --out the dataset": (["run", "true", str(data / "toy")], "--out", data),
+
         "run --out a method": (["run", "true", str(data / "toy")], "--out", data / "methods" / "a"),
         "reconstruct --out the dataset's scans": (["reconstruct", str(data), "--template", str(scan)], "--out", data / "toy"),
         "reconstruct --out the template": (["reconstruct", str(data), "--template", str(scan)], "--out", scan),
@@ -1154,22 +1154,24 @@ def outputs_tries(work: Path, data: Path) -> Iterator[Try]:
     }  # fmt: skip
     for label, (argv, option, target) in cases.items():
         for force in (False, True):
+            # a method's folder is run's own kind of output: --force may fill it (inputs kept)
+            output_kind = force and label == "run --out a method"
             yield Try(
                 f"outputs/{label}{' --force' if force else ''}",
                 [*argv, option, str(target), *(["--force"] if force else []), "--quiet"],
-                codes=(1, 2),
-                names=(str(target), target.name),
+                codes=(0, 1) if output_kind else (1, 2),
+                names=() if output_kind else (str(target), target.name),
                 kept=(data, nova, journals),
                 leftovers=(work, data, nova),
             )
-    # --force semantics on the user's own files
+    # --force semantics on the user's own files (a run's own output folder is no input)
     mine = work / "mine"
     for label, (argv, option, suffix) in {
         "evaluate --out": (ev, "--out", ".csv"),
         "evaluate-boxes --out": (eb, "--out", ".json"),
         "evaluate-boxes --plot": (eb, "--plot", ".png"),
         "figure --out": (fig, "--out", ".png"),
-        "review-report --plot": (rr + ["--out", str(work / "rr2"), "--force"], "--plot", ".png"),
+        "review-report --plot": (rr, "--plot", ".png"),
     }.items():
         for state in ("a file", "a folder", "a link to an input", "a folder with a file"):
             for force in (False, True):
@@ -1188,10 +1190,15 @@ def outputs_tries(work: Path, data: Path) -> Iterator[Try]:
                         if state.endswith("file"):
                             (target / "mine.txt").write_text("mine\n")
 
-                replaced = force and state == "a file"
+                # --force replaces a link itself (never its target), unless it links to an input
+                reads_scan = label.startswith(("evaluate ", "figure"))
+                replaced = force and (
+                    state == "a file" or (state.startswith("a link") and not reads_scan)
+                )
+                more = ["--out", str(target) + ".study"] if label.startswith("review") else []
                 yield Try(
                     f"force/{label} onto {state}{' --force' if force else ''}",
-                    [*argv, option, str(target), *(["--force"] if force else []), "--quiet"],
+                    [*argv, *more, option, str(target), *(["--force"] if force else []), "--quiet"],
                     codes=(0,) if replaced else (1, 2),
                     names=() if replaced else (str(target), target.name),
                     kept=(data, nova, journals) + (() if replaced else (target,)),
