@@ -12,7 +12,7 @@ file's sha256 taken before and after, and is counted as one of
   or an output written although the command was refused;
 - ``unclear``: refused, but the message does not name what it refuses.
 
-Usage (from the repository; 20 to 30 minutes on two busy cores)::
+Usage (from the repository; 586 tries, about 45 minutes on two busy cores)::
 
     python scripts/hostile_sweep.py [--only CLASS] [--keep DIR]
 
