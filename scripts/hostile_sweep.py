@@ -12,20 +12,27 @@ file's sha256 taken before and after, and is counted as one of
   or an output written although the command was refused;
 - ``unclear``: refused, but the message does not name what it refuses.
 
-Usage (from the repository; about 10 minutes on two busy cores)::
+Usage (from the repository; 586 tries, about 45 minutes on two busy cores)::
 
     python scripts/hostile_sweep.py [--only CLASS] [--keep DIR]
 
 The classes are the ones of issue 47 item 1 and 3: ``force`` (``--force`` onto generated
 datasets holding a user's files), ``memory`` (headers declaring more than memory holds),
 ``names`` (output names no file system takes), ``killed`` (``kill -9`` of ``run``),
-``figure`` (scans with NaN or infinities).
+``figure`` (scans with NaN or infinities); and of item 2 and beyond, damaged inputs whose
+numbers are compared with an undamaged run's: ``boxes`` (``boxes.csv`` and predictions),
+``recon`` (``evaluate-recon --region`` masks), ``journals`` (review journals), ``maps``
+(``evaluate`` score maps and sample scores), ``outputs`` (every output option pointed at an
+input or a user's file, with and without ``--force``). A damaged input may be refused naming
+it, skipped with a warning naming it, or be harmless (the same numbers); exit 0 with other
+numbers and no word about the file is ``wrong``.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import gzip
 import hashlib
 import json
 import os
@@ -67,6 +74,7 @@ class Try:
     before: Callable[[], None] | None = None
     after: Callable[[], str | None] | None = None  # returns a kind to count, or None
     env: dict[str, str] = field(default_factory=dict)
+    judge: Callable[[int, str], tuple[str, str] | None] | None = None  # the numbers, by kind
 
 
 # --------------------------------------------------------------------------- running
@@ -137,6 +145,10 @@ def run(attempt: Try) -> tuple[str, str]:
             "partial",
             f"left: {_left(attempt.leftovers)} {[str(p) for p in attempt.absent if p.exists()]}",
         )
+    if attempt.judge is not None:
+        verdict = attempt.judge(code, said)
+        if verdict is not None:
+            return verdict
     if code not in attempt.codes:
         return "wrong", f"exit {code}, expected {attempt.codes}: {said.strip()[-300:]}"
     missing = [s for s in attempt.said if s not in said]
@@ -508,12 +520,704 @@ def figure_tries(work: Path, data: Path) -> Iterator[Try]:
             )
 
 
+# --------------------------------------------------------------------------- data files (item 2)
+
+NEUTRAL, BAD, LEGIT = "neutral", "bad", "legit"
+
+
+def _numbers(value: object, at: str = "") -> dict[str, float]:
+    """Every number of a JSON result by its key path (strings, such as paths, are left out)."""
+    found: dict[str, float] = {}
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found.update(_numbers(item, f"{at}/{key}"))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found.update(_numbers(item, f"{at}/{i}"))
+    elif isinstance(value, bool | int | float) and value is not None:
+        found[at] = float(value)
+    return found
+
+
+def _same(a: dict[str, float], b: dict[str, float]) -> bool:
+    return a.keys() == b.keys() and all(
+        (np.isnan(a[k]) and np.isnan(b[k])) or abs(a[k] - b[k]) <= 1e-9 for k in a
+    )
+
+
+def _judge(
+    expect: str, out: Path, baseline: dict[str, dict[str, float]], named: tuple[str, ...],
+    pick: Callable[[object], object] = lambda result: result,
+) -> Callable[[int, str], tuple[str, str] | None]:  # fmt: skip
+    """Exit 0: the baseline's numbers, or other numbers with a warning naming the file.
+
+    ``neutral`` inputs (a BOM, CRLF, another dtype of the same values) must not be refused
+    and give the baseline's numbers (or say why not, naming the file); ``bad`` ones may be refused naming the file, skipped with a
+    warning naming it, or be harmless; ``legit`` ones may change the numbers silently.
+    """
+
+    def judge(code: int, said: str) -> tuple[str, str] | None:
+        if code != 0:
+            if out.exists():
+                return "partial", f"exit {code} but {out} was written"
+            if expect == NEUTRAL:
+                return "wrong", f"a harmless input refused: {said.strip()[-300:]}"
+            return None  # the refusal must name the file (Try.names)
+        if not out.exists():
+            return "wrong", f"exit 0 without {out}"
+        got = _numbers(pick(json.loads(out.read_text())))
+        if expect == LEGIT or _same(got, baseline["numbers"]):
+            return "clean", ""
+        changed = sorted(k for k in got if got.get(k) != baseline["numbers"].get(k))[:3]
+        if any(n in said for n in named):  # not silent: a warning names the file
+            return "clean", ""
+        return "wrong", f"exit 0, numbers changed ({changed}) and nothing names {named[-1:]}"
+
+    return judge
+
+
+def _baseline(argv: list[str], out: Path, pick: Callable[[object], object]) -> dict[str, float]:
+    code, said = _napari_mood([*argv, "--format", "json", "--out", str(out), "--quiet"], {})
+    assert code == 0, said
+    return _numbers(pick(json.loads(out.read_text())))
+
+
+NOVA = Path(__file__).resolve().parent.parent / "sample_data" / "nova"
+GT_HEADER = "image_id,x,y,width,height,reader"
+
+
+def _gt_rows() -> list[list[str]]:
+    return [line.split(",") for line in (NOVA / "boxes.csv").read_text().splitlines()[1:]]
+
+
+def _rows(rows: list[list[str]], header: str = GT_HEADER) -> bytes:
+    return ("\n".join([header, *(",".join(r) for r in rows)]) + "\n").encode()
+
+
+def _edit(rows: list[list[str]], row: int, col: int, value: str) -> list[list[str]]:
+    rows = [list(r) for r in rows]
+    rows[row][col] = value
+    return rows
+
+
+def _gt_variants() -> dict[str, tuple[str, bytes]]:
+    rows = _gt_rows()
+    plain = _rows(rows)
+    r2 = [i for i, r in enumerate(rows) if r[5] == "R2"]
+    v: dict[str, tuple[str, bytes]] = {
+        "CRLF": (NEUTRAL, plain.replace(b"\n", b"\r\n")),
+        "UTF-8 BOM": (NEUTRAL, b"\xef\xbb\xbf" + plain),
+        "no final newline": (NEUTRAL, plain.rstrip(b"\n")),
+        "columns reordered": (NEUTRAL, _rows([[r[5], *r[:5]] for r in rows], "reader,image_id,x,y,width,height")),
+        "numbers as 204.0": (NEUTRAL, _rows([[r[0], *(f"{float(x):.1f}" for x in r[1:5]), r[5]] for r in rows])),
+        "partly empty reader (R2 rows)": (BAD, _rows([_edit([r], 0, 5, "")[0] if i in r2 else r for i, r in enumerate(rows)])),
+        "one empty reader cell": (BAD, _rows(_edit(rows, 0, 5, ""))),
+        "reader cell of spaces": (BAD, _rows(_edit(rows, 0, 5, "  "))),
+        "all reader cells empty": (LEGIT, _rows([[*r[:5], ""] for r in rows])),
+        "one reader only": (LEGIT, _rows([r for r in rows if r[5] == "R1"])),
+        "id ../images/<id>": (BAD, _rows(_edit(rows, 0, 0, "../images/" + rows[0][0]))),
+        "id images/<id>": (BAD, _rows(_edit(rows, 0, 0, "images/" + rows[0][0]))),
+        "id ./<id>": (BAD, _rows(_edit(rows, 0, 0, "./" + rows[0][0]))),
+        "id absolute path": (BAD, _rows(_edit(rows, 0, 0, str(NOVA / "images" / rows[0][0])))),
+        "id <id>.png": (BAD, _rows(_edit(rows, 0, 0, rows[0][0] + ".png"))),
+        "id with NUL": (BAD, _rows(_edit(rows, 0, 0, rows[0][0] + "\0"))),
+        "id of no image": (BAD, _rows(_edit(rows, 0, 0, "brain_999_z1"))),
+        "id with a trailing space": (BAD, _rows(_edit(rows, 0, 0, rows[0][0] + " "))),
+        "row of 5 cells": (BAD, _rows([rows[0][:4] + rows[0][5:], *rows[1:]])),
+        "row of 7 cells": (BAD, _rows([[*rows[0], "9"], *rows[1:]])),
+        "empty width": (BAD, _rows(_edit(rows, 0, 3, ""))),
+        "NaN width": (BAD, _rows(_edit(rows, 0, 3, "nan"))),
+        "inf x": (BAD, _rows(_edit(rows, 0, 1, "inf"))),
+        "negative width": (BAD, _rows(_edit(rows, 0, 3, "-73"))),
+        "zero height": (BAD, _rows(_edit(rows, 0, 4, "0"))),
+        "negative x": (BAD, _rows(_edit(rows, 0, 1, "-500"))),
+        "huge width 1e300": (BAD, _rows(_edit(rows, 0, 3, "1e300"))),
+        "width 1e400": (BAD, _rows(_edit(rows, 0, 3, "1e400"))),
+        "x is text": (BAD, _rows(_edit(rows, 0, 1, "abc"))),
+        "non-UTF-8 id": (BAD, plain.replace(rows[0][0].encode(), b"brain_\xff01", 1)),
+        "non-UTF-8 reader": (BAD, plain.replace(b",R2", b",R\xe92", 1)),
+        "latin-1 file": (BAD, plain.replace(b",R1", b",R\xe9", 1)),
+        "empty file": (BAD, b""),
+        "header only": (LEGIT, (GT_HEADER + "\n").encode()),
+        "header without reader": (LEGIT, _rows([r[:5] for r in rows], "image_id,x,y,width,height")),
+        "header without width": (BAD, _rows([r[:3] + r[4:] for r in rows], "image_id,x,y,height,reader")),
+        "header repeated inside": (BAD, _rows([*rows[:3], GT_HEADER.split(","), *rows[3:]])),
+        "NUL byte in the file": (BAD, plain.replace(b"\n", b"\n\0", 1)),
+        "blank lines between": (NEUTRAL, plain.replace(b"\n", b"\n\n")),
+        "a UTF-16 file": (BAD, plain.decode().encode("utf-16")),
+    }  # fmt: skip
+    return v
+
+
+def _pred_variants() -> dict[str, tuple[str, bytes]]:
+    boxes = json.loads((NOVA / "predictions" / "oracle_noisy.json").read_text())
+
+    def edit(key: str, value: object, i: int = 0) -> bytes:
+        rows = [dict(b) for b in boxes]
+        if value is _DROP:
+            del rows[i][key]
+        else:
+            rows[i][key] = value
+        return json.dumps(rows).encode()
+
+    text = json.dumps(boxes).encode()
+    return {
+        "UTF-8 BOM": (NEUTRAL, b"\xef\xbb\xbf" + text),
+        "bbox of 3 numbers": (BAD, edit("bbox", boxes[0]["bbox"][:3])),
+        "bbox of 5 numbers": (BAD, edit("bbox", [*boxes[0]["bbox"], 1])),
+        "bbox empty": (BAD, edit("bbox", [])),
+        "bbox a string": (BAD, edit("bbox", "1,2,3,4")),
+        "bbox of strings": (BAD, edit("bbox", [str(x) for x in boxes[0]["bbox"]])),
+        "bbox null": (BAD, edit("bbox", None)),
+        "bbox NaN": (BAD, text.replace(str(boxes[0]["bbox"][2]).encode(), b"NaN", 1)),
+        "bbox Infinity": (BAD, text.replace(str(boxes[0]["bbox"][2]).encode(), b"Infinity", 1)),
+        "bbox negative width": (BAD, edit("bbox", [*boxes[0]["bbox"][:2], -60, 59])),
+        "bbox huge 1e300": (BAD, edit("bbox", [0, 0, 1e300, 1e300])),
+        "bbox 1e400": (BAD, text.replace(str(boxes[0]["bbox"][2]).encode(), b"1e400", 1)),
+        "score NaN": (BAD, edit("score", float("nan"))),
+        "score Infinity": (BAD, edit("score", float("inf"))),
+        "score -Infinity": (BAD, edit("score", float("-inf"))),
+        "score a string": (BAD, edit("score", "high")),
+        "score missing": (BAD, edit("score", _DROP)),
+        "score 1e308": (LEGIT, edit("score", 1e308)),
+        "score negative": (LEGIT, edit("score", -5.0)),
+        "id ../images/<id>": (BAD, edit("image_id", "../images/" + boxes[0]["image_id"])),
+        "id absolute path": (BAD, edit("image_id", str(NOVA / "images" / boxes[0]["image_id"]))),
+        "id with NUL": (BAD, edit("image_id", boxes[0]["image_id"] + "\0")),
+        "id an integer": (BAD, edit("image_id", 3)),
+        "id of no image": (BAD, edit("image_id", "brain_999_z1")),
+        "image_id missing": (BAD, edit("image_id", _DROP)),
+        "an empty list": (LEGIT, b"[]"),
+        "an object, not a list": (BAD, b'{"image_id": "x"}'),
+        "a list of numbers": (BAD, b"[1, 2, 3]"),
+        "truncated JSON": (BAD, text[: len(text) // 2]),
+        "garbage": (BAD, b"\x00\xff garbage }{"),
+        "empty file": (BAD, b""),
+        "non-UTF-8 id": (BAD, text.replace(boxes[0]["image_id"].encode(), b"brain_\xff", 1)),
+        "every box twice": (LEGIT, json.dumps(boxes + boxes).encode()),
+        "deeply nested": (BAD, b"[" * 100000 + b"]" * 100000),
+    }
+
+
+_DROP = object()
+
+
+def boxes_tries(work: Path, data: Path) -> Iterator[Try]:
+    base = work / "nova"
+    shutil.copytree(NOVA, base)
+
+    def pick(r: object) -> object:
+        return r["methods"]  # type: ignore[index]
+
+    pred = base / "predictions" / "oracle_noisy.json"
+    for what, variants in (("gt", _gt_variants()), ("pred", _pred_variants())):
+        for strict in (False,) if what == "gt" else (False, True):
+            baseline: dict[str, dict[str, float]] = {}
+            for label, (expect, content) in variants.items():
+                copy = work / f"{what}-{strict}-{len(list(work.iterdir()))}"
+                target = copy / ("boxes.csv" if what == "gt" else "predictions/oracle_noisy.json")
+                out = copy.with_suffix(".json")
+
+                def before(copy: Path = copy, target: Path = target, content: bytes = content,
+                           baseline: dict[str, dict[str, float]] = baseline,
+                           name: str = f"baseline-{what}-{strict}.json") -> None:  # fmt: skip
+                    if not baseline:
+                        argv = ["evaluate-boxes", str(base), "--pred", str(pred)]
+                        baseline["numbers"] = _baseline(argv, work / name, pick)
+                    shutil.copytree(base, copy)
+                    target.write_bytes(content)
+
+                yield Try(
+                    f"boxes/{what}{'/strict' if strict else ''}/{label}",
+                    [
+                        "evaluate-boxes",
+                        str(copy),
+                        "--pred",
+                        str(copy / "predictions" / pred.name),
+                        "--format",
+                        "json",
+                        "--out",
+                        str(out),
+                        *(["--strict"] if strict else []),
+                    ],  # fmt: skip
+                    codes=(0, 1, 2),
+                    names=(str(target), target.name),
+                    kept=(copy,),
+                    leftovers=(work,),
+                    before=before,
+                    judge=_judge(expect, out, baseline, (str(target), target.name), pick),
+                )
+
+
+def _recon_sources(work: Path) -> tuple[Path, Path]:
+    ps, pd, rc = work / "ps", work / "pd", work / "rc"
+    for argv in (
+        ["pet-sample", "--step", "8", "--subjects", "2", "--out", str(ps)],
+        ["simulate", str(ps / "scans" / "pet_000.nii.gz"), str(ps / "scans" / "pet_001.nii.gz"),
+         "--kind", "pet", "--mask", str(ps / "atlas.nii.gz"), "--atlas-labels", "1",
+         "--degree", "0.1,0.3", "--out", str(pd)],
+        ["reconstruct", str(pd), "--template", str(ps / "template.nii.gz"), "--out", str(rc)],
+    ):  # fmt: skip
+        code, said = _napari_mood([*argv, "--quiet"], {})
+        assert code == 0, said
+    return pd, rc
+
+
+def _region_variants(pd: Path) -> dict[str, tuple[str, Callable[[Path], None]]]:
+    def values(change: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[[Path], None]:
+        def apply(path: Path) -> None:
+            image = nib.load(path)
+            mask = np.asarray(image.dataobj)
+            scan = np.asarray(nib.load(pd / "toy" / path.name).dataobj, np.float32)
+            new = np.asarray(change(mask, scan))
+            nib.save(nib.Nifti1Image(new, image.affine), path)
+
+        return apply
+
+    def affine(path: Path) -> None:
+        image = nib.load(path)
+        shifted = image.affine.copy()
+        shifted[:3, 3] += 7 * np.abs(np.diag(shifted)[:3])
+        nib.save(nib.Nifti1Image(np.asarray(image.dataobj), shifted), path)
+
+    def truncate(path: Path) -> None:
+        blob = path.read_bytes()
+        path.write_bytes(blob[: len(blob) // 2])
+
+    def text(path: Path) -> None:
+        path.write_bytes(b"not a nifti\n")
+
+    f32 = np.float32
+    return {
+        "float 0.0/1.0": (NEUTRAL, values(lambda m, s: m.astype(f32))),
+        "bool": (NEUTRAL, values(lambda m, s: m.astype(bool).astype(np.uint8))),
+        "int16 0/1": (NEUTRAL, values(lambda m, s: m.astype(np.int16))),
+        "the scan (float, not 0/1)": (BAD, values(lambda m, s: s)),
+        "0/0.5 float": (BAD, values(lambda m, s: (m > 0) * f32(0.5))),
+        "0/2 labels": (BAD, values(lambda m, s: (m > 0).astype(np.uint8) * 2)),
+        "0/1/2 labels": (BAD, values(lambda m, s: (m > 0).astype(np.uint8) + (s > 0.5))),
+        "-1 outside": (BAD, values(lambda m, s: np.where(m > 0, 1, -1).astype(np.int16))),
+        "a NaN voxel": (BAD, values(lambda m, s: np.where(np.arange(m.size).reshape(m.shape) == 0, np.nan, m).astype(f32))),
+        "an inf voxel": (BAD, values(lambda m, s: np.where(np.arange(m.size).reshape(m.shape) == 0, np.inf, m).astype(f32))),
+        "cropped (off grid)": (BAD, values(lambda m, s: m[:-2, :-1])),
+        "one slice more": (BAD, values(lambda m, s: np.concatenate([m, m[:, :, :1]], axis=2))),
+        "transposed": (BAD, values(lambda m, s: m.transpose(2, 1, 0) if len(set(m.shape)) > 1 else m[::-1])),
+        "4-D (..., 1)": (BAD, values(lambda m, s: m[..., None])),
+        "4-D (..., 2)": (BAD, values(lambda m, s: np.stack([m, m], axis=-1))),
+        "2-D": (BAD, values(lambda m, s: m[:, :, m.shape[2] // 2])),
+        "shifted affine": (BAD, affine),
+        "empty mask": (LEGIT, values(lambda m, s: np.zeros_like(m))),
+        "every voxel": (LEGIT, values(lambda m, s: np.ones_like(m))),
+        "truncated gzip": (BAD, truncate),
+        "text, not NIfTI": (BAD, text),
+        "complex64": (BAD, values(lambda m, s: m.astype(np.complex64))),
+    }  # fmt: skip
+
+
+def recon_tries(work: Path, data: Path) -> Iterator[Try]:
+    sources: dict[str, tuple[Path, Path]] = {}
+    baseline: dict[str, dict[str, float]] = {}
+
+    def argv_of(pd: Path, rc: Path, region: Path) -> list[str]:
+        return ["evaluate-recon", str(pd), "--recon", str(rc), "--region", str(region)]
+
+    for label, (expect, spoil) in _region_variants(work / "pd").items():
+        for which in ("one case", "every case"):
+            if which == "every case" and expect == NEUTRAL:
+                continue
+            region = work / f"region-{len(list(work.iterdir()))}"
+            out = region.with_suffix(".json")
+
+            def before(region: Path = region, spoil=spoil, which: str = which) -> None:
+                if not sources:
+                    sources["pd"] = _recon_sources(work)
+                    pd, rc = sources["pd"]
+                    baseline["numbers"] = _baseline(
+                        argv_of(pd, rc, pd / "toy_label" / "pixel"), work / "base.json", lambda r: r
+                    )
+                shutil.copytree(work / "pd" / "toy_label" / "pixel", region)
+                files = sorted(region.glob("*.nii.gz"))
+                for path in files[-1:] if which == "one case" else files:
+                    spoil(path)
+
+            target = region / "pet_001_atlas-1_deg30.nii.gz"
+            yield Try(
+                f"recon/region {label}/{which}",
+                [*argv_of(work / "pd", work / "rc", region), "--format", "json", "--out", str(out)],
+                codes=(0, 1, 2),
+                names=(str(target) if which == "one case" else str(region),),
+                kept=(region, work / "pd", work / "rc"),
+                leftovers=(work,),
+                before=before,
+                judge=_judge(
+                    expect, out, baseline, (str(target),) if which == "one case" else (str(region),)
+                ),
+            )
+
+
+def _journal_variants(ana: bytes, ben: bytes) -> dict[str, tuple[str, dict[str, bytes]]]:
+    head, *lines = ana.decode().splitlines(keepends=True)
+    text = ana.decode()
+    flipped = (
+        text.replace("true finding", "@T")
+        .replace("false alarm", "true finding")
+        .replace("@T", "false alarm")
+    )
+
+    def line(i: int, old: str, new: str) -> bytes:
+        rows = list(lines)
+        rows[i] = rows[i].replace(old, new, 1)
+        return (head + "".join(rows)).encode()
+
+    return {
+        "BOM": (NEUTRAL, {"ana.csv": b"\xef\xbb\xbf" + ana}),
+        "CRLF": (NEUTRAL, {"ana.csv": ana.replace(b"\n", b"\r\n")}),
+        "a duplicate reviewer 'ana', other verdicts": (BAD, {"ana2.csv": flipped.encode()}),
+        "a duplicate reviewer 'ana', same verdicts": (BAD, {"ana2.csv": ana}),
+        "control character in the case": (BAD, {"ana.csv": line(0, "case_a", "case\x01a")}),
+        "NUL in the case": (BAD, {"ana.csv": line(0, "case_a", "case_a\0")}),
+        "NUL in the reviewer": (BAD, {"ana.csv": line(0, ",ana,", ",an\0a,")}),
+        "escape sequence in the reviewer": (BAD, {"ana.csv": line(0, ",ana,", ",\x1b[2Jana,")}),
+        "control character in the note": (LEGIT, {"ana.csv": line(0, ",false alarm,,", ",false alarm,a\x07b,")}),
+        "a quoted note with a newline": (LEGIT, {"ana.csv": line(0, ",false alarm,,", ',false alarm,"a\nb",')}),
+        "truncated last line": (BAD, {"ana.csv": ana[: len(ana) - 40]}),
+        "a garbage line": (BAD, {"ana.csv": (head + lines[0] + "}{ garbage\n" + "".join(lines[1:])).encode()}),
+        "a JSON line": (BAD, {"ana.csv": (head + '{"case": "case_a", "verdict": "true finding"}\n' + "".join(lines)).encode()}),
+        "a 30 MB note": (LEGIT, {"ana.csv": line(0, ",false alarm,,", ",false alarm," + "x" * 30_000_000 + ",")}),
+        "a 30 MB line of commas": (BAD, {"ana.csv": ana + b"," * 30_000_000 + b"\n"}),
+        "non-UTF-8 note": (BAD, {"ana.csv": ana.replace(b",false alarm,,", b",false alarm,caf\xe9,", 1)}),
+        "an unknown verdict": (BAD, {"ana.csv": line(0, "false alarm", "maybe")}),
+        "time 'yesterday'": (BAD, {"ana.csv": line(0, "2025-03-01T09:00:00+00:00", "yesterday")}),
+        "time without zone": (LEGIT, {"ana.csv": line(0, "2025-03-01T09:00:00+00:00", "2025-03-01T09:00:00")}),
+        "object_id -1": (BAD, {"ana.csv": line(0, ",0.5,1,", ",0.5,-1,")}),
+        "object_id 1.5": (BAD, {"ana.csv": line(0, ",0.5,1,", ",0.5,1.5,")}),
+        "threshold nan": (BAD, {"ana.csv": line(0, ",0.5,1,", ",nan,1,")}),
+        "a row twice": (BAD, {"ana.csv": (head + lines[0] + "".join(lines)).encode()}),
+        "one region two verdicts": (LEGIT, {"ana.csv": (head + "".join(lines) + lines[0].replace("false alarm", "true finding").replace("09:00:00", "09:30:00")).encode()}),
+        "no reviewer column": (BAD, {"ana.csv": "\n".join(",".join(c for j, c in enumerate(r.split(",")) if j != 12) for r in text.splitlines()).encode()}),
+        "empty file": (BAD, {"ana.csv": b""}),
+        "header only": (BAD, {"ana.csv": head.encode()}),
+        "a NIfTI as a journal": (BAD, {"ana.csv": gzip.compress(b"\x5c\x01" + bytes(400))}),
+        "UTF-16": (BAD, {"ana.csv": text.encode("utf-16")}),
+    }  # fmt: skip
+
+
+def journal_tries(work: Path, data: Path) -> Iterator[Try]:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.reader_journals import random_readers, write_reader
+
+    readers = random_readers(0, ("ana", "ben"))
+    base = work / "base"
+    for name in ("ana", "ben"):
+        write_reader(base / f"{name}.csv", name, readers[name])
+    baseline: dict[str, dict[str, float]] = {}
+
+    def pick(r: object) -> object:
+        return {k: v for k, v in r.items() if k != "journals"}  # type: ignore[union-attr]
+
+    variants = _journal_variants((base / "ana.csv").read_bytes(), (base / "ben.csv").read_bytes())
+    for label, (expect, files) in variants.items():
+        folder = work / f"j-{len(list(work.iterdir()))}"
+        out = folder.with_suffix(".out")
+        result = out / "reader_study.json"
+
+        def before(folder: Path = folder, files: dict[str, bytes] = files) -> None:
+            if not baseline:
+                argv = ["review-report", str(base / "ana.csv"), str(base / "ben.csv")]
+                code, said = _napari_mood([*argv, "--out", str(work / "base.out"), "--quiet"], {})
+                assert code == 0, said
+                baseline["numbers"] = _numbers(
+                    pick(json.loads((work / "base.out" / "reader_study.json").read_text()))
+                )
+            shutil.copytree(base, folder)
+            for name, content in files.items():
+                (folder / name).write_bytes(content)
+
+        journals = [
+            str(folder / n)
+            for n in ("ana.csv", "ben.csv", *sorted(set(files) - {"ana.csv", "ben.csv"}))
+        ]
+        named = tuple(journals[2:]) if label.startswith("a duplicate") else (journals[0],)
+        judge = _judge(expect, result, baseline, named, pick)
+        if label.endswith("other verdicts"):  # a conflict: both files must be named
+            judge = _both_named(judge, (journals[0], journals[2]))
+        yield Try(
+            f"journals/{label}",
+            ["review-report", *journals, "--out", str(out)],
+            codes=(0, 1, 2),
+            names=named,
+            kept=(folder,),
+            leftovers=(work,),
+            before=before,
+            judge=_out_folder_judge(judge, out),
+        )
+
+
+def _out_folder_judge(
+    judge: Callable[[int, str], tuple[str, str] | None], out: Path
+) -> Callable[[int, str], tuple[str, str] | None]:
+    def inner(code: int, said: str) -> tuple[str, str] | None:
+        if code != 0 and out.exists():
+            return "partial", f"exit {code} but {out} was written"
+        return judge(code, said)
+
+    return inner
+
+
+def _both_named(
+    judge: Callable[[int, str], tuple[str, str] | None], files: tuple[str, str]
+) -> Callable[[int, str], tuple[str, str] | None]:
+    def inner(code: int, said: str) -> tuple[str, str] | None:
+        if code == 0 and not all(f in said or Path(f).name in said for f in files):
+            return (
+                "wrong",
+                f"exit 0 and a warning names not both of {[Path(f).name for f in files]}: {said.strip()[-200:]}",
+            )
+        return judge(code, said)
+
+    return inner
+
+
+def _map_variants() -> dict[str, tuple[str, Callable[[Path], None]]]:
+    def values(change: Callable[[np.ndarray], np.ndarray]) -> Callable[[Path], None]:
+        def apply(path: Path) -> None:
+            image = nib.load(path)
+            nib.save(
+                nib.Nifti1Image(np.asarray(change(np.asarray(image.dataobj))), image.affine), path
+            )
+
+        return apply
+
+    def first(value: float) -> Callable[[np.ndarray], np.ndarray]:
+        def put(m: np.ndarray) -> np.ndarray:
+            m = m.astype(np.float32)
+            m[0, 0, 0] = value
+            return m
+
+        return put
+
+    def raw(blob: Callable[[bytes], bytes]) -> Callable[[Path], None]:
+        return lambda path: path.write_bytes(blob(path.read_bytes()))
+
+    def text(content: bytes) -> Callable[[Path], None]:
+        return lambda path: Path(str(path) + ".txt").write_bytes(content)
+
+    def slope(value: float) -> Callable[[Path], None]:
+        def apply(path: Path) -> None:
+            image = nib.load(path)
+            header = image.header.copy()
+            data = np.asarray(image.dataobj, np.float32)
+            new = nib.Nifti1Image(data, image.affine, header)
+            new.header["scl_slope"], new.header["scl_inter"] = value, 0
+            new.header.set_data_dtype(np.float32)
+            nib.save(new, path)
+            blob = bytearray(gzip.decompress(path.read_bytes()))
+            blob[112:116] = struct.pack("<f", value)
+            path.write_bytes(gzip.compress(bytes(blob)))
+
+        return apply
+
+    f32 = np.float32
+    return {
+        "float64": (NEUTRAL, values(lambda m: m.astype(np.float64))),
+        "big-endian float32": (NEUTRAL, values(lambda m: m.astype(">f4"))),
+        "uint8 of the ranks (ties)": (LEGIT, values(lambda m: np.round(m * 255).astype(np.uint8))),
+        "not gzipped (.nii.gz of raw bytes)": (BAD, raw(gzip.decompress)),
+        "shape 20^3": (BAD, values(lambda m: m[:20, :20, :20])),
+        "2-D": (BAD, values(lambda m: m[:, :, 12])),
+        "4-D (..., 1)": (BAD, values(lambda m: m[..., None])),
+        "4-D (..., 2)": (BAD, values(lambda m: np.stack([m, m], -1))),
+        "transposed 24x24x23": (BAD, values(lambda m: m[:, :, :23].transpose(2, 0, 1))),
+        "one NaN voxel": (BAD, values(first(np.nan))),
+        "all NaN": (BAD, values(lambda m: np.full(m.shape, np.nan, f32))),
+        "one +inf voxel": (BAD, values(first(np.inf))),
+        "one -inf voxel": (BAD, values(first(-np.inf))),
+        "3e38 voxels": (LEGIT, values(lambda m: m.astype(f32) * f32(3e38))),
+        "negative scores (one case)": (LEGIT, values(lambda m: m.astype(f32) - 5)),
+        "bool": (LEGIT, values(lambda m: (m > 0.5).astype(np.uint8))),
+        "complex64": (BAD, values(lambda m: m.astype(np.complex64))),
+        "int32": (LEGIT, values(lambda m: (m * 1000).astype(np.int32))),
+        "gz truncated at half": (BAD, raw(lambda b: b[: len(b) // 2])),
+        "gz truncated by 8 bytes (no trailer)": (BAD, raw(lambda b: b[:-8])),
+        "gz with a wrong CRC": (BAD, raw(lambda b: b[:-8] + b"\0\0\0\0" + b[-4:])),
+        "empty file": (BAD, raw(lambda b: b"")),
+        "text file": (BAD, raw(lambda b: b"0.5\n")),
+        "header only": (BAD, raw(lambda b: gzip.compress(gzip.decompress(b)[:352]))),
+        "scl_slope NaN": (LEGIT, slope(float("nan"))),
+        "scl_slope 0": (LEGIT, slope(0.0)),
+        "scl_slope inf": (BAD, slope(float("inf"))),
+        "sample score nan": (BAD, text(b"nan\n")),
+        "sample score inf": (BAD, text(b"inf\n")),
+        "sample score empty": (BAD, text(b"")),
+        "sample score text": (BAD, text(b"high\n")),
+        "sample score two numbers": (BAD, text(b"0.3 0.9\n")),
+        "sample score 1e400": (BAD, text(b"1e400\n")),
+        "sample score non-UTF-8": (BAD, text(b"0.\xff3\n")),
+        "sample score 10 MB": (BAD, text(b"0" * 10_000_000 + b".3\n")),
+        "sample score -1": (LEGIT, text(b"-1\n")),
+        "sample score with BOM": (BAD, text(b"\xef\xbb\xbf0.3\n")),
+        "sample score CRLF": (NEUTRAL, text(b"0.3\r\n")),
+    }  # fmt: skip
+
+
+def maps_tries(work: Path, data: Path) -> Iterator[Try]:
+    base = work / "base"
+    shutil.copytree(data, base)
+    rng = np.random.default_rng(1)
+    for i in range(3):  # a method that is not perfect, so a changed number shows
+        label = np.asarray(nib.load(base / "toy_label" / "pixel" / f"c{i}.nii.gz").dataobj)
+        score = (0.4 * label + 0.6 * rng.random(label.shape)).astype(np.float32)
+        _nifti(base / "methods" / "a" / f"c{i}.nii.gz", score)
+    baseline: dict[str, dict[str, float]] = {}
+
+    def pick(r: object) -> object:
+        return {k: r[k] for k in ("methods", "per_case")}  # type: ignore[index]
+
+    for label, (expect, spoil) in _map_variants().items():
+        for task in ("pixel", "sample") if not label.startswith("sample") else ("sample",):
+            copy = work / f"m-{len(list(work.iterdir()))}"
+            target = copy / "methods" / "a" / "c1.nii.gz"
+            if label.startswith("sample"):
+                target = Path(str(target) + ".txt")
+            out = copy.with_suffix(".json")
+            argv = ["evaluate", "--task", task, "--workers", "1"]
+
+            def before(
+                copy: Path = copy, spoil=spoil, argv: list[str] = argv, task: str = task
+            ) -> None:
+                if task not in baseline:
+                    baseline[task] = _baseline([*argv, str(base)], work / f"base-{task}.json", pick)
+                baseline["numbers"] = baseline[task]
+                shutil.copytree(base, copy)
+                spoil(copy / "methods" / "a" / "c1.nii.gz")
+
+            yield Try(
+                f"maps/{task}/{label}",
+                [*argv, str(copy), "--format", "json", "--out", str(out)],
+                codes=(0, 1, 2),
+                names=(str(target),),
+                kept=(copy,),
+                leftovers=(work,),
+                before=before,
+                judge=_judge(expect, out, baseline, (str(target), target.name), pick),
+            )
+
+
+def outputs_tries(work: Path, data: Path) -> Iterator[Try]:
+    """Every output option pointed at an input file or folder, with and without --force."""
+    nova = work / "nova"
+    shutil.copytree(NOVA, nova)
+    journals = work / "journals"
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.reader_journals import random_readers, write_reader
+
+    write_reader(journals / "ana.csv", "ana", random_readers(0, ("ana",))["ana"])
+    pred = nova / "predictions" / "oracle_noisy.json"
+    scan = data / "toy" / "c1.nii.gz"
+    ev = ["evaluate", str(data), "--workers", "1"]
+    eb = ["evaluate-boxes", str(nova), "--pred", str(pred)]
+    rr = ["review-report", str(journals / "ana.csv")]
+    fig = ["figure", str(data), "--cases", "c1"]
+    cases: dict[str, tuple[list[str], str, Path]] = {
+        "evaluate --out a score map": (ev, "--out", data / "methods" / "a" / "c1.nii.gz"),
+        "evaluate --out a sample score": (ev, "--out", data / "methods" / "a" / "c1.nii.gz.txt"),
+        "evaluate --out the scans folder": (ev, "--out", data / "toy"),
+        "evaluate --out the dataset": (ev, "--out", data),
+        "evaluate --report the dataset": (ev, "--report", data),
+        "evaluate --report a method": (ev, "--report", data / "methods" / "a"),
+        "evaluate --report a scan": (ev, "--report", scan),
+        "evaluate --cache a scan": (ev, "--cache", scan),
+        "evaluate --cache a label": (ev, "--cache", data / "toy_label" / "pixel" / "c1.nii.gz"),
+        "evaluate --plot-like --out label": (ev, "--out", data / "toy_label" / "sample" / "c1.nii.gz.txt"),
+        "evaluate-boxes --out boxes.csv": (eb, "--out", nova / "boxes.csv"),
+        "evaluate-boxes --out the prediction": (eb, "--out", pred),
+        "evaluate-boxes --out an image": (eb, "--out", nova / "images" / "brain_000_z47.png"),
+        "evaluate-boxes --plot an image": (eb, "--plot", nova / "images" / "brain_001_z44.png"),
+        "evaluate-boxes --plot the prediction": (eb, "--plot", pred),
+        "evaluate-boxes --out the images folder": (eb, "--out", nova / "images"),
+        "review-report --out the journals' folder": (rr, "--out", journals),
+        "review-report --out the journal": (rr, "--out", journals / "ana.csv"),
+        "review-report --plot the journal": (rr + ["--out", str(work / "rr")], "--plot", journals / "ana.csv"),
+        "figure --out a scan": (fig, "--out", scan),
+        "figure --out a label": (fig, "--out", data / "toy_label" / "pixel" / "c1.nii.gz"),
+        "figure --out the dataset": (fig, "--out", data),
+        "simulate --out the scan's folder": (["simulate", str(scan), "--count", "1"], "--out", data / "toy"),
+        "simulate --out the scan itself": (["simulate", str(scan), "--count", "1"], "--out", scan),
+        "simulate --out the dataset": (["simulate", str(scan), "--count", "1"], "--out", data),
+        "sweep --out the scan's folder": (["sweep", "size", str(scan), "--radii", "1"], "--out", data / "toy"),
+        "run --out the input folder": (["run", "true", str(data / "toy")], "--out", data / "toy"),
+
+        "run --out a method": (["run", "true", str(data / "toy")], "--out", data / "methods" / "a"),
+        "reconstruct --out the dataset's scans": (["reconstruct", str(data), "--template", str(scan)], "--out", data / "toy"),
+        "reconstruct --out the template": (["reconstruct", str(data), "--template", str(scan)], "--out", scan),
+        "pet-sample --out the dataset": (["pet-sample", "--step", "8", "--subjects", "1"], "--out", data),
+    }  # fmt: skip
+    for label, (argv, option, target) in cases.items():
+        for force in (False, True):
+            # a method's folder is run's own kind of output: --force may fill it (inputs kept)
+            output_kind = force and label == "run --out a method"
+            yield Try(
+                f"outputs/{label}{' --force' if force else ''}",
+                [*argv, option, str(target), *(["--force"] if force else []), "--quiet"],
+                codes=(0, 1) if output_kind else (1, 2),
+                names=() if output_kind else (str(target), target.name),
+                kept=(data, nova, journals),
+                leftovers=(work, data, nova),
+            )
+    # --force semantics on the user's own files (a run's own output folder is no input)
+    mine = work / "mine"
+    for label, (argv, option, suffix) in {
+        "evaluate --out": (ev, "--out", ".csv"),
+        "evaluate-boxes --out": (eb, "--out", ".json"),
+        "evaluate-boxes --plot": (eb, "--plot", ".png"),
+        "figure --out": (fig, "--out", ".png"),
+        "review-report --plot": (rr, "--plot", ".png"),
+    }.items():
+        for state in ("a file", "a folder", "a link to an input", "a folder with a file"):
+            for force in (False, True):
+                target = (
+                    mine / f"{label.split()[0]}-{option}-{state.replace(' ', '_')}-{force}{suffix}"
+                )
+
+                def before(target: Path = target, state: str = state) -> None:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    if state == "a file":
+                        target.write_text("mine\n")
+                    elif state == "a link to an input":
+                        target.symlink_to(scan)
+                    else:
+                        target.mkdir()
+                        if state.endswith("file"):
+                            (target / "mine.txt").write_text("mine\n")
+
+                # --force replaces a link itself (never its target), unless it links to an input
+                reads_scan = label.startswith(("evaluate ", "figure"))
+                replaced = force and (
+                    state == "a file" or (state.startswith("a link") and not reads_scan)
+                )
+                more = ["--out", str(target) + ".study"] if label.startswith("review") else []
+                yield Try(
+                    f"force/{label} onto {state}{' --force' if force else ''}",
+                    [*argv, *more, option, str(target), *(["--force"] if force else []), "--quiet"],
+                    codes=(0,) if replaced else (1, 2),
+                    names=() if replaced else (str(target), target.name),
+                    kept=(data, nova, journals) + (() if replaced else (target,)),
+                    leftovers=(work, mine),
+                    before=before,
+                )
+
+
 CLASSES = {
     "force": force_tries,
     "memory": memory_tries,
     "names": name_tries,
     "killed": killed_tries,
     "figure": figure_tries,
+    "boxes": boxes_tries,
+    "recon": recon_tries,
+    "journals": journal_tries,
+    "maps": maps_tries,
+    "outputs": outputs_tries,
 }
 
 

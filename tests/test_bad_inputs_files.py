@@ -515,3 +515,16 @@ def test_load_figure_cases_asked_or_chosen(data: Path):
     with pytest.warns(MoodInputWarning, match="left out of the figure"):
         cases = load_figure_cases(dataset, ["c1", "c2"], methods, asked=False)
     assert [c.name for c in cases] == ["c2"] and cases[0].scan is not None
+
+
+@pytest.mark.parametrize(("width", "height"), [(0, 71), (73, 0), (0, 0)])
+def test_a_ground_truth_box_of_no_area_is_refused_naming_its_line(
+    capsys, nova: Path, tmp_path: Path, width: int, height: int
+):
+    boxes = nova / "boxes.csv"
+    boxes.write_text(boxes.read_text().replace("204,75,73,71,R1", f"204,75,{width},{height},R1", 1))
+    out = tmp_path / "result.json"
+    err = _refused(capsys, nova, "evaluate-boxes", str(nova), "--out", str(out),
+                   names=f"{boxes}: line 2: the box (204, 75, ")  # fmt: skip
+    _single_error(err, "has no area")
+    assert not out.exists()

@@ -23,8 +23,8 @@ Box CSV columns (header names compared without case, spaces read as ``_``):
 Predictions as JSON: a COCO results list, ``[{"image_id": ..., "bbox": [x, y, w, h],
 "score": ...}, ...]`` (optional ``category_id`` or ``label``).
 
-Each row is checked: a value that is not a number, a negative width or height, a box
-outside its image (a box may touch the border: ``x2 <= width``), an unknown image. The
+Each row is checked: a value that is not a number, a negative width or height (ground
+truth: also a zero width or height), a box outside its image (a box may touch the border: ``x2 <= width``), an unknown image. The
 problems name the file and line (the header is line 1) and say what to do. Rows that
 repeat an earlier row exactly are kept and counted (:meth:`BoxFile.repeat_note`); the
 caller decides what a repeat means.
@@ -468,7 +468,9 @@ def find_box_predictions(root: PathLike) -> dict[str, Path]:
     }
 
 
-def read_box_file(path: PathLike, *, sizes: Mapping[str, tuple[int, int]]) -> BoxFile:
+def read_box_file(
+    path: PathLike, *, sizes: Mapping[str, tuple[int, int]], ground_truth: bool = False
+) -> BoxFile:
     """Read boxes from a CSV (any accepted columns) or a COCO-results JSON list.
 
     Rows with a problem are left out and listed in :attr:`BoxFile.problems`; the caller
@@ -481,6 +483,10 @@ def read_box_file(path: PathLike, *, sizes: Mapping[str, tuple[int, int]]) -> Bo
         A ``.csv`` or ``.json`` box file.
     sizes : mapping of str to (int, int)
         The size of each image, to check and convert coordinates.
+    ground_truth : bool
+        The file holds ground-truth boxes: a box of zero width or height is a problem on its
+        line (no box can overlap it, so it would be a miss whatever a method finds). A
+        predicted box of zero area stays: COCO counts it as a false positive.
 
     Returns
     -------
@@ -492,7 +498,7 @@ def read_box_file(path: PathLike, *, sizes: Mapping[str, tuple[int, int]]) -> Bo
         records, has = _json_records(path)
     else:
         records, has = _csv_records(path)
-    return _to_box_file(path, records, has, sizes)
+    return _to_box_file(path, records, has, sizes, ground_truth=ground_truth)
 
 
 _Record = tuple[int, dict[str, str]]
@@ -595,7 +601,12 @@ def _json_text(value: object) -> str:
 
 
 def _to_box_file(
-    path: Path, records: list[_Record], has: set[str], sizes: Mapping[str, tuple[int, int]]
+    path: Path,
+    records: list[_Record],
+    has: set[str],
+    sizes: Mapping[str, tuple[int, int]],
+    *,
+    ground_truth: bool,
 ) -> BoxFile:
     where = "item" if path.suffix.lower() == ".json" else "line"
     kept: list[tuple[str, list[float], float, str, str]] = []
@@ -611,6 +622,8 @@ def _to_box_file(
                     "(give every row its reader, or leave the column out)"
                 )
             row = _parse(record, has, sizes)
+            if ground_truth:
+                _check_area(row[1])
         except ValueError as exc:
             problems.append(f"{path}: {where} {line}: {exc}")
             continue
@@ -631,6 +644,15 @@ def _to_box_file(
     return BoxFile(
         path, boxes, has_labels, has_scores, has_readers, tuple(problems), len(repeats), first
     )
+
+
+def _check_area(box: list[float]) -> None:
+    x1, y1, x2, y2 = box
+    if x2 <= x1 or y2 <= y1:
+        raise ValueError(
+            f"the box ({x1:g}, {y1:g}, {x2:g}, {y2:g}) has no area (width {x2 - x1:g}, height "
+            f"{y2 - y1:g}): no box can overlap it (give a ground-truth width and height > 0)"
+        )
 
 
 def _number(record: dict[str, str], key: str) -> float:

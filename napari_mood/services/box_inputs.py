@@ -125,7 +125,7 @@ def load_ground_truth(
     check_merge(merge=merge, merge_iou=merge_iou, keep_single=keep_single)
     if reader is not None and not check_instance("reader", reader, str, "a name (str)").strip():
         raise ValueError("reader must be a reader's name or 'consensus', not empty")
-    read = read_box_file(dataset.boxes_file, sizes=dataset.sizes)
+    read = read_box_file(dataset.boxes_file, sizes=dataset.sizes, ground_truth=True)
     if read.problems:
         raise MoodInputError(None, _problem_list(read.problems), "fix these ground-truth rows")
     if not len(read.boxes):

@@ -32,8 +32,9 @@ Agreement
     region judged by one reader only counts in no agreement. Kappa is NaN when undefined
     (no shared region, or one verdict for everything: :mod:`napari_mood.core.agreement`).
 Time per region
-    From the reader's consecutive verdict rows (re-judgements too, withdrawals not), in time
-    order: each gap up to ``max_gap_s`` (10 minutes) is the time of the region judged at
+    From the reader's consecutive verdict rows (re-judgements too, withdrawals not; a row
+    repeated exactly, the same region, verdict and time in one journal or in two, once), in
+    time order: each gap up to ``max_gap_s`` (10 minutes) is the time of the region judged at
     its end; a longer gap is a break and is not counted, so the first region of each
     sitting has no time. Timestamps have one-second resolution.
 Disagreements
@@ -471,7 +472,12 @@ def _overall(
 
 
 def _reading_time(events: Sequence[_Event], reader: str, max_gap_s: float) -> ReaderTime:
-    moments = sorted(e.when for e in events if e.reader == reader and not e.withdrawn)
+    verdicts = {  # a row repeated (in one journal or in two) is one verdict, not a 0 s one
+        (e.when, e.record.key, e.record.verdict)
+        for e in events
+        if e.reader == reader and not e.withdrawn
+    }
+    moments = sorted(when for when, _, _ in verdicts)
     gaps = np.array(
         [(b - a).total_seconds() for a, b in zip(moments[:-1], moments[1:], strict=True)], float
     )

@@ -115,6 +115,18 @@ def test_a_reader_column_empty_on_every_row_is_one_reader(tmp_path):
     assert read_box_file(path, sizes=SIZES).problems == ()
 
 
+@pytest.mark.parametrize("row", ["s1,1,2,0,4", "s1,1,2,3,0"])
+def test_a_box_of_no_area_is_a_problem_of_ground_truth_only(tmp_path, row):
+    path = tmp_path / "p.csv"
+    path.write_text(f"image,x,y,w,h\n{row}\n")
+    truth = read_box_file(path, sizes=SIZES, ground_truth=True)
+    assert len(truth.boxes) == 0 and len(truth.problems) == 1
+    assert f"{path}: line 2: the box (1, 2, " in truth.problems[0]
+    assert "has no area" in truth.problems[0] and "> 0" in truth.problems[0]
+    predicted = read_box_file(path, sizes=SIZES)  # COCO: a false positive, never an error
+    assert predicted.problems == () and len(predicted.boxes) == 1
+
+
 def test_box_touching_the_border_is_inside(tmp_path):
     path = tmp_path / "p.csv"
     path.write_text("image,x1,y1,x2,y2\ns1,0,0,40,30\n")

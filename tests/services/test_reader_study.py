@@ -249,6 +249,24 @@ def test_tied_timestamps_keep_the_file_order(tmp_path):
     assert study.times[0].timed == 1 and study.times[0].median_s == 0.0
 
 
+@pytest.mark.parametrize("where", ["the same journal", "a second journal of the reader"])
+def test_a_verdict_row_repeated_exactly_is_timed_once(tmp_path, where):
+    path = tmp_path / "ana.csv"
+    for k, seconds in enumerate([0, 20, 60]):
+        ReviewFile(path).save(record("ana", "c", "m", k + 1, "unsure", seconds))
+    text = path.read_text()
+    journals = [path]
+    if where == "the same journal":
+        header, first, *rest = text.splitlines(keepends=True)
+        path.write_text(header + first + first + "".join(rest))
+    else:
+        journals.append(tmp_path / "ana_copy.csv")
+        journals[1].write_text(text)
+    (time,) = reader_study(journals).times
+    assert (time.verdicts, time.timed, time.breaks) == (3, 2, 0)
+    assert (time.median_s, time.mean_s, time.total_s) == (30.0, 30.0, 60.0)
+
+
 def test_time_per_region_leaves_breaks_out(tmp_path):
     path = tmp_path / "ana.csv"
     book = ReviewFile(path)
