@@ -296,10 +296,11 @@ class ReadingToolsWidget(MoodPanel):
             return
         model = self._model(self._pane.currentText())
         previous = model.layers.selection.active
+        # active first: making the layer editable again must not be undone as a stray edit
+        self._active = (tool, layer, previous)
         layer.editable = True
         model.layers.selection.active = layer
         layer.mode = MODES[tool]
-        self._active = (tool, layer, previous)
 
     def _end_tool(self) -> None:
         active, self._active = self._active, None

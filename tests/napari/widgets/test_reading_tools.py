@@ -164,3 +164,22 @@ def test_clear_removes_every_shape_and_a_new_case_starts_empty(tools_on, mood_da
     ruler.add_lines(np.array([[z, 0, 0], [z, 3, 3]], float))
     tools._clear.click()
     assert len(ruler.data) == 0 and not ruler.editable
+
+
+@pytest.mark.parametrize("first, second", [("box", "ellipse"), ("box", "box"), ("ruler", "ruler")])
+def test_a_tool_used_again_draws_instead_of_panning(tools_on, mood_dataset, first, second):
+    """The walk-through (issue 46) clicked ROI box, drew, then ROI ellipse: the drag panned.
+
+    The shared layer, made read-only when the first tool ended, was made editable again
+    and at once put back to read-only (the tool was not marked active yet), so napari
+    kept it in pan/zoom and a drag moved the view instead of drawing.
+    """
+    viewer, session, planes, tools, qtbot = tools_on(mood_dataset / "toy" / "case_1.nii.gz")
+    tools.start(first)
+    if first == second:
+        tools.stop()
+    layer = tools.start(second)
+    mode = {"ruler": "add_line", "box": "add_rectangle", "ellipse": "add_ellipse"}[second]
+    assert layer.editable and layer.mode == mode
+    tools.stop()
+    assert layer.mode == "pan_zoom" and not layer.editable
