@@ -24,8 +24,8 @@ DIFFERENCE_COLORS: tuple[tuple[str, str], ...] = (
 CROSSHAIR_COLOR = "#ffd400"
 """The three planes' crosshair and orientation letters (yellow, as FSLeyes and ITK-SNAP)."""
 MEASURE_COLORS: dict[str, str] = {
-    "ruler": "#8fd3ff",  # sky blue
-    "roi": "#ffa8d8",  # pink
+    "ruler": "#ffa8d8",  # pink (a line with its length: rarely over a map)
+    "roi": "#8fd3ff",  # sky blue (an outline around a map's region: far from every map)
 }
 """The reading tools' ruler and ROI outlines: apart from every object outcome (a white ROI
 read as a matched object, a cyan-green ruler as a missed one), the GT, the crosshair and the
