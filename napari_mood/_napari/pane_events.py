@@ -9,8 +9,8 @@ coronal and sagittal views, the reading layout's 3-D pane):
 * Up / Down / Left / Right page one slice, PageUp / PageDown five, in the view under the
   pointer (or the one with the keyboard focus);
 * a key bound at napari's viewer (``viewer.bind_key``: the reading tools' Shift+W) works
-  while the keyboard focus is in a side view too, unless that view binds the key itself
-  (a side view is a viewer of its own: napari would look in its keymap only);
+  while the keyboard focus is in a side view too, unless that view or its selected layer
+  binds the key itself (a side view is a viewer of its own: napari would look there only);
 * a right-drag sets the scan's window (left / right) and level (up / down) through
   :class:`ScanLimits`, which also keeps the limits each case opened with ("Reset W/L").
 
@@ -229,7 +229,12 @@ class PaneEvents(QObject):
 
         key = qkeysequence2modelkeybinding(QKeySequence(event.keyCombination()))
         action = viewer.keymap.get(key)
-        if action is None or key in model.keymap or key in model.class_keymap:
+        active = model.layers.selection.active  # napari asks the selected layer first
+        if action is None or any(
+            key in owner.keymap or key in owner.class_keymap
+            for owner in (model, active)
+            if owner is not None
+        ):
             return False
         result = action(viewer)
         if inspect.isgenerator(result):  # a press-and-release binding: the press part

@@ -4,8 +4,8 @@
   (:func:`~napari_mood.services.reading_tools.scan_windows`: CT when its values are in
   Hounsfield units, else MRI): standard CT windows, percentile windows for MRI. The choice
   is remembered per modality (napari-mood's ``QSettings``, as the radiological convention)
-  and applied to the next case of that modality. Shift+W (over napari's canvas) picks the
-  next preset.
+  and applied to the next case of that modality. Shift+W (over napari's canvas or a side
+  view) picks the next preset.
 * **Ruler**: drag a line in the chosen pane (axial = napari's canvas, coronal, sagittal);
   its length in mm (the scan's voxel spacing) is written beside it.
 * **ROI box / ellipse**: drag a box or an ellipse in the chosen pane; the table shows
