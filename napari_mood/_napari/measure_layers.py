@@ -16,6 +16,7 @@ from typing import Any, Literal
 import numpy as np
 
 from napari_mood._napari.layers import METADATA_KEY
+from napari_mood._napari.looks import MEASURE_COLORS
 from napari_mood.services.reading_tools import ruler_length
 
 __all__ = [
@@ -31,8 +32,6 @@ __all__ = [
 MEASURE_ROLE = "measure"
 MeasureKind = Literal["ruler", "roi"]
 LAYER_NAMES = {"ruler": "ruler (mm)", "roi": "ROI"}
-COLOURS = {"ruler": "#00ffcc", "roi": "#ffffff"}
-"""Apart from the maps', the GT's (green) and the crosshair's (yellow) colours."""
 EDGE_WIDTH = 0.6
 """In voxels: a thin line at every zoom napari-mood opens a case with."""
 
@@ -61,7 +60,7 @@ def make_measure_layer(model: Any, reference: Any, kind: MeasureKind, *, pane: s
     if kind == "ruler":
         text = {
             "string": "{length}",
-            "color": COLOURS["ruler"],
+            "color": MEASURE_COLORS["ruler"],
             "size": 11,
             "anchor": "upper_left",
             "translation": [0] * (reference.ndim - 2) + [-4, 4],
@@ -72,7 +71,7 @@ def make_measure_layer(model: Any, reference: Any, kind: MeasureKind, *, pane: s
         translate=reference.translate,
         units=reference.units,
         name=LAYER_NAMES[kind],
-        edge_color=COLOURS[kind],
+        edge_color=MEASURE_COLORS[kind],
         face_color="transparent",
         edge_width=EDGE_WIDTH,
         features={"length": np.array([], dtype=object)} if kind == "ruler" else None,

@@ -8,6 +8,9 @@ coronal and sagittal views, the reading layout's 3-D pane):
   until a whole one is reached; Ctrl + wheel zooms the view;
 * Up / Down / Left / Right page one slice, PageUp / PageDown five, in the view under the
   pointer (or the one with the keyboard focus);
+* a key bound at napari's viewer (``viewer.bind_key``: the reading tools' Shift+W) works
+  while the keyboard focus is in a side view too, unless that view or its selected layer
+  binds the key itself (a side view is a viewer of its own: napari would look there only);
 * a right-drag sets the scan's window (left / right) and level (up / down) through
   :class:`ScanLimits`, which also keeps the limits each case opened with ("Reset W/L").
 
@@ -17,11 +20,13 @@ zoom under a right-drag that sets the level.
 
 from __future__ import annotations
 
+import inspect
 import weakref
 from functools import partial
 from typing import Any
 
 from qtpy.QtCore import QEvent, QObject, Qt
+from qtpy.QtGui import QKeySequence
 
 from napari_mood._napari._qt_objects import deleted
 from napari_mood._napari.planes import LinkedPlanes, window_level
@@ -172,6 +177,8 @@ class PaneEvents(QObject):
         kind = event.type()
         if kind == QEvent.Type.Wheel:
             return self._on_wheel(model, event)
+        if kind == QEvent.Type.KeyPress and self._on_viewer_key(model, event):
+            return True
         if kind in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride):
             return self._on_key(event, press=kind == QEvent.Type.KeyPress)
         if kind in (QEvent.Type.MouseButtonPress, QEvent.Type.MouseMove):
@@ -211,6 +218,27 @@ class PaneEvents(QObject):
         model = self._pointed() or self._focused()
         if model is not None:
             self._planes.page(model, steps)
+        return True
+
+    def _on_viewer_key(self, model: Any, event: Any) -> bool:
+        """Call the binding napari's viewer has for a key pressed in a side view."""
+        viewer = self._planes.viewer
+        if model is viewer or event.isAutoRepeat() or event.key() in PAGE_KEYS:
+            return False  # napari's canvas: napari calls it; the paging keys are ours
+        from app_model.backends.qt import qkeysequence2modelkeybinding
+
+        key = qkeysequence2modelkeybinding(QKeySequence(event.keyCombination()))
+        action = viewer.keymap.get(key)
+        active = model.layers.selection.active  # napari asks the selected layer first
+        if action is None or any(
+            key in owner.keymap or key in owner.class_keymap
+            for owner in (model, active)
+            if owner is not None
+        ):
+            return False
+        result = action(viewer)
+        if inspect.isgenerator(result):  # a press-and-release binding: the press part
+            next(result, None)
         return True
 
     def _pointed(self) -> Any | None:

@@ -22,8 +22,9 @@ Rules:
   box dataset) removes the other's layers once the drop is complete;
 * methods are keyed by method name; a newer layer of the same method replaces the older
   one in the session (the older layer stays in the viewer, untracked);
-* a method whose colour is already used by another method is recoloured with the first
-  free colour of :data:`napari_mood._napari.layers.METHOD_COLORS`;
+* every method has the colour :func:`~napari_mood.services.looks.method_colors` deals it
+  among the session's methods (the one rule of figures too): a method dropped in later
+  is coloured as a figure of those methods draws it;
 * a ground truth is drawn as an outline (``contour=1``) in 2-D and filled in 3-D, where
   napari draws no contours;
 * a method's display threshold is its layer's lower contrast limit, so changing it in
@@ -72,7 +73,7 @@ from napari_mood._napari.role_looks import RoleLooks, outline_gt, render_scan
 from napari_mood._napari.three_d import MovingDetail
 from napari_mood.services.display import DisplayTransform
 from napari_mood.services.labelling import LabellingCache
-from napari_mood.services.looks import METHOD_COLORS, method_colormap
+from napari_mood.services.looks import METHOD_COLORS, method_colormap, method_colors
 from napari_mood.services.options import check_threshold, threshold_limits
 from napari_mood.services.output import Inputs
 from napari_mood.services.snapshots import MapSnapshot
@@ -605,21 +606,25 @@ class MoodSession:
         previous = self._methods.pop(name, None)
         if previous is not None:
             previous.events.contrast_limits.disconnect(self._on_layer_contrast_limits)
-        self._recolor_if_taken(layer)
+        self._color_by_rule(name, layer)
         layer.contrast_limits_range = (0.0, 1.0)
         layer.events.contrast_limits.connect(self._on_layer_contrast_limits)
         self._methods[name] = layer
         self._emit("methods_changed")
 
-    def _recolor_if_taken(self, layer: Any) -> None:
-        info = layer.metadata[METADATA_KEY]
-        taken = {(layer_info(other) or {}).get("color") for other in self._methods.values()}
-        if info.get("color") not in taken and info.get("color"):
-            return
-        free = [c for c in METHOD_COLORS if c not in taken]
-        color = free[0] if free else METHOD_COLORS[len(self._methods) % len(METHOD_COLORS)]
-        info["color"] = color
-        layer.colormap = method_colormap(color)
+    def _color_by_rule(self, name: str, layer: Any) -> None:
+        """Colour every method as :func:`method_colors` deals them (one colour everywhere).
+
+        A method dropped in later gets the colour figures give it among the session's
+        methods; one sorting before the others moves theirs along, as figures do.
+        """
+        methods = {**self._methods, name: layer}
+        for method, color in method_colors(methods).items():
+            each = methods[method]
+            info = each.metadata[METADATA_KEY]
+            if info.get("color") != color:
+                info["color"] = color
+                each.colormap = method_colormap(color)
 
     def _leave(self, layer: Any) -> None:
         if layer is self._scan or layer is self._gt or layer in self._methods.values():

@@ -13,7 +13,7 @@ from napari_mood._napari.reader import read_paths
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.viewer import load_into_viewer
 from napari_mood.core.scores import threshold_limits
-from napari_mood.services.looks import METHOD_COLORS
+from napari_mood.services.looks import METHOD_COLORS, method_colors, rgb
 
 
 def _add_read(viewer, path, **kwargs) -> list[Layer]:
@@ -65,8 +65,23 @@ def test_dropped_map_joins_and_removed_layer_leaves(case_viewer, mood_dataset: P
     case_viewer.open(extra, plugin="napari-mood")  # the npe2 reader, as a drop would
     assert session.method_names == ("a", "b", "c")
     assert session.method("c").color == METHOD_COLORS[2]  # recoloured: orange was taken
+    assert session.method("c").color == method_colors(["a", "b", "c"])["c"]
     case_viewer.layers.remove(session.method("a").layer)
     assert changes == [("a", "b", "c"), ("b", "c")]
+
+
+def test_a_method_dropped_in_later_takes_the_colour_figures_give_it(case_viewer, mood_dataset):
+    """One rule (method_colors over the session's methods), not the first free colour."""
+    session = get_session(case_viewer)
+    extra = mood_dataset / "extra" / "0" / "case_1.nii.gz"  # sorts before "a" and "b"
+    extra.parent.mkdir(parents=True)
+    extra.write_bytes((mood_dataset / "methods" / "a" / "case_1.nii.gz").read_bytes())
+    (extra.parent / "case_1.nii.gz.txt").write_text("0.5")
+    case_viewer.open(extra, plugin="napari-mood")
+    assert session.method_names == ("a", "b", "0")
+    rule = method_colors(["0", "a", "b"])
+    assert {m.name: m.color for m in session.methods} == rule
+    assert session.method("0").layer.colormap.colors[-1][:3] == pytest.approx(rgb(rule["0"]))
 
 
 def test_layers_without_metadata_are_ignored(case_viewer):

@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.neutral_names import NeutralNames
+from napari_mood._napari.reader import read_paths
 from napari_mood._napari.status import SEPARATOR, status_info
-from napari_mood._napari.viewer import load_into_viewer
+from napari_mood._napari.viewer import focus_case, load_into_viewer
 from napari_mood._napari.widgets.planes import PlanesWidget
 
 NAPARI_KEYS = set(status_info(""))
@@ -110,3 +112,57 @@ def test_blind_review_reads_out_maps_by_neutral_name_without_the_gt(shown_case):
         _hover(qtbot, canvas)
         assert _readout(viewer.status) == ["Method A", "Method B"], viewer.status
     names.restore()
+
+
+@pytest.mark.parametrize("view", ["main", "coronal"])
+def test_a_case_switch_reads_out_the_next_case_under_a_resting_pointer(
+    shown_case, mood_dataset, view
+):
+    """Never the previous patient's values under the next patient's name (issue 46)."""
+    viewer, session, planes, qtbot = shown_case()
+    canvas = viewer.window._qt_viewer.canvas.native if view == "main" else planes.canvas(view)
+    _hover(qtbot, canvas)
+    assert viewer.status["layer_base"] == "case_1"
+    pointed = viewer if view == "main" else planes.planes.models[view]
+    load_into_viewer(viewer, [mood_dataset / "toy" / "case_0.nii.gz"])  # the pointer rests
+    focus_case(viewer, session)  # as the browser and the queue do: another slice, fitted
+
+    def reads_the_next_case() -> bool:
+        status, position = viewer.status, pointed.cursor.position
+        if not isinstance(status, dict) or status.get("layer_base") != "case_0":
+            return False
+        scan = session.scan_layer.get_value(position, world=True)
+        maps = [
+            f"{SEPARATOR}{name}: {session.method(name).layer.get_value(position, world=True):.3f}"
+            for name in ("a", "b")
+        ]
+        text = status["coordinates"]
+        axial = round(float(session.scan_layer.world_to_data(position)[0]))
+        shown = f" slice {axial} " in text and f": {scan:.3g}" in text
+        return shown and all(m in text for m in maps)
+
+    qtbot.waitUntil(lambda: session.case == "case_0.nii.gz", timeout=20_000)
+    qtbot.waitUntil(reads_the_next_case, timeout=20_000)
+
+
+def test_maps_read_after_the_case_join_the_readout_under_a_resting_pointer(
+    shown_case, mood_dataset
+):
+    """A switch shows the scan and GT first, the maps when read: the readout lists them."""
+    viewer, session, planes, qtbot = shown_case()
+    _hover(qtbot, viewer.window._qt_viewer.canvas.native)
+    layers = read_paths([mood_dataset / "toy" / "case_0.nii.gz"])
+    maps = [x for x in layers if x[1]["metadata"][METADATA_KEY]["role"] == "method"]
+    session.replace_case([x for x in layers if not any(x is m for m in maps)])
+    session.expect_maps()
+    qtbot.waitUntil(lambda: viewer.status.get("layer_base") == "case_0", timeout=20_000)
+    assert SEPARATOR + "a:" not in viewer.status["coordinates"]  # the maps are being read
+    session.complete_case(maps)
+    position = viewer.cursor.position
+    expected = [
+        f"{SEPARATOR}{name}: {session.method(name).layer.get_value(position, world=True):.3f}"
+        for name in ("a", "b")
+    ]
+    qtbot.waitUntil(
+        lambda: all(e in viewer.status["coordinates"] for e in expected), timeout=20_000
+    )

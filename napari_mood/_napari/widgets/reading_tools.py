@@ -4,14 +4,18 @@
   (:func:`~napari_mood.services.reading_tools.scan_windows`: CT when its values are in
   Hounsfield units, else MRI): standard CT windows, percentile windows for MRI. The choice
   is remembered per modality (napari-mood's ``QSettings``, as the radiological convention)
-  and applied to the next case of that modality. Shift+W (over napari's canvas) picks the
-  next preset.
+  and applied to the next case of that modality. Shift+W (over napari's canvas or a side
+  view) picks the next preset.
 * **Ruler**: drag a line in the chosen pane (axial = napari's canvas, coronal, sagittal);
   its length in mm (the scan's voxel spacing) is written beside it.
 * **ROI box / ellipse**: drag a box or an ellipse in the chosen pane; the table shows
   the mean and max of the scan and of each map inside it, and the voxels each map flags at
   its display threshold, with the ROI's area on the slice (mm^2) and its volume (the
   voxels on that one slice, mm^3). Computed in a worker; recomputed when a threshold moves.
+
+In the reading layout (its panels hidden) the panel's strip
+(:meth:`ReadingToolsWidget.reading_strip`, :mod:`.reading_tools_strip`) offers the preset,
+the tools and the ROI's statistics in one line under the panes.
 
 Each tool is a Shapes layer of the pane (:mod:`napari_mood._napari.measure_layers`),
 editable only while its button is down; the layer's shapes are cleared when another case
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from functools import partial
 from typing import Any
 
 from qtpy.QtCore import QSettings, Qt
@@ -32,6 +37,7 @@ from qtpy.QtWidgets import (
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
+    QWidget,
 )
 
 from napari_mood._napari.measure_layers import (
@@ -43,6 +49,7 @@ from napari_mood._napari.measure_layers import (
 from napari_mood._napari.planes import SIDE_PLANES, planes_of
 from napari_mood._napari.widgets import _kit as kit
 from napari_mood._napari.widgets._panel import MoodPanel
+from napari_mood._napari.widgets.reading_tools_strip import ReadingToolsStrip
 from napari_mood.services.reading_tools import (
     RoiResult,
     ScanWindows,
@@ -70,6 +77,7 @@ ELLIPSE_TIP = "ROI ellipse: drag an ellipse; mean, max and flagged voxels inside
 CLEAR_TIP = "Remove every ruler and ROI drawn."
 COLUMNS = ("layer", "mean", "max", "flagged")
 NO_ROI = "Draw a box or an ellipse (ROI buttons) to measure it."
+NO_ROI_LINE = "No ROI"
 
 
 def saved_preset(modality: str) -> str | None:
@@ -94,6 +102,8 @@ class ReadingToolsWidget(MoodPanel):
         self._active: tuple[str, Any, Any] | None = None  # (tool, layer, previous selection)
         self._roi: tuple[Any, int, str] | None = None  # layer, shape index, pane
         self._filling = False
+        self._strip: ReadingToolsStrip | None = None
+        self._roi_shown: RoiResult | None = None
         self._build()
         self._limits_worker = self._lifetime.worker(self._on_limits_result)
         self._roi_worker = self._lifetime.worker(self._on_roi_result)
@@ -122,6 +132,8 @@ class ReadingToolsWidget(MoodPanel):
         }
         for tool, button in self._buttons.items():
             button.toggled.connect(lambda checked, t=tool: self._on_tool_toggled(t, checked))
+            button.toggled.connect(self._show_strip)
+        self._preset.currentIndexChanged.connect(self._show_strip)
         self._clear = kit.button(self, "Clear", CLEAR_TIP)
         self._clear.clicked.connect(self._on_clear_clicked)
         measure = QGroupBox("Measure", self)
@@ -146,6 +158,44 @@ class ReadingToolsWidget(MoodPanel):
         button = kit.button(self, text, tip)
         button.setCheckable(True)
         return button
+
+    # -- the reading layout's strip ---------------------------------------------------
+
+    def reading_strip(self, parent: QWidget) -> ReadingToolsStrip:
+        """Make the tools' strip for the reading layout (see :mod:`.reading_tools_strip`).
+
+        Its controls are this panel's: a preset or a tool chosen there is chosen here.
+        """
+        strip = ReadingToolsStrip(parent)
+        strip.preset.activated.connect(self._on_strip_preset_activated)
+        for tool, button in strip.tool_buttons.items():
+            button.clicked.connect(partial(self._on_strip_tool_clicked, tool))
+        strip.destroyed.connect(self._on_strip_destroyed)
+        self._strip = strip
+        self._show_strip()
+        return strip
+
+    def _on_strip_preset_activated(self, index: int) -> None:
+        if 0 <= index < self._preset.count():
+            self.choose_preset(self._preset.itemText(index))
+
+    def _on_strip_tool_clicked(self, tool: str, checked: bool) -> None:
+        self._buttons[tool].setChecked(checked)
+        self._show_strip()  # a tool refused (no case) shows off there too
+
+    def _on_strip_destroyed(self, *_: object) -> None:
+        self._strip = None
+
+    def _show_strip(self, *_: object) -> None:
+        strip = self._strip
+        if strip is None or self._filling:
+            return
+        strip.show_state(
+            self.presets,
+            self._preset.currentIndex(),
+            {tool: button.isChecked() for tool, button in self._buttons.items()},
+            _roi_summary(self._roi_shown),
+        )
 
     # -- public (tests, scripts) ----------------------------------------------------
 
@@ -225,6 +275,7 @@ class ReadingToolsWidget(MoodPanel):
         self._modality.setText("" if windows is None else _modality_text(windows.modality))
         self._preset.setEnabled(windows is not None)
         self._filling = False
+        self._show_strip()
 
     def _on_preset_activated(self, index: int) -> None:
         if self._filling or self._windows is None or index < 0:
@@ -378,6 +429,8 @@ class ReadingToolsWidget(MoodPanel):
         self._show_roi(result)
 
     def _show_roi(self, result: RoiResult | None) -> None:
+        self._roi_shown = result
+        self._show_strip()
         self._table.setRowCount(0)
         if result is None:
             self._size.setText(NO_ROI)
@@ -435,3 +488,27 @@ def _size_text(result: RoiResult) -> str:
     if result.skipped:
         text += f"\nLeft out (another grid): {', '.join(result.skipped)}"
     return text
+
+
+def _roi_summary(result: RoiResult | None) -> tuple[str, str]:
+    """Return the ROI's line for the strip and its tip (the size and every row)."""
+    if result is None:
+        return NO_ROI_LINE, NO_ROI
+    stats = result.stats
+    parts = [f"ROI {stats.n_voxels} voxels"]
+    if stats.area_mm2 is not None:
+        parts[0] += f", {stats.area_mm2:.1f} mm²"
+    rows = []
+    for value in stats.values:
+        if value.flagged is None:  # the scan
+            parts.append(f"{value.name} mean {_number(value.mean, '.4g')}")
+            rows.append(
+                f"{value.name}: mean {_number(value.mean, '.4g')}, max {_number(value.max, '.4g')}"
+            )
+        else:
+            parts.append(f"{value.name} max {_number(value.max, '.3f')} ({value.flagged} flagged)")
+            rows.append(
+                f"{value.name}: mean {_number(value.mean, '.3f')}, max {_number(value.max, '.3f')},"
+                f" {value.flagged} flagged"
+            )
+    return "  ·  ".join(parts), "\n".join([_size_text(result), *rows])

@@ -183,3 +183,72 @@ def test_a_tool_used_again_draws_instead_of_panning(tools_on, mood_dataset, firs
     assert layer.editable and layer.mode == mode
     tools.stop()
     assert layer.mode == "pan_zoom" and not layer.editable
+
+
+def test_shift_w_in_a_side_view_steps_to_the_next_preset(tools_on, mood_dataset):
+    """A side view is a viewer of its own: the viewer's Shift+W reaches it too."""
+    from qtpy.QtCore import Qt
+
+    viewer, session, planes, tools, qtbot = tools_on(mood_dataset / "toy" / "case_1.nii.gz")
+    canvas = planes.canvas("coronal")
+    qtbot.mouseClick(canvas, Qt.MouseButton.LeftButton)
+    canvas.setFocus()
+    qtbot.keyClick(canvas, Qt.Key.Key_W, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: saved_preset("MRI") == tools.presets[1], timeout=30_000)
+    expected = np.percentile(session.scan_data, [0.5, 99.5])
+    qtbot.waitUntil(
+        lambda: np.allclose(session.scan_layer.contrast_limits, expected), timeout=30_000
+    )
+
+
+def test_the_reading_layout_offers_the_tools_in_a_strip_wired_to_the_panel(tools_on, mood_dataset):
+    """The panel is hidden there: its strip chooses presets and tools and shows the ROI."""
+    from qtpy.QtCore import QPoint, Qt
+    from qtpy.QtWidgets import QApplication, QComboBox, QLabel, QPushButton, QToolBar
+
+    from napari_mood._napari.reading_layout import STRIPS_OBJECT_NAME, pane_sizes_equal
+
+    viewer, session, planes, tools, qtbot = tools_on(mood_dataset / "toy" / "case_1.nii.gz")
+    viewer.window.resize(1280, 1024)
+    window = viewer.window._qt_window
+    canvas = viewer.window._qt_viewer.canvas.native
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5_000)
+    qtbot.mouseClick(canvas, Qt.MouseButton.LeftButton, pos=QPoint(20, 20))
+    modifiers = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    qtbot.keyClick(canvas, Qt.Key.Key_L, modifiers)
+    assert planes.reading_layout and not tools.isVisible()
+    strips = window.findChild(QToolBar, STRIPS_OBJECT_NAME)
+    assert strips is not None
+    qtbot.waitUntil(strips.isVisible, timeout=5_000)
+    preset = next(c for c in strips.findChildren(QComboBox) if c.isVisible())
+    assert [preset.itemText(i) for i in range(preset.count())] == tools.presets
+    summary = strips.findChild(QLabel, "reading-tools-strip-summary")
+    assert summary.text() == "No ROI"
+    qtbot.waitUntil(
+        lambda: not planes._layout.sizing and pane_sizes_equal(planes._panes()), timeout=60_000
+    )
+
+    preset.activated.emit(1)  # as a reader's choice in the list
+    qtbot.waitUntil(lambda: saved_preset("MRI") == tools.presets[1], timeout=30_000)
+    assert tools._preset.currentIndex() == 1
+    qtbot.keyClick(canvas, Qt.Key.Key_W, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: preset.currentIndex() == 2, timeout=30_000)  # the panel's, shown
+
+    box = strips.findChild(QPushButton, "reading-tools-strip-box")
+    qtbot.mouseClick(box, Qt.MouseButton.LeftButton)
+    layer = tools.layer("roi")
+    assert layer is not None and layer.mode == "add_rectangle" and tools._buttons["box"].isChecked()
+    z = session.slice_index
+    corners = np.array([[z, 5.5, 4.5], [z, 5.5, 7.5], [z, 8.5, 7.5], [z, 8.5, 4.5]], float)
+    layer.add_rectangles(corners)
+    qtbot.waitUntil(lambda: summary.text().startswith("ROI "), timeout=30_000)
+    _wait(tools, qtbot)
+    assert " a max " in summary.text() and "flagged" in summary.text()
+    assert all(row[0] in summary.toolTip() for row in tools.roi_rows)
+    ruler = strips.findChild(QPushButton, "reading-tools-strip-ruler")
+    qtbot.mouseClick(ruler, Qt.MouseButton.LeftButton)
+    assert ruler.isChecked() and not box.isChecked() and tools._buttons["ruler"].isChecked()
+    qtbot.mouseClick(ruler, Qt.MouseButton.LeftButton)
+    assert not tools._buttons["ruler"].isChecked()
+    assert pane_sizes_equal(planes._panes())
