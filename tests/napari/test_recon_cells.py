@@ -82,20 +82,28 @@ def _cells(viewer) -> dict[tuple[int, int], list[str]]:
     return cells
 
 
-def _label_strip(shot: np.ndarray, column: int) -> np.ndarray:
-    """The top-left corner of grid cell ``column`` (of four, one row) of a screenshot."""
-    height, width = shot.shape[:2]
-    left = column * width // 4
-    return shot[: height // 8, left : left + width // 8, :3].astype(int)
+def _cell(shot: np.ndarray, cell: tuple[int, int], shape: tuple[int, int]) -> np.ndarray:
+    """Grid cell ``cell`` (row, column) of a screenshot of a ``shape`` grid."""
+    height, width = shot.shape[0] // shape[0], shot.shape[1] // shape[1]
+    row, column = cell
+    return shot[row * height : (row + 1) * height, column * width : (column + 1) * width, :3]
+
+
+def _label_strip(shot: np.ndarray, cell: tuple[int, int], shape: tuple[int, int]) -> np.ndarray:
+    """The top-left corner of one grid cell of a screenshot."""
+    part = _cell(shot, cell, shape)
+    return part[: part.shape[0] // 8, : part.shape[1] // 8].astype(int)
 
 
 @pytest.mark.parametrize("with_session", [False, True])
 def test_every_cell_says_what_it_shows(recon_shown, qtbot, with_session):
     viewer, widget = recon_shown(with_session=with_session)
     cells = _cells(viewer)
-    assert sorted(cells) == [(0, 0), (0, 1), (0, 2), (0, 3)]
+    order = sorted(cells)  # row by row, whatever shape fits the canvas best
+    shape = (max(r for r, _ in order) + 1, max(c for _, c in order) + 1)
+    assert len(order) == 4 and shape[0] * shape[1] == 4, order
     roles = ["input", "reconstruction", "residual", "healthy"]
-    assert [cells[(0, k)] for k in range(4)] == [[role, "region"] for role in roles]
+    assert [cells[cell] for cell in order] == [[role, "region"] for role in roles]
     images = [layer for layer in _ours(viewer) if layer.metadata[RECON_KEY]["role"] != "region"]
     assert [layer.name for layer in images] == [CELL_LABELS[role] for role in roles]
     assert all(layer.name_overlay.visible for layer in images)
@@ -107,15 +115,14 @@ def test_every_cell_says_what_it_shows(recon_shown, qtbot, with_session):
         layer.name_overlay.visible = False
     qtbot.wait(50)
     bare = viewer.screenshot(canvas_only=True, flash=False)
-    height, width = bare.shape[:2]
-    for column in range(4):  # the label is drawn in the corner of its own cell
-        drawn = np.abs(_label_strip(labelled, column) - _label_strip(bare, column)).sum(axis=-1)
-        assert (drawn > 100).sum() > 20, column
-        middle = bare[
-            height // 3 : 2 * height // 3, column * width // 4 : (column + 1) * width // 4
-        ]
-        shown = (middle[..., :3].max(axis=-1) > 40).sum()  # the volume, not a black cell
-        assert shown > 200, f"cell {column} is empty"
+    for cell in order:  # the label is drawn in the corner of its own cell
+        drawn = np.abs(_label_strip(labelled, cell, shape) - _label_strip(bare, cell, shape))
+        assert (drawn.sum(axis=-1) > 100).sum() > 20, cell
+        part = _cell(bare, cell, shape)
+        h, w = part.shape[:2]
+        middle = part[h // 3 : 2 * h // 3, w // 4 : 3 * w // 4]
+        shown = (middle.max(axis=-1) > 40).sum()  # the volume, not a black cell
+        assert shown > 200, f"cell {cell} is empty"
 
 
 def test_the_slider_names_its_plane_and_counts_slices(recon_shown, qtbot):
