@@ -53,7 +53,7 @@ def _hover(qtbot, widget) -> None:
 
 
 VALUE = r"-?\d+(\.\d+)?(e-?\d+)?"
-SCANNER_VALUE = re.compile(rf"voxel \d+, \d+, \d+: {VALUE}(  \S+: {VALUE})?$")
+SCANNER_VALUE = re.compile(rf"voxel \d+, \d+, \d+: {VALUE}(  \|  [^|]+: {VALUE})*$")
 
 
 @needs_sample
