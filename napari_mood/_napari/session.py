@@ -162,6 +162,7 @@ class MoodSession:
         self._gt: Any = None
         self._truth: tuple[Any, Any] | None = None  # (GT layer data, its bool view)
         self._methods: dict[str, Any] = {}
+        self._named: set[str] = set()  # every method shown so far: the colours' deal
         self._looks = RoleLooks()
         self._batch_depth = 0
         self._pending: set[str] = set()  # signals held back while a batch runs
@@ -615,11 +616,15 @@ class MoodSession:
     def _color_by_rule(self, name: str, layer: Any) -> None:
         """Colour every method as :func:`method_colors` deals them (one colour everywhere).
 
-        A method dropped in later gets the colour figures give it among the session's
-        methods; one sorting before the others moves theirs along, as figures do.
+        The deal is over every method the session has shown, so a case without one
+        method's map keeps the others' colours; a method dropped in later gets the colour
+        figures give it among them (one sorting first moves the others along, as figures do).
         """
         methods = {**self._methods, name: layer}
-        for method, color in method_colors(methods).items():
+        self._named.update(methods)
+        for method, color in method_colors(self._named).items():
+            if method not in methods:
+                continue
             each = methods[method]
             info = each.metadata[METADATA_KEY]
             if info.get("color") != color:
