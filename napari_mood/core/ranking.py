@@ -327,7 +327,7 @@ def _check_bootstrap(n_cases: int, n_boot: int, ci: float) -> None:
     check_integer("n_boot", n_boot)
     check_number("ci", ci)
     if n_cases < 1:
-        raise ValueError("need at least one case")
+        raise ValueError("accumulators_per_case must hold at least one case; got none")
     if n_boot < 1:
         raise ValueError(f"n_boot must be >= 1, got {n_boot}")
     if not 0.0 < ci < 1.0:

@@ -96,7 +96,7 @@ def test_bootstrap_consensus_draws_each_ranking_from_one_stream() -> None:
 @pytest.mark.parametrize(
     ("n_cases", "n_boot", "ci", "message"),
     [
-        (0, 5, 0.95, "need at least one case"),
+        (0, 5, 0.95, "accumulators_per_case must hold at least one case; got none"),
         (1, 0, 0.95, "n_boot must be >= 1, got 0"),
         (1, 5, 1.0, "ci must be in (0, 1), got 1.0"),
         (1, 5, 1.5, "ci must be in (0, 1), got 1.5"),
