@@ -70,6 +70,7 @@ SLOW_TESTS: frozenset[str] = frozenset(
         "tests/test_bad_inputs_run.py::test_a_map_with_nan_is_unreadable",
         "tests/test_bad_inputs_run.py::test_every_process_of_a_case_ends_with_it",
         "tests/test_bad_inputs_sweep_options.py::test_categories_run_has_no_matplotlib_warning",
+        "tests/test_docs_site.py",  # builds the documentation site
         "tests/test_nova_sample_reproducible.py::test_nova_sample_regenerates_bit_for_bit",
         "tests/test_package.py::test_every_import_is_declared",
         "tests/test_package.py::test_gui_free_layers_import_no_gui",

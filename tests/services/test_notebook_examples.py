@@ -73,3 +73,10 @@ def test_recon_example_prints_the_per_degree_table(tmp_path, monkeypatch, capsys
     degree0 = frame[frame["degree"] == 0.0]
     assert np.allclose(degree0["normalised_mse"], 1.0)  # degree 0 is its own reference
     assert len(result.to_frame(per_case=True)) == 6
+
+
+@pytest.mark.parametrize("example", sorted(path.name for path in EXAMPLES.glob("*.py")))
+def test_every_docs_example_is_run_by_a_test_here(example: str):
+    assert f'_run("{example}"' in Path(__file__).read_text(encoding="utf-8"), (
+        f"docs/examples/{example} is shown on the site but no test runs it"
+    )
