@@ -262,7 +262,8 @@ def _batch_table(scores: Mapping[str, Sequence[float]], methods: Sequence[str]) 
 def kendall_tau_b(rank_a: Mapping[str, float], rank_b: Mapping[str, float]) -> float:
     """Kendall's tau-b between two rankings of the same methods (ties accounted for).
 
-    NaN when fewer than two methods or when one ranking is all tied.
+    Computed by :func:`scipy.stats.kendalltau` (``variant="b"``). NaN when fewer than two
+    methods, when one ranking is all tied, or when a rank is NaN (scipy's ``"propagate"``).
 
     Parameters
     ----------
@@ -281,8 +282,8 @@ def kendall_tau_b(rank_a: Mapping[str, float], rank_b: Mapping[str, float]) -> f
 
     Examples
     --------
-    >>> kendall_tau_b({"a": 1, "b": 2, "c": 3}, {"a": 1, "b": 3, "c": 2})
-    0.3333333333333333
+    >>> round(kendall_tau_b({"a": 1, "b": 2, "c": 3}, {"a": 1, "b": 3, "c": 2}), 4)
+    0.3333
     """
     check_mapping("rank_a", rank_a, _RANK_TYPES, "a rank (a number)")
     check_mapping("rank_b", rank_b, _RANK_TYPES, "a rank (a number)")
@@ -294,13 +295,11 @@ def kendall_tau_b(rank_a: Mapping[str, float], rank_b: Mapping[str, float]) -> f
     names = _same_names([rank_a, rank_b])
     a = np.array([rank_a[name] for name in names], dtype=np.float64)
     b = np.array([rank_b[name] for name in names], dtype=np.float64)
-    upper = np.triu_indices(a.size, k=1)
-    sign_a = np.sign(a[:, None] - a[None, :])[upper]
-    sign_b = np.sign(b[:, None] - b[None, :])[upper]
-    untied = float(np.count_nonzero(sign_a)) * float(np.count_nonzero(sign_b))
-    if untied == 0:
+    if a.size < 2:  # scipy would warn that the sample is too small, then give NaN
         return math.nan
-    return float(np.sum(sign_a * sign_b) / math.sqrt(untied))
+    from scipy import stats  # imported on first use: scipy.stats takes a while to import
+
+    return float(stats.kendalltau(a, b, variant="b").statistic)
 
 
 # --------------------------------------------------------------------------- bootstrap

@@ -12,9 +12,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+
+import platformdirs
 
 from napari_mood.io.errors import MoodInputError
 
@@ -30,27 +31,19 @@ APP_NAME = "napari-mood"
 _LOCATION_HINT = "choose a folder outside the data, e.g. the default one"
 
 
-def default_review_dir(
-    environ: Mapping[str, str] | None = None,
-    *,
-    platform: str | None = None,
-    home: Path | None = None,
-) -> Path:
+def default_review_dir(environ: Mapping[str, str] | None = None) -> Path:
     r"""Return the folder review files go to by default.
 
-    ``$NAPARI_MOOD_REVIEW_DIR`` when set; else the user data folder: Linux
-    ``$XDG_DATA_HOME/napari-mood/reviews`` (``~/.local/share/...``), macOS
-    ``~/Library/Application Support/napari-mood/reviews``, Windows
-    ``%LOCALAPPDATA%\napari-mood\reviews``.
+    ``$NAPARI_MOOD_REVIEW_DIR`` when set; else ``reviews`` in napari-mood's user data folder,
+    as :func:`platformdirs.user_data_dir` gives it: Linux ``$XDG_DATA_HOME/napari-mood``
+    (``~/.local/share/napari-mood``), macOS ``~/Library/Application Support/napari-mood``,
+    Windows ``%LOCALAPPDATA%\napari-mood`` (the Known Folder, not only the variable).
 
     Parameters
     ----------
     environ : mapping of str to str, optional
-        The environment (default ``os.environ``).
-    platform : str, optional
-        ``sys.platform`` to decide for (default: this one).
-    home : pathlib.Path, optional
-        The home folder (default ``Path.home()``).
+        Where ``$NAPARI_MOOD_REVIEW_DIR`` is read (default ``os.environ``); the user data
+        folder is read from the process's own environment.
 
     Returns
     -------
@@ -59,23 +52,15 @@ def default_review_dir(
 
     Examples
     --------
-    >>> default_review_dir({}, platform="linux", home=Path("/home/ana")).as_posix()
-    '/home/ana/.local/share/napari-mood/reviews'
     >>> default_review_dir({"NAPARI_MOOD_REVIEW_DIR": "/tmp/r"}).as_posix()
     '/tmp/r'
+    >>> default_review_dir({}).parent.name, default_review_dir({}).name
+    ('napari-mood', 'reviews')
     """
     env = os.environ if environ is None else environ
     if env.get(ENV_REVIEW_DIR):
         return Path(env[ENV_REVIEW_DIR]).expanduser()
-    platform = sys.platform if platform is None else platform
-    home = Path.home() if home is None else home
-    if platform.startswith("win"):
-        base = Path(env.get("LOCALAPPDATA") or home / "AppData" / "Local")
-    elif platform == "darwin":
-        base = home / "Library" / "Application Support"
-    else:
-        base = Path(env.get("XDG_DATA_HOME") or home / ".local" / "share")
-    return base / APP_NAME / "reviews"
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)) / "reviews"
 
 
 def default_review_path(dataset: Path | None, *, directory: Path | None = None) -> Path:

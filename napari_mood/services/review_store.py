@@ -1,9 +1,10 @@
 """The review file: an append-only journal that several viewers and reviewers share safely.
 
 One CSV row per event (:data:`REVIEW_COLUMNS`). Recording a verdict appends its row under
-an exclusive lock (``flock``) in a single write, flushed to disk before the verdict is
-acknowledged; a row whose ``verdict`` is ``withdrawn`` takes the verdict of its region key
-back (undo, or a verdict moved to another region). Nothing is ever rewritten, so two
+an exclusive lock on the file itself (filelock's ``lock_descriptor``: ``flock`` on POSIX,
+``LockFileEx`` on Windows; reads take it too) in a single write, flushed to disk before the
+verdict is acknowledged; a row whose ``verdict`` is ``withdrawn`` takes the verdict of its
+region key back (undo, or a verdict moved to another region). Nothing is ever rewritten, so two
 viewers, two reviewers or two processes keep every acknowledged verdict, the file keeps
 its permissions, and a read-only file is refused (never replaced). Reading folds the
 journal: the newest row of each key ``(case, method, threshold, object_id)`` wins.
@@ -27,6 +28,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from filelock import lock_descriptor, unlock_descriptor
+
 from napari_mood.core._checks import check_choice
 from napari_mood.core.scores import check_threshold
 from napari_mood.io.errors import MoodInputError, check_regular_file
@@ -38,11 +41,6 @@ from napari_mood.services.review import (
     check_time,
     summarize_reviews,
 )
-
-try:  # POSIX; elsewhere a single O_APPEND write of one row is all the protection there is
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
 
 __all__ = [
     "MAX_NOTE",
@@ -190,11 +188,10 @@ def _read_text(source: Path) -> str:
     check_regular_file(source, what="review file")  # a FIFO would block the viewer
     try:
         with source.open("rb") as stream:
-            if fcntl is not None:
-                # shared with other readers, never while a writer appends: without it a
-                # read could end inside a row another process is writing
-                fcntl.flock(stream.fileno(), fcntl.LOCK_SH)
-            content = stream.read()  # closing releases the lock
+            # never while a writer appends: without it a read could end inside a row
+            # another process is writing (the lock is exclusive, and a read is short)
+            with _locked(stream.fileno()):
+                content = stream.read()
         return content.decode("utf-8-sig")  # a BOM (Excel) is dropped
     except (OSError, UnicodeDecodeError) as error:
         raise MoodInputError(source, f"cannot be read ({error})", _BAD_FILE_HINT) from error
@@ -407,26 +404,41 @@ class ReviewFile:
 
 def _append_rows(path: Path, rows: Sequence[Sequence[str]]) -> None:
     """Append ``rows`` in one write under an exclusive lock, after a line break if missing."""
-    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)  # Windows: no \r\n
     descriptor = os.open(path, flags, 0o666)
     try:
-        if fcntl is not None:
-            fcntl.flock(descriptor, fcntl.LOCK_EX)
-        size = os.fstat(descriptor).st_size
-        header = _header_of(descriptor) if size else REVIEW_COLUMNS
-        _check_columns(path, rows, header)
-        text = _csv_text(None if size else header, [_project(row, header) for row in rows])
-        if size and os.pread(descriptor, 1, size - 1) not in (b"\n", b"\r"):
-            text = "\n" + text  # a last line without its line break (an editor's save)
-        os.write(descriptor, text.encode("utf-8"))
-        os.fsync(descriptor)
+        with _locked(descriptor):
+            size = os.fstat(descriptor).st_size
+            header = _header_of(descriptor) if size else REVIEW_COLUMNS
+            _check_columns(path, rows, header)
+            text = _csv_text(None if size else header, [_project(row, header) for row in rows])
+            if size and _read_at(descriptor, 1, size - 1) not in (b"\n", b"\r"):
+                text = "\n" + text  # a last line without its line break (an editor's save)
+            os.write(descriptor, text.encode("utf-8"))
+            os.fsync(descriptor)
     finally:
-        os.close(descriptor)  # closing releases the lock
+        os.close(descriptor)
+
+
+@contextlib.contextmanager
+def _locked(descriptor: int) -> Iterator[None]:
+    """Hold the exclusive lock of an open file (every reader and writer of a journal takes it)."""
+    lock_descriptor(descriptor)
+    try:
+        yield
+    finally:
+        unlock_descriptor(descriptor)
+
+
+def _read_at(descriptor: int, size: int, offset: int) -> bytes:
+    """Up to ``size`` bytes at ``offset`` (``os.pread`` is POSIX only; appends ignore the seek)."""
+    os.lseek(descriptor, offset, os.SEEK_SET)
+    return os.read(descriptor, size)
 
 
 def _header_of(descriptor: int) -> tuple[str, ...]:
     """Return the columns of an existing journal (an older one may lack the newer columns)."""
-    first = os.pread(descriptor, 65536, 0).decode("utf-8", "replace").lstrip("\ufeff")
+    first = _read_at(descriptor, 65536, 0).decode("utf-8", "replace").lstrip("\ufeff")
     names = next(csv.reader([first.splitlines()[0] if first else ""]), [])
     return tuple(names) if set(names) >= {"case", "verdict"} else REVIEW_COLUMNS
 

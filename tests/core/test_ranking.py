@@ -129,6 +129,13 @@ def test_kendall_tau_b_hand_values_and_validation() -> None:
     assert kendall_tau_b(same, same) == 1.0
     assert kendall_tau_b(same, {"a": 3, "b": 2, "c": 1}) == -1.0
     assert math.isnan(kendall_tau_b({"a": 1}, {"a": 1}))
+    assert math.isnan(kendall_tau_b({}, {}))
+    # a tie in one ranking, counted by hand: pairs ab tied in a, ac and bc concordant;
+    # tau-b = (2 - 0) / sqrt((3 - 1) * (3 - 0))
+    tied = {"a": 1, "b": 1, "c": 2}
+    assert kendall_tau_b(tied, same) == pytest.approx(2 / math.sqrt(6), abs=1e-12)
+    assert math.isnan(kendall_tau_b(tied, {"a": 5, "b": 5, "c": 5}))  # one ranking all tied
+    assert math.isnan(kendall_tau_b(same, {"a": 1, "b": math.nan, "c": 3}))  # NaN propagates
     with pytest.raises(ValueError, match="must rank the same methods"):
         kendall_tau_b(same, {"a": 1, "b": 2})
 
