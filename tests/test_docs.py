@@ -112,3 +112,20 @@ def test_readme_evaluate_prints_what_the_readme_shows(capsys, monkeypatch):
     assert main(shlex.split(command)[1:]) == 0
     printed = capsys.readouterr().out
     assert printed.strip() == shown.strip()
+
+
+def test_the_readme_links_and_pictures_are_absolute():
+    # PyPI and the napari hub show the README outside the repository: a relative link or
+    # picture there is broken (docs/_gen/root_files.py makes those into docs/ relative again)
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)\s]+)\)", text) + re.findall(r"<(https?://[^>]+)>", text)
+    assert targets
+    relative = [target for target in targets if not target.startswith(("https://", "#"))]
+    assert not relative, f"README.md: relative links {relative}"
+    repository = "https://github.com/napari-mood/napari-mood/blob/main/"
+    raw = "https://raw.githubusercontent.com/napari-mood/napari-mood/main/"
+    for target in targets:
+        for prefix in (repository, raw):
+            if target.startswith(prefix):
+                path = target.removeprefix(prefix).split("#")[0]
+                assert (ROOT / path).exists(), f"README.md links {target}: no {path} here"

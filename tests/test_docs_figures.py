@@ -24,6 +24,7 @@ DOCS = ROOT / "docs"
 MANIFEST = DOCS / "figures.json"
 REGENERATE = "regenerate with: xvfb-run -a python scripts/make_docs_figures.py"
 PICTURE = re.compile(r"!\[[^\]]*\]\(([^)\s]+\.png)\)")
+RAW_REPOSITORY = "https://raw.githubusercontent.com/napari-mood/napari-mood/main/"
 
 
 @functools.cache
@@ -51,7 +52,9 @@ def _referenced() -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for page in pages:
         for target in PICTURE.findall(page.read_text(encoding="utf-8")):
-            picture = (page.parent / target).resolve()
+            # the README shows docs/ pictures by their absolute raw address (PyPI, napari hub)
+            local = target.removeprefix(RAW_REPOSITORY) if page.name == "README.md" else target
+            picture = (page.parent / local).resolve()
             if picture.parent == DOCS.resolve():  # external or elsewhere: not ours
                 found.setdefault(picture.name, []).append(page.relative_to(ROOT).as_posix())
     return found

@@ -77,3 +77,11 @@ def test_a_built_page_shows_the_code_of_every_file_it_includes(site: Path, page:
         for line in (SNIPPETS / name).read_text(encoding="utf-8").splitlines():
             assert line.strip() in text, f"{page.name}: {name}'s line {line!r} is not shown"
     assert "8<--" not in text and "8 < --" not in text, f"{page.name}: a snippet line is shown"
+
+
+def test_the_built_front_page_shows_the_readmes_pictures_and_pages_from_the_site(site: Path):
+    # the README's links and pictures are absolute (PyPI, napari hub); the site's copy of it
+    # (docs/_gen/root_files.py) points into the site itself, where mkdocs checks them
+    front = (site / "index.html").read_text(encoding="utf-8")
+    assert 'src="demo.png"' in front and "raw.githubusercontent.com" not in front
+    assert 'href="install/"' in front and "blob/main/docs/" not in front

@@ -137,3 +137,35 @@ def test_the_wheel_lists_every_package_of_the_source_tree():
         for init in (ROOT / "napari_mood").rglob("__init__.py")
     }
     assert found - listed == set(), "add these to [tool.setuptools] packages in pyproject.toml"
+
+
+def test_the_citation_file_cites_this_software_as_pyproject_describes_it():
+    yaml = pytest.importorskip("yaml")
+    citation = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert citation["type"] == "software" and citation["title"].startswith("napari-mood")
+    assert citation["version"] == napari_mood.__version__
+    assert citation["license"] == project["license"] == "BSD-3-Clause"  # SPDX (PEP 639)
+    assert citation["repository-code"] == project["urls"]["Source Code"]
+    assert citation["url"] == project["urls"]["Documentation"]
+    assert citation["abstract"] and citation["authors"]
+
+
+def test_the_project_urls_carry_the_labels_napari_plugins_use():
+    urls = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]
+    assert {"Bug Tracker", "Documentation", "Source Code", "User Support"} <= set(urls)
+    assert all(url.startswith("https://") for url in urls.values())
+    site = re.search(r"^site_url: (\S+)$", (ROOT / "mkdocs.yml").read_text(), re.M)
+    assert site and urls["Documentation"] == site.group(1)  # the built site, not docs/
+
+
+def test_the_manifest_icon_is_a_square_png_shipped_in_the_package():
+    from PIL import Image
+
+    manifest = (PACKAGE / "napari.yaml").read_text(encoding="utf-8")
+    icon = re.search(r"^icon: napari_mood:(\S+)", manifest, re.M)
+    assert icon, "napari.yaml: no icon"
+    package_data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert icon.group(1) in package_data["package-data"]["napari_mood"]
+    with Image.open(PACKAGE / icon.group(1)) as image:
+        assert image.format == "PNG" and image.width == image.height >= 128

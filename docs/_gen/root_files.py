@@ -1,6 +1,8 @@
 """Pages made from files at the repository's root (run by mkdocs-gen-files).
 
-``index.md`` is the README with its links made relative to ``docs/``, and
+``index.md`` is the README with its links made relative to ``docs/`` (the README's links
+and pictures are absolute, for PyPI and the napari hub: those into ``docs/`` come back to the
+site's own pages, so mkdocs checks them), and
 ``developers/changelog.md`` is CHANGELOG.md: one text each, so the site and the
 repository's front page cannot drift apart.
 """
@@ -14,11 +16,14 @@ import mkdocs_gen_files
 
 ROOT = Path(__file__).resolve().parents[2]
 REPOSITORY = "https://github.com/napari-mood/napari-mood/blob/main/"
+RAW = "https://raw.githubusercontent.com/napari-mood/napari-mood/main/"
 
 
 def site_links(markdown: str) -> str:
     """README links as the site sees them: ``docs/X`` -> ``X``, other files -> the repository."""
-    markdown = markdown.replace("[`docs/`](docs/index.md)", "`docs/`")
+    for absolute in (REPOSITORY, RAW):
+        markdown = markdown.replace(f"]({absolute}docs/", "](docs/")
+    markdown = markdown.replace(f"]({REPOSITORY}CHANGELOG.md)", "](developers/changelog.md)")
     markdown = markdown.replace("](CHANGELOG.md)", "](developers/changelog.md)")
     markdown = re.sub(r"\]\(docs/", "](", markdown)
     return re.sub(r"\]\((?!https?://|#)([^)]+)\)", _outside_docs, markdown)
