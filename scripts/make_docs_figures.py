@@ -10,8 +10,9 @@ sha256 of its inputs (this script, the sample data files it reads, the modules t
 it) and of the PNG. ``tests/test_docs_figures.py`` fails when an input changed since the
 picture was made: run this script again then.
 
-The sample data is copied to a temporary folder named ``mood_sample`` and everything runs
-from that folder's parent with relative paths, so no machine path shows in a picture.
+The sample data is copied to a temporary folder named ``sample_data`` (as the documented
+commands call it) and everything runs from that folder's parent with relative paths, so no
+machine path shows in a picture.
 Window screenshots are 1600 x 1000 pixels. Seeds are fixed; only software OpenGL's pixels
 may differ between machines (the test compares inputs, never PNG bytes).
 
@@ -42,7 +43,7 @@ MANIFEST = DOCS / "figures.json"
 SCRIPT = "scripts/make_docs_figures.py"
 METHODS_SCRIPT = "scripts/demo_methods.py"
 REGENERATE = "xvfb-run -a python scripts/make_docs_figures.py"
-SAMPLE = "mood_sample"  # the sample data's name in every picture
+SAMPLE = "sample_data"  # the sample data's name in every picture: the name the commands use
 WINDOW_SIZE = (1600, 1000)  # width, height of the window screenshots
 SEED = DEFAULT_SEED  # the one default of every command and panel
 BLIND_SEED = 1  # the blind review's order and names (a positive integer)
@@ -646,7 +647,7 @@ def _box_window(work: Path) -> None:
 
 @contextlib.contextmanager
 def _sample_copy() -> Iterator[Path]:
-    """A working folder holding the sample data as ``mood_sample``; it is the current
+    """A working folder holding the sample data as ``sample_data``; it is the current
     directory meanwhile and removed after.
 
     Its path is always the same (``TMP/make-docs-figures``): names derived from it (the
