@@ -48,7 +48,7 @@ def main() -> None:
     ys = slice(max(cy - side // 2, 0), min(cy - side // 2 + side, rgb.shape[1]))
     patch = rgb[xs, ys]
     square[: patch.shape[0], : patch.shape[1]] = patch
-    picture = np.rot90(square)  # radiological view: anterior up
+    picture = np.fliplr(np.rot90(square))  # as the viewer shows it: anterior up, radiological
     image = Image.fromarray((np.clip(picture, 0, 1) * 255).astype(np.uint8), "RGB")
     image.resize((SIZE, SIZE), Image.Resampling.LANCZOS).save(OUT, optimize=True)
     print(f"wrote {OUT.relative_to(ROOT)} ({OUT.stat().st_size} bytes)")
