@@ -51,7 +51,7 @@ FileRole = Literal["scan", "gt", "method"]
 CASE_SCAN_NAMES: tuple[str, ...] = ("scan", "image")
 CASE_LABEL_NAMES: tuple[str, ...] = ("label", "gt")
 _DATASET_PARTS = ("toy", "toy_label")
-SCANS_FOLDER = "scans"
+SCANS_FOLDER = "scans"  # the name services/pet_sample.py writes
 """The folder of a scan set's scans (``pet-sample`` writes ``OUT/scans/``, beside its template
 and atlas)."""
 
@@ -168,7 +168,8 @@ def dataset_root(folder: str | os.PathLike[str]) -> Path | None:
 
     A dataset is a MOOD dataset (``toy/`` or ``toy_label/``; the parts count as their
     dataset), a case folder (``scan.nii.gz`` ...) or a scan set (a ``scans/`` folder
-    of NIfTI files, with the files beside it, as ``pet-sample`` writes them). The output
+    of NIfTI files beside NIfTI files of its own, a template or an atlas, as
+    ``pet-sample`` writes them). The output
     guard refuses to write into a dataset a file given alone belongs to; the folder of a
     plain file (a scan in the working folder) is no dataset.
 
@@ -196,8 +197,8 @@ def dataset_root(folder: str | os.PathLike[str]) -> Path | None:
     if find_case_folder_layout(path).kind == "case":
         return path
     for root in (path, path.parent) if path.name == SCANS_FOLDER else (path,):
-        if _holds_nifti(root / SCANS_FOLDER):
-            return root
+        if _holds_nifti(root / SCANS_FOLDER) and _holds_nifti(root):
+            return root  # scans/ beside a template or an atlas (a plain scans/ is no set)
     return None
 
 

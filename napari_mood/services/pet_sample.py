@@ -40,7 +40,6 @@ from napari_mood.core.simulate.pet_like import (
     template_reconstruction,
 )
 from napari_mood.io.errors import MoodInputError, option, warn_input
-from napari_mood.io.layout import SCANS_FOLDER
 from napari_mood.io.mood import case_stem, is_nifti
 from napari_mood.io.nifti import Volume, read_volume
 from napari_mood.io.writers import nifti_gz_bytes
@@ -267,7 +266,7 @@ def _sample_files(root: Path, subjects: int, step: int, seed: int) -> Iterator[t
             gain=_GAINS[index % len(_GAINS)],
             seed=np.random.default_rng([seed, index]),
         )
-        yield root / SCANS_FOLDER / f"pet_{index:03d}.nii.gz", nifti_gz_bytes(scan, affine)
+        yield root / "scans" / f"pet_{index:03d}.nii.gz", nifti_gz_bytes(scan, affine)
 
 
 def template_reconstruction_files(

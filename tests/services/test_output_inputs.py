@@ -50,6 +50,12 @@ def test_a_file_given_alone_protects_the_dataset_it_lies_in(tmp_path, scan_at, o
         check_output_folder(tmp_path / out_at, inputs=Inputs.around([tmp_path / scan_at]))
 
 
+def test_a_plain_scans_folder_is_no_scan_set(tmp_path):
+    scan = _scan(tmp_path / "scans" / "normal.nii.gz")  # no template nor atlas beside it
+    assert dataset_root(tmp_path / "scans") is None
+    check_output_folder(tmp_path / "sweeps", inputs=Inputs.around([scan]))
+
+
 def test_a_folder_holding_a_simulated_dataset_is_no_dataset(tmp_path):
     _scan(tmp_path / "toy" / "toy" / "case_000.nii.gz")  # what simulate --out toy/ wrote
     assert dataset_root(tmp_path) is None
