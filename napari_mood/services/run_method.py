@@ -450,9 +450,10 @@ def _run_case(
         if timed_out:
             return CaseRun(scan.name, "timeout", seconds, None, f"killed after {time_limit:g} s")
         name = expected_output(scan.name, task)
-        status, message = (
-            ("failed", "") if code != 0 else _check_output(folders.produced / name, scan, task)
-        )
+        status: RunStatus = "failed"
+        message = ""
+        if code == 0:
+            status, message = _check_output(folders.produced / name, scan, task)
         if status == "ok":
             _copy_out(folders.produced / name, output / name, replace=force)
             return CaseRun(scan.name, status, seconds, code, message)
