@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 import stat
 from pathlib import Path
 
@@ -210,7 +211,11 @@ def test_categories_command(tmp_path, capsys):
         "category_sample_fpr95.svg",
     ]
     assert "<text" in (out / "subcategory_sample_ap.svg").read_text()  # text stays text
-    code, _, err = _run(capsys, "categories", str(sample_data_dir()), "--out", str(tmp_path / "x"))
+    code, _, _ = _run(capsys, "categories", str(sample_data_dir()), "--out", str(tmp_path / "x"))
+    assert code == 0 and (tmp_path / "x").is_dir()  # the sample's own categories.csv
+    bare = tmp_path / "bare"
+    shutil.copytree(sample_data_dir(), bare, ignore=shutil.ignore_patterns("categories.csv"))
+    code, _, err = _run(capsys, "categories", str(bare), "--out", str(tmp_path / "y"))
     assert code == 1 and "categories.csv" in err and "not found" in err
 
 
