@@ -35,6 +35,8 @@ def test_the_plain_folder_of_a_scan_given_alone_takes_outputs_beside_it(tmp_path
     [
         ("data/toy/c0.nii.gz", "data/out"),  # a MOOD dataset's scan: the whole dataset
         ("data/toy/c0.nii.gz", "data/toy/out"),
+        ("data/methods/a/c0.nii.gz", "data/methods/a/out"),  # a map in a dataset's methods
+        ("runs/a/c0.nii.gz", "runs/a/out"),  # a method's folder: maps with their scores
         ("case/scan.nii.gz", "case/out"),  # a case folder
         ("pet/scans/pet_000.nii.gz", "pet/out"),  # a scan set (pet-sample's layout)
         ("pet/scans/pet_000.nii.gz", "pet/scans/out"),
@@ -44,6 +46,9 @@ def test_the_plain_folder_of_a_scan_given_alone_takes_outputs_beside_it(tmp_path
 def test_a_file_given_alone_protects_the_dataset_it_lies_in(tmp_path, scan_at, out_at):
     _scan(tmp_path / "data" / "toy" / "c0.nii.gz")
     _scan(tmp_path / "case" / "scan.nii.gz")
+    _scan(tmp_path / "data" / "methods" / "a" / "c0.nii.gz")
+    _scan(tmp_path / "runs" / "a" / "c0.nii.gz")
+    (tmp_path / "runs" / "a" / "c0.nii.gz.txt").write_text("0.5")
     _scan(tmp_path / "pet" / "scans" / "pet_000.nii.gz")
     _scan(tmp_path / "pet" / "atlas.nii.gz")
     with pytest.raises(OutputRefused, match="inside the input folder"):
