@@ -23,6 +23,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import nibabel as nib
@@ -30,15 +31,31 @@ import numpy as np
 from scipy import ndimage as ndi
 
 from napari_mood.core import simulate as sim
+from napari_mood.core.regions import flagged_regions
+from napari_mood.services.review import review_record
+from napari_mood.services.review_store import ReviewFile
 from napari_mood.services.writers import write_method_case, write_mood_case
 
 SEED = 20240601
 TEMPLATE = "mni_icbm152_t1_tal_nlin_sym_09a_converted.nii.gz"
 REPO = Path(__file__).resolve().parents[1]
-GENERATED = ("toy", "toy_label", "methods", "cases.json")
+GENERATED = ("toy", "toy_label", "methods", "cases.json", "categories.csv", "reviews")
 SCAN_LEVELS = 255  # scans: uint8, slope ~1/255
 MAP_LEVELS = 255  # score maps: uint8, slope ~1/255 (as the scans)
 MISSING = {"binary": "brain_004"}  # method -> case it did not submit
+# the anomaly categories of the cases (``napari-mood categories``: DATASET/categories.csv)
+CATEGORIES = {
+    "brain_000": ("normal", "", ""),
+    "brain_005": ("normal", "", ""),
+    "brain_001": ("local", "sphere+cube", "1"),
+    "brain_003": ("local", "slab+sphere", "2"),
+    "brain_006": ("local", "cube+pet", "3"),
+    "brain_002": ("texture", "shuffle", "4"),
+    "brain_004": ("intensity", "pet", "5"),
+}
+# three readers' review journals of one method's flagged regions (``review-report``)
+REVIEWED, REVIEW_THRESHOLD = "oracle_noisy", 0.5
+READERS = {"ana": 25.0, "ben": 40.0, "cy": 30.0}  # reader -> seconds per region
 
 
 # ------------------------------------------------------------------------ the brain
@@ -274,7 +291,8 @@ def build(out: Path) -> None:
             scan_levels=SCAN_LEVELS,
             force=True,
         )
-    for method, results in method_outputs(cases, healthy, method_rng).items():
+    outputs = method_outputs(cases, healthy, method_rng)
+    for method, results in outputs.items():
         levels = 1 if method == "binary" else MAP_LEVELS
         for name, (score_map, score) in results.items():
             write_method_case(
@@ -289,6 +307,52 @@ def build(out: Path) -> None:
             )
     text = json.dumps(manifest(cases, affine), indent=1, sort_keys=True) + "\n"
     (out / "cases.json").write_text(text)
+    rows = ["case,category,subcategory,order"]
+    rows += [",".join((name, *CATEGORIES[name])) for name in RECIPES]
+    (out / "categories.csv").write_text("\n".join(rows) + "\n")
+    write_reviews(out / "reviews", cases, outputs[REVIEWED])
+
+
+def write_reviews(
+    folder: Path, cases: list[Case], maps: dict[str, tuple[np.ndarray, float]]
+) -> None:
+    """Three readers' journals of ``REVIEWED``'s regions: ana right, ben and cy not always.
+
+    ana says what the ground truth says; ben turns every fourth verdict round; cy is
+    unsure of every third region. Each reader takes ``READERS[reader]`` seconds a region.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    regions = []
+    for case in cases:
+        score = maps[f"{case.name}"][0]
+        for region in flagged_regions(
+            score, case.mask, threshold=REVIEW_THRESHOLD, spacing=(2.0, 2.0, 2.0)
+        ):
+            box = tuple(slice(lo, hi) for lo, hi in region.bbox)
+            hit = bool((case.mask[box] & (score[box] >= REVIEW_THRESHOLD)).any())
+            regions.append((case.name, region, hit))
+    start = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
+    for reader, step in READERS.items():
+        path = folder / f"{reader}.csv"
+        path.unlink(missing_ok=True)
+        journal = ReviewFile(path)
+        for k, (name, region, hit) in enumerate(regions):
+            verdict = "true finding" if hit else "false alarm"
+            if reader == "ben" and k % 4 == 3:
+                verdict = "false alarm" if hit else "true finding"
+            if reader == "cy" and k % 3 == 2:
+                verdict = "unsure"
+            record = review_record(
+                region,
+                case=f"{name}.nii.gz",
+                method=REVIEWED,
+                threshold=REVIEW_THRESHOLD,
+                centroid_world_mm=tuple(2.0 * c for c in region.centroid_voxel),
+                verdict=verdict,  # type: ignore[arg-type]
+                time=(start + timedelta(seconds=step * k)).isoformat(timespec="seconds"),
+                reviewer=reader,
+            )
+            journal.save(record)
 
 
 # ------------------------------------------------------------------------- checking

@@ -194,27 +194,6 @@ def _method_script() -> str:
     )
 
 
-CATEGORIES = """case,category,subcategory,order
-brain_000,normal,,
-brain_005,normal,,
-brain_001,local,sphere+cube,1
-brain_003,local,slab+sphere,2
-brain_006,local,cube+pet,3
-brain_002,texture,shuffle,4
-brain_004,intensity,pet,5
-"""
-
-
-def _journals(folder: Path) -> None:
-    """``reviews/ana.csv``, ``ben.csv``, ``cy.csv``: three simulated readers' journals."""
-    from tests.reader_journals import random_readers, write_reader
-
-    folder.mkdir()
-    for reader, verdicts in random_readers(0).items():
-        if reader in ("ana", "ben", "cy"):
-            write_reader(folder / f"{reader}.csv", reader, verdicts)
-
-
 def _toy_results(work: Path) -> None:
     """``toy_brain.json`` and ``toy_abdom.json``: results of the sample data, batched."""
     for name in ("toy_brain.json", "toy_abdom.json"):
@@ -226,8 +205,7 @@ WORKSPACE_FIXTURES = {
     "sample_data/": "a copy of the bundled sample data (DATA, PREDS = sample_data/methods)",
     "scans/normal.nii.gz": "a normal scan of the sample data (brain_000)",
     "my_method.py": "a method with MOOD's interface (the scan as its own score map)",
-    "categories.csv": "the sample data's anomaly categories",
-    "reviews/": "three simulated readers' review journals (ana, ben, cy)",
+    "categories.csv": "the sample data's anomaly categories (its categories.csv)",
     "toy_brain.json, toy_abdom.json": "evaluate results of the sample data",
 }
 
@@ -239,7 +217,7 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "scans").mkdir()
     shutil.copy(SAMPLE / "toy" / "brain_000.nii.gz", tmp_path / "scans" / "normal.nii.gz")
     (tmp_path / "my_method.py").write_text(_method_script())
-    (tmp_path / "categories.csv").write_text(CATEGORIES)
+    shutil.copy(SAMPLE / "categories.csv", tmp_path / "categories.csv")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     return tmp_path
@@ -248,8 +226,6 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _prepare(page: Path, work: Path) -> None:
     """The fixtures that take a while, made for the pages that use them."""
     text = page.read_text(encoding="utf-8")
-    if "reviews/" in text:
-        _journals(work / "reviews")
     if "toy_brain.json" in text:
         _toy_results(work)
 

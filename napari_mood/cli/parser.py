@@ -65,7 +65,7 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "view", "open files, a case or a dataset in napari", f"{_MOOD}:add_view",
-        "napari-mood view data/ --pred mine=runs/mine",
+        "napari-mood view data/ --pred mine=runs/residual",
     ),
     Command(
         "evaluate", "score methods on a MOOD-layout dataset like the official scorer",
@@ -80,7 +80,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "simulate", "write a MOOD-layout dataset with toy anomalies", f"{_RECON}:add_simulate",
         "napari-mood simulate normal.nii.gz --out toy/ --count 5 --normal 2\n"
-        "  napari-mood simulate pet/*.nii.gz --kind pet --mask atlas.nii.gz "
+        "  napari-mood simulate pet/scans/*.nii.gz --kind pet --mask pet/atlas.nii.gz "
         "--atlas-labels 3,4 --out pet_toy/",
     ),
     Command(
@@ -103,18 +103,20 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "figure", "draw slices x (scan, ground truth, methods) as a PNG, SVG or PDF figure",
         f"{_MOOD}:add_figure",
-        "napari-mood figure data/ --cases case_1,case_2 --threshold 0.5 --out fig.pdf",
+        "napari-mood figure data/ --cases brain_001,brain_003 --threshold 0.5 --out fig.pdf",
     ),
     Command(
         "evaluate-boxes", "score predicted boxes on a NOVA-style 2-D box dataset",
         "napari_mood.cli.parser_boxes:add_evaluate_boxes",
-        "napari-mood evaluate-boxes nova/ --pred mine=boxes.csv --plot boxes.png",
+        "napari-mood evaluate-boxes nova/ --pred mine=nova/predictions/oracle_noisy.json "
+        "--plot boxes.png",
     ),
     Command(
         "run",
         "run a method the MOOD docker way (CMD INPUT OUTPUT), case by case, with a time limit",
         f"{_ANALYSES}:add_run",
-        "napari-mood run 'python mymethod.py' data/toy --out runs/mine/pixel",
+        "napari-mood run 'python mymethod.py' data/toy --out runs/mine/pixel\n"
+        "  napari-mood run 'python mymethod.py' sweep/toy --out sweep_runs/mine --workdir .",
     ),
     Command(
         "sweep", "write a size or contrast sweep: one sphere at a fixed place, one case per value",
@@ -124,7 +126,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "sweep-report", "AP against radius / intensity per method (CSV + plot)",
         f"{_ANALYSES}:add_sweep_report",
-        "napari-mood sweep-report sweep/ --preds runs/ --out sweep_report/ --plot-formats png",
+        "napari-mood sweep-report sweep/ --preds sweep_runs/ --out sweep_report/ --plot-formats png",
     ),
     Command(
         "rank",
@@ -143,7 +145,7 @@ COMMANDS: tuple[Command, ...] = (
         "review-report",
         "reader study: verdicts, precision, agreement (kappa), time, disagreements",
         "napari_mood.cli.parser_review:add_review_report",
-        "napari-mood review-report reviews/ana.csv reviews/ben.csv --out study "
+        "napari-mood review-report data/reviews/ana.csv data/reviews/ben.csv --out study "
         "--plot study/precision.png",
     ),
 )  # fmt: skip

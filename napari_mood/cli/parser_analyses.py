@@ -59,13 +59,26 @@ def _method_command(text: str) -> str:
 
 
 RUN_USAGE = """%(prog)s [-h] [--task {pixel,sample}] [--time-limit SECONDS]
-         [--report FILE] [--format {table,csv,json}] [--force] [--quiet]
-         COMMAND INPUT --out DIR"""
+         [--workdir DIR] [--report FILE] [--format {table,csv,json}] [--force]
+         [--quiet] COMMAND INPUT --out DIR"""
+
+RUN_DESCRIPTION = """\
+Run a method the MOOD docker way (CMD INPUT OUTPUT), case by case, with a time limit.
+
+Each case runs on a read-only copy of its scan, in a fresh, empty working folder that is
+removed after the case (like the challenge's container): the method does not run in the
+folder you start napari-mood from. The command's own words naming a file there are made
+absolute ('python my_method.py' works), but a helper or model file the method opens by a
+relative path is not found: give it by absolute path, or run the method in a folder of
+your choice with --workdir DIR (never the input folder nor inside it; the inputs are
+still checked for changes). A failed case's message names its working folder and the
+kept log of the method's output."""
 
 
 def add_run(p: argparse.ArgumentParser) -> None:
     """Options of ``run``."""
     p.usage = RUN_USAGE
+    p.description = RUN_DESCRIPTION
     p.add_argument(
         "command",
         type=_method_command,
@@ -90,6 +103,12 @@ def add_run(p: argparse.ArgumentParser) -> None:
         "--time-limit", type=_seconds, default=600.0, metavar="SECONDS",
         help="seconds per case (default 600, as MOOD)",
     )  # fmt: skip
+    p.add_argument(
+        "--workdir",
+        type=Path,
+        metavar="DIR",
+        help="run the method in this existing folder (default: a fresh, empty one per case)",
+    )
     report = p.add_argument(
         "--report", type=_output, metavar="FILE", help="also write the run as JSON to FILE"
     )

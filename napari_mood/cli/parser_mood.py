@@ -130,12 +130,7 @@ def add_evaluate(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--mode", choices=SCORE_MODES, default="mood", help="mood: float16 like the scorer"
     )
-    p.add_argument(
-        "--strict", action="store_true", help="missing or invalid predictions are errors"
-    )
-    p.add_argument(
-        "--nan-policy", choices=("error", "zero"), default="error", help="what NaN scores mean"
-    )
+    _add_policy(p)
     p.add_argument(
         "--sample-from-pixel",
         choices=("max", "mean", "top1"),
@@ -173,9 +168,20 @@ def add_evaluate(p: argparse.ArgumentParser) -> None:
     p.set_defaults(func=Lazy("napari_mood.cli.evaluate:main"), needs=_evaluate_needs)
 
 
+def _add_policy(p: argparse.ArgumentParser) -> None:
+    """``--strict`` and ``--nan-policy``: what ``evaluate`` stops on (``validate`` says the same)."""
+    p.add_argument(
+        "--strict", action="store_true", help="missing or invalid predictions are errors"
+    )
+    p.add_argument(
+        "--nan-policy", choices=("error", "zero"), default="error", help="what NaN scores mean"
+    )
+
+
 def add_validate(p: argparse.ArgumentParser) -> None:
     """Options of ``validate``."""
     _add_method_args(p)
+    _add_policy(p)
     add_format(p, "the problems found")
     add_quiet(p)
     p.set_defaults(func=Lazy("napari_mood.cli.validate:main"))

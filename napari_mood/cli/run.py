@@ -16,6 +16,12 @@ from napari_mood.services.run_method import MethodRun, expected_output, input_sc
 
 __all__ = ["format_run", "main"]
 
+FRESH_FOLDER_NOTE = (
+    "note: each case ran in a fresh, empty working folder, not here: a file the method "
+    "opens by a relative path is not found there (give it by absolute path, or --workdir "
+    "DIR); each failed case's log is kept where its message says"
+)
+
 
 def format_run(run: MethodRun) -> str:
     """Return the run as an aligned table, then one summary line."""
@@ -29,6 +35,8 @@ def format_run(run: MethodRun) -> str:
     if failed:
         summary += f"; no output (scored 0 by evaluate): {', '.join(c.case for c in failed)}"
     lines.append(summary)
+    if failed and run.workdir is None:
+        lines.append(FRESH_FOLDER_NOTE)
     done = {"new": "appeared in", "changed": "changed in", "removed": "was removed from"}
     for entry in run.input_changes:
         lines.append(f"WARNING: {entry.path} {done[entry.change]} the input during the run")
@@ -75,6 +83,7 @@ def main(args: argparse.Namespace) -> int:
             time_limit=args.time_limit,
             force=args.force,
             progress=ProgressBar("run", enabled=not args.quiet),
+            workdir=args.workdir,
         )
     except ValueError as exc:
         if isinstance(exc, MoodInputError):

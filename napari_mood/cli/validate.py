@@ -13,14 +13,16 @@ from napari_mood.cli._common import methods_from_args
 from napari_mood.io.errors import with_flags
 from napari_mood.io.mood import discover_dataset
 from napari_mood.io.validate import Problem, validate_dataset
+from napari_mood.services.case_scoring import as_evaluated
 
 __all__ = ["main"]
 
 
 def main(args: argparse.Namespace) -> int:
-    """Print every problem found; exit 1 when any is an error."""
+    """Print every problem found; exit 1 when any is an error (one ``evaluate`` stops on)."""
     dataset = discover_dataset(args.dataset, scans=args.scans, labels=args.labels)
-    problems = validate_dataset(dataset, methods_from_args(args, dataset))
+    found = validate_dataset(dataset, methods_from_args(args, dataset))
+    problems = as_evaluated(found, strict=args.strict, nan_policy=args.nan_policy)
     n_err = sum(p.severity == "error" for p in problems)
     sys.stdout.write(_formatted(problems, len(dataset.cases), args.format))
     return 1 if n_err else 0

@@ -39,8 +39,10 @@ __all__ = [
     "FileRole",
     "LayoutKind",
     "PathLayout",
+    "dataset_root",
     "find_case_folder_layout",
     "guess_file_role",
+    "SCANS_FOLDER",
 ]
 
 LayoutKind = Literal["file", "dataset", "case", "methods", "unknown"]
@@ -49,6 +51,9 @@ FileRole = Literal["scan", "gt", "method"]
 CASE_SCAN_NAMES: tuple[str, ...] = ("scan", "image")
 CASE_LABEL_NAMES: tuple[str, ...] = ("label", "gt")
 _DATASET_PARTS = ("toy", "toy_label")
+SCANS_FOLDER = "scans"  # the name services/pet_sample.py writes
+"""The folder of a scan set's scans (``pet-sample`` writes ``OUT/scans/``, beside its template
+and atlas)."""
 
 
 @dataclass(frozen=True)
@@ -156,6 +161,61 @@ def _folder_layout(path: Path) -> PathLayout:
     if not niftis and _holds_method_folders(path):
         return PathLayout("methods", path)
     return PathLayout("unknown", path)
+
+
+def dataset_root(folder: str | os.PathLike[str]) -> Path | None:
+    """Return the dataset ``folder`` is, or is part of; None for a plain folder.
+
+    A dataset is a MOOD dataset (``toy/`` or ``toy_label/``; every folder in it up to
+    ``methods/METHOD/pixel/`` counts as the dataset), a case folder (``scan.nii.gz`` ...),
+    a method's folder (maps with their ``.nii.gz.txt`` scores) or a scan set (a ``scans/`` folder
+    of NIfTI files beside NIfTI files of its own, a template or an atlas, as
+    ``pet-sample`` writes them). The output
+    guard refuses to write into a dataset a file given alone belongs to; the folder of a
+    plain file (a scan in the working folder) is no dataset.
+
+    Parameters
+    ----------
+    folder : str or os.PathLike
+        The folder of an input file.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The dataset's folder.
+
+    Examples
+    --------
+    >>> dataset_root("data/toy")  # doctest: +SKIP
+    PosixPath('data')
+    >>> dataset_root("downloads") is None
+    True
+    """
+    path = Path(folder)
+    for root in (path, *path.parents[:3]):  # toy/, toy_label/pixel/, methods/M/pixel/
+        if (root / "toy_label").is_dir() or _holds_nifti(root / "toy"):
+            return root  # a folder holding toy/ of folders only is no dataset (--out toy/)
+    if find_case_folder_layout(path).kind == "case" or _holds_method_outputs(path):
+        return path
+    for root in (path, path.parent) if path.name == SCANS_FOLDER else (path,):
+        if _holds_nifti(root / SCANS_FOLDER) and _holds_nifti(root):
+            return root  # scans/ beside a template or an atlas (a plain scans/ is no set)
+    return None
+
+
+def _holds_method_outputs(folder: Path) -> bool:
+    """Whether ``folder`` holds a map with its sample score beside it (a method's folder)."""
+    try:
+        return any(is_nifti(p) and p.with_name(p.name + ".txt").is_file() for p in folder.iterdir())
+    except OSError:
+        return False
+
+
+def _holds_nifti(folder: Path) -> bool:
+    try:
+        return folder.is_dir() and any(is_nifti(p) for p in folder.iterdir())
+    except OSError:
+        return False
 
 
 def _holds_method_folders(path: Path) -> bool:

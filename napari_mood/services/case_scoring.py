@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +43,7 @@ from napari_mood.core.metrics import (
     fpr_at_tpr,
     sample_score_from_pixel,
 )
-from napari_mood.core.problems import Problem
+from napari_mood.core.problems import Problem, Severity
 from napari_mood.core.results import (
     DEFAULT_OPTIONS,
     CaseEvaluation,
@@ -52,6 +52,7 @@ from napari_mood.core.results import (
     EvaluationOptions,
     MethodCase,
     MethodSummary,
+    NanPolicy,
     ObjectSummary,
     PixelSummary,
     SampleSummary,
@@ -74,7 +75,7 @@ from napari_mood.io.validate import (
     unscored_problems,
 )
 
-__all__ = ["case_maps", "evaluate_case", "summarise_dataset"]
+__all__ = ["as_evaluated", "case_maps", "evaluate_case", "summarise_dataset"]
 
 
 def _then(hint: str, consequence: str) -> str:
@@ -154,6 +155,50 @@ def _nan_zeroed(problem: Problem) -> Problem:
         problem.case,
         problem.method,
     )
+
+
+def as_evaluated(
+    problems: Sequence[Problem], *, strict: bool = False, nan_policy: NanPolicy = "error"
+) -> list[Problem]:
+    """Return ``problems`` with the severity the evaluator gives them: one rule for both.
+
+    A method's problem is an error only when ``evaluate`` (with the same options) stops on
+    it: a NaN score with ``nan_policy="error"``, any of its errors with ``strict``. Without
+    ``strict`` a missing, unreadable or misshapen map or score is a warning: the case
+    scores as zeros, as the official scorer does. A problem of the dataset itself (a
+    label) keeps its severity.
+
+    Parameters
+    ----------
+    problems : sequence of Problem
+        What :func:`~napari_mood.io.validate.validate_dataset` found.
+    strict : bool
+        Whether missing or invalid predictions stop the evaluation.
+    nan_policy : {"error", "zero"}
+        What NaN scores mean.
+
+    Returns
+    -------
+    list of Problem
+        The same problems, each with its severity under these options.
+
+    Examples
+    --------
+    >>> missing = Problem("missing", "error", None, "no map for case c1", "", "c1", "ae")
+    >>> [p.severity for p in as_evaluated([missing])]
+    ['warning']
+    >>> [p.severity for p in as_evaluated([missing], strict=True)]
+    ['error']
+    """
+    return [replace(p, severity=_evaluated_severity(p, strict, nan_policy)) for p in problems]
+
+
+def _evaluated_severity(problem: Problem, strict: bool, nan_policy: NanPolicy) -> Severity:
+    if problem.method is None or problem.severity == "warning":
+        return problem.severity
+    if problem.kind == "nan":
+        return "error" if nan_policy == "error" or strict else "warning"
+    return "error" if strict else "warning"
 
 
 def _fail(problem: Problem, options: EvaluationOptions) -> tuple[None, Status, list[Problem]]:

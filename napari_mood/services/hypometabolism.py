@@ -45,7 +45,6 @@ from napari_mood.core.simulate.hypometabolism import (
     simulate_hypometabolism,
 )
 from napari_mood.io.errors import MoodInputError, MoodInputWarning, option
-from napari_mood.io.layout import find_case_folder_layout
 from napari_mood.io.mood import case_stem
 from napari_mood.io.nifti import Volume, read_volume
 from napari_mood.io.writers import mood_case_files, nifti_gz_bytes
@@ -195,11 +194,7 @@ def write_hypometabolism_dataset(
 
 
 def _inputs(job: _Job) -> Inputs:
-    folders: list[Path | None] = []
-    for path in (*job.scans, job.mask):
-        layout = find_case_folder_layout(path.parent)
-        folders += [path.parent, layout.path if layout.kind == "dataset" else None]
-    return Inputs.of(folders=folders, files=(*job.scans, job.mask))
+    return Inputs.around((*job.scans, job.mask))
 
 
 def _subjects(scans: Sequence[Path]) -> dict[str, Path]:

@@ -3,7 +3,9 @@
 Rules (the README's "Reliability" section lists what a user sees):
 
 - inputs are read-only: an output inside an input folder (a dataset, its label or scan
-  folders, a method folder) or onto an input file is refused, symbolic links resolved;
+  folders, a method folder) or onto an input file is refused, symbolic links resolved; a
+  file given alone protects the dataset it lies in, not the plain folder it sits in
+  (:meth:`Inputs.around`);
 - an existing file is replaced only with ``force`` (``--force`` on the command line; the
   viewer asks first);
 - a file output must not be a folder, a FIFO or a device (nor a link to one), a folder
@@ -29,6 +31,7 @@ from pathlib import Path
 from typing import Literal
 
 from napari_mood.io.errors import MoodInputError, describe_entry, option
+from napari_mood.io.layout import dataset_root
 from napari_mood.io.methods import MethodFolder
 from napari_mood.io.mood import MoodDataset
 from napari_mood.services.formats import check_format
@@ -143,10 +146,14 @@ class Inputs:
 
     @classmethod
     def around(cls, paths: Iterable[PathLike]) -> Inputs:
-        """Return the inputs of paths opened as they are: a folder, or a file and its folder.
+        """Return the inputs of paths opened as they are: folders, files and their datasets.
 
-        Used where the paths are not a known dataset (``napari-mood view FILE ...``): a
-        file's own folder counts as an input folder, since it may be a dataset's.
+        Used where the paths are not a known dataset (``napari-mood view FILE ...``,
+        ``simulate SCAN``, ``sweep size SCAN``). A folder given is an input folder. A file
+        given is an input file, and the dataset its folder is or belongs to
+        (:func:`~napari_mood.io.layout.dataset_root`: a MOOD dataset, a case folder, a
+        scan set) an input folder; the folder of a plain file is not (``simulate
+        normal.nii.gz --out toy/`` beside the scan is fine, never onto the scan).
 
         Parameters
         ----------
@@ -156,13 +163,12 @@ class Inputs:
         Returns
         -------
         Inputs
-            The folders given, and each file with its folder.
+            The folders given, each file and the dataset it lies in.
         """
         given = [Path(p) for p in paths]
         files = [p for p in given if not p.is_dir()]
-        return cls.of(
-            folders=[*(p for p in given if p.is_dir()), *(p.parent for p in files)], files=files
-        )
+        datasets = [folder for p in files for folder in _datasets_of(p)]
+        return cls.of(folders=[*(p for p in given if p.is_dir()), *datasets], files=files)
 
     def holder(self, path: Path) -> Path | None:
         """Return the input folder or file ``path`` is in or on (resolved), else None.
@@ -189,6 +195,11 @@ class Inputs:
     def __add__(self, other: Inputs) -> Inputs:
         """Return the inputs of both."""
         return Inputs(self.folders + other.folders, self.files + other.files)
+
+
+def _datasets_of(file: Path) -> tuple[Path | None, ...]:
+    """Return the dataset ``file``'s folder is or belongs to, as given and through links."""
+    return dataset_root(file.parent), dataset_root(resolved_path(file).parent)
 
 
 def resolved_path(path: PathLike) -> Path:

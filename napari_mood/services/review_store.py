@@ -130,7 +130,11 @@ def _csv_text(header: Sequence[str] | None, rows: Iterable[Sequence[object]]) ->
 
 
 def _parse_point(text: str) -> tuple[float, ...]:
-    values = tuple(float(v) for v in text.split())
+    """Read a point as written (``10 20 30``) or as a list (``[10, 20, 30]``, ``10,20,30``)."""
+    inner = text.strip()
+    if inner[:1] in "[(" and inner[-1:] == {"[": "]", "(": ")"}.get(inner[:1]):
+        inner = inner[1:-1]
+    values = tuple(float(v) for v in inner.replace(",", " ").split())
     if not all(math.isfinite(v) for v in values):
         raise ValueError(f"coordinates must be finite numbers, got {text!r}")
     return values

@@ -31,7 +31,13 @@ Policies
   challenge's container). Since the method does not run where napari-mood was started, a
   command word naming an existing file, or a folder written with a ``/``, relative to that
   place is made absolute (``python method.py`` keeps working); anything else the method
-  needs from there it must get by absolute path.
+  needs from there (a helper script, a model file opened by a relative path) it must get
+  by absolute path, or the run must be given a working folder (``workdir``, ``--workdir
+  DIR``): the method then runs in that existing folder, which may not be the input folder
+  nor lie inside it, nor inside the output folder (the inputs are fingerprinted as
+  always). A failed or missing case's message names the working folder, and its log
+  (the method's output and errors) is kept in a folder of its own under the system's
+  temporary folder (``napari-mood-logs-*``, :attr:`CaseRun.log`).
 - Each case's processes end with the case (normal end, failure, timeout, Ctrl-C or SIGTERM
   of napari-mood): past the time limit they get SIGTERM, then SIGKILL 5 s later, and the
   case is a *timeout*. A run first ends the processes and removes the folders left by runs
@@ -57,6 +63,7 @@ import contextlib
 import os
 import shlex
 import shutil
+import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -73,6 +80,7 @@ from napari_mood.services.input_fingerprint import (
 )
 from napari_mood.services.output import Inputs, check_output_folder
 from napari_mood.services.run_processes import (
+    CaseFolders,
     Scratch,
     case_folders,
     execute_case,
@@ -86,6 +94,7 @@ __all__ = [
     "RunTask",
     "build_command",
     "check_program",
+    "check_workdir",
     "expected_output",
     "input_scans",
     "run_method",
@@ -100,6 +109,7 @@ TAIL_LINES = 5  # lines of the method's output kept for a failed case
 TAIL_BYTES = 8192  # bytes read from the end of the method's log (never the whole log)
 TAIL_LINE_CHARS = 300  # a longer line of the log is cut to its last characters
 PLACEHOLDERS = ("{input}", "{output}")
+LOGS_PREFIX = "napari-mood-logs-"  # the folder keeping a run's logs of failed cases
 
 
 @dataclass(frozen=True)
@@ -111,6 +121,7 @@ class CaseRun:
     seconds: float
     returncode: int | None
     message: str = ""
+    log: str = ""  # where the method's log of a failed or missing case is kept
 
 
 @dataclass(frozen=True)
@@ -122,6 +133,7 @@ class MethodRun:
     time_limit: float
     cases: tuple[CaseRun, ...]
     input_changes: tuple[InputChange, ...] = ()
+    workdir: str | None = None  # the working folder given (None: a fresh one per case)
 
     @property
     def changed_inputs(self) -> tuple[str, ...]:
@@ -154,6 +166,7 @@ class MethodRun:
             "failed": [c.case for c in self.failed()],
             "changed_inputs": list(self.changed_inputs),
             "input_changes": [asdict(c) for c in self.input_changes],
+            "workdir": self.workdir,
         }
 
 
@@ -393,6 +406,32 @@ def _copy_out(source: Path, target: Path, *, replace: bool) -> None:
             os.fsync(stream.fileno())
 
 
+class _Logs:
+    """Where the logs of failed cases are kept: one folder per run, made at the first one."""
+
+    def __init__(self) -> None:
+        self.folder: Path | None = None
+
+    def keep(self, log: Path, case: str) -> str:
+        """Copy ``log`` out of the case's folder; return its new path ('' when it is gone)."""
+        if not log.is_file():
+            return ""
+        if self.folder is None:
+            self.folder = Path(tempfile.mkdtemp(prefix=LOGS_PREFIX))
+        kept = self.folder / f"{case}.log"
+        try:
+            shutil.copyfile(log, kept)
+        except OSError:
+            return ""
+        return str(kept)
+
+
+def _where(cwd: Path | None, folders: CaseFolders, log: str) -> str:
+    """Say where the method ran and where its log is, for a failed or missing case."""
+    place = f"ran in {folders.work}, a fresh, empty folder" if cwd is None else f"ran in {cwd}"
+    return f"{place}; log: {log}" if log else place
+
+
 def _run_case(
     argv: list[str],
     scan: Path,
@@ -402,22 +441,74 @@ def _run_case(
     time_limit: float,
     scratch: Scratch,
     force: bool,
+    cwd: Path | None = None,
+    logs: _Logs | None = None,
 ) -> CaseRun:
     with case_folders(scan, scratch) as folders:
         call = _fill(argv, folders.given, folders.produced)
-        code, seconds, timed_out = execute_case(call, time_limit, folders)
+        code, seconds, timed_out = execute_case(call, time_limit, folders, cwd=cwd)
         if timed_out:
             return CaseRun(scan.name, "timeout", seconds, None, f"killed after {time_limit:g} s")
-        if code != 0:
-            tail = _tail(folders.log)
-            return CaseRun(
-                scan.name, "failed", seconds, code, f"exit status {code}: {tail}".strip(": ")
-            )
         name = expected_output(scan.name, task)
-        status, message = _check_output(folders.produced / name, scan, task)
+        status: RunStatus = "failed"
+        message = ""
+        if code == 0:
+            status, message = _check_output(folders.produced / name, scan, task)
         if status == "ok":
             _copy_out(folders.produced / name, output / name, replace=force)
-        return CaseRun(scan.name, status, seconds, code, message)
+            return CaseRun(scan.name, status, seconds, code, message)
+        log = (logs or _Logs()).keep(folders.log, scan.name)
+        where = _where(cwd, folders, log)
+        if code != 0:  # where first: the tail can be long
+            message = f"exit status {code} ({where}): {_tail(folders.log)}".rstrip(": ")
+        else:
+            message = f"{message} ({where})"
+        return CaseRun(scan.name, status, seconds, code, message, log)
+
+
+def check_workdir(
+    workdir: str | os.PathLike[str], input_dir: Path, output_dir: Path | None = None
+) -> Path:
+    """Refuse a working folder for the method that is missing or among its inputs or outputs.
+
+    Parameters
+    ----------
+    workdir : path-like
+        The folder the method is to run in (``--workdir``).
+    input_dir : pathlib.Path
+        The folder of scans: the working folder may not be it nor lie inside it.
+    output_dir : pathlib.Path, optional
+        The output folder: the working folder may not be it nor lie inside it.
+
+    Returns
+    -------
+    pathlib.Path
+        The working folder, absolute.
+
+    Raises
+    ------
+    MoodInputError
+        When it is not an existing folder, or is (inside) the input or output folder.
+
+    Examples
+    --------
+    >>> check_workdir("data/toy", Path("data/toy"))  # doctest: +SKIP
+    Traceback (most recent call last):
+    ...
+    napari_mood.services.output.OutputRefused: data/toy: --workdir would be written inside the input folder ...
+    """
+    what = option("--workdir", "the working folder")
+    folder = Path(workdir).expanduser()
+    if not folder.is_dir():
+        raise MoodInputError(folder, f"{what} is not an existing folder", "give a folder")
+    check_output_folder(folder, inputs=Inputs(folders=(input_dir,)), force=True, what=what)
+    if output_dir is not None and Inputs(folders=(output_dir,)).holder(folder) is not None:
+        raise MoodInputError(
+            folder,
+            f"{what} is, or lies inside, the output folder {output_dir}",
+            "what the method writes there would mix with its outputs: choose another folder",
+        )
+    return folder.absolute()
 
 
 def _prepare(command: str) -> list[str]:
@@ -439,6 +530,7 @@ def run_method(
     time_limit: float = 600.0,
     force: bool = False,
     progress: Progress | None = None,
+    workdir: str | os.PathLike[str] | None = None,
 ) -> MethodRun:
     """Run ``command`` on every scan of ``input_dir``, one case at a time (see module).
 
@@ -457,6 +549,9 @@ def run_method(
         Whether existing outputs in ``output_dir`` may be replaced.
     progress : callable(done, total, case), optional
         Called after each case.
+    workdir : path-like, optional
+        The method's working folder (:func:`check_workdir`); default: a fresh, empty
+        folder per case, removed after it.
 
     Returns
     -------
@@ -467,8 +562,8 @@ def run_method(
     Raises
     ------
     MoodInputError
-        When the program is not found, the input folder holds no scan (or a broken one) or
-        the output folder is refused; nothing has run then.
+        When the program is not found, the input folder holds no scan (or a broken one),
+        the output folder or the working folder is refused; nothing has run then.
     ValueError
         When the command cannot be split, ``task`` is unknown or the limit is not positive.
 
@@ -493,6 +588,7 @@ def run_method(
         names=names,
         what=option("--out", "the output"),
     )
+    cwd = None if workdir is None else check_workdir(workdir, source, target)
     created = not target.exists()
     runs = []
     scratch: Scratch | None = None
@@ -500,9 +596,10 @@ def run_method(
         target.mkdir(parents=True, exist_ok=True)
         remove_stale_runs()
         before = fingerprint_folder(source)
-        scratch = Scratch()
+        scratch, logs = Scratch(), _Logs()
         for i, scan in enumerate(scans):
-            runs.append(_one_case(argv, scan, target, task, time_limit, scratch, force))
+            case = _Case(task, time_limit, scratch, force, cwd, logs)
+            runs.append(_one_case(argv, scan, target, case))
             if progress is not None:
                 progress(i + 1, len(scans), scan.name)
     except BaseException:  # interrupted: an output folder made for nothing goes too
@@ -514,23 +611,36 @@ def run_method(
         if scratch is not None:
             scratch.remove()
     changes = compare_fingerprints(before, fingerprint_folder(source))
-    return MethodRun(command, task, float(time_limit), tuple(runs), changes)
+    shown = None if cwd is None else str(cwd)
+    return MethodRun(command, task, float(time_limit), tuple(runs), changes, shown)
 
 
-def _one_case(
-    argv: list[str],
-    scan: Path,
-    target: Path,
-    task: RunTask,
-    time_limit: float,
-    scratch: Scratch,
-    force: bool,
-) -> CaseRun:
+@dataclass(frozen=True)
+class _Case:
+    """How every case of a run is run."""
+
+    task: RunTask
+    time_limit: float
+    scratch: Scratch
+    force: bool
+    cwd: Path | None
+    logs: _Logs
+
+
+def _one_case(argv: list[str], scan: Path, target: Path, how: _Case) -> CaseRun:
     """One case; a scan that cannot be copied (removed or replaced meanwhile) fails alone."""
     try:
         check_regular_file(scan, what="scan")
         return _run_case(
-            argv, scan, target, task=task, time_limit=time_limit, scratch=scratch, force=force
+            argv,
+            scan,
+            target,
+            task=how.task,
+            time_limit=how.time_limit,
+            scratch=how.scratch,
+            force=how.force,
+            cwd=how.cwd,
+            logs=how.logs,
         )
     except MoodInputError as exc:
         if exc.path != scan:

@@ -9,7 +9,8 @@ Folders
 Each case runs in its own temporary folder: ``CASE/input`` (a read-only copy of the scan,
 mode 0444 in a 0555 folder), ``CASE/output``, ``CASE/work`` (the working directory),
 ``CASE/tmp`` (``TMPDIR``, ``TMP``, ``TEMP``) and ``CASE/method.log``, all removed after the
-case, even when the method locked them (chmod 000). The run's case folders live in
+case (a failed case's log is kept elsewhere by ``run_method``; a working folder chosen with
+``--workdir`` replaces ``CASE/work``), even when the method locked them (chmod 000). The run's case folders live in
 ``TMP/napari-mood-run-PID-NS-XXXXXXXX`` (``PID``: the napari-mood process, ``NS``: its PID
 namespace), made anew if a method removed it; it holds ``.owner.lock``, locked (``flock``)
 by the run for as long as its process lives: the kernel releases the lock when the
@@ -417,7 +418,7 @@ def _environment(folders: CaseFolders, marker: str) -> dict[str, str]:
 
 
 def execute_case(
-    argv: list[str], time_limit: float, folders: CaseFolders
+    argv: list[str], time_limit: float, folders: CaseFolders, *, cwd: Path | None = None
 ) -> tuple[int | None, float, bool]:
     """Run ``argv`` for one case, its output in the case's log (see module).
 
@@ -429,6 +430,8 @@ def execute_case(
         Seconds the method may run.
     folders : CaseFolders
         The case's folders.
+    cwd : pathlib.Path, optional
+        The method's working folder (default: the case's own ``work``, see module).
 
     Returns
     -------
@@ -445,7 +448,7 @@ def execute_case(
                 stdout=sink,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
-                cwd=folders.work,
+                cwd=folders.work if cwd is None else cwd,
                 env=_environment(folders, marker),
                 start_new_session=True,
                 preexec_fn=_die_with_parent(),

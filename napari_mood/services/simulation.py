@@ -48,7 +48,6 @@ from napari_mood.core.sweep import (
     parse_values,
 )
 from napari_mood.io.errors import MoodInputError, MoodInputWarning, check_regular_file, option
-from napari_mood.io.layout import find_case_folder_layout
 from napari_mood.io.nifti import Volume, read_volume
 from napari_mood.io.writers import mood_case_files
 from napari_mood.services.output import Inputs, check_output_folder
@@ -143,7 +142,7 @@ def unit_scan(path: Path, data: np.ndarray) -> np.ndarray:
 
 
 def scan_inputs(scan: Path) -> Inputs:
-    """Return the scan, its folder and, when it lives in a dataset, the whole dataset.
+    """Return the scan and the dataset it lies in, if any (:meth:`Inputs.around`).
 
     The scan is checked first: a missing scan is named as such, not as an output
     refused inside the folder it would have been in.
@@ -159,9 +158,7 @@ def scan_inputs(scan: Path) -> Inputs:
         What the simulated dataset may not be written over.
     """
     check_regular_file(scan, what="scan")
-    layout = find_case_folder_layout(scan.parent)
-    dataset = layout.path if layout.kind == "dataset" else None
-    return Inputs.of(folders=(scan.parent, dataset), files=(scan,))
+    return Inputs.around((scan,))
 
 
 def write_toy_dataset(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 import stat
 from pathlib import Path
 
@@ -210,7 +211,11 @@ def test_categories_command(tmp_path, capsys):
         "category_sample_fpr95.svg",
     ]
     assert "<text" in (out / "subcategory_sample_ap.svg").read_text()  # text stays text
-    code, _, err = _run(capsys, "categories", str(sample_data_dir()), "--out", str(tmp_path / "x"))
+    code, _, _ = _run(capsys, "categories", str(sample_data_dir()), "--out", str(tmp_path / "x"))
+    assert code == 0 and (tmp_path / "x").is_dir()  # the sample's own categories.csv
+    bare = tmp_path / "bare"
+    shutil.copytree(sample_data_dir(), bare, ignore=shutil.ignore_patterns("categories.csv"))
+    code, _, err = _run(capsys, "categories", str(bare), "--out", str(tmp_path / "y"))
     assert code == 1 and "categories.csv" in err and "not found" in err
 
 
@@ -257,3 +262,24 @@ def test_sweep_refuses_options_of_the_other_kind(tmp_path, capsys):
     assert code == 1 and "outside the scan" in err and not (tmp_path / "c").exists()
     with pytest.raises(SystemExit):
         main(["sweep", "contrast", scan, "--out", str(tmp_path / "d"), "--intensities", "0:1"])
+
+
+def test_run_says_where_the_method_ran_and_offers_workdir(tmp_path, capsys, monkeypatch):
+    write_nifti(tmp_path / "toy" / "a.nii.gz", np.zeros((3, 3, 3), np.float32))
+    (tmp_path / "helper.txt").write_text("weights")
+    method = _script(tmp_path / "m.sh", '#!/bin/sh\ncat helper.txt && cp "$1"/* "$2"/\n')
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    code, out, _ = _run(capsys, "run", method, "toy", "--out", "o", "--quiet")
+    assert code == 0 and "failed" in out and ", a fresh, empty folder; log: " in out
+    assert "note: each case ran in a fresh, empty working folder" in out
+    code, out, _ = _run(capsys, "run", method, "toy", "--out", "o", "--workdir", ".", "--quiet")
+    assert code == 0 and "1 of 1 cases ok" in out and "note:" not in out
+    help_text = main_help(capsys, "run")
+    assert "--workdir DIR" in help_text and "relative path is not found" in help_text
+
+
+def main_help(capsys, command: str) -> str:
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    return capsys.readouterr().out

@@ -186,10 +186,12 @@ def test_nan_policy_on_command_line(capsys, tmp_path):
     assert ap == pytest.approx(7 / 8 + 1 / 8 * 8 / 216, abs=1e-12)
 
 
-def test_validate(capsys):
+def test_validate_calls_a_missing_map_what_evaluate_calls_it(capsys):
     code, out, _ = _run(capsys, "validate", str(SAMPLE))
-    assert code == 1  # binary misses a case
-    assert "error:" in out and "brain_004.nii.gz" in out and "7 cases" in out
+    assert code == 0  # binary misses a case: evaluate scores it as 0 and warns
+    assert "warning:" in out and "brain_004.nii.gz" in out and "0 errors, 2 warnings" in out
+    code, out, _ = _run(capsys, "validate", str(SAMPLE), "--strict")
+    assert code == 1 and "error:" in out and "2 errors, 0 warnings" in out
 
 
 def test_simulate_writes_a_dataset_that_evaluates(capsys, tmp_path):

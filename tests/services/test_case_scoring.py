@@ -237,3 +237,19 @@ def _check_object_counts(found: dict, data: Path, pred_dir: Path) -> None:
     assert found["f1"] == pytest.approx(2 * tp / (2 * tp + fp + fn))
     assert found["precision"] == pytest.approx(tp / (tp + fp))
     assert found["recall"] == pytest.approx(tp / (tp + fn))
+
+
+def test_a_method_problem_is_an_error_only_where_evaluate_stops_on_it():
+    from napari_mood.core.problems import Problem
+    from napari_mood.services.case_scoring import as_evaluated
+
+    missing = Problem("missing", "error", None, "no map", "", "c1", "ae")
+    nan = Problem("nan", "error", None, "3 NaN voxels", "", "c1", "ae")
+    label = Problem("unreadable", "error", None, "a broken label", "", "c1", None)
+    affine = Problem("affine", "warning", None, "moved", "", "c1", "ae")
+    found = [missing, nan, label, affine]
+    assert [p.severity for p in as_evaluated(found)] == ["warning", "error", "error", "warning"]
+    zero = as_evaluated(found, nan_policy="zero")
+    assert [p.severity for p in zero] == ["warning", "warning", "error", "warning"]
+    strict = as_evaluated(found, strict=True, nan_policy="zero")
+    assert [p.severity for p in strict] == ["error", "error", "error", "warning"]

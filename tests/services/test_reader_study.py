@@ -33,7 +33,7 @@ from napari_mood.services.reader_study_report import (
 )
 from napari_mood.services.review import VERDICTS
 from napari_mood.services.review_queue import review_queue
-from napari_mood.services.review_store import ReviewFile
+from napari_mood.services.review_store import ReviewFile, read_reviews
 from tests.conftest import make_mood_folder
 from tests.reader_journals import (
     CASES,
@@ -479,3 +479,27 @@ def test_a_journal_is_not_a_disagreements_file(tmp_path):
     path = write_reader(tmp_path / "ana.csv", "ana", [("c", "m", 1, "unsure")])
     with pytest.raises(MoodInputError, match="not a disagreements file"):
         read_adjudication(path)
+
+
+@pytest.mark.parametrize("point", ["10 20 30", "[10, 20, 30]", "(10, 20, 30)", "10,20,30"])
+def test_a_point_is_read_as_written_or_as_a_list(tmp_path, point):
+    header = (
+        "case,method,threshold,object_id,centroid_voxel,centroid_world_mm,size_voxels,"
+        "size_mm3,max_score,verdict,note,time,reviewer\n"
+    )
+    row = f'c,m,0.5,1,"{point}","{point}",8,,0.9,unsure,,2025-03-01T09:00:00+00:00,ana\n'
+    (tmp_path / "ana.csv").write_text(header + row)
+    (record,) = read_reviews(tmp_path / "ana.csv")
+    assert record.centroid_voxel == record.centroid_world_mm == (10.0, 20.0, 30.0)
+
+
+@pytest.mark.parametrize("point", ["[10, 20, 30", "10; 20; 30", "[]"])
+def test_a_point_that_is_no_list_of_numbers_is_refused(tmp_path, point):
+    header = (
+        "case,method,threshold,object_id,centroid_voxel,centroid_world_mm,size_voxels,"
+        "size_mm3,max_score,verdict,note,time\n"
+    )
+    row = f'c,m,0.5,1,"{point}","{point}",8,,0.9,unsure,,2025-03-01T09:00:00+00:00\n'
+    (tmp_path / "ana.csv").write_text(header + row)
+    with pytest.raises(MoodInputError, match="line 2 is malformed"):
+        read_reviews(tmp_path / "ana.csv")

@@ -80,7 +80,7 @@ def test_statuses_outputs_and_inputs_untouched(tmp_path, scans):
     assert failed["b_bad.nii.gz"].returncode == 1
     assert "cannot handle b_bad.nii.gz" in failed["b_bad.nii.gz"].message
     assert "(5, 5, 4)" in failed["c_wrong.nii.gz"].message
-    assert failed["e_lost.nii.gz"].message == "no e_lost.nii.gz written"
+    assert failed["e_lost.nii.gz"].message.startswith("no e_lost.nii.gz written (ran in ")
     assert failed["f_garbage.nii.gz"].returncode == 0 and failed["f_garbage.nii.gz"].message
     # only usable expected files are copied out; the stray .txt of the pixel run is dropped
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["a_ok.nii.gz", "d_noise.nii.gz"]
@@ -190,3 +190,51 @@ def test_an_interrupt_before_the_first_case_takes_the_new_folder_away(
     with pytest.raises(SystemExit):
         run_method(f"{sys.executable} -c pass", scans, out)
     assert not out.exists()
+
+
+# A method as users write it: a script that calls a helper by a path relative to itself.
+HELPER_CALLER = f"""import subprocess, sys
+from pathlib import Path
+src, dst = Path(sys.argv[1]), Path(sys.argv[2])
+for scan in sorted(src.glob("*.nii.gz")):
+    subprocess.run([{sys.executable!r}, "helper.py", str(scan), str(dst / scan.name)], check=True)
+"""
+HELPER = "import shutil, sys\nshutil.copyfile(sys.argv[1], sys.argv[2])\n"
+
+
+@pytest.fixture
+def helper_method(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """``python my_method.py`` in the current folder, calling ``helper.py`` beside it."""
+    (tmp_path / "my_method.py").write_text(HELPER_CALLER)
+    (tmp_path / "helper.py").write_text(HELPER)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))  # the kept logs stay in the test's
+    return f"{sys.executable} my_method.py"
+
+
+def test_a_relative_helper_fails_naming_the_working_folder_and_the_kept_log(
+    tmp_path, scans, helper_method
+):
+    run = run_method(helper_method, scans, tmp_path / "out", time_limit=60)
+    case = run.cases[0]
+    assert case.status == "failed" and ", a fresh, empty folder; log: " in case.message
+    assert f"log: {case.log}" in case.message and "helper.py" in Path(case.log).read_text()
+    assert run.workdir is None and run.to_dict()["cases"][0]["log"] == case.log
+
+
+def test_workdir_runs_the_method_where_its_helper_is(tmp_path, scans, helper_method):
+    run = run_method(helper_method, scans, tmp_path / "out", time_limit=60, workdir=".")
+    assert {c.status for c in run.cases} == {"ok"} and run.changed_inputs == ()
+    assert run.workdir == str(tmp_path)
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(
+        p.name for p in scans.iterdir()
+    )
+
+
+@pytest.mark.parametrize("where", ["toy", "toy/sub", "out", "out/sub", "missing"])
+def test_workdir_is_never_among_the_inputs_nor_the_outputs(tmp_path, scans, helper_method, where):
+    (scans / "sub").mkdir()
+    (tmp_path / "out" / "sub").mkdir(parents=True)
+    with pytest.raises(MoodInputError, match="--workdir|the working folder"):
+        run_method(helper_method, scans, tmp_path / "out", workdir=tmp_path / where)
+    assert not (tmp_path / "out" / "a_ok.nii.gz").exists()
