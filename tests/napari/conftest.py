@@ -10,8 +10,11 @@ anywhere.
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -37,6 +40,44 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.filterwarnings(spec))
         if no_display:
             item.add_marker(pytest.mark.skip(reason="needs a display: run under xvfb-run -a"))
+
+
+#: The shortest bound of any wait on an event. A wait ends when its event comes; the bound only
+#: stops a hung test. The bounds written in the tests (3-60 s) were guesses that a loaded
+#: machine outran (at load 10 on 2 cores a case took over 30 s to fill its planes), so a
+#: test must never fail for being slow: every qtbot wait is given at least this long.
+PATIENCE_MS = 600_000
+QTBOT_WAITS = (
+    "waitUntil",
+    "waitSignal",
+    "waitSignals",
+    "waitCallback",
+    "waitExposed",
+    "waitActive",
+)
+
+
+def _patient(wait: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(wait)
+    def patient_wait(*args: Any, **kwargs: Any) -> Any:
+        # a wait told not to raise lets time pass on purpose: its bound is the test's own
+        if kwargs.get("raising", True) is not False:
+            kwargs["timeout"] = max(kwargs.get("timeout") or 0, PATIENCE_MS)
+        return wait(*args, **kwargs)
+
+    return patient_wait
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _patient_waits() -> Iterator[None]:
+    """Every qtbot wait outlasts a loaded machine (see ``PATIENCE_MS``)."""
+    from pytestqt.qtbot import QtBot
+
+    patch = pytest.MonkeyPatch()
+    for name in QTBOT_WAITS:
+        patch.setattr(QtBot, name, _patient(getattr(QtBot, name)))
+    yield
+    patch.undo()
 
 
 @pytest.fixture(autouse=True)
