@@ -13,21 +13,25 @@ import sys
 import pytest
 
 SCRIPT = """
-import json, sys, time
+import json, sys, threading, time
 from vispy.scene import SceneCanvas
 from napari_mood._napari import docking, session as session_module, viewer as viewer_module
 from napari_mood.services.datasets import sample_data_dir
 
 from napari_mood.io import case as case_module
 
-delay, map_delay = float(sys.argv[1]), float(sys.argv[2])
+# "1": the read (or each map's read) lasts until every panel is docked: a read as slow as
+# the docking, at any load (240 s only bounds a hang: docking that waited for the read)
+read_waits, maps_wait = sys.argv[1] == "1", sys.argv[2] == "1"
+all_docked = threading.Event()
 events, draws, canvases = [], [0], []
 read, draw = viewer_module.read_paths, SceneCanvas.on_draw
 replace, dock_next = session_module.MoodSession.replace_case, docking.PanelDocking.dock_next
 complete, read_map = session_module.MoodSession.complete_case, case_module.read_map
 
 def slow_map(*args, **kwargs):
-    time.sleep(map_delay)
+    if maps_wait:
+        all_docked.wait(240)
     return read_map(*args, **kwargs)
 
 def complete_case(self, layers):
@@ -36,7 +40,8 @@ def complete_case(self, layers):
     events.append(["maps", draws[0], len(self.viewer.layers), coming, self.maps_coming])
 
 def slow_read(*args, **kwargs):
-    time.sleep(delay)
+    if read_waits:
+        all_docked.wait(240)
     return read(*args, **kwargs)
 
 def on_draw(canvas, event):
@@ -52,6 +57,8 @@ def logged_dock_next(self):
     docked = dock_next(self)
     if docked:
         events.append(["dock", draws[0], 0])
+    if not self.remaining:
+        all_docked.set()
     return docked
 
 viewer_module.read_paths = slow_read
@@ -68,7 +75,7 @@ for _ in range(20):
     QApplication.processEvents()
 def settled():  # the case and its maps joined (a loaded machine reads slowly)
     kinds = [e[0] for e in events]
-    waiting = "case" not in kinds or (map_delay and "maps" not in kinds)
+    waiting = "case" not in kinds or (maps_wait and "maps" not in kinds)
     return not waiting and not opened.session.maps_coming
 
 deadline = time.monotonic() + 240
@@ -91,9 +98,11 @@ opened.viewer.close()
 """
 
 
-def _open(delay: float, map_delay: float = 0.0) -> dict:
+def _open(*, read_waits: bool = False, maps_wait: bool = False) -> dict:
+    """Open the sample data in a fresh process; a read that waits lasts until every panel
+    is docked (the slowest read the docking can meet)."""
     done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(delay), str(map_delay)],
+        [sys.executable, "-c", SCRIPT, str(int(read_waits)), str(int(maps_wait))],
         capture_output=True,
         text=True,
         timeout=300,
@@ -104,7 +113,7 @@ def _open(delay: float, map_delay: float = 0.0) -> dict:
 
 @pytest.fixture(scope="module")
 def quick_and_slow() -> tuple[dict, dict]:
-    return _open(0.0), _open(12.0)
+    return _open(), _open(read_waits=True)
 
 
 def test_a_quick_read_is_drawn_before_the_panels_are_built(quick_and_slow) -> None:
@@ -136,7 +145,7 @@ def test_slow_maps_the_scan_and_gt_are_drawn_first_and_the_maps_join_later(quick
     """Maps read slowly: the scan and GT join (and are drawn) at once, panels are docked
     while the maps are read, the maps join last; the window ends as after a quick read."""
     quick, _ = quick_and_slow
-    staged = _open(0.0, map_delay=12.0)  # long enough for every panel to dock under load
+    staged = _open(maps_wait=True)  # the maps are read once every panel is docked
     kinds = [kind for kind, *_ in staged["events"]]
     assert kinds[0] == "case" and kinds.count("case") == 1 and kinds.count("maps") == 1, kinds
     case, maps = staged["events"][0], staged["events"][kinds.index("maps")]
