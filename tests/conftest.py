@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import gc
+import os
+import shutil
 import signal
+import subprocess
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -24,6 +27,59 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 WriteNifti = Callable[..., Path]
+
+# The screen xvfb-run gives (its default server arguments): a worker's own display is the same
+XVFB_SCREEN = "1280x1024x24"
+# This worker's Xvfb (see _own_display): the pipe end that keeps it, and its process id
+_DISPLAYS_KEPT: list[tuple[int, int]] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Give each pytest-xdist worker its own virtual display (see :func:`_own_display`)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("DISPLAY"):
+        _own_display()
+
+
+def _own_display() -> None:
+    """Start an Xvfb for this worker and point ``DISPLAY`` at it (before Qt is imported).
+
+    Workers sharing the display ``xvfb-run`` made would share one keyboard focus: one
+    worker's window activated takes the focus from the other's, and a test that clicks the
+    canvas and presses keys sees them land elsewhere. Xvfb writes its display number to
+    ``-displayfd`` once it accepts clients, so nothing is waited on but that. It ends with
+    the worker: a detached shell stops it when the pipe the worker keeps open (a bare file
+    descriptor, closed only by the worker's exit, after Qt's own connection is gone) reaches
+    its end; stopped earlier, Qt exits with "The X11 connection broke". Without Xvfb (a
+    desktop), the workers share the desktop's display.
+    """
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None:
+        return
+    ready, number_end = os.pipe()
+    alive, keep = os.pipe()
+    script = (  # the pipe is the shell's standard input, fd 3 in its detached part
+        f'exec 3<&0; ("$0" -displayfd {number_end} -screen 0 {XVFB_SCREEN} -nolisten tcp'
+        " >/dev/null 2>&1 & echo $!; read _ <&3; kill $!) &"
+    )
+    with subprocess.Popen(
+        ["sh", "-c", script, xvfb],
+        pass_fds=(number_end,),
+        stdin=alive,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # a Ctrl-C sent to the test run's group is not Xvfb's to hear
+    ) as starter:
+        assert starter.stdout is not None
+        pid = int(starter.stdout.readline())
+    os.close(number_end)
+    os.close(alive)
+    with os.fdopen(ready) as answer:
+        number = answer.readline().strip()  # "" when Xvfb ended without a display
+    if not number:
+        raise pytest.UsageError(f"{xvfb} could not start a display for this test worker")
+    os.environ["DISPLAY"] = f":{number}"
+    _DISPLAYS_KEPT.append((keep, pid))
+
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
