@@ -276,3 +276,38 @@ def test_the_3d_panes_letters_follow_a_rotate_drag_of_the_mouse(
         return sorted(overlays[k].text for k in overlays if "letter" in k)
 
     qtbot.waitUntil(lambda: shown() == sorted(camera_letters(model)), timeout=30_000)
+
+
+def test_the_reading_layouts_3d_pane_shows_the_whole_volume_in_its_middle(
+    make_napari_viewer, qtbot
+):
+    """The volume's projected corners lie inside the pane, around its centre (it was
+    framed low, its bottom cut: the camera centred on the first layer napari saw)."""
+    from napari_mood._napari.docking import dock_plugin_widgets
+    from napari_mood._napari.sample_data import sample_data_dir
+    from napari_mood._napari.widgets.planes import READING_ACTION, PlanesWidget
+
+    viewer = make_napari_viewer(show=True)
+    viewer.window.resize(1280, 1024)  # Xvfb's default screen
+    widgets = dock_plugin_widgets(viewer)
+    planes = next(w for w in widgets if isinstance(w, PlanesWidget))
+    session = load_into_viewer(viewer, [sample_data_dir()])  # a brain, 94 x 116 x 98
+    qtbot.waitUntil(lambda: planes.planes.pending == 0, timeout=60_000)
+    planes._tools["three_d"].setChecked(True)  # the "3-D pane" box
+    next(a for a in viewer.window.view_menu.actions() if a.text() == READING_ACTION).trigger()
+    qtbot.waitUntil(lambda: planes.planes.pending == 0, timeout=60_000)
+    view = planes.view(THREE_D)
+    scene = view.canvas._scene_canvas
+    scene.render()
+    model = planes.planes.models[THREE_D]
+    copy = next(lay for lay in model.layers if lay.name == session.scan_layer.name)
+    assert copy.data.shape == session.scan_layer.data.shape
+    node = view.canvas.layer_to_visual[copy].node
+    z, y, x = (n - 0.5 for n in node._vol_shape)
+    corners = np.array([[cx, cy, cz] for cx in (-0.5, x) for cy in (-0.5, y) for cz in (-0.5, z)])
+    mapped = node.get_transform("visual", "canvas").map(corners)
+    points = mapped[:, :2] / mapped[:, 3:4]
+    width, height = scene.size
+    assert points.min() >= 0 and points[:, 0].max() <= width and points[:, 1].max() <= height
+    middle = (points.min(axis=0) + points.max(axis=0)) / 2
+    np.testing.assert_allclose(middle, (width / 2, height / 2), atol=0.05 * max(width, height))
