@@ -575,6 +575,9 @@ class LinkedPlanes:
     def _fit_at_one_scale(self, *, main: bool) -> None:
         """Fit each flat view, then give all the smallest zoom (see :meth:`reset_views`).
 
+        A 3-D pane is fitted to its case's layers (napari fitted it to its first layer,
+        when its crosshair, without extent, could be that layer).
+
         napari's grid keeps its own fit (its cells are a comparison, not a plane).
         """
         grid = self.viewer.canvas.grid.enabled
@@ -588,6 +591,9 @@ class LinkedPlanes:
                 zoom = min(float(m.scene.camera.zoom) for m in fitted + kept)
                 for model in fitted:
                     model.scene.camera.zoom = zoom
+            for model in self.models.values():  # a 3-D pane: its volume whole, centred
+                if model.dims.ndisplay == 3 and _has_volume(model):
+                    model.fit_to_view(layers=[la for la in model.layers if _mirrored(la)])
         self._draw_crosshairs()  # every view's layers are in: its crosshair too
 
     def _on_main_grid(self, event: Any = None) -> None:

@@ -12,7 +12,10 @@ takes seconds, and a rotate drag redrew at that pace. Here:
   sampling comes back in one frame. The coarse step is a uniform of each volume's
   shader: no pyramid level is sliced or uploaded again, so switching either way costs
   nothing but the frame itself (locking a pyramid's coarsest level instead would
-  re-upload the sharp textures after every drag, for about the same frame time);
+  re-upload the sharp textures after every drag, for about the same frame time).
+  Fewer pixels too: the moving frames are drawn into a framebuffer of at most
+  :data:`MOVING_PIXELS` pixels and stretched over the canvas (:class:`SmallFrames`);
+  a software renderer's frame time is its pixels times its samples;
 * :func:`camera_letters`: the patient directions (S/I, A/P, R/L) nearest to the
   screen's four edges for the camera's current angles, shown in the view's edge letters
   (:func:`napari_mood.core.orientation.facing_letters`) as the view turns.
@@ -27,6 +30,8 @@ from __future__ import annotations
 import time
 import weakref
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -36,12 +41,15 @@ from napari_mood._napari._soon import call_soon
 from napari_mood.services.display import facing_letters
 
 __all__ = [
+    "MOVING_PIXELS",
     "MOVING_SAMPLES",
     "MOVING_STEP",
     "SETTLE_MS",
     "MovingDetail",
+    "SmallFrames",
     "camera_letters",
     "moving_step",
+    "small_size",
     "volume_nodes",
 ]
 
@@ -54,6 +62,9 @@ SETTLE_MS = 250
 """How long the view stays still (mouse up, no new frame asked) after its last coarse frame
 before the sharp sampling comes back: counted from the end of that frame, so a frame
 slower than this (a software renderer) is not followed by a sharp one between two moves."""
+MOVING_PIXELS = 40_000
+"""While a 3-D view moves, it is drawn into a framebuffer of at most this many pixels
+(about 200 x 200), stretched over the canvas: a 343 x 929 pane draws a ninth of its pixels."""
 _CAMERA_EVENTS = ("angles", "zoom", "center")
 _DEFAULT_ORIENTATION = ("towards", "down", "right")  # napari's 3-D default (right-handed)
 
@@ -103,6 +114,21 @@ def moving_step(shape: Sequence[int]) -> float:
     return min(MOVING_STEP, min(int(n) for n in shape) / MOVING_SAMPLES)
 
 
+def small_size(size: Sequence[int]) -> tuple[int, int]:
+    """Return the (width, height) a moving frame of a canvas of ``size`` pixels is drawn at.
+
+    The canvas's shape, shrunk by one factor until it has at most :data:`MOVING_PIXELS`.
+
+    Examples
+    --------
+    >>> small_size((343, 929)), small_size((100, 120))
+    ((121, 329), (100, 120))
+    """
+    width, height = (max(1, int(n)) for n in size)
+    factor = max(1.0, float(np.sqrt(width * height / MOVING_PIXELS)))
+    return max(1, int(width / factor)), max(1, int(height / factor))
+
+
 def volume_nodes(scene: Any | None) -> Iterator[Any]:
     """Yield the ray-cast visuals (vispy volumes) drawn by the vispy canvas ``scene``."""
     if scene is None:
@@ -113,6 +139,151 @@ def volume_nodes(scene: Any | None) -> Iterator[Any]:
         if hasattr(node, "relative_step_size") and getattr(node, "_vol_shape", None) is not None:
             yield node  # a volume with data (vispy's step setter reads its shape)
         todo.extend(getattr(node, "children", ()))
+
+
+_STRETCH_VERTEX = """
+attribute vec2 a_position;
+varying vec2 v_texcoord;
+void main() {
+    v_texcoord = (a_position + 1.0) / 2.0;
+    gl_Position = vec4(a_position, 0.0, 1.0);
+}
+"""
+_STRETCH_FRAGMENT = """
+uniform sampler2D u_frame;
+varying vec2 v_texcoord;
+void main() {
+    gl_FragColor = texture2D(u_frame, v_texcoord);
+}
+"""
+
+
+class SmallFrames:
+    """Draw a vispy canvas's frames into a small framebuffer, stretched over the canvas.
+
+    While :meth:`attach` holds, each frame the canvas draws (its scene: every layer and
+    overlay) is drawn into a framebuffer of :func:`small_size` pixels, then that picture is
+    drawn over the whole canvas (linear interpolation); :meth:`detach` draws at full size
+    again. The canvas's own draw (``_draw_scene``, which its draw handler and its
+    ``render`` call) is replaced on the instance while attached: layers, transforms and
+    mouse picking see the canvas's size as before.
+
+    Examples
+    --------
+    >>> frames = SmallFrames()
+    >>> frames.attach(canvas)  # doctest: +SKIP
+    >>> canvas.update()  # a coarse frame, a ninth of the pixels  # doctest: +SKIP
+    >>> frames.detach()  # doctest: +SKIP
+    """
+
+    def __init__(self) -> None:
+        self._canvas: Any = None
+        self._gl: tuple[Any, Any, Any] | None = None  # (framebuffer, texture, program)
+        self._gl_canvas: Any = None  # the canvas whose context holds them
+
+    @property
+    def canvas(self) -> Any | None:
+        """The canvas drawn small (None: none)."""
+        return self._canvas
+
+    def attach(self, canvas: Any) -> None:
+        """Draw ``canvas`` small from its next frame (another canvas drawn small is freed)."""
+        if canvas is self._canvas:
+            return
+        self.detach()
+        self._canvas = canvas
+        if canvas is not self._gl_canvas:
+            self._gl, self._gl_canvas = None, canvas
+        canvas._draw_scene = self._draw_small
+
+    def detach(self) -> None:
+        """Draw the canvas at its full size again from its next frame."""
+        canvas, self._canvas = self._canvas, None
+        if canvas is not None and "_draw_scene" in vars(canvas):
+            canvas._draw_scene = partial(_draw_full_again, canvas)  # by the next frame
+
+    def _draw_small(self, bgcolor: Any = None) -> None:
+        canvas = self._canvas
+        full = type(canvas)._draw_scene
+        width, height = (int(n) for n in canvas.physical_size)
+        small = small_size((width, height))
+        if small == (width, height):
+            full(canvas, bgcolor)
+            return
+        framebuffer, _, program = self._gl_objects(small)
+        with _drawing(canvas):  # a change of transforms asks for no frame
+            # vispy's push_fbo, but with the transforms of our framebuffer (vispy's map the
+            # canvas onto one of the canvas's size) set once, not set and reset each frame
+            canvas._fb_stack.append((framebuffer, (0, 0), canvas.size))
+            framebuffer.activate()
+            canvas._vp_stack.append([0, 0, *small])
+            canvas.context.set_viewport(0, 0, *small)
+            _forget_mapping_if_reset(canvas.transforms, small, (width, height))
+            canvas.transforms.configure(
+                viewport=(0, 0, *small), fbo_size=small, fbo_rect=(0, 0, width, height)
+            )
+        try:
+            full(canvas, bgcolor)
+        finally:
+            canvas._vp_stack.pop()
+            canvas._fb_stack.pop()
+            framebuffer.deactivate()
+            if canvas._fb_stack:  # in a render() (a screenshot): its framebuffer again
+                canvas._fb_stack[-1][0].activate()
+            with _drawing(canvas):
+                if canvas._fb_stack or canvas._vp_stack:
+                    canvas._update_transforms()  # the outer framebuffer's own
+                    canvas.context.set_viewport(*canvas._vp_stack[-1])
+                else:  # the same picture from the canvas's framebuffer: transforms kept
+                    canvas.context.set_viewport(0, 0, width, height)
+        from vispy import gloo
+
+        gloo.set_state(blend=False, depth_test=False, cull_face=False)
+        program.draw("triangle_strip")
+
+    def _gl_objects(self, size: tuple[int, int]) -> tuple[Any, Any, Any]:
+        from vispy import gloo
+
+        width, height = size
+        if self._gl is None or self._gl[1].shape[:2] != (height, width):
+            texture = gloo.Texture2D(shape=(height, width, 4), interpolation="linear")
+            framebuffer = gloo.FrameBuffer(color=texture, depth=gloo.RenderBuffer((height, width)))
+            program = gloo.Program(_STRETCH_VERTEX, _STRETCH_FRAGMENT)
+            program["a_position"] = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]], dtype=np.float32)
+            program["u_frame"] = texture
+            self._gl = (framebuffer, texture, program)
+        return self._gl
+
+
+def _draw_full_again(canvas: Any, bgcolor: Any = None) -> None:
+    """Draw ``canvas`` at its size, with vispy's transforms of its size, from now on."""
+    del canvas._draw_scene  # the class's own draw again
+    with _drawing(canvas):
+        canvas._update_transforms()  # the moving frames left them on the small framebuffer
+    canvas._draw_scene(bgcolor)
+
+
+def _forget_mapping_if_reset(
+    transforms: Any, small: tuple[int, int], size: tuple[int, int]
+) -> None:
+    """Make vispy's ``configure`` map the canvas onto ``small`` again if it was reset.
+
+    vispy keeps the last canvas-to-framebuffer mapping it set and skips an equal one, but
+    a frame of the canvas's size resets that transform without updating what it keeps.
+    """
+    scale = np.asarray(transforms._canvas_transform.transforms[0].scale[:2], dtype=float)
+    if not np.allclose(scale, np.divide(small, size)):
+        transforms._mappings["ct0"] = None
+
+
+@contextmanager
+def _drawing(canvas: Any) -> Iterator[None]:
+    """Hold ``canvas``'s update requests, as vispy does while it draws its scene."""
+    was, canvas._drawing = canvas._drawing, True
+    try:
+        yield
+    finally:
+        canvas._drawing = was
 
 
 class MovingDetail:
@@ -144,6 +315,7 @@ class MovingDetail:
         self._held = False  # a mouse button is down on the view
         self._drawn_at: float | None = 0.0  # when the last coarse frame ended (None: ending)
         self._watched: Any = None  # the vispy canvas whose draws are watched
+        self._small = SmallFrames()  # fewer pixels while moving
         camera = model.scene.camera
         for name in _CAMERA_EVENTS:
             getattr(camera.events, name).connect(self._on_camera_moved)
@@ -198,6 +370,7 @@ class MovingDetail:
                 if step < coarse:
                     node.relative_step_size = coarse
         if scene is not None and self.moving and not was:
+            self._small.attach(scene)
             self._watch_draws(scene)
             scene.update()  # vispy's setter changes the shader only
             self.moving_changed.emit(True)
@@ -240,6 +413,7 @@ class MovingDetail:
         if not self._steps:
             return
         steps, self._steps = self._steps, {}
+        self._small.detach()
         for node, step in steps.values():
             node.relative_step_size = step
         scene = self.scene()

@@ -10,7 +10,7 @@ import pytest
 from napari_mood._napari.layers import METADATA_KEY
 from napari_mood._napari.planes import THREE_D, LinkedPlanes
 from napari_mood._napari.session import get_session
-from napari_mood._napari.three_d import camera_letters, moving_step, volume_nodes
+from napari_mood._napari.three_d import camera_letters, moving_step, small_size, volume_nodes
 from napari_mood._napari.viewer import load_into_viewer
 from tests.conftest import write_nifti
 from tests.napari.conftest import AFFINE, SHAPE
@@ -125,6 +125,44 @@ def test_a_turning_3d_view_is_coarse_and_sharp_once_still(make_napari_viewer, qt
     assert {id(n): n.relative_step_size for n in volume_nodes(_scene(viewer))} == sharp
 
 
+def _bright_box(shot: np.ndarray) -> np.ndarray:
+    rows, cols = np.nonzero(shot[..., :3].max(axis=-1) > 60)
+    return np.array([rows.min(), rows.max(), cols.min(), cols.max()])
+
+
+def test_a_moving_3d_view_draws_fewer_pixels_in_place_and_sharp_ones_once_still(
+    make_napari_viewer, qtbot
+):
+    """While moving, the frame is drawn small and stretched over the canvas: the volume
+    where the sharp frame has it (vispy's own small render drew a corner of it, 3x big);
+    once still, the frame is the sharp one again, pixel for pixel."""
+    viewer = make_napari_viewer(show=True)
+    session = get_session(viewer)
+    volume = np.zeros((64, 64, 64), np.float32)
+    volume[16:48, 8:40, 20:60] = 1.0
+    viewer.add_image(volume)
+    viewer.dims.ndisplay = 3
+    qtbot.waitUntil(lambda: not session.sharpening, timeout=30_000)
+    detail = session.moving_detail
+    qtbot.waitUntil(lambda: not detail.moving, timeout=30_000)
+    sharp = viewer.screenshot(canvas_only=True, flash=False)
+    scene = _scene(viewer)
+    assert small_size(scene.physical_size) < tuple(scene.physical_size)
+    zoom = viewer.scene.camera.zoom
+    with qtbot.waitSignal(detail.moving_changed, timeout=30_000):
+        viewer.scene.camera.zoom = zoom * 1.0001  # a move (the picture as good as still)
+    viewer.scene.camera.zoom = zoom
+    moving = viewer.screenshot(canvas_only=True, flash=False)  # the canvas's own frame
+    assert detail.moving
+    factor = scene.physical_size[0] / small_size(scene.physical_size)[0]
+    assert np.abs(_bright_box(moving) - _bright_box(sharp)).max() <= factor + 2
+    assert not np.array_equal(moving, sharp)  # drawn coarse
+    with qtbot.waitSignal(detail.moving_changed, timeout=30_000) as settled:
+        pass
+    assert settled.args == [False]
+    np.testing.assert_array_equal(viewer.screenshot(canvas_only=True, flash=False), sharp)
+
+
 def test_a_held_mouse_keeps_the_3d_view_coarse(mood_dataset: Path, make_napari_viewer, qtbot):
     """A drag paused with the button down stays coarse; the release sharpens it."""
     from types import SimpleNamespace
@@ -174,3 +212,102 @@ def test_the_reading_layouts_3d_pane_turns_coarse_too(
     assert went.args == [True]
     qtbot.waitUntil(lambda: not detail.moving, timeout=30_000)
     assert "" not in [model.canvas.overlays[k].text for k in model.canvas.overlays if "letter" in k]
+
+
+def _rotate_drag(qtbot, widget) -> None:
+    """A left-button drag across the middle of ``widget``, as a reader turns a 3-D view."""
+    from qtpy.QtCore import QPoint, Qt
+
+    start = QPoint(widget.width() // 2, widget.height() // 2)
+    qtbot.mousePress(widget, Qt.MouseButton.LeftButton, pos=start)
+    for step in range(1, 9):
+        qtbot.mouseMove(widget, start + QPoint(12 * step, 4 * step))
+        qtbot.wait(10)
+    qtbot.mouseRelease(widget, Qt.MouseButton.LeftButton, pos=start + QPoint(96, 32))
+
+
+def test_3d_letters_follow_a_rotate_drag_of_the_mouse(make_napari_viewer, qtbot):
+    """A real drag on the canvas turns the camera: the edge letters name the new edges."""
+    viewer = make_napari_viewer(show=True)
+    viewer.add_image(np.zeros((20, 20, 20), np.float32))
+    planes = LinkedPlanes(viewer)
+    viewer.dims.ndisplay = 3
+    viewer.scene.camera.angles = (0.0, 0.0, 90.0)
+    viewer.screenshot(canvas_only=True, flash=False)  # drawn: the drag turns what is seen
+    before = camera_letters(viewer)
+    canvas = viewer.window._qt_viewer.canvas._scene_canvas.native
+    for _ in range(3):  # 3 drags: about 90 degrees, other patient directions at the edges
+        _rotate_drag(qtbot, canvas)
+    viewer.screenshot(canvas_only=True, flash=False)
+    qtbot.waitUntil(lambda: camera_letters(viewer) != before, timeout=30_000)
+
+    def shown() -> list[str]:
+        overlays = viewer.canvas.overlays
+        return sorted(overlays[k].text for k in overlays if "letter" in k)
+
+    qtbot.waitUntil(lambda: shown() == sorted(camera_letters(viewer)), timeout=30_000)
+    planes.close()
+
+
+def test_the_3d_panes_letters_follow_a_rotate_drag_of_the_mouse(
+    mood_dataset: Path, make_napari_viewer, qtbot
+):
+    from napari_mood._napari.docking import dock_plugin_widgets
+    from napari_mood._napari.widgets.planes import READING_ACTION, PlanesWidget
+
+    viewer = make_napari_viewer(show=True)
+    widgets = dock_plugin_widgets(viewer)
+    planes = next(w for w in widgets if isinstance(w, PlanesWidget))
+    load_into_viewer(viewer, [mood_dataset / "toy" / "case_1.nii.gz"])
+    qtbot.waitUntil(lambda: planes.planes.pending == 0, timeout=60_000)
+    planes._tools["three_d"].setChecked(True)  # the "3-D pane" box
+    next(a for a in viewer.window.view_menu.actions() if a.text() == READING_ACTION).trigger()
+    qtbot.waitUntil(lambda: planes.planes.pending == 0, timeout=60_000)
+    model = planes.planes.models[THREE_D]
+    scene = planes.view(THREE_D).canvas._scene_canvas
+    scene.render()  # drawn: the drag turns what is seen
+    before = camera_letters(model)
+    for _ in range(3):
+        _rotate_drag(qtbot, scene.native)
+    qtbot.waitUntil(lambda: camera_letters(model) != before, timeout=30_000)
+
+    def shown() -> list[str]:
+        overlays = model.canvas.overlays
+        return sorted(overlays[k].text for k in overlays if "letter" in k)
+
+    qtbot.waitUntil(lambda: shown() == sorted(camera_letters(model)), timeout=30_000)
+
+
+def test_the_reading_layouts_3d_pane_shows_the_whole_volume_in_its_middle(
+    make_napari_viewer, qtbot
+):
+    """The volume's projected corners lie inside the pane, around its centre (it was
+    framed low, its bottom cut: the camera centred on the first layer napari saw)."""
+    from napari_mood._napari.docking import dock_plugin_widgets
+    from napari_mood._napari.sample_data import sample_data_dir
+    from napari_mood._napari.widgets.planes import READING_ACTION, PlanesWidget
+
+    viewer = make_napari_viewer(show=True)
+    viewer.window.resize(1280, 1024)  # Xvfb's default screen
+    widgets = dock_plugin_widgets(viewer)
+    planes = next(w for w in widgets if isinstance(w, PlanesWidget))
+    session = load_into_viewer(viewer, [sample_data_dir()])  # a brain, 94 x 116 x 98
+    qtbot.waitUntil(lambda: planes.planes.pending == 0, timeout=60_000)
+    planes._tools["three_d"].setChecked(True)  # the "3-D pane" box
+    next(a for a in viewer.window.view_menu.actions() if a.text() == READING_ACTION).trigger()
+    qtbot.waitUntil(lambda: planes.planes.pending == 0, timeout=60_000)
+    view = planes.view(THREE_D)
+    scene = view.canvas._scene_canvas
+    scene.render()
+    model = planes.planes.models[THREE_D]
+    copy = next(lay for lay in model.layers if lay.name == session.scan_layer.name)
+    assert copy.data.shape == session.scan_layer.data.shape
+    node = view.canvas.layer_to_visual[copy].node
+    z, y, x = (n - 0.5 for n in node._vol_shape)
+    corners = np.array([[cx, cy, cz] for cx in (-0.5, x) for cy in (-0.5, y) for cz in (-0.5, z)])
+    mapped = node.get_transform("visual", "canvas").map(corners)
+    points = mapped[:, :2] / mapped[:, 3:4]
+    width, height = scene.size
+    assert points.min() >= 0 and points[:, 0].max() <= width and points[:, 1].max() <= height
+    middle = (points.min(axis=0) + points.max(axis=0)) / 2
+    np.testing.assert_allclose(middle, (width / 2, height / 2), atol=0.05 * max(width, height))

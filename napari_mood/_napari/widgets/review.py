@@ -90,6 +90,7 @@ class ReviewWidget(ReviewCases, ReviewVerdicts, ReviewNotes, ReviewModes):
         self._adjudication = None
         self._queue = None
         self._opening = None
+        self._opened_by_verdict = False
         self._enter_last = False
         self._verdicts = {}
         self._strip: ReviewStrip | None = None  # the reading layout's, while it is shown
@@ -176,19 +177,23 @@ class ReviewWidget(ReviewCases, ReviewVerdicts, ReviewNotes, ReviewModes):
         self._index = min(max(index, 0), len(self.regions) - 1)
         self._show_current()
 
-    def step(self, delta: int) -> None:
+    def step(self, delta: int, *, by_verdict: bool = False) -> None:
         """Show the region ``delta`` places further; past either end, the next case.
 
         While a case is being opened, a step opens the case after it instead (the one
-        being read is skipped).
+        being read is skipped), except a forward step while a verdict's advance opens
+        the next case: that case is the one this step asks for (never skipped unseen).
+        ``by_verdict``: the step a verdict on the last region makes (auto-advance).
         """
         index = self._index + delta
-        if self.opening is not None:
+        if self.opening is not None and delta > 0 and self._opened_by_verdict:
+            self._say(f"{self.opening} is opening (the verdict went on to it).")
+        elif self.opening is not None:
             self.step_case(1 if delta > 0 else -1)
         elif self.regions and 0 <= index < len(self.regions):
             self.go_to(index)
         elif not self._opener.busy and not self._worker.busy:
-            if not self.step_case(1 if delta > 0 else -1):
+            if not self.step_case(1 if delta > 0 else -1, by_verdict=by_verdict):
                 self._say(end_text(delta, self._queue, self._session.case))
 
     # -- session -> widget ----------------------------------------------------------

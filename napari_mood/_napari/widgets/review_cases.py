@@ -30,12 +30,13 @@ __all__ = ["ReviewCases"]
 class ReviewCases(ReviewPart):
     """Open the previous / next case of the queue; use the regions read ahead."""
 
-    def step_case(self, delta: int) -> bool:
+    def step_case(self, delta: int, *, by_verdict: bool = False) -> bool:
         """Open the case ``delta`` places further in the queue; return whether one opens.
 
         While a case is still being read, the step counts from that case, and the one
         being read is never shown (stale: the opener drops it), so a reader pressing
-        faster than cases are read skips the cases in between.
+        faster than cases are read skips the cases in between. ``by_verdict``: a verdict
+        on the last region opens it (a forward step meanwhile does not skip it).
         """
         queue = self._ensure_queue()
         case = None if queue is None else queue.step(self._target_case(), delta)
@@ -44,6 +45,7 @@ class ReviewCases(ReviewPart):
         self._leave_region()
         self._enter_last = delta < 0
         self._opening = case
+        self._opened_by_verdict = by_verdict
         self._c.queue_label.setText(f"Opening case {queue.position(case)[0]}…")
         prefetch_for(self._session).open(
             self._opener, self._on_case_loaded, queue.dataset, case, queue.methods

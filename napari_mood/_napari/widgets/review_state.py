@@ -51,6 +51,7 @@ class ReviewPart(MoodPanel):
     _worker: LatestWorker  # the regions search
     _opener: LatestWorker  # the next case's reading
     _opening: str | None  # the case the opener reads (the queue steps on from it)
+    _opened_by_verdict: bool  # it opens because a verdict went past the last region
     _note_timer: QTimer
     _view_timer: QTimer
 
@@ -164,11 +165,11 @@ class ReviewPart(MoodPanel):
     def select_method(self, name: str) -> None:
         raise NotImplementedError
 
-    def step_case(self, delta: int) -> bool:
+    def step_case(self, delta: int, *, by_verdict: bool = False) -> bool:
         raise NotImplementedError
 
     def go_to(self, index: int) -> None:
         raise NotImplementedError
 
-    def step(self, delta: int) -> None:
+    def step(self, delta: int, *, by_verdict: bool = False) -> None:
         raise NotImplementedError

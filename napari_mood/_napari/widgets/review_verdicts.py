@@ -61,7 +61,7 @@ class ReviewVerdicts(ReviewPart):
             self.go_to(self._index + 1)
         else:  # past the case's last region, as N: the next case (or the end, said)
             self._show_current(move=False)
-            self.step(1)
+            self.step(1, by_verdict=True)
         return True
 
     def undo(self) -> bool:

@@ -168,3 +168,36 @@ def test_a_step_while_a_case_opens_skips_it(make_napari_viewer, qtbot, review_di
     assert review.opening == "case_2.nii.gz"
     qtbot.waitUntil(lambda: _settled(viewer, review, "case_2.nii.gz"), timeout=60_000)
     assert "case_1.nii.gz" not in shown
+
+
+def test_next_while_a_verdict_opens_the_next_case_does_not_skip_it(
+    make_napari_viewer, qtbot, review_dir, tmp_path
+):
+    """T on the last region (auto-advance) opens case_1; N pressed meanwhile lands there
+    too (it skipped case_1 unseen: the reader pressed N out of habit, not to skip)."""
+    from qtpy.QtCore import QPoint, Qt
+
+    root = tmp_path / "three"
+    grid = np.indices((SIZE,) * 3) // 5
+    mask = np.zeros((SIZE,) * 3, np.uint8)
+    mask[8:12, 8:12, 8:12] = 1
+    for index in range(3):
+        case = f"case_{index}.nii.gz"
+        write_nifti(root / "toy" / case, (grid.sum(axis=0) % (index + 2)).astype(np.float32))
+        write_nifti(root / "toy_label" / "pixel" / case, mask)
+        write_nifti(root / "methods" / "a" / case, (mask * 0.9).astype(np.float32))
+    viewer, review, scenes = _reading_room(make_napari_viewer, qtbot, root)
+    qtbot.waitUntil(lambda: _settled(viewer, review, "case_0.nii.gz"), timeout=60_000)
+    review.go_to(len(review.regions) - 1)
+    prefetch_for(review.session).drop()  # case_1 is read after T, as when read ahead too late
+    canvas = viewer.window._qt_viewer.canvas.native
+    window = viewer.window._qt_window
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5_000)
+    qtbot.mouseClick(canvas, Qt.MouseButton.LeftButton, pos=QPoint(5, 5))  # the canvas has keys
+    qtbot.keyClick(canvas, Qt.Key.Key_T)  # the last region's verdict: on to case_1
+    assert review.opening == "case_1.nii.gz"
+    qtbot.keyClick(canvas, Qt.Key.Key_N)  # N while it opens
+    qtbot.waitUntil(lambda: _settled(viewer, review, review.session.case), timeout=60_000)
+    assert review.session.case == "case_1.nii.gz"
+    assert len(review.verdicts) == 0  # case_1's regions, none judged yet
