@@ -5,14 +5,17 @@ Usage (from the repository root)::
     python scripts/check_install.py [--core] [--napari] [--work DIR] [--keep]
 
 ``--core`` (the default when neither is given): build the wheel, ``pip install`` it with
-no extras into a new venv (no napari, no Qt), run one example of every non-GUI command on
-a copy of the sample data the wheel ships, and check that ``demo`` and ``view`` refuse in
-one line naming what to install (exit 1, see docs/reference/command-line.md).
+no extras into a new venv, check that nothing of the Qt or napari stack came with it and
+that its site-packages stays within ``--max-core-mb`` (500 MB), run ``napari-mood --help``
+and one example of every non-GUI command on a copy of the sample data the wheel ships,
+and check that ``demo`` and ``view`` refuse in one line naming what to install (exit 1,
+see docs/reference/command-line.md).
 
 ``--napari``: a second venv with ``napari[pyqt6]`` and the plain wheel (what napari's
 plugin manager does in an existing napari); under ``xvfb-run -a`` it docks every widget
-of the manifest through napari's plugin path (``add_plugin_dock_widget``) and fails on
-any error, uncaught exceptions in Qt callbacks included.
+of the manifest through napari's plugin path (``add_plugin_dock_widget``), checks that
+the window still fits the screen (napari tabs the docks) and fails on any error, uncaught
+exceptions in Qt callbacks included.
 
 Packages come through pip's cache; each step prints its wall time. Exit status 0 when
 every check passed, 1 otherwise.
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import json
 import os
 import re
 import shlex
@@ -36,6 +40,28 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 NAPARI = "napari[pyqt6]>=0.9.2,<0.10"  # the [pyqt6] extra of pyproject.toml
 GUI_COMMANDS = ("demo", "view")
+MAX_CORE_MB = 500.0  # issue 48: numpy, scipy, scikit-image, matplotlib, dask ... and pip
+# distributions napari brings (its Qt and plugin stack, its tables, its CLI tools): none of them
+# belongs in a core-only install
+NAPARI_STACK = (
+    "napari",
+    "napari-plugin-engine",
+    "npe2",
+    "app-model",
+    "magicgui",
+    "superqt",
+    "qtpy",
+    "vispy",
+    "PyQt5",
+    "PyQt6",
+    "PySide2",
+    "PySide6",
+    "psygnal",
+    "pydantic",
+    "pandas",
+    "typer",
+    "rich",
+)
 
 # a method with MOOD's docker interface (CMD INPUT OUTPUT): the scan itself as its score
 METHOD = """import sys
@@ -118,7 +144,13 @@ for name in widgets:
     for _ in range(20):
         QApplication.processEvents()
     print(("FAILED " if errors else "docked ") + name, flush=True)
-viewer.window._qt_window.resize(1600, 1000)
+window = viewer.window._qt_window
+screen = window.screen().availableGeometry()
+size = window.frameGeometry()  # every panel docked: the window must still fit the screen
+print(f"window {size.width()}x{size.height()} px on a {screen.width()}x{screen.height()} screen")
+if size.width() > screen.width() or size.height() > screen.height():
+    errors.append(f"the docked panels grew the window past the screen: {size.width()}x{size.height()}")
+window.resize(min(1600, screen.width()), min(1000, screen.height()))
 for _ in range(20):
     QApplication.processEvents()
 viewer.screenshot(sys.argv[1], canvas_only=False)
@@ -178,6 +210,62 @@ def make_venv(path: Path, *packages: str) -> Outcome:
     return Outcome(f"venv {path.name}: {' '.join(packages)}", True, time.perf_counter() - start)
 
 
+def site_packages_mb(venv: Path) -> float:
+    """The size of the venv's site-packages in MB (10**6 bytes), links not followed."""
+    total = 0
+    for site in venv.glob("lib/python*/site-packages"):
+        for path in site.rglob("*"):
+            if path.is_file() and not path.is_symlink():
+                total += path.stat().st_size
+    return total / 1e6
+
+
+def installed(venv: Path) -> dict[str, str]:
+    """``{normalised distribution name: version}`` of what pip installed in the venv."""
+    code, out, err = run(
+        [str(venv / "bin" / "python"), "-m", "pip", "list", "--format", "json"], cwd=venv
+    )
+    if code != 0:
+        sys.exit(f"check_install: pip cannot list the venv:\n{err}")
+    return {
+        re.sub(r"[-_.]+", "-", entry["name"]).lower(): entry["version"] for entry in json.loads(out)
+    }
+
+
+def check_core_size(venv: Path, limit_mb: float) -> list[Outcome]:
+    """Nothing of napari's stack in the core venv, and its site-packages within ``limit_mb``."""
+    start = time.perf_counter()
+    found = installed(venv)
+    stack = sorted(name for name in map(str.lower, NAPARI_STACK) if name in found)
+    size = site_packages_mb(venv)
+    seconds = time.perf_counter() - start
+    return [
+        Outcome(
+            f"nothing of the Qt or napari stack in the core venv ({len(found)} distributions)",
+            not stack,
+            seconds,
+            "installed: " + ", ".join(stack),
+        ),
+        Outcome(
+            f"core venv site-packages: {size:.0f} MB (limit {limit_mb:.0f} MB)",
+            size <= limit_mb,
+            0.0,
+            "the largest: " + largest(venv),
+        ),
+    ]
+
+
+def largest(venv: Path, count: int = 8) -> str:
+    """The ``count`` largest top-level entries of the venv's site-packages, with their MB."""
+    sizes = []
+    for site in venv.glob("lib/python*/site-packages"):
+        for entry in site.iterdir():
+            files = [entry] if entry.is_file() else entry.rglob("*")
+            mb = sum(p.stat().st_size for p in files if p.is_file() and not p.is_symlink()) / 1e6
+            sizes.append((mb, entry.name))
+    return ", ".join(f"{name} {mb:.0f}" for mb, name in sorted(sizes, reverse=True)[:count])
+
+
 def example_argv(example: str, venv: Path, sample: Path, cwd: Path) -> list[str]:
     """The argv of one example: ``S`` is the sample data, ``PYTHON`` the venv's, globs expanded."""
     python = str(venv / "bin" / "python")
@@ -224,17 +312,20 @@ def check_gui_refusal(command: str, venv: Path, sample: Path, cwd: Path) -> Outc
     return Outcome(f"{command} refuses", ok, time.perf_counter() - start, f"exit {code}: {err}")
 
 
-def check_core(wheel: Path, work: Path) -> list[Outcome]:
-    """The plain wheel without napari: every non-GUI command runs, the GUI ones refuse."""
+def check_core(wheel: Path, work: Path, *, limit_mb: float = MAX_CORE_MB) -> list[Outcome]:
+    """The plain wheel without napari: slim, every non-GUI command runs, the GUI ones refuse."""
     venv = work / "core-venv"
     outcomes = [make_venv(venv, str(wheel))]
     if not outcomes[0].ok:
         return outcomes
     code, _, _ = run([str(venv / "bin" / "python"), "-c", "import napari"], cwd=work)
     outcomes.append(Outcome("napari absent from the core venv", code != 0, 0.0))
+    outcomes += check_core_size(venv, limit_mb)
     run_dir = work / "core-run"
     run_dir.mkdir()
     sample = prepare_core_work(venv, run_dir)
+    help_argv = [str(venv / "bin" / "napari-mood"), "--help"]
+    outcomes.append(timed("napari-mood --help", help_argv, cwd=run_dir))
     for example in CORE_EXAMPLES:
         argv = example_argv(example, venv, sample, run_dir)
         outcomes.append(timed(f"napari-mood {example}", argv, cwd=run_dir))
@@ -248,9 +339,19 @@ def check_napari(wheel: Path, work: Path) -> list[Outcome]:
     outcomes = [make_venv(venv, NAPARI)]
     if not outcomes[0].ok:
         return outcomes
+    before = site_packages_mb(venv)
     outcomes.append(make_venv(venv, str(wheel)))  # the plugin manager's step: no extras
     if not outcomes[-1].ok:
         return outcomes
+    added = site_packages_mb(venv) - before
+    outcomes.append(
+        Outcome(
+            f"napari venv site-packages: {before:.0f} MB with napari[pyqt6], "
+            f"+{added:.0f} MB with the plain wheel",
+            True,
+            0.0,
+        )
+    )
     script = work / "dock_every_widget.py"
     script.write_text(DOCK)
     env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
@@ -278,6 +379,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--core", action="store_true", help="the core-only venv (default)")
     parser.add_argument("--napari", action="store_true", help="napari[pyqt6] + the plain wheel")
+    parser.add_argument(
+        "--max-core-mb", type=float, default=MAX_CORE_MB, help="the core venv's size limit"
+    )
     parser.add_argument("--work", type=Path, help="work folder (default: a new temporary one)")
     parser.add_argument("--keep", action="store_true", help="keep the work folder")
     args = parser.parse_args(argv)
@@ -288,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
     wheel = build_wheel(work)
     outcomes = [Outcome(f"wheel {wheel.name}", True, time.perf_counter() - start)]
     if core:
-        outcomes += check_core(wheel, work)
+        outcomes += check_core(wheel, work, limit_mb=args.max_core_mb)
     if args.napari:
         outcomes += check_napari(wheel, work)
     passed = report(outcomes)

@@ -23,6 +23,9 @@ import napari_mood
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "napari_mood"
 GUI_MODULES = ("napari", "qtpy", "PyQt5", "PyQt6", "PySide2", "PySide6", "vispy", "magicgui")
+# what napari brings besides its Qt wing: a plain install into napari has them, a core-only
+# install must not need them (scripts/check_install.py --core installs none of them)
+NAPARI_STACK = ("superqt", "psygnal", "npe2", "app_model", "pydantic", "pandas", "typer", "rich")
 
 
 def _stub_imports() -> dict[str, str]:
@@ -87,6 +90,21 @@ def _declared() -> set[str]:
     return {re.split(r"[\[<>=!~; ]", spec, maxsplit=1)[0].lower() for spec in specs}
 
 
+def test_the_base_dependencies_hold_nothing_napari_brings():
+    """A core-only install (`pip install napari-mood`) carries nothing of the napari stack:
+    napari brings it to a plugin-manager install, the [napari] extra to the others."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    stack = _spec_names((*GUI_MODULES, *NAPARI_STACK))
+    assert _spec_names(project["dependencies"]) & stack == set(), "move them to [napari]"
+    wing = {"qtpy", "psygnal", "npe2", "pandas"}  # what the napari wing imports of it
+    assert wing <= _spec_names(project["optional-dependencies"]["napari"])
+
+
+def _spec_names(specs) -> set[str]:
+    """Normalised distribution names of requirement specifiers."""
+    return {re.split(r"[\[<>=!~; ]", s, maxsplit=1)[0].lower().replace("_", "-") for s in specs}
+
+
 def test_every_import_is_declared():
     distributions = metadata.packages_distributions()
     declared = _declared()
@@ -120,7 +138,7 @@ def test_gui_free_layers_import_no_gui(modules):
     code = (
         "import importlib, json, sys\n"
         f"for m in {modules!r}: importlib.import_module(m)\n"
-        f"print(json.dumps([m for m in {GUI_MODULES!r} if m in sys.modules]))"
+        f"print(json.dumps([m for m in {(*GUI_MODULES, *NAPARI_STACK)!r} if m in sys.modules]))"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(run.stdout) == []

@@ -7,7 +7,11 @@ that the axial, coronal and sagittal views get comparable areas (:data:`COLUMN_S
 :class:`PanelDocking` docks them one at a time, so a caller can build panels while it
 waits for something else (the viewer does while the case's files are read) and build
 the rest after the case is on screen; :func:`dock_plugin_widgets` docks them all.
-Qt and npe2 are imported inside the functions.
+
+A panel opened through napari itself (the Plugins menu, ``add_plugin_dock_widget``)
+joins the same arrangement when it is first shown (:func:`place_panel`, called by the
+panel base class): napari stacks plugin docks one above the other, and twelve of them
+grew the window past the screen. Qt and npe2 are imported inside the functions.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ __all__ = [
     "TAB_TITLES",
     "PanelDocking",
     "dock_plugin_widgets",
+    "place_panel",
+    "window_height",
 ]
 
 PLUGIN_NAME = MoodSession.TITLE_PREFIX
@@ -45,8 +51,12 @@ TAB_TITLES = {
     "Object matching": "Objects",
     "Review flagged regions": "Review",
     "Reading tools": "Tools",
+    "Reconstruction view": "Recon",
+    "Boxes (NOVA-style)": "Boxes",
+    "Reader study": "Study",
 }
-"""Short tab titles (eight full names do not fit side by side in the dock)."""
+"""Short tab titles (eight full names do not fit side by side in the dock; the other
+benchmarks' panels are tabs too when opened through napari, :func:`place_panel`)."""
 OTHER_BENCHMARK_WIDGETS = ("Reconstruction view", "Boxes (NOVA-style)", "Reader study")
 """Widgets of the other benchmarks (PET reconstructions, NOVA boxes): in the Plugins menu, not docked
 with a MOOD case."""
@@ -142,17 +152,94 @@ class PanelDocking:
 
     def _add_tab(self, dock: Any) -> None:
         """Tab ``dock`` behind the first one (tabs on top); the first stays in front."""
-        from qtpy.QtWidgets import QTabWidget
-
         self._tabs.append(dock)
         if len(self._tabs) < 2:
             return
         first = self._tabs[0]
-        window = first.parentWidget()  # the QMainWindow the docks live in
-        if len(self._tabs) == 2:
-            window.setTabPosition(window.dockWidgetArea(first), QTabWidget.TabPosition.North)
-        window.tabifyDockWidget(first, dock)
+        _tab_with(first, dock)
         first.raise_()
+
+
+def place_panel(dock: Any, *, height_before: int | None = None) -> None:
+    """Arrange a panel docked through napari's own plugin path as :class:`PanelDocking` does.
+
+    The three planes go in front of the layer controls; any other panel gets its short tab
+    title and joins the tab group of the napari-mood panels already in its dock area, in
+    front (the panel just opened is the one the reader asked to see). A dock that is not
+    a napari-mood panel's, floats, or is tabbed already (docked by :class:`PanelDocking`,
+    or by the reader) is left as it is.
+
+    napari docks a plugin's panel below the others, and Qt grows the window to fit the
+    stack (it never shrinks it back): once the panel is a tab, the window gets back the
+    height it had before, or the least the tabs need.
+
+    Parameters
+    ----------
+    dock : QDockWidget
+        The dock napari made for the panel (its name: ``"<display name> (napari-mood)"``).
+    height_before : int, optional
+        The window's height before napari docked the panel (:func:`window_height`).
+    """
+    from qtpy.QtWidgets import QMainWindow
+
+    name = _panel_name(dock)
+    window = dock.parentWidget()
+    if name is None or not isinstance(window, QMainWindow) or dock.isFloating():
+        return
+    dock.setWindowTitle(TAB_TITLES.get(name, name))  # the planes' title is short already
+    if window.tabifiedDockWidgets(dock):
+        return
+    if name == PLANES_WIDGET:
+        _beside_layer_list(dock)
+        _shrink_back(window, height_before)
+        return
+    area = window.dockWidgetArea(dock)
+    group = [
+        other
+        for other in window.findChildren(type(dock))
+        if other is not dock
+        and _panel_name(other) not in (None, PLANES_WIDGET)
+        and not other.isFloating()
+        and not other.isHidden()
+        and window.dockWidgetArea(other) == area
+    ]
+    if group:  # into the tab group when there is one (never a second group)
+        group.sort(key=lambda other: not window.tabifiedDockWidgets(other))
+        _tab_with(group[0], dock)
+        dock.raise_()
+        _shrink_back(window, height_before)
+
+
+def window_height(viewer: Any) -> int | None:
+    """Return the height of the viewer's window now (None when it has no Qt window)."""
+    window = getattr(getattr(viewer, "window", None), "_qt_window", None)
+    return None if window is None else int(window.height())
+
+
+def _shrink_back(window: Any, height: int | None) -> None:
+    """Give the window back the height it had before a dock stacked (the tabs' least)."""
+    if height is None or window.height() <= height or window.isMaximized():
+        return
+    layout = window.layout()
+    layout.invalidate()
+    layout.activate()
+    window.resize(window.width(), max(height, window.minimumSizeHint().height()))
+
+
+def _panel_name(dock: Any) -> str | None:
+    """Return the manifest display name of a napari-mood panel's dock, else None."""
+    suffix = f" ({PLUGIN_NAME})"
+    name = str(getattr(dock, "name", ""))
+    return name.removesuffix(suffix) if name.endswith(suffix) else None
+
+
+def _tab_with(first: Any, dock: Any) -> None:
+    """Tab ``dock`` into the tab group of ``first`` (the tabs on top of the dock area)."""
+    from qtpy.QtWidgets import QTabWidget
+
+    window = first.parentWidget()  # the QMainWindow the docks live in
+    window.setTabPosition(window.dockWidgetArea(first), QTabWidget.TabPosition.North)
+    window.tabifyDockWidget(first, dock)
 
 
 def _beside_layer_list(planes: Any) -> None:

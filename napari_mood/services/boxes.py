@@ -38,6 +38,7 @@ from napari_mood.services.box_inputs import (
     load_ground_truth,
     load_method,
 )
+from napari_mood.services.formats import require_pandas
 from napari_mood.services.output import Inputs, OutputOptions, Planned, check_outputs
 
 if TYPE_CHECKING:
@@ -150,8 +151,13 @@ class BoxBenchmark:
         pandas.DataFrame
             Per method: indexed by method, columns ``map30``, ``map50``, ``map50_95``,
             ``acc50``, ``tp``, ``fp``, ``fn`` ...
+
+        Raises
+        ------
+        ImportError
+            pandas is not installed (napari brings it; the core does not).
         """
-        import pandas as pd
+        pd = require_pandas("to_frame")
 
         data = self.to_dict()
         if per_image:

@@ -33,7 +33,7 @@ from napari_mood.io.errors import MoodInputError, option
 from napari_mood.io.methods import METHODS_FOLDER, MethodFolder, find_methods
 from napari_mood.io.mood import MoodDataset, discover_dataset
 from napari_mood.services.engine import EngineStats, run_evaluation
-from napari_mood.services.formats import format_json, format_table
+from napari_mood.services.formats import format_json, format_table, require_pandas
 from napari_mood.services.options import check_workers
 
 if TYPE_CHECKING:
@@ -146,8 +146,13 @@ class MoodEvaluation:
         pandas.DataFrame
             Per method: indexed by method, columns ``TASK_METRIC`` (``pixel_ap``,
             ``sample_auroc``, ``object_f1`` ...). Per case: the CSV's columns.
+
+        Raises
+        ------
+        ImportError
+            pandas is not installed (napari brings it; the core does not).
         """
-        import pandas as pd
+        pd = require_pandas("to_frame")
 
         data = self.to_dict()
         if per_case:

@@ -7,11 +7,20 @@ import io
 import json
 import math
 from dataclasses import asdict, fields
+from types import ModuleType
 from typing import Any
 
 from napari_mood.core.results import DatasetEvaluation
 
-__all__ = ["FORMATS", "check_format", "format_csv", "format_json", "format_result", "format_table"]
+__all__ = [
+    "FORMATS",
+    "check_format",
+    "format_csv",
+    "format_json",
+    "format_result",
+    "format_table",
+    "require_pandas",
+]
 
 FORMATS = ("table", "csv", "json")
 
@@ -197,3 +206,33 @@ def format_json(result: DatasetEvaluation) -> str:
         Indented JSON, ending with a line break.
     """
     return json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n"
+
+
+def require_pandas(user: str) -> ModuleType:
+    """Return the pandas module, or raise ImportError naming what to install.
+
+    pandas is not a dependency of napari-mood's core (napari brings it): the results'
+    ``to_frame`` and :func:`~napari_mood.services.reader_study_report.study_frames` need it.
+
+    Parameters
+    ----------
+    user : str
+        What needs pandas, named in the error (``"to_frame"``).
+
+    Returns
+    -------
+    module
+        ``pandas``.
+
+    Raises
+    ------
+    ImportError
+        pandas is not installed.
+    """
+    try:
+        import pandas
+    except ImportError as error:
+        raise ImportError(
+            f"{user} needs pandas, which napari-mood's core does not install: pip install pandas"
+        ) from error
+    return pandas

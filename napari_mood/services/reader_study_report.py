@@ -24,6 +24,7 @@ import numpy as np
 from napari_mood.io.errors import option
 from napari_mood.services.adjudication import disagreements_csv
 from napari_mood.services.atomic_files import write_text_atomic
+from napari_mood.services.formats import require_pandas
 from napari_mood.services.output import (
     Inputs,
     OutputRefused,
@@ -277,12 +278,7 @@ def study_frames(study: ReaderStudy) -> dict[str, pd.DataFrame]:
     ImportError
         When pandas is not installed (it is not a dependency of napari-mood's core).
     """
-    try:
-        import pandas as pd
-    except ImportError as error:
-        raise ImportError(
-            "study_frames needs pandas: pip install pandas (or use study_files / to_dict)"
-        ) from error
+    pd = require_pandas("study_frames")
     frames = {
         name: pd.DataFrame(rows, columns=list(columns))
         for name, (columns, rows) in study_tables(study).items()

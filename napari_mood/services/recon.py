@@ -71,6 +71,7 @@ from napari_mood.io.recon import (
     missing_regions,
 )
 from napari_mood.io.writers import method_case_files
+from napari_mood.services.formats import require_pandas
 from napari_mood.services.output import Inputs
 from napari_mood.services.writers import write_files
 
@@ -205,8 +206,13 @@ class ReconEvaluation:
         pandas.DataFrame
             The summary's columns (``region``, ``where``, ``degree``, ``n_cases``, ``mse`` ...,
             the t-test's as ``test_*``), or the per-case columns.
+
+        Raises
+        ------
+        ImportError
+            pandas is not installed (napari brings it; the core does not).
         """
-        import pandas as pd
+        pd = require_pandas("to_frame")
 
         if per_case:
             return pd.DataFrame(case_rows(self))

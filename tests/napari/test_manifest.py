@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import inspect
 from importlib import import_module
 from pathlib import Path
 
 import pytest
+from napari.errors import MultipleReaderError
 from npe2 import PluginManifest
 
 from napari_mood._napari.sample_data import SAMPLE_CASES
@@ -48,3 +50,15 @@ def test_every_command_resolves(manifest: PluginManifest):
     for command in manifest.contributions.commands:
         module, name = command.python_name.split(":")
         assert callable(getattr(import_module(module), name)), command.id
+
+
+def test_napari_reads_a_folder_with_napari_mood_only_when_asked(make_napari_viewer):
+    # npe2 matches a folder to every reader that accepts folders, whatever its filename
+    # patterns, and viewer.open's default reader is napari's own (which fails on a MOOD
+    # folder, at LICENSE_MNI.txt): the README says to pass plugin="napari-mood"
+    viewer = make_napari_viewer()
+    folder = str(sample_data_dir())
+    assert inspect.signature(viewer.open).parameters["plugin"].default == "napari"
+    with pytest.raises(MultipleReaderError):
+        viewer.open(folder, plugin=None)  # the GUI asks in a dialog here (napari-mood first)
+    assert viewer.open(folder, plugin="napari-mood")

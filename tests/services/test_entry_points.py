@@ -8,6 +8,7 @@ here: what a notebook user gets without reading the code.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -73,6 +74,14 @@ def test_the_mood_result_converts_one_way_each(pixel_only):
     table = str(found).splitlines()
     assert table[1].split()[:3] == ["method", "pixel", "AP"] and table[2].startswith("a ")
     assert repr(found).startswith("<MoodEvaluation data: 2 cases, methods a, b")
+
+
+def test_to_frame_without_pandas_names_what_to_install(pixel_only, monkeypatch):
+    # pandas comes with napari, not with napari-mood's core (a core-only install has none)
+    found = napari_mood.evaluate(*pixel_only)
+    monkeypatch.setitem(sys.modules, "pandas", None)  # what `import pandas` meets without it
+    with pytest.raises(ImportError, match=r"to_frame needs pandas.*pip install pandas"):
+        found.to_frame()
 
 
 def test_boxes_and_recon_refuse_bad_arguments_up_front(tmp_path):

@@ -9,7 +9,9 @@ A :class:`MoodPanel` owns what every panel needs, in one place:
 * the rule "a panel out of sight does not recompute": :meth:`MoodPanel.request_update`
   starts the panel's (debounced) :meth:`MoodPanel.update_now` only while it can be seen;
   a panel closed or behind another dock tab marks itself stale instead and computes once
-  when its tab comes to the front (:attr:`MoodPanel.stale`).
+  when its tab comes to the front (:attr:`MoodPanel.stale`);
+* a panel opened through napari (the Plugins menu, ``add_plugin_dock_widget``) joins the
+  other panels' tabs as ``view`` docks them (:func:`~napari_mood._napari.docking.place_panel`).
 
 Panels whose work shows in the viewer rather than in the panel (the compare grid, the
 browser's case) use the wiring only and never call :meth:`MoodPanel.request_update`.
@@ -17,16 +19,28 @@ browser's case) use the wiring only and never call :meth:`MoodPanel.request_upda
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from qtpy.QtWidgets import QDockWidget, QWidget
 
+from napari_mood._napari._qt_objects import deleted
+from napari_mood._napari._soon import call_soon
+from napari_mood._napari.docking import place_panel, window_height
 from napari_mood._napari.session import MoodSession, get_session
 from napari_mood._napari.viewer import unwrap_viewer
 from napari_mood._napari.widgets import _kit as kit
 
 __all__ = ["MoodPanel"]
+
+
+def _place_if_alive(dock: weakref.ref[QDockWidget], height_before: int | None) -> None:
+    """Place the dock unless it was closed meanwhile (:func:`place_panel`)."""
+    alive = dock()
+    if alive is not None and not deleted(alive):
+        place_panel(alive, height_before=height_before)
 
 
 class MoodPanel(QWidget):
@@ -53,6 +67,7 @@ class MoodPanel(QWidget):
         self._lifetime = kit.Lifetime(self)
         self._stale = False
         self._dock: QDockWidget | None = None
+        self._window_height = window_height(self._viewer)  # before napari docks the panel
         self._update_timer = kit.single_shot(self, self.UPDATE_DELAY_MS, self._on_update_due)
 
     # -- wiring ---------------------------------------------------------------------
@@ -124,9 +139,16 @@ class MoodPanel(QWidget):
         self.update_now()
 
     def showEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
-        """Follow the dock's tab; catch up with what changed while hidden."""
+        """Follow the dock's tab; catch up with what changed while hidden.
+
+        In a new dock, the panel joins the other panels' tabs (:func:`place_panel`) once
+        napari has finished docking it.
+        """
         super().showEvent(event)
-        self._dock = kit.watch_dock(self, self._on_dock_visibility_changed, self._dock)
+        dock = kit.watch_dock(self, self._on_dock_visibility_changed, self._dock)
+        if dock is not None and dock is not self._dock:
+            call_soon(partial(_place_if_alive, weakref.ref(dock), self._window_height))
+        self._dock = dock
         self._on_dock_visibility_changed(True)
 
     def _on_dock_visibility_changed(self, visible: bool) -> None:

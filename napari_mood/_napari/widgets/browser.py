@@ -80,6 +80,7 @@ __all__ = ["BROWSER_OPTIONS", "SORT_ROLE", "DatasetBrowserWidget"]
 BROWSER_OPTIONS = EvaluationOptions(tasks=("pixel", "sample", "object"))
 ALL_METHODS = "All methods"
 MAX_PROBLEMS_SHOWN = 3
+NO_CASE_SHOWN = "No MOOD case shown: double-click a row to open one."
 CATEGORIES_FILE = "categories.csv"
 """Read from the dataset folder after Evaluate when it is there (as `napari-mood categories`)."""
 MIN_COLUMN_WIDTH = 36
@@ -161,6 +162,7 @@ class DatasetBrowserWidget(MoodPanel):
             on_busy=self._on_evaluator_busy,
         )
         self._opener = self._lifetime.worker(self._on_opener_returned)
+        self._shown_case: str | None = None  # the case the status line names
         self._build()
         self._connect()
         self._on_session_case_changed()
@@ -369,10 +371,14 @@ class DatasetBrowserWidget(MoodPanel):
         if dataset is not None and self._dataset_path() != dataset:
             self._dataset_edit.setText(str(dataset))
             self._methods_edit.clear()
-        case = self._session.case
+        case, shown = self._session.case, self._shown_case
+        self._shown_case = case
         if case is not None:  # whoever opened it: this table, the review queue, a drop
             self._select_row(case)
             self._status.setText(f"Showing {case_stem(case)}.")
+        elif shown is not None:  # closed, or a box dataset took its place
+            self._table.clearSelection()
+            self._status.setText(NO_CASE_SHOWN)
 
     def _dataset_path(self) -> Path | None:
         text = self._dataset_edit.text().strip()

@@ -338,14 +338,12 @@ class CompareWidget(MoodPanel):
 
     def _rebuild_combos(self) -> None:
         names = list(self._session.method_names)
-        previous = self._pair()
-        for combo, index in ((self._combo_a, 0), (self._combo_b, 1)):
+        pair = _pair_of(names, self._pair())
+        for combo, name in zip((self._combo_a, self._combo_b), pair, strict=True):
             with QSignalBlocker(combo):
                 combo.clear()
                 combo.addItems(names)
-                keep = previous[index] if previous[index] in names else None
-                fallback = names[min(index, len(names) - 1)] if names else ""
-                combo.setCurrentText(keep or fallback)
+                combo.setCurrentText(name)
         self._name_counts()
         self._update_difference_enabled()
 
@@ -420,3 +418,26 @@ class CompareWidget(MoodPanel):
 def _disconnect_toggles(toggles: dict[str, _MethodToggle]) -> None:
     for toggle in toggles.values():
         toggle.disconnect()
+
+
+def _pair_of(names: list[str], previous: tuple[str, str]) -> tuple[str, str]:
+    """Return methods A and B of the difference: the reader's choices while they are shown.
+
+    A new A is the first method; B is never A while another method is shown (the methods
+    of a case arrive one by one: the first alone would have been both).
+
+    Examples
+    --------
+    >>> _pair_of(["binary", "residual"], ("binary", "binary"))
+    ('binary', 'residual')
+    >>> _pair_of(["a", "b", "c"], ("c", "a"))
+    ('c', 'a')
+    >>> _pair_of(["a"], ("", ""))
+    ('a', 'a')
+    """
+    if not names:
+        return "", ""
+    a = previous[0] if previous[0] in names else names[0]
+    others = [name for name in names if name != a] or [a]
+    b = previous[1] if previous[1] in others else others[0]
+    return a, b

@@ -132,11 +132,11 @@ def objects_layer_name(method: str) -> str:
 
 
 def _match_shown(
-    maps: list[MapSnapshot], gt: Any, *, cache: LabellingCache | None
-) -> tuple[tuple[MethodObjects, ...], list[Any]]:
-    """Return the worker job: :func:`match_methods` and each objects image's display levels."""
+    maps: list[MapSnapshot], gt: Any, case: str | None, *, cache: LabellingCache | None
+) -> tuple[tuple[MethodObjects, ...], list[Any], str | None]:
+    """Return the worker job: :func:`match_methods`, the display levels, the case matched."""
     results = match_methods(maps, gt, cache=cache)
-    return results, [helper_levels(result.image) for result in results]
+    return results, [helper_levels(result.image) for result in results], case
 
 
 def object_bindings(panel: ObjectsWidget) -> tuple[KeyBinding, ...]:
@@ -199,6 +199,7 @@ class ObjectsWidget(MoodPanel):
     def __init__(self, viewer: napari.viewer.Viewer, parent: QWidget | None = None) -> None:
         super().__init__(viewer, parent)
         self._results: tuple[MethodObjects, ...] = ()
+        self._results_case: str | None = None  # the case the results (and the rows) are of
         self._rows: list[tuple[str, ObjectRecord]] = []
         self._worker = self._lifetime.worker(self._on_worker_result, on_busy=self._on_worker_busy)
         self._build()
@@ -315,7 +316,11 @@ class ObjectsWidget(MoodPanel):
         maps = [self._snapshot(name) for name in self.selected_methods()]
         if maps:
             self._worker.submit(
-                _match_shown, maps, self._session.gt_data, cache=self._session.labelling
+                _match_shown,
+                maps,
+                self._session.gt_data,
+                self._session.case,
+                cache=self._session.labelling,
             )
 
     def table_records(self) -> list[tuple[str, ObjectRecord]]:
@@ -354,7 +359,15 @@ class ObjectsWidget(MoodPanel):
         for layer in helper_layers(self._viewer, OBJECTS_ROLE):
             if layer.metadata[METADATA_KEY].get("case") != self._session.case:
                 self._viewer.layers.remove(layer)  # another case's outlines: never shown here
+        if self._results_case != self._session.case:
+            self._clear_results()  # another case's rows: never listed under this one
         self._schedule()
+
+    def _clear_results(self) -> None:
+        self._worker.cancel()
+        self._results, self._results_case = (), None
+        self._summary.clear()
+        self._fill_table()
 
     def _schedule(self) -> None:
         """Match again soon (when on "Update automatically"); out of sight, when shown."""
@@ -396,15 +409,19 @@ class ObjectsWidget(MoodPanel):
     def _on_worker_busy(self, busy: bool) -> None:
         self._run.setText("Matching…" if busy else "Match objects")
 
-    def _on_worker_result(self, outcome: tuple[tuple[MethodObjects, ...], list[Any]]) -> None:
-        matched, levels = outcome
+    def _on_worker_result(
+        self, outcome: tuple[tuple[MethodObjects, ...], list[Any], str | None]
+    ) -> None:
+        matched, levels, case = outcome
+        if case != self._session.case:
+            return  # matched before the case changed (its change asked for a new match)
         shown = [
             (r, lv)
             for r, lv in zip(matched, levels, strict=True)
             if r.method in self._session.method_names
         ]
         results = tuple(r for r, _ in shown)
-        self._results = results
+        self._results, self._results_case = results, case
         self._show_layers(shown)
         self._summary.setText(summary_html(results))
         self._fill_table()

@@ -52,6 +52,9 @@ def _reading_room(make_napari_viewer, qtbot, root: Path):
     load_into_viewer(viewer, [root])
     _, review = viewer.window.add_plugin_dock_widget("napari-mood", "Review flagged regions")
     assert isinstance(review, ReviewWidget)
+    # room above the docks' least height: a label filling in must not resize the panes
+    qtbot.waitUntil(lambda: not planes_widget.visibleRegion().isEmpty(), timeout=10_000)
+    viewer.window.resize(1200, 900)
     review.select_method("a")
     scenes = {"axial": viewer.window._qt_viewer.canvas._scene_canvas}
     for plane in PANES[1:]:

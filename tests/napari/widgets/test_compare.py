@@ -228,6 +228,23 @@ def test_grid_without_methods_says_what_to_do(make_napari_viewer, monkeypatch):
     widget.deleteLater()
 
 
+def test_docked_before_the_case_the_difference_pairs_two_methods(
+    make_napari_viewer, mood_dataset: Path
+):
+    # napari's Plugins menu, then the case through napari's reader: its methods join the
+    # session one by one (the first alone)
+    viewer = make_napari_viewer(show=True)
+    _, widget = viewer.window.add_plugin_dock_widget("napari-mood", "Compare methods")
+    viewer.open(str(mood_dataset), plugin="napari-mood")
+    assert widget.session.method_names == ("a", "b")
+    combos = [ui.control(widget, f"Method {x} of the difference", QComboBox) for x in "AB"]
+    assert [combo.currentText() for combo in combos] == ["a", "b"]
+    combos[1].setCurrentText("a")  # the reader's own choice stays while the methods stay
+    combos[0].setCurrentText("b")
+    widget.session.set_threshold("a", 0.4)
+    assert [combo.currentText() for combo in combos] == ["b", "a"]
+
+
 # --------------------------------------------------------------------------- difference
 
 
