@@ -20,7 +20,6 @@ fail: a new example is run from the day it is written. The notebook examples
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 import shlex
@@ -35,6 +34,7 @@ import pytest
 
 import napari_mood
 from napari_mood.cli import main
+from tests.shown_commands import expanded, method_script, write_batched_results
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
@@ -180,25 +180,9 @@ def test_every_shown_command_is_run_or_excused():
 # ----------------------------------------------------------------------------- the workspace
 
 
-def _method_script() -> str:
-    """``my_method.py``: a method with MOOD's interface, the scan itself as its score map."""
-    return (
-        "import sys\nfrom pathlib import Path\nimport nibabel as nib\nimport numpy as np\n"
-        "src, dst = Path(sys.argv[1]), Path(sys.argv[2])\n"
-        "for path in sorted(src.glob('*.nii.gz')):\n"
-        "    img = nib.load(path)\n"
-        "    scan = np.asarray(img.dataobj, dtype=np.float32)\n"
-        "    score = np.clip(scan / max(float(scan.max()), 1e-6), 0, 1)\n"
-        "    nib.save(nib.Nifti1Image(score, img.affine), dst / path.name)\n"
-        "    (dst / (path.name + '.txt')).write_text(str(float(score.max())))\n"
-    )
-
-
 def _toy_results(work: Path) -> None:
     """``toy_brain.json`` and ``toy_abdom.json``: results of the sample data, batched."""
-    for name in ("toy_brain.json", "toy_abdom.json"):
-        argv = ["evaluate", "sample_data", "--batches", "5", "--batch-size", "3"]
-        assert main([*argv, "--format", "json", "--out", name, "--quiet"]) == 0
+    write_batched_results(work / "sample_data", (work / "toy_brain.json", work / "toy_abdom.json"))
 
 
 WORKSPACE_FIXTURES = {
@@ -216,7 +200,7 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     shutil.copytree(SAMPLE, tmp_path / "sample_data", ignore=shutil.ignore_patterns("*.py"))
     (tmp_path / "scans").mkdir()
     shutil.copy(SAMPLE / "toy" / "brain_000.nii.gz", tmp_path / "scans" / "normal.nii.gz")
-    (tmp_path / "my_method.py").write_text(_method_script())
+    (tmp_path / "my_method.py").write_text(method_script())
     shutil.copy(SAMPLE / "categories.csv", tmp_path / "categories.csv")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
@@ -233,20 +217,11 @@ def _prepare(page: Path, work: Path) -> None:
 # ----------------------------------------------------------------------------- running
 
 
-def _expanded(argv: list[str], cwd: Path) -> list[str]:
-    """Shell globs expanded as the shell would (sorted; kept as typed without a match)."""
-    out: list[str] = []
-    for word in argv:
-        found = sorted(glob.glob(word, root_dir=cwd)) if any(c in word for c in "*?[") else []
-        out += found or [word]
-    return out
-
-
 def _run_cli(
     command: Shown, cwd: Path, capsys: pytest.CaptureFixture[str], services: dict[str, str]
 ) -> None:
     capsys.readouterr()
-    code = main([services.get(w, w) for w in _expanded(command.argv, cwd)])
+    code = main([services.get(w, w) for w in expanded(command.argv, cwd)])
     printed = capsys.readouterr()
     assert code == 0, f"{command}: `{command.text}` exits {code}:\n{printed.err[-2000:]}"
     if command.output is not None:

@@ -11,7 +11,6 @@ each example that is not run (keep it tiny).
 
 from __future__ import annotations
 
-import glob
 import os
 import shlex
 import shutil
@@ -24,6 +23,7 @@ import pytest
 import napari_mood
 from napari_mood.cli import main
 from napari_mood.cli.parser import build_parser
+from tests.shown_commands import expanded, method_script, write_batched_results
 
 SAMPLE = napari_mood.sample_data_dir()
 
@@ -77,39 +77,15 @@ def _is_gui(example: str) -> bool:
     return _argv(example)[:1] in (["demo"], ["view"])
 
 
-def _method_script() -> str:
-    return (
-        "import sys\nfrom pathlib import Path\nimport nibabel as nib\nimport numpy as np\n"
-        "src, dst = Path(sys.argv[1]), Path(sys.argv[2])\n"
-        "for path in sorted(src.glob('*.nii.gz')):\n"
-        "    img = nib.load(path)\n"
-        "    scan = np.asarray(img.dataobj, dtype=np.float32)\n"
-        "    score = np.clip(scan / max(float(scan.max()), 1e-6), 0, 1)\n"
-        "    nib.save(nib.Nifti1Image(score, img.affine), dst / path.name)\n"
-        "    (dst / (path.name + '.txt')).write_text(str(float(score.max())))\n"
-    )
-
-
 def _scratch(folder: Path) -> Path:
     """Fill ``folder`` with :data:`SCRATCH`."""
     shutil.copytree(SAMPLE, folder / "data", ignore=shutil.ignore_patterns("*.py", "nova"))
     shutil.copytree(SAMPLE / "methods", folder / "runs")
     shutil.copytree(SAMPLE / "nova", folder / "nova")
     shutil.copy(SAMPLE / "toy" / "brain_000.nii.gz", folder / "normal.nii.gz")
-    (folder / "mymethod.py").write_text(_method_script())
-    for name in ("brain.json", "abdom.json"):
-        argv = ["evaluate", str(folder / "data"), "--batches", "5", "--batch-size", "3"]
-        assert main([*argv, "--format", "json", "--out", str(folder / name), "--quiet"]) == 0
+    (folder / "mymethod.py").write_text(method_script())
+    write_batched_results(folder / "data", (folder / "brain.json", folder / "abdom.json"))
     return folder
-
-
-def _expanded(argv: list[str], cwd: Path) -> list[str]:
-    """Shell globs expanded as the shell would (sorted; kept as typed without a match)."""
-    out: list[str] = []
-    for word in argv:
-        found = sorted(glob.glob(word, root_dir=cwd)) if any(c in word for c in "*?[") else []
-        out += found or [word]
-    return out
 
 
 def test_every_help_example_is_run_or_excused():
@@ -130,7 +106,7 @@ def test_help_examples_run_as_printed(tmp_path, monkeypatch, capsys):
     for name in ORDER:
         for example in (e for n, e in EXAMPLES if n == name and e not in NOT_RUN):
             capsys.readouterr()
-            code = main(_expanded(_argv(example), work))
+            code = main(expanded(_argv(example), work))
             err = capsys.readouterr().err
             assert code == 0, f"napari-mood {name} --help: `{example}` exits {code}:\n{err[-2000:]}"
             ran.append(example)
