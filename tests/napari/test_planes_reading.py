@@ -234,6 +234,7 @@ def _zooms(planes) -> list[float]:
 
 def _settle(qtbot, planes) -> None:
     """Wait until the views are fitted (at one scale) and no late fit changes a zoom."""
+    qtbot.waitUntil(lambda: planes.pending == 0)  # every side view has its layers: fitted after
     seen = [_zooms(planes), _zooms(planes)]
 
     def still() -> bool:  # the same zooms three times over 0.6 s: the window laid out
@@ -252,8 +253,8 @@ def test_zoom_and_pan_are_linked_across_the_three_views(reading):
     _settle(qtbot, planes)
     before = _zooms(planes)
     _wheel(widget.canvas("coronal"), notches=2, ctrl=True)  # Ctrl + wheel zooms a side view
-    qtbot.wait(50)
-    assert _zooms(planes) == pytest.approx([z * 1.25**2 for z in before], rel=1e-6)
+    zoomed = [z * 1.25**2 for z in before]
+    qtbot.waitUntil(lambda: _zooms(planes) == pytest.approx(zoomed, rel=1e-6))
     canvas = _canvas(viewer)
     centre = QPoint(canvas.width() // 2, canvas.height() // 2)
     _drag(qtbot, canvas, Qt.MouseButton.LeftButton, centre, centre + QPoint(40, 30))
