@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -189,20 +190,28 @@ def test_a_held_mouse_keeps_the_3d_view_coarse(mood_dataset: Path, make_napari_v
     assert settled.args == [False]
 
 
-def test_the_reading_layouts_3d_pane_turns_coarse_too(
-    mood_dataset: Path, make_napari_viewer, qtbot
-):
+def _reading_layout_with_3d_pane(viewer, qtbot, paths: list[Path]) -> tuple[Any, Any]:
+    """Every panel docked, ``paths`` loaded, then the 3-D pane and the reading layout on:
+    the Three planes panel and the session."""
     from napari_mood._napari.docking import dock_plugin_widgets
     from napari_mood._napari.widgets.planes import READING_ACTION, PlanesWidget
 
-    viewer = make_napari_viewer(show=True)
     widgets = dock_plugin_widgets(viewer)
     planes = next(w for w in widgets if isinstance(w, PlanesWidget))
-    load_into_viewer(viewer, [mood_dataset / "toy" / "case_1.nii.gz"])
+    session = load_into_viewer(viewer, paths)
     qtbot.waitUntil(lambda: planes.planes.pending == 0, timeout=60_000)
     planes._tools["three_d"].setChecked(True)  # the "3-D pane" box
     next(a for a in viewer.window.view_menu.actions() if a.text() == READING_ACTION).trigger()
     qtbot.waitUntil(lambda: planes.planes.pending == 0, timeout=60_000)
+    return planes, session
+
+
+def test_the_reading_layouts_3d_pane_turns_coarse_too(
+    mood_dataset: Path, make_napari_viewer, qtbot
+):
+    viewer = make_napari_viewer(show=True)
+    case = [mood_dataset / "toy" / "case_1.nii.gz"]
+    planes, _ = _reading_layout_with_3d_pane(viewer, qtbot, case)
     model = planes.planes.models[THREE_D]
     detail = planes.planes.moving_detail(THREE_D)
     assert detail is not None and get_session(viewer).moving_detail is not detail
@@ -252,17 +261,9 @@ def test_3d_letters_follow_a_rotate_drag_of_the_mouse(make_napari_viewer, qtbot)
 def test_the_3d_panes_letters_follow_a_rotate_drag_of_the_mouse(
     mood_dataset: Path, make_napari_viewer, qtbot
 ):
-    from napari_mood._napari.docking import dock_plugin_widgets
-    from napari_mood._napari.widgets.planes import READING_ACTION, PlanesWidget
-
     viewer = make_napari_viewer(show=True)
-    widgets = dock_plugin_widgets(viewer)
-    planes = next(w for w in widgets if isinstance(w, PlanesWidget))
-    load_into_viewer(viewer, [mood_dataset / "toy" / "case_1.nii.gz"])
-    qtbot.waitUntil(lambda: planes.planes.pending == 0, timeout=60_000)
-    planes._tools["three_d"].setChecked(True)  # the "3-D pane" box
-    next(a for a in viewer.window.view_menu.actions() if a.text() == READING_ACTION).trigger()
-    qtbot.waitUntil(lambda: planes.planes.pending == 0, timeout=60_000)
+    case = [mood_dataset / "toy" / "case_1.nii.gz"]
+    planes, _ = _reading_layout_with_3d_pane(viewer, qtbot, case)
     model = planes.planes.models[THREE_D]
     scene = planes.view(THREE_D).canvas._scene_canvas
     scene.render()  # drawn: the drag turns what is seen
@@ -283,19 +284,12 @@ def test_the_reading_layouts_3d_pane_shows_the_whole_volume_in_its_middle(
 ):
     """The volume's projected corners lie inside the pane, around its centre (it was
     framed low, its bottom cut: the camera centred on the first layer napari saw)."""
-    from napari_mood._napari.docking import dock_plugin_widgets
     from napari_mood._napari.sample_data import sample_data_dir
-    from napari_mood._napari.widgets.planes import READING_ACTION, PlanesWidget
 
     viewer = make_napari_viewer(show=True)
     viewer.window.resize(1280, 1024)  # Xvfb's default screen
-    widgets = dock_plugin_widgets(viewer)
-    planes = next(w for w in widgets if isinstance(w, PlanesWidget))
-    session = load_into_viewer(viewer, [sample_data_dir()])  # a brain, 94 x 116 x 98
-    qtbot.waitUntil(lambda: planes.planes.pending == 0, timeout=60_000)
-    planes._tools["three_d"].setChecked(True)  # the "3-D pane" box
-    next(a for a in viewer.window.view_menu.actions() if a.text() == READING_ACTION).trigger()
-    qtbot.waitUntil(lambda: planes.planes.pending == 0, timeout=60_000)
+    # the sample data: a brain, 94 x 116 x 98
+    planes, session = _reading_layout_with_3d_pane(viewer, qtbot, [sample_data_dir()])
     view = planes.view(THREE_D)
     scene = view.canvas._scene_canvas
     scene.render()
